@@ -1,0 +1,19 @@
+import type { Command } from './command.ts';
+import { serveCommand } from './commands/serve.ts';
+import { runCommand } from './commands/run.ts';
+import { probeCommand } from './commands/probe.ts';
+import { calibrateCommand } from './commands/calibrate.ts';
+import { importCommand } from './commands/import.ts';
+import { analyzeCommand } from './commands/analyze.ts';
+import { exportCommand } from './commands/export.ts';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const commands: readonly Command[] = [
+  serveCommand,
+  runCommand,
+  probeCommand,
+  calibrateCommand,
+  importCommand,
+  analyzeCommand,
+  exportCommand,
+];

@@ -1,0 +1,420 @@
+import { isValidOpKind, OpKind } from '../op-kind.ts';
+import type { OpColumns } from '../op-table.ts';
+import { noRef } from '../op-table.ts';
+import type { LaunchConfig } from '../side-tables.ts';
+import { launchConfigFields } from '../side-tables.ts';
+import { Trace } from '../trace.ts';
+import { ByteReader } from './byte-reader.ts';
+import { CodecError } from './codec-error.ts';
+import {
+  BatchKind,
+  OpField,
+  batchHeaderBytes,
+  batchKindName,
+  batchMagic,
+  codecVersion,
+  maxPayloadBytes,
+  maxRecordsPerBatch,
+} from './batch-format.ts';
+import { ShapeError, checkMeta, checkStructure } from './structure-check.ts';
+
+/** Final counts carried by an end batch. */
+export interface EndCounts {
+  readonly strings: number;
+  readonly devices: number;
+  readonly processes: number;
+  readonly tracks: number;
+  readonly launches: number;
+  readonly ops: number;
+  readonly flows: number;
+  readonly ranges: number;
+}
+
+export interface ApplyResult {
+  readonly batches: number;
+  readonly opsAdded: number;
+  /** Set when the buffer held an end batch (the producer is done). */
+  readonly end?: EndCounts;
+}
+
+type OpScratch = Omit<OpColumns, 'count'>;
+
+function makeOpScratch(capacity: number): OpScratch {
+  return {
+    startNs: new Float64Array(capacity),
+    endNs: new Float64Array(capacity),
+    bytes: new Float64Array(capacity),
+    track: new Uint16Array(capacity),
+    nameId: new Uint32Array(capacity),
+    correlationId: new Uint32Array(capacity),
+    refId: new Uint32Array(capacity),
+    kind: new Uint8Array(capacity),
+    memKinds: new Uint8Array(capacity),
+    flags: new Uint8Array(capacity),
+  };
+}
+
+/**
+ * Applies record-stream batches to a trace. Each batch is validated whole before any of it is
+ * applied, so a corrupt batch leaves the trace as it was; the error names the batch, the
+ * record, the field and the byte. Nothing is ever read outside the given buffer.
+ */
+export class TraceDecoder {
+  readonly trace: Trace;
+  private batchIndex = 0;
+  private scratch: OpScratch | undefined;
+
+  constructor(trace: Trace = new Trace()) {
+    this.trace = trace;
+  }
+
+  apply(bytes: Uint8Array): ApplyResult {
+    let at = 0;
+    let batches = 0;
+    let opsAdded = 0;
+    let end: EndCounts | undefined;
+    while (at < bytes.length) {
+      if (end !== undefined) {
+        throw new CodecError(`data follows the end batch at byte ${at}`, at);
+      }
+      const index = this.batchIndex;
+      if (bytes.length - at < batchHeaderBytes) {
+        throw new CodecError(
+          `batch ${index}: header truncated (${bytes.length - at} of ${batchHeaderBytes} bytes) at byte ${at}`,
+          at,
+        );
+      }
+      const view = new DataView(bytes.buffer, bytes.byteOffset + at, batchHeaderBytes);
+      const magic = view.getUint32(0, true);
+      if (magic !== batchMagic) {
+        throw new CodecError(
+          `batch ${index}: bad magic 0x${magic.toString(16).padStart(8, '0')} at byte ${at} (not a streamscope record stream, or misaligned)`,
+          at,
+        );
+      }
+      const version = view.getUint8(4);
+      if (version !== codecVersion) {
+        throw new CodecError(
+          `batch ${index}: codec version ${version} at byte ${at}; this build reads version ${codecVersion}`,
+          at,
+        );
+      }
+      const kind = view.getUint8(5);
+      const count = view.getUint32(8, true);
+      const payloadBytes = view.getUint32(12, true);
+      const name = batchKindName(kind);
+      const payloadStart = at + batchHeaderBytes;
+      if (payloadBytes > maxPayloadBytes || payloadBytes > bytes.length - payloadStart) {
+        throw new CodecError(
+          `batch ${index} (${name}): payload of ${payloadBytes} bytes runs past the end of the buffer (${bytes.length - payloadStart} left) at byte ${payloadStart}: truncated`,
+          payloadStart,
+        );
+      }
+      if (count > maxRecordsPerBatch && kind !== BatchKind.End) {
+        throw new CodecError(
+          `batch ${index} (${name}): record count ${count} exceeds ${maxRecordsPerBatch} at byte ${at + 8}`,
+          at + 8,
+        );
+      }
+      const payloadEnd = payloadStart + payloadBytes;
+      let record = -1;
+      const reader = new ByteReader(bytes, payloadStart, payloadEnd, () =>
+        record < 0 ? `batch ${index} (${name})` : `batch ${index} (${name}), record ${record}`,
+      );
+      const setRecord = (r: number): void => {
+        record = r;
+      };
+      switch (kind) {
+        case BatchKind.Meta:
+          this.applyMeta(reader);
+          break;
+        case BatchKind.Strings:
+          this.applyStrings(reader, count, setRecord);
+          break;
+        case BatchKind.Structure:
+          this.applyStructure(reader);
+          break;
+        case BatchKind.Launches:
+          this.applyLaunches(reader, count, setRecord);
+          break;
+        case BatchKind.Ops:
+          opsAdded += this.applyOps(reader, count, setRecord);
+          break;
+        case BatchKind.Flows:
+          this.applyFlows(reader, count, setRecord);
+          break;
+        case BatchKind.Ranges:
+          this.applyRanges(reader, count, setRecord);
+          break;
+        case BatchKind.End:
+          end = this.readEnd(reader);
+          break;
+        default:
+          throw new CodecError(`batch ${index}: unknown batch kind ${kind} at byte ${at + 5}`, at + 5);
+      }
+      if (reader.remaining !== 0) {
+        record = -1;
+        reader.fail('payload', `${reader.remaining} unread bytes remain`);
+      }
+      at = payloadEnd;
+      batches++;
+      this.batchIndex++;
+    }
+    if (opsAdded > 0) {
+      this.trace.version++;
+    }
+    return end === undefined ? { batches, opsAdded } : { batches, opsAdded, end };
+  }
+
+  private first(reader: ByteReader, field: string, have: number): void {
+    const first = reader.varint(field);
+    if (first !== have) {
+      reader.fail(field, `batch starts at record ${first} but ${have} are held (a gap or a repeat)`);
+    }
+  }
+
+  private json(reader: ByteReader, check: (v: unknown) => unknown): unknown {
+    const text = reader.utf8('json');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return reader.fail('json', `invalid JSON (${(e as Error).message})`);
+    }
+    try {
+      return check(value);
+    } catch (e) {
+      if (e instanceof ShapeError) {
+        return reader.fail('json', e.message);
+      }
+      throw e;
+    }
+  }
+
+  private applyMeta(reader: ByteReader): void {
+    this.trace.meta = this.json(reader, checkMeta) as ReturnType<typeof checkMeta>;
+    this.trace.version++;
+  }
+
+  private applyStrings(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+    const strings = this.trace.strings;
+    this.first(reader, 'firstId', strings.count);
+    const values: string[] = [];
+    for (let r = 0; r < count; r++) {
+      setRecord(r);
+      values.push(reader.utf8('value'));
+    }
+    for (const value of values) {
+      // Duplicates would shift ids; the producer interns, so a repeat is corruption.
+      if (strings.find(value) !== undefined) {
+        reader.fail('value', `string ${JSON.stringify(value.slice(0, 40))} is already interned`);
+      }
+      strings.intern(value);
+    }
+  }
+
+  private applyStructure(reader: ByteReader): void {
+    const t = this.trace;
+    const payload = this.json(reader, checkStructure) as ReturnType<typeof checkStructure>;
+    if (payload.firstDevice !== t.devices.length) {
+      reader.fail('firstDevice', `is ${payload.firstDevice} but ${t.devices.length} devices are held`);
+    }
+    if (payload.firstProcess !== t.processes.length) {
+      reader.fail('firstProcess', `is ${payload.firstProcess} but ${t.processes.length} processes are held`);
+    }
+    if (payload.firstTrack !== t.tracks.length) {
+      reader.fail('firstTrack', `is ${payload.firstTrack} but ${t.tracks.length} tracks are held`);
+    }
+    payload.devices.forEach((d) => t.addDevice(d));
+    payload.processes.forEach((p) => t.addProcess(p));
+    payload.tracks.forEach((track) => t.addTrack(track));
+  }
+
+  private applyLaunches(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+    const launches = this.trace.launches;
+    this.first(reader, 'firstId', launches.count);
+    const configs: LaunchConfig[] = [];
+    for (let r = 0; r < count; r++) {
+      setRecord(r);
+      const config: Record<string, number> = {};
+      for (const field of launchConfigFields) {
+        config[field] = reader.varint(field);
+      }
+      configs.push(config as unknown as LaunchConfig);
+    }
+    for (const config of configs) {
+      launches.intern(config);
+    }
+  }
+
+  private applyOps(reader: ByteReader, count: number, setRecord: (r: number) => void): number {
+    const t = this.trace;
+    this.first(reader, 'firstIndex', t.ops.count);
+    this.scratch ??= makeOpScratch(maxRecordsPerBatch);
+    const s = this.scratch;
+    const trackCount = t.tracks.length;
+    const stringCount = t.strings.count;
+    const launchCount = t.launches.count;
+    let prevStartNs = 0;
+    let prevCorrelation = 0;
+    let track = -1;
+    for (let r = 0; r < count; r++) {
+      setRecord(r);
+      const kind = reader.u8('kind');
+      if (!isValidOpKind(kind)) {
+        reader.fail('kind', `unknown op kind ${kind}`);
+      }
+      const mask = reader.u8('fields');
+      if ((mask & OpField.SameTrack) === 0) {
+        track = reader.varint('track');
+        if (track >= trackCount) {
+          reader.fail('track', `track ${track} does not exist (${trackCount} tracks)`);
+        }
+      } else if (track < 0) {
+        reader.fail('track', 'first record of a batch cannot repeat the previous track');
+      }
+      const startNs = prevStartNs + reader.zigzag('startNs');
+      prevStartNs = startNs;
+      const durNs = reader.varint('durNs');
+      const nameId = reader.varint('nameId');
+      if (nameId >= stringCount) {
+        reader.fail('nameId', `string ${nameId} does not exist (${stringCount} strings)`);
+      }
+      s.kind[r] = kind;
+      s.track[r] = track;
+      s.startNs[r] = startNs;
+      s.endNs[r] = startNs + durNs;
+      s.nameId[r] = nameId;
+      s.bytes[r] = (mask & OpField.Bytes) !== 0 ? reader.varint('bytes') : 0;
+      s.memKinds[r] = (mask & OpField.MemKinds) !== 0 ? reader.u8('memKinds') : 0;
+      if ((mask & OpField.Correlation) !== 0) {
+        prevCorrelation += reader.zigzag('correlationId');
+        if (prevCorrelation < 0 || prevCorrelation > 0xffffffff) {
+          reader.fail('correlationId', `value ${prevCorrelation} is outside uint32`);
+        }
+        s.correlationId[r] = prevCorrelation;
+      } else {
+        s.correlationId[r] = 0;
+      }
+      if ((mask & OpField.Ref) !== 0) {
+        const refId = reader.varint('refId');
+        if (refId >= noRef) {
+          reader.fail('refId', `value ${refId} is outside uint32`);
+        }
+        if (kind === OpKind.Kernel && refId >= launchCount) {
+          reader.fail('refId', `launch config ${refId} does not exist (${launchCount} configs)`);
+        }
+        s.refId[r] = refId;
+      } else {
+        s.refId[r] = noRef;
+      }
+      s.flags[r] = (mask & OpField.Flags) !== 0 ? reader.u8('flags') : 0;
+    }
+    t.ops.appendColumns(s, count);
+    return count;
+  }
+
+  private applyFlows(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+    const t = this.trace;
+    this.first(reader, 'firstIndex', t.flows.count);
+    const opCount = t.ops.count;
+    const records: number[] = [];
+    for (let r = 0; r < count; r++) {
+      setRecord(r);
+      const kind = reader.u8('kind');
+      if (kind > 2) {
+        reader.fail('kind', `unknown flow kind ${kind}`);
+      }
+      const fromOp = reader.varint('fromOp');
+      const toOp = fromOp + reader.zigzag('toOp');
+      if (fromOp >= opCount) {
+        reader.fail('fromOp', `op ${fromOp} does not exist (${opCount} ops)`);
+      }
+      if (toOp < 0 || toOp >= opCount) {
+        reader.fail('toOp', `op ${toOp} does not exist (${opCount} ops)`);
+      }
+      records.push(kind, fromOp, toOp);
+    }
+    for (let k = 0; k < records.length; k += 3) {
+      t.flows.append(records[k + 1]!, records[k + 2]!, records[k]! as 0 | 1 | 2);
+    }
+  }
+
+  private applyRanges(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+    const t = this.trace;
+    this.first(reader, 'firstIndex', t.ranges.count);
+    const trackCount = t.tracks.length;
+    const stringCount = t.strings.count;
+    const records: Parameters<typeof t.ranges.append>[0][] = [];
+    let prevStartNs = 0;
+    for (let r = 0; r < count; r++) {
+      setRecord(r);
+      const kind = reader.u8('kind');
+      if (kind > 2) {
+        reader.fail('kind', `unknown range kind ${kind}`);
+      }
+      const track = reader.varint('track');
+      if (track >= trackCount) {
+        reader.fail('track', `track ${track} does not exist (${trackCount} tracks)`);
+      }
+      const startNs = prevStartNs + reader.zigzag('startNs');
+      prevStartNs = startNs;
+      const endNs = startNs + reader.varint('durNs');
+      const nameId = reader.varint('nameId');
+      const domainId = reader.varint('domainId');
+      if (nameId >= stringCount || domainId >= stringCount) {
+        reader.fail(nameId >= stringCount ? 'nameId' : 'domainId', `string does not exist (${stringCount} strings)`);
+      }
+      const depth = reader.u8('depth');
+      records.push({ kind: kind as 0 | 1 | 2, track, startNs, endNs, nameId, domainId, depth });
+    }
+    records.forEach((range) => t.ranges.append(range));
+  }
+
+  private readEnd(reader: ByteReader): EndCounts {
+    const t = this.trace;
+    const counts: EndCounts = {
+      strings: reader.varint('strings'),
+      devices: reader.varint('devices'),
+      processes: reader.varint('processes'),
+      tracks: reader.varint('tracks'),
+      launches: reader.varint('launches'),
+      ops: reader.varint('ops'),
+      flows: reader.varint('flows'),
+      ranges: reader.varint('ranges'),
+    };
+    const held: EndCounts = {
+      strings: t.strings.count,
+      devices: t.devices.length,
+      processes: t.processes.length,
+      tracks: t.tracks.length,
+      launches: t.launches.count,
+      ops: t.ops.count,
+      flows: t.flows.count,
+      ranges: t.ranges.count,
+    };
+    for (const key of Object.keys(counts) as (keyof EndCounts)[]) {
+      if (counts[key] !== held[key]) {
+        reader.fail(key, `end batch says ${counts[key]} but ${held[key]} were received: records are missing`);
+      }
+    }
+    return counts;
+  }
+}
+
+/** Reads a whole trace file written by `saveTrace`; throws CodecError if it is corrupt or truncated. */
+export function loadTrace(bytes: Uint8Array): Trace {
+  if (bytes.length === 0) {
+    throw new CodecError('empty file: not a streamscope trace', 0);
+  }
+  const decoder = new TraceDecoder();
+  const result = decoder.apply(bytes);
+  if (result.end === undefined) {
+    throw new CodecError(
+      `no end batch after ${result.batches} batches (${bytes.length} bytes): the file is truncated`,
+      bytes.length,
+    );
+  }
+  decoder.trace.ops.trim();
+  return decoder.trace;
+}

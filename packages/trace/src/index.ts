@@ -1,0 +1,51 @@
+/** The trace model and the record codec: the one in-memory form every streamscope part reads. */
+export {
+  OpKind,
+  OpFlag,
+  MemKind,
+  opKindCount,
+  opKindName,
+  opKindFromName,
+  isValidOpKind,
+  isCopyKind,
+  isSyncKind,
+  memKindName,
+  packMemKinds,
+  srcMemKind,
+  dstMemKind,
+} from './op-kind.ts';
+export type { OpInput, OpColumns } from './op-table.ts';
+export { OpTable, noRef, maxTracks } from './op-table.ts';
+export type {
+  FlowColumns,
+  RangeColumns,
+  RangeInput,
+  LaunchConfig,
+} from './side-tables.ts';
+export {
+  FlowKind,
+  FlowTable,
+  RangeKind,
+  RangeTable,
+  LaunchTable,
+  launchConfigFields,
+} from './side-tables.ts';
+export { StringTable } from './strings.ts';
+export type {
+  DeviceInfo,
+  ProcessInfo,
+  TrackInfo,
+  GpuStreamTrack,
+  HostThreadTrack,
+} from './tracks.ts';
+export { StreamType, streamTypes, displayOrder, trackLabel } from './tracks.ts';
+export type { TraceMeta, SourceFormat, TimingMethod } from './meta.ts';
+export { defaultMeta } from './meta.ts';
+export { Trace } from './trace.ts';
+export { formatDurationNs, formatBytes, bandwidthGBps } from './time-format.ts';
+export { CodecError } from './codec/codec-error.ts';
+export { BatchKind, batchMagic, codecVersion, batchHeaderBytes, maxRecordsPerBatch } from './codec/batch-format.ts';
+export { TraceEncoder, saveTrace } from './codec/trace-encoder.ts';
+export type { ApplyResult, EndCounts } from './codec/trace-decoder.ts';
+export { TraceDecoder, loadTrace } from './codec/trace-decoder.ts';
+export { ByteWriter } from './codec/byte-writer.ts';

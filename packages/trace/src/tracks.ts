@@ -1,0 +1,104 @@
+/** A GPU as the trace knows it. Optional fields are unknown for some sources. */
+export interface DeviceInfo {
+  /** The producer's device ordinal (CUDA device id). */
+  readonly deviceId: number;
+  readonly name: string;
+  readonly smCount?: number;
+  /** asyncEngineCount: how many copies can run at once. */
+  readonly copyEngineCount?: number;
+  readonly memoryBytes?: number;
+  readonly computeCapability?: string;
+  readonly pciBusId?: string;
+  /** [greatest, least] stream priority (numerically lower is higher priority). */
+  readonly priorityRange?: readonly [number, number];
+  readonly clockRateKHz?: number;
+  readonly memoryBandwidthBytesPerS?: number;
+}
+
+/** A profiled process. Never its command line or environment: exports carry secrets. */
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly name: string;
+}
+
+export const StreamType = {
+  LegacyDefault: 'legacy-default',
+  PerThreadDefault: 'per-thread-default',
+  Blocking: 'blocking',
+  NonBlocking: 'non-blocking',
+  Unknown: 'unknown',
+} as const;
+export type StreamType = (typeof StreamType)[keyof typeof StreamType];
+
+export const streamTypes: readonly StreamType[] = Object.values(StreamType);
+
+/** A lane of the timeline: a GPU stream or a host thread. Its index in `Trace.tracks` is the op's `track`. */
+export type TrackInfo = GpuStreamTrack | HostThreadTrack;
+
+export interface GpuStreamTrack {
+  readonly kind: 'gpu-stream';
+  readonly name: string;
+  readonly pid: number;
+  readonly deviceId: number;
+  readonly contextId: number;
+  readonly streamId: number;
+  readonly streamType: StreamType;
+  /** CUDA stream priority; lower is higher priority. 0 when unknown. */
+  readonly priority: number;
+}
+
+export interface HostThreadTrack {
+  readonly kind: 'host-thread';
+  readonly name: string;
+  readonly pid: number;
+  readonly tid: number;
+}
+
+const streamTypeRank: Record<StreamType, number> = {
+  'legacy-default': 0,
+  'per-thread-default': 1,
+  blocking: 2,
+  'non-blocking': 3,
+  unknown: 4,
+};
+
+/**
+ * Display order of tracks: per process, its host threads first (by tid), then per device and
+ * context its streams (default streams first, then by stream id). Stable: ties keep index order.
+ */
+export function displayOrder(tracks: readonly TrackInfo[]): number[] {
+  const indices = tracks.map((_, i) => i);
+  return indices.sort((a, b) => compareTracks(tracks[a]!, tracks[b]!) || a - b);
+}
+
+function compareTracks(a: TrackInfo, b: TrackInfo): number {
+  if (a.pid !== b.pid) {
+    return a.pid - b.pid;
+  }
+  if (a.kind !== b.kind) {
+    return a.kind === 'host-thread' ? -1 : 1;
+  }
+  if (a.kind === 'host-thread' && b.kind === 'host-thread') {
+    return a.tid - b.tid;
+  }
+  if (a.kind === 'gpu-stream' && b.kind === 'gpu-stream') {
+    return (
+      a.deviceId - b.deviceId ||
+      a.contextId - b.contextId ||
+      streamTypeRank[a.streamType] - streamTypeRank[b.streamType] ||
+      a.streamId - b.streamId
+    );
+  }
+  return 0;
+}
+
+/** A short label: "Stream 14 (non-blocking, prio -1)" or "Thread 1234". */
+export function trackLabel(track: TrackInfo): string {
+  if (track.name !== '') {
+    return track.name;
+  }
+  if (track.kind === 'host-thread') {
+    return `Thread ${track.tid}`;
+  }
+  return `Stream ${track.streamId}`;
+}
