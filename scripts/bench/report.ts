@@ -1,0 +1,20 @@
+/** Prints one figure: `name: value unit`. */
+export type Report = (name: string, value: number, unit: string) => void;
+
+/** A *.bench.ts file: measures and reports figures, each ratio measured in the same run. */
+export interface BenchModule {
+  run(report: Report): Promise<void>;
+}
+
+/** Median wall time of `fn` over `runs` runs, in ms, after one warm-up run. */
+export function medianMs(fn: () => void, runs = 5): number {
+  fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
