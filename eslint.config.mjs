@@ -1,14 +1,26 @@
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
-import { allowedImports, restrictedImportsFor } from './scripts/import-boundaries.mjs';
+import {
+  allowedImports,
+  restrictedImportsFor,
+  testOnlyImports,
+} from './scripts/import-boundaries.mjs';
 
-const boundaryConfigs = Object.keys(allowedImports).map((folder) => ({
-  files: [`${folder}/**/*.{ts,tsx,mts}`],
-  rules: {
-    'no-restricted-imports': ['error', { patterns: restrictedImportsFor(folder) }],
-  },
-}));
+const boundaryConfigs = [
+  ...Object.keys(allowedImports).map((folder) => ({
+    files: [`${folder}/**/*.{ts,tsx,mts}`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: restrictedImportsFor(folder) }],
+    },
+  })),
+  ...Object.keys(testOnlyImports).map((folder) => ({
+    files: [`${folder}/**/*.test.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: restrictedImportsFor(folder, true) }],
+    },
+  })),
+];
 
 export default tseslint.config(
   {

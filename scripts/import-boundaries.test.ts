@@ -47,3 +47,18 @@ describe('import boundaries', () => {
     expect(messages).toEqual([]);
   });
 });
+
+describe('test-only import exceptions', () => {
+  it('lets analysis tests build scenarios with the simulator but not analysis sources', async () => {
+    const inTest = await lintAs(
+      'packages/analysis/src/metrics.test.ts',
+      "import type { A } from '@streamscope/simulator';\nexport type B = A;\n",
+    );
+    expect(inTest).toEqual([]);
+    const inSource = await lintAs(
+      'packages/analysis/src/metrics.ts',
+      "import type { A } from '@streamscope/simulator';\nexport type B = A;\n",
+    );
+    expect(inSource[0]).toContain('packages/analysis may not import @streamscope/simulator');
+  });
+});
