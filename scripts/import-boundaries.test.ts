@@ -1,16 +1,33 @@
 import { ESLint } from 'eslint';
+import { rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * Lints `source` as if it were `relativeFile`, through the real eslint.config.mjs. The file is
+ * written for the duration (type-aware lint only sees files its tsconfig includes), under a
+ * name no one else uses, and removed again.
+ */
 async function lintAs(relativeFile: string, source: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: repoRoot });
-  const [result] = await eslint.lintText(source, { filePath: path.join(repoRoot, relativeFile) });
-  return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-imports')
-    .map((m) => m.message);
+  const dir = path.dirname(path.join(repoRoot, relativeFile));
+  const base = path.basename(relativeFile).replace(/^/, 'zz-boundary-probe-');
+  const file = path.join(dir, base);
+  await writeFile(file, source);
+  try {
+    const eslint = new ESLint({ cwd: repoRoot });
+    const [result] = await eslint.lintFiles([file]);
+    const messages = result?.messages ?? [];
+    const fatal = messages.find((m) => m.fatal === true);
+    if (fatal !== undefined) {
+      throw new Error(`lint could not parse ${relativeFile}: ${fatal.message}`);
+    }
+    return messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  } finally {
+    await rm(file, { force: true });
+  }
 }
 
 describe('import boundaries', () => {

@@ -24,7 +24,9 @@ for (const file of files) {
     await mod.run(report);
   } catch (error) {
     failed++;
-    process.stderr.write(`${file}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${file}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
 }
 process.exitCode = failed > 0 ? 1 : 0;

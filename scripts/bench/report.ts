@@ -6,8 +6,9 @@ export interface BenchModule {
   run(report: Report): Promise<void>;
 }
 
-/** Median wall time of `fn` over `runs` runs, in ms, after one warm-up run. */
-export function medianMs(fn: () => void, runs = 5): number {
+/** Median wall time of `fn` over `runs` runs, in ms, after two warm-up runs (JIT tiers). */
+export function medianMs(fn: () => void, runs = 7): number {
+  fn();
   fn();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

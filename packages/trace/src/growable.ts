@@ -1,10 +1,4 @@
-type TypedArray =
-  | Float64Array
-  | Float32Array
-  | Uint32Array
-  | Int32Array
-  | Uint16Array
-  | Uint8Array;
+type TypedArray = Float64Array | Float32Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
 
 interface TypedArrayConstructor<T extends TypedArray> {
   new (length: number): T;

@@ -16,12 +16,7 @@ export {
 } from './op-kind.ts';
 export type { OpInput, OpColumns } from './op-table.ts';
 export { OpTable, noRef, maxTracks } from './op-table.ts';
-export type {
-  FlowColumns,
-  RangeColumns,
-  RangeInput,
-  LaunchConfig,
-} from './side-tables.ts';
+export type { FlowColumns, RangeColumns, RangeInput, LaunchConfig } from './side-tables.ts';
 export {
   FlowKind,
   FlowTable,
@@ -44,8 +39,15 @@ export { defaultMeta } from './meta.ts';
 export { Trace } from './trace.ts';
 export { formatDurationNs, formatBytes, bandwidthGBps } from './time-format.ts';
 export { CodecError } from './codec/codec-error.ts';
-export { BatchKind, batchMagic, codecVersion, batchHeaderBytes, maxRecordsPerBatch } from './codec/batch-format.ts';
+export {
+  BatchKind,
+  batchMagic,
+  codecVersion,
+  batchHeaderBytes,
+  maxRecordsPerBatch,
+} from './codec/batch-format.ts';
 export { TraceEncoder, saveTrace } from './codec/trace-encoder.ts';
 export type { ApplyResult, EndCounts } from './codec/trace-decoder.ts';
 export { TraceDecoder, loadTrace } from './codec/trace-decoder.ts';
 export { ByteWriter } from './codec/byte-writer.ts';
+export { syntheticTrace } from './test-traces.ts';

@@ -183,22 +183,38 @@ export class OpTable {
   }
 
   /**
-   * Op indices of `track` that overlap [fromNs, toNs], in start order: a binary search on starts,
-   * looking back by the track's longest op so an op that began before the window is included.
+   * Positions [lo, hi) in `trackOrder(track)` that may overlap [fromNs, toNs]: a binary search
+   * on starts, looking back by the track's longest op so an op that began before the window is
+   * included. A superset of the overlapping ops (what a renderer's culling needs; no allocation).
    */
-  trackOpsInWindow(track: number, fromNs: number, toNs: number): Uint32Array {
+  trackWindowBounds(track: number, fromNs: number, toNs: number): { lo: number; hi: number } {
     const order = this.trackOrder(track);
     const starts = this.startNsCol.buffer;
     const ends = this.endNsCol.buffer;
     const lookBackNs = this.maxDurNsByTrack[track] ?? 0;
-    const lo = lowerBoundByStart(order, starts, fromNs - lookBackNs);
+    let lo = lowerBoundByStart(order, starts, fromNs - lookBackNs);
     const hi = upperBoundByStart(order, starts, toNs);
     // Trim the look-back prefix to ops that really reach the window.
-    let first = lo;
-    while (first < hi && ends[order[first]!]! < fromNs) {
-      first++;
+    while (lo < hi && ends[order[lo]!]! < fromNs) {
+      lo++;
     }
-    return order.subarray(first, hi);
+    return { lo, hi };
+  }
+
+  /** Op indices of `track` that overlap [fromNs, toNs] (edges included), in start order. */
+  trackOpsInWindow(track: number, fromNs: number, toNs: number): Uint32Array {
+    const order = this.trackOrder(track);
+    const { lo, hi } = this.trackWindowBounds(track, fromNs, toNs);
+    const ends = this.endNsCol.buffer;
+    const found = new Uint32Array(hi - lo);
+    let k = 0;
+    for (let p = lo; p < hi; p++) {
+      const i = order[p]!;
+      if (ends[i]! >= fromNs) {
+        found[k++] = i;
+      }
+    }
+    return found.subarray(0, k);
   }
 
   /** Every op index with this correlation id (API call and GPU ops), in arrival order. */

@@ -38,6 +38,16 @@ export class FlowTable {
     return i;
   }
 
+  /** Appends `count` flows given as columns (the codec's decode path). */
+  appendColumns(source: Omit<FlowColumns, 'count'>, count: number): void {
+    const first = this.n;
+    const need = first + count;
+    this.fromCol.ensure(need).set(source.fromOp.subarray(0, count), first);
+    this.toCol.ensure(need).set(source.toOp.subarray(0, count), first);
+    this.kindCol.ensure(need).set(source.kind.subarray(0, count), first);
+    this.n = need;
+  }
+
   columns(): FlowColumns {
     return {
       count: this.n,
@@ -61,7 +71,9 @@ export class FlowTable {
   }
 
   byteSize(): number {
-    return this.fromCol.buffer.byteLength + this.toCol.buffer.byteLength + this.kindCol.buffer.byteLength;
+    return (
+      this.fromCol.buffer.byteLength + this.toCol.buffer.byteLength + this.kindCol.buffer.byteLength
+    );
   }
 }
 

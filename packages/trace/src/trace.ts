@@ -51,7 +51,9 @@ export class Trace {
   /** Appends one op after checking that its track and name exist. */
   addOp(op: OpInput): number {
     if (op.track >= this.tracks.length) {
-      throw new RangeError(`op refers to track ${op.track} but the trace has ${this.tracks.length}`);
+      throw new RangeError(
+        `op refers to track ${op.track} but the trace has ${this.tracks.length}`,
+      );
     }
     this.version++;
     return this.ops.append(op);

@@ -44,7 +44,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   }
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+const isEntry =
+  process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isEntry) {
   const io: CommandIo = {
     out: (text) => process.stdout.write(`${text}\n`),

@@ -67,7 +67,12 @@ export function oneValue(flags: ParsedFlags, name: string): string | undefined {
 }
 
 /** A value flag that must parse as a positive integer. */
-export function intValue(flags: ParsedFlags, name: string, min = 1, max = 2 ** 31): number | undefined {
+export function intValue(
+  flags: ParsedFlags,
+  name: string,
+  min = 1,
+  max = 2 ** 31,
+): number | undefined {
   const raw = oneValue(flags, name);
   if (raw === undefined) {
     return undefined;

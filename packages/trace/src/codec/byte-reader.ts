@@ -8,12 +8,14 @@ const textDecoder = new TextDecoder('utf-8', { fatal: true });
  */
 export class ByteReader {
   at: number;
+  /** Index of the record being read, for error messages; -1 while reading the batch head. */
+  record = -1;
 
   constructor(
     private readonly bytes: Uint8Array,
     start: number,
     private readonly end: number,
-    private readonly where: () => string,
+    private readonly where: (record: number) => string,
   ) {
     this.at = start;
   }
@@ -23,7 +25,10 @@ export class ByteReader {
   }
 
   fail(field: string, problem: string): never {
-    throw new CodecError(`${this.where()}, field '${field}': ${problem} at byte ${this.at}`, this.at);
+    throw new CodecError(
+      `${this.where(this.record)}, field '${field}': ${problem} at byte ${this.at}`,
+      this.at,
+    );
   }
 
   u8(field: string): number {
@@ -68,6 +73,10 @@ export class ByteReader {
 
   zigzag(field: string): number {
     const v = this.varint(field);
+    if (v <= 0x7fffffff) {
+      // Exact in 32-bit integer arithmetic.
+      return (v >>> 1) ^ -(v & 1);
+    }
     return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 

@@ -99,7 +99,13 @@ export function checkDevice(value: unknown, path: string): DeviceInfo {
   const o = obj(value, path);
   int(o, 'deviceId', path, 0, 1 << 20);
   str(o, 'name', path);
-  for (const key of ['smCount', 'copyEngineCount', 'memoryBytes', 'clockRateKHz', 'memoryBandwidthBytesPerS']) {
+  for (const key of [
+    'smCount',
+    'copyEngineCount',
+    'memoryBytes',
+    'clockRateKHz',
+    'memoryBandwidthBytesPerS',
+  ]) {
     optNum(o, key, path);
   }
   optStr(o, 'computeCapability', path);

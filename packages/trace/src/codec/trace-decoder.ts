@@ -1,7 +1,7 @@
 import { isValidOpKind, OpKind } from '../op-kind.ts';
 import type { OpColumns } from '../op-table.ts';
 import { noRef } from '../op-table.ts';
-import type { LaunchConfig } from '../side-tables.ts';
+import type { FlowColumns, LaunchConfig } from '../side-tables.ts';
 import { launchConfigFields } from '../side-tables.ts';
 import { Trace } from '../trace.ts';
 import { ByteReader } from './byte-reader.ts';
@@ -63,6 +63,7 @@ export class TraceDecoder {
   readonly trace: Trace;
   private batchIndex = 0;
   private scratch: OpScratch | undefined;
+  private flowScratch: Omit<FlowColumns, 'count'> | undefined;
 
   constructor(trace: Trace = new Trace()) {
     this.trace = trace;
@@ -117,43 +118,42 @@ export class TraceDecoder {
         );
       }
       const payloadEnd = payloadStart + payloadBytes;
-      let record = -1;
-      const reader = new ByteReader(bytes, payloadStart, payloadEnd, () =>
+      const reader = new ByteReader(bytes, payloadStart, payloadEnd, (record) =>
         record < 0 ? `batch ${index} (${name})` : `batch ${index} (${name}), record ${record}`,
       );
-      const setRecord = (r: number): void => {
-        record = r;
-      };
       switch (kind) {
         case BatchKind.Meta:
           this.applyMeta(reader);
           break;
         case BatchKind.Strings:
-          this.applyStrings(reader, count, setRecord);
+          this.applyStrings(reader, count);
           break;
         case BatchKind.Structure:
           this.applyStructure(reader);
           break;
         case BatchKind.Launches:
-          this.applyLaunches(reader, count, setRecord);
+          this.applyLaunches(reader, count);
           break;
         case BatchKind.Ops:
-          opsAdded += this.applyOps(reader, count, setRecord);
+          opsAdded += this.applyOps(reader, count);
           break;
         case BatchKind.Flows:
-          this.applyFlows(reader, count, setRecord);
+          this.applyFlows(reader, count);
           break;
         case BatchKind.Ranges:
-          this.applyRanges(reader, count, setRecord);
+          this.applyRanges(reader, count);
           break;
         case BatchKind.End:
           end = this.readEnd(reader);
           break;
         default:
-          throw new CodecError(`batch ${index}: unknown batch kind ${kind} at byte ${at + 5}`, at + 5);
+          throw new CodecError(
+            `batch ${index}: unknown batch kind ${kind} at byte ${at + 5}`,
+            at + 5,
+          );
       }
       if (reader.remaining !== 0) {
-        record = -1;
+        reader.record = -1;
         reader.fail('payload', `${reader.remaining} unread bytes remain`);
       }
       at = payloadEnd;
@@ -169,7 +169,10 @@ export class TraceDecoder {
   private first(reader: ByteReader, field: string, have: number): void {
     const first = reader.varint(field);
     if (first !== have) {
-      reader.fail(field, `batch starts at record ${first} but ${have} are held (a gap or a repeat)`);
+      reader.fail(
+        field,
+        `batch starts at record ${first} but ${have} are held (a gap or a repeat)`,
+      );
     }
   }
 
@@ -196,12 +199,12 @@ export class TraceDecoder {
     this.trace.version++;
   }
 
-  private applyStrings(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+  private applyStrings(reader: ByteReader, count: number): void {
     const strings = this.trace.strings;
     this.first(reader, 'firstId', strings.count);
     const values: string[] = [];
     for (let r = 0; r < count; r++) {
-      setRecord(r);
+      reader.record = r;
       values.push(reader.utf8('value'));
     }
     for (const value of values) {
@@ -217,10 +220,16 @@ export class TraceDecoder {
     const t = this.trace;
     const payload = this.json(reader, checkStructure) as ReturnType<typeof checkStructure>;
     if (payload.firstDevice !== t.devices.length) {
-      reader.fail('firstDevice', `is ${payload.firstDevice} but ${t.devices.length} devices are held`);
+      reader.fail(
+        'firstDevice',
+        `is ${payload.firstDevice} but ${t.devices.length} devices are held`,
+      );
     }
     if (payload.firstProcess !== t.processes.length) {
-      reader.fail('firstProcess', `is ${payload.firstProcess} but ${t.processes.length} processes are held`);
+      reader.fail(
+        'firstProcess',
+        `is ${payload.firstProcess} but ${t.processes.length} processes are held`,
+      );
     }
     if (payload.firstTrack !== t.tracks.length) {
       reader.fail('firstTrack', `is ${payload.firstTrack} but ${t.tracks.length} tracks are held`);
@@ -230,12 +239,12 @@ export class TraceDecoder {
     payload.tracks.forEach((track) => t.addTrack(track));
   }
 
-  private applyLaunches(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+  private applyLaunches(reader: ByteReader, count: number): void {
     const launches = this.trace.launches;
     this.first(reader, 'firstId', launches.count);
     const configs: LaunchConfig[] = [];
     for (let r = 0; r < count; r++) {
-      setRecord(r);
+      reader.record = r;
       const config: Record<string, number> = {};
       for (const field of launchConfigFields) {
         config[field] = reader.varint(field);
@@ -247,7 +256,7 @@ export class TraceDecoder {
     }
   }
 
-  private applyOps(reader: ByteReader, count: number, setRecord: (r: number) => void): number {
+  private applyOps(reader: ByteReader, count: number): number {
     const t = this.trace;
     this.first(reader, 'firstIndex', t.ops.count);
     this.scratch ??= makeOpScratch(maxRecordsPerBatch);
@@ -259,7 +268,7 @@ export class TraceDecoder {
     let prevCorrelation = 0;
     let track = -1;
     for (let r = 0; r < count; r++) {
-      setRecord(r);
+      reader.record = r;
       const kind = reader.u8('kind');
       if (!isValidOpKind(kind)) {
         reader.fail('kind', `unknown op kind ${kind}`);
@@ -314,13 +323,18 @@ export class TraceDecoder {
     return count;
   }
 
-  private applyFlows(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+  private applyFlows(reader: ByteReader, count: number): void {
     const t = this.trace;
     this.first(reader, 'firstIndex', t.flows.count);
     const opCount = t.ops.count;
-    const records: number[] = [];
+    this.flowScratch ??= {
+      fromOp: new Uint32Array(maxRecordsPerBatch),
+      toOp: new Uint32Array(maxRecordsPerBatch),
+      kind: new Uint8Array(maxRecordsPerBatch),
+    };
+    const s = this.flowScratch;
     for (let r = 0; r < count; r++) {
-      setRecord(r);
+      reader.record = r;
       const kind = reader.u8('kind');
       if (kind > 2) {
         reader.fail('kind', `unknown flow kind ${kind}`);
@@ -333,14 +347,14 @@ export class TraceDecoder {
       if (toOp < 0 || toOp >= opCount) {
         reader.fail('toOp', `op ${toOp} does not exist (${opCount} ops)`);
       }
-      records.push(kind, fromOp, toOp);
+      s.kind[r] = kind;
+      s.fromOp[r] = fromOp;
+      s.toOp[r] = toOp;
     }
-    for (let k = 0; k < records.length; k += 3) {
-      t.flows.append(records[k + 1]!, records[k + 2]!, records[k]! as 0 | 1 | 2);
-    }
+    t.flows.appendColumns(s, count);
   }
 
-  private applyRanges(reader: ByteReader, count: number, setRecord: (r: number) => void): void {
+  private applyRanges(reader: ByteReader, count: number): void {
     const t = this.trace;
     this.first(reader, 'firstIndex', t.ranges.count);
     const trackCount = t.tracks.length;
@@ -348,7 +362,7 @@ export class TraceDecoder {
     const records: Parameters<typeof t.ranges.append>[0][] = [];
     let prevStartNs = 0;
     for (let r = 0; r < count; r++) {
-      setRecord(r);
+      reader.record = r;
       const kind = reader.u8('kind');
       if (kind > 2) {
         reader.fail('kind', `unknown range kind ${kind}`);
@@ -363,7 +377,10 @@ export class TraceDecoder {
       const nameId = reader.varint('nameId');
       const domainId = reader.varint('domainId');
       if (nameId >= stringCount || domainId >= stringCount) {
-        reader.fail(nameId >= stringCount ? 'nameId' : 'domainId', `string does not exist (${stringCount} strings)`);
+        reader.fail(
+          nameId >= stringCount ? 'nameId' : 'domainId',
+          `string does not exist (${stringCount} strings)`,
+        );
       }
       const depth = reader.u8('depth');
       records.push({ kind: kind as 0 | 1 | 2, track, startNs, endNs, nameId, domainId, depth });
@@ -395,7 +412,10 @@ export class TraceDecoder {
     };
     for (const key of Object.keys(counts) as (keyof EndCounts)[]) {
       if (counts[key] !== held[key]) {
-        reader.fail(key, `end batch says ${counts[key]} but ${held[key]} were received: records are missing`);
+        reader.fail(
+          key,
+          `end batch says ${counts[key]} but ${held[key]} were received: records are missing`,
+        );
       }
     }
     return counts;

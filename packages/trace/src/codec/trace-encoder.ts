@@ -67,7 +67,16 @@ export class TraceEncoder {
   /** The end batch: final counts, so a reader can tell a whole file from a truncated one. */
   encodeEnd(): Uint8Array {
     const s = this.sent;
-    const counts = [s.strings, s.devices, s.processes, s.tracks, s.launches, s.ops, s.flows, s.ranges];
+    const counts = [
+      s.strings,
+      s.devices,
+      s.processes,
+      s.tracks,
+      s.launches,
+      s.ops,
+      s.flows,
+      s.ranges,
+    ];
     const at = this.begin(BatchKind.End, counts.length);
     for (const count of counts) {
       this.w.varint(count);
