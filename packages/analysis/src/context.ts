@@ -1,0 +1,211 @@
+import type { OpColumns, Trace } from '@streamscope/trace';
+import { FlowKind } from '@streamscope/trace';
+import { engineCount, engineOfKind, isCopyEngine, noEngine, occupiesStream } from './engines.ts';
+import type { IntervalList } from './intervals.ts';
+import { unionInPlace } from './intervals.ts';
+import type { AnalysisOptions, TimeWindow } from './types.ts';
+import { defaultAnalysisOptions } from './types.ts';
+import { linkApiCalls } from './api-links.ts';
+
+/** One device's engine unions inside the window (ns, clipped). */
+export interface DeviceUnions {
+  readonly deviceId: number;
+  /** `byEngine[Engine.X]`: union of that engine's ops. */
+  readonly byEngine: IntervalList[];
+  /** `sortedStarts/sortedEnds[Engine.X]`: that engine's op starts and ends, each ascending. */
+  readonly sortedStarts: Float64Array[];
+  readonly sortedEnds: Float64Array[];
+  /** Starts and ends of every copy (all directions), each ascending. */
+  readonly copySortedStarts: Float64Array;
+  readonly copySortedEnds: Float64Array;
+  readonly copies: IntervalList;
+  readonly kernels: IntervalList;
+  readonly all: IntervalList;
+}
+
+/**
+ * Everything the metrics, gaps and rules share, computed once per analysis: columns, which
+ * tracks are GPU streams, the op → engine map, API ↔ GPU links and per-device unions.
+ */
+export interface AnalysisContext {
+  readonly trace: Trace;
+  readonly cols: OpColumns;
+  readonly options: AnalysisOptions;
+  readonly window: TimeWindow;
+  /** Per track: device slot (index into `devices`) for GPU streams, -1 for host threads. */
+  readonly deviceSlotOfTrack: Int32Array;
+  readonly devices: DeviceUnions[];
+  /** GPU stream tracks, by device slot. */
+  readonly tracksOfDevice: number[][];
+  /** Per op: its engine (`Engine`), or `noEngine` for markers, host ops and ops outside the window. */
+  readonly engineOf: Uint8Array;
+  /** Per op: index of the host API call that enqueued it, or -1. */
+  readonly apiOf: Int32Array;
+  /** Per API call op: the GPU op it enqueued, or -1. */
+  readonly gpuOfApi: Int32Array;
+  /** Per wait op (stream wait, event sync): the event record it waited on, or -1. */
+  readonly recordOfWait: Int32Array;
+  /** First GPU work start and last end inside the window; 0, 0 when there is none. */
+  readonly gpuFromNs: number;
+  readonly gpuToNs: number;
+  readonly gpuOpCount: number;
+}
+
+/** Builds the shared context for `trace` over `window` (default: the whole trace). */
+export function buildContext(
+  trace: Trace,
+  window?: TimeWindow,
+  options: Partial<AnalysisOptions> = {},
+): AnalysisContext {
+  const cols = trace.ops.columns();
+  const n = cols.count;
+  const fromNs = window?.fromNs ?? -Infinity;
+  const toNs = window?.toNs ?? Infinity;
+  const trackCount = trace.tracks.length;
+
+  const deviceSlotOfTrack = new Int32Array(trackCount).fill(-1);
+  const deviceIds: number[] = [];
+  const tracksOfDevice: number[][] = [];
+  trace.tracks.forEach((info, t) => {
+    if (info.kind !== 'gpu-stream') {
+      return;
+    }
+    let slot = deviceIds.indexOf(info.deviceId);
+    if (slot < 0) {
+      slot = deviceIds.length;
+      deviceIds.push(info.deviceId);
+      tracksOfDevice.push([]);
+    }
+    deviceSlotOfTrack[t] = slot;
+    tracksOfDevice[slot]!.push(t);
+  });
+
+  // Per op engine, and per device/engine counts so columns can be sized exactly.
+  const engineOf = new Uint8Array(n).fill(noEngine);
+  const counts = new Int32Array(deviceIds.length * engineCount);
+  let gpuFrom = Infinity;
+  let gpuTo = -Infinity;
+  let gpuOpCount = 0;
+  for (let i = 0; i < n; i++) {
+    const slot = deviceSlotOfTrack[cols.track[i]!] ?? -1;
+    if (slot < 0) {
+      continue;
+    }
+    const start = cols.startNs[i]!;
+    const end = cols.endNs[i]!;
+    if (end < fromNs || start > toNs) {
+      continue;
+    }
+    const kind = cols.kind[i]!;
+    if (occupiesStream(kind)) {
+      gpuOpCount++;
+    }
+    const engine = engineOfKind(kind);
+    if (engine === noEngine) {
+      continue;
+    }
+    engineOf[i] = engine;
+    counts[slot * engineCount + engine]!++;
+    gpuFrom = Math.min(gpuFrom, Math.max(start, fromNs));
+    gpuTo = Math.max(gpuTo, Math.min(end, toNs));
+  }
+
+  const devices = deviceIds.map((deviceId, slot) =>
+    buildDeviceUnions(cols, engineOf, deviceSlotOfTrack, counts, slot, deviceId, fromNs, toNs),
+  );
+  const links = linkApiCalls(trace, cols);
+  const recordOfWait = new Int32Array(n).fill(-1);
+  const flows = trace.flows.columns();
+  for (let f = 0; f < flows.count; f++) {
+    if (flows.kind[f] === FlowKind.EventRecordToWait) {
+      const to = flows.toOp[f]!;
+      if (to < n) {
+        recordOfWait[to] = flows.fromOp[f]!;
+      }
+    }
+  }
+  const empty = gpuFrom > gpuTo;
+  return {
+    trace,
+    cols,
+    options: { ...defaultAnalysisOptions, ...options },
+    window: {
+      fromNs: window?.fromNs ?? (empty ? 0 : gpuFrom),
+      toNs: window?.toNs ?? (empty ? 0 : gpuTo),
+    },
+    deviceSlotOfTrack,
+    devices,
+    tracksOfDevice,
+    engineOf,
+    apiOf: links.apiOf,
+    gpuOfApi: links.gpuOfApi,
+    recordOfWait,
+    gpuFromNs: empty ? 0 : gpuFrom,
+    gpuToNs: empty ? 0 : gpuTo,
+    gpuOpCount,
+  };
+}
+
+function buildDeviceUnions(
+  cols: OpColumns,
+  engineOf: Uint8Array,
+  deviceSlotOfTrack: Int32Array,
+  counts: Int32Array,
+  slot: number,
+  deviceId: number,
+  fromNs: number,
+  toNs: number,
+): DeviceUnions {
+  const starts: Float64Array[] = [];
+  const ends: Float64Array[] = [];
+  let copyCount = 0;
+  let allCount = 0;
+  for (let e = 0; e < engineCount; e++) {
+    const c = counts[slot * engineCount + e]!;
+    starts.push(new Float64Array(c));
+    ends.push(new Float64Array(c));
+    allCount += c;
+    if (isCopyEngine(e)) {
+      copyCount += c;
+    }
+  }
+  const fill = new Int32Array(engineCount);
+  for (let i = 0; i < cols.count; i++) {
+    const e = engineOf[i]!;
+    if (e === noEngine || deviceSlotOfTrack[cols.track[i]!] !== slot) {
+      continue;
+    }
+    const k = fill[e]!++;
+    starts[e]![k] = Math.max(cols.startNs[i]!, fromNs);
+    ends[e]![k] = Math.min(cols.endNs[i]!, toNs);
+  }
+  // Unions across engines are built from copies of the columns, since the union sorts in place.
+  const copyStarts = new Float64Array(copyCount);
+  const copyEnds = new Float64Array(copyCount);
+  const allStarts = new Float64Array(allCount);
+  const allEnds = new Float64Array(allCount);
+  let copyAt = 0;
+  let allAt = 0;
+  for (let e = 0; e < engineCount; e++) {
+    if (isCopyEngine(e)) {
+      copyStarts.set(starts[e]!, copyAt);
+      copyEnds.set(ends[e]!, copyAt);
+      copyAt += starts[e]!.length;
+    }
+    allStarts.set(starts[e]!, allAt);
+    allEnds.set(ends[e]!, allAt);
+    allAt += starts[e]!.length;
+  }
+  const byEngine = starts.map((s, e) => unionInPlace(s, ends[e]!));
+  return {
+    deviceId,
+    byEngine,
+    sortedStarts: starts,
+    sortedEnds: ends,
+    copySortedStarts: copyStarts,
+    copySortedEnds: copyEnds,
+    copies: unionInPlace(copyStarts, copyEnds),
+    kernels: byEngine[0]!,
+    all: unionInPlace(allStarts, allEnds),
+  };
+}

@@ -1,0 +1,158 @@
+import { trackLabel } from '@streamscope/trace';
+import type { AnalysisContext } from './context.ts';
+import { Engine, isCopyEngine, noEngine } from './engines.ts';
+import type { Distribution, LaunchLatencyMetrics, QueueDepth } from './types.ts';
+
+/** Distribution of the values in `values` (sorted in place). */
+export function distributionOf(values: Float64Array): Distribution {
+  const n = values.length;
+  if (n === 0) {
+    return { count: 0, meanNs: 0, minNs: 0, p50Ns: 0, p90Ns: 0, p99Ns: 0, maxNs: 0 };
+  }
+  values.sort();
+  let total = 0;
+  for (let k = 0; k < n; k++) {
+    total += values[k]!;
+  }
+  // Nearest-rank percentiles: the smallest value with at least p% of values at or below it.
+  const rank = (p: number): number => values[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))]!;
+  return {
+    count: n,
+    meanNs: total / n,
+    minNs: values[0]!,
+    p50Ns: rank(0.5),
+    p90Ns: rank(0.9),
+    p99Ns: rank(0.99),
+    maxNs: values[n - 1]!,
+  };
+}
+
+/** Launch latency = GPU start − end of the API call that enqueued the op (HTA's launch delay). */
+export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
+  const { cols, apiOf, engineOf } = ctx;
+  let kernels = 0;
+  let copies = 0;
+  let all = 0;
+  for (let i = 0; i < cols.count; i++) {
+    const e = engineOf[i]!;
+    if (e === noEngine || apiOf[i]! < 0) {
+      continue;
+    }
+    all++;
+    if (e === Engine.Compute) {
+      kernels++;
+    } else if (isCopyEngine(e)) {
+      copies++;
+    }
+  }
+  const allNs = new Float64Array(all);
+  const kernelNs = new Float64Array(kernels);
+  const copyNs = new Float64Array(copies);
+  let a = 0;
+  let k = 0;
+  let c = 0;
+  for (let i = 0; i < cols.count; i++) {
+    const e = engineOf[i]!;
+    const api = apiOf[i]!;
+    if (e === noEngine || api < 0) {
+      continue;
+    }
+    const latencyNs = cols.startNs[i]! - cols.endNs[api]!;
+    allNs[a++] = latencyNs;
+    if (e === Engine.Compute) {
+      kernelNs[k++] = latencyNs;
+    } else if (isCopyEngine(e)) {
+      copyNs[c++] = latencyNs;
+    }
+  }
+  return {
+    all: distributionOf(allNs),
+    kernels: distributionOf(kernelNs),
+    copies: distributionOf(copyNs),
+  };
+}
+
+/**
+ * Queue depth per stream, as HTA defines it: +1 when the host calls the API that enqueues an op,
+ * −1 when the op starts on the GPU. Reports the maximum and the time-weighted mean over the window.
+ */
+export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
+  const { cols, apiOf, trace } = ctx;
+  const out: QueueDepth[] = [];
+  const spanNs = ctx.window.toNs - ctx.window.fromNs;
+  for (const tracks of ctx.tracksOfDevice) {
+    for (const track of tracks) {
+      const order = trace.ops.trackOpsInWindow(track, ctx.window.fromNs, ctx.window.toNs);
+      let linked = 0;
+      for (let k = 0; k < order.length; k++) {
+        if (apiOf[order[k]!]! >= 0) {
+          linked++;
+        }
+      }
+      if (linked === 0) {
+        continue;
+      }
+      const enqueueNs = new Float64Array(linked);
+      const startNs = new Float64Array(linked);
+      let m = 0;
+      for (let k = 0; k < order.length; k++) {
+        const op = order[k]!;
+        const api = apiOf[op]!;
+        if (api >= 0) {
+          enqueueNs[m] = cols.startNs[api]!;
+          startNs[m] = cols.startNs[op]!;
+          m++;
+        }
+      }
+      enqueueNs.sort();
+      startNs.sort();
+      const { maxDepth, depthNs } = sweepDepth(
+        enqueueNs,
+        startNs,
+        ctx.window.fromNs,
+        ctx.window.toNs,
+      );
+      out.push({
+        track,
+        label: trackLabel(trace.tracks[track]!),
+        maxDepth,
+        meanDepth: spanNs > 0 ? depthNs / spanNs : 0,
+      });
+    }
+  }
+  return out;
+}
+
+function sweepDepth(
+  ups: Float64Array,
+  downs: Float64Array,
+  fromNs: number,
+  toNs: number,
+): { maxDepth: number; depthNs: number } {
+  let i = 0;
+  let j = 0;
+  let depth = 0;
+  let maxDepth = 0;
+  let depthNs = 0;
+  let lastNs = fromNs;
+  while (j < downs.length) {
+    // At equal times the op starts before the next one is counted, so depth stays minimal.
+    const up = i < ups.length && ups[i]! < downs[j]!;
+    const nowNs = up ? ups[i]! : downs[j]!;
+    const lo = Math.max(lastNs, fromNs);
+    const hi = Math.min(nowNs, toNs);
+    if (hi > lo) {
+      depthNs += depth * (hi - lo);
+    }
+    lastNs = Math.max(lastNs, nowNs);
+    if (up) {
+      depth++;
+      maxDepth = Math.max(maxDepth, depth);
+      i++;
+    } else {
+      depth--;
+      j++;
+    }
+  }
+  return { maxDepth, depthNs };
+}

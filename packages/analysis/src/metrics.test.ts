@@ -1,0 +1,161 @@
+import { OpKind } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { computeMetrics, summarizeRun } from './metrics.ts';
+import { TestTraceBuilder, deviceToPinned, pinnedToDevice } from './test-trace-builder.ts';
+
+/** Two streams: s1 copies H2D [0,100) then runs a kernel [100,300); s2 copies H2D [100,200). */
+function twoStreams(): TestTraceBuilder {
+  const b = new TestTraceBuilder();
+  const s1 = b.stream(13);
+  const s2 = b.stream(14);
+  b.gpu({
+    track: s1,
+    kind: OpKind.CopyHtoD,
+    startNs: 0,
+    endNs: 100,
+    bytes: 1000,
+    memKinds: pinnedToDevice,
+  });
+  b.kernel(s1, 100, 300, 'scale');
+  b.gpu({
+    track: s2,
+    kind: OpKind.CopyHtoD,
+    startNs: 100,
+    endNs: 200,
+    bytes: 500,
+    memKinds: pinnedToDevice,
+  });
+  b.gpu({
+    track: s2,
+    kind: OpKind.CopyDtoH,
+    startNs: 250,
+    endNs: 400,
+    bytes: 300,
+    memKinds: deviceToPinned,
+  });
+  return b;
+}
+
+describe('summarizeRun', () => {
+  it('reports makespan, op counts, engine busy time and copy/compute overlap', () => {
+    const summary = summarizeRun(twoStreams().trace);
+    expect(summary.makespanNs).toBe(400);
+    expect(summary.opCounts).toEqual({ kernel: 1, 'copy-htod': 2, 'copy-dtoh': 1 });
+    // H2D union [0,200) = 200; D2H [250,400) = 150; compute [100,300) = 200.
+    expect(summary.busyNsByEngine).toEqual({
+      compute: 200,
+      copyHtoD: 200,
+      copyDtoH: 150,
+      copyDtoD: 0,
+      copyPtoP: 0,
+      memset: 0,
+    });
+    // ∪copies = [0,200) ∪ [250,400) = 350; ∩ kernel [100,300) = 100 + 50 = 150; 150/350.
+    expect(summary.copyComputeOverlap).toBeCloseTo(150 / 350, 12);
+  });
+
+  it('reports zeros for a trace with no GPU ops', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    b.apiCall({ hostTrack: host, name: 'cudaMalloc', startNs: 0, endNs: 10 });
+    const summary = summarizeRun(b.trace);
+    expect(summary.makespanNs).toBe(0);
+    expect(summary.opCounts).toEqual({});
+    expect(summary.copyComputeOverlap).toBe(0);
+  });
+});
+
+describe('computeMetrics', () => {
+  it('splits overlap by direction', () => {
+    const m = computeMetrics(twoStreams().trace);
+    // H2D [0,200) ∩ K [100,300) = 100 of 200; D2H [250,400) ∩ K = 50 of 150.
+    expect(m.overlap.htoD).toBeCloseTo(0.5, 12);
+    expect(m.overlap.dtoH).toBeCloseTo(50 / 150, 12);
+    expect(m.overlap.overlappedNs).toBe(150);
+    expect(m.overlap.copyBusyNs).toBe(350);
+  });
+
+  it('reports busy time per stream and device utilization', () => {
+    const m = computeMetrics(twoStreams().trace);
+    expect(m.streams.map((s) => [s.label, s.busyNs, s.opCount])).toEqual([
+      ['Stream 13', 300, 2],
+      ['Stream 14', 250, 2],
+    ]);
+    // Device busy = [0,400) with no idle instant = 400 of 400.
+    expect(m.deviceBusyNs).toBe(400);
+    expect(m.deviceUtilization).toBe(1);
+  });
+
+  it('profiles how many copies run at once', () => {
+    const m = computeMetrics(twoStreams().trace);
+    // Copies: [0,100) one, [100,200) one, [200,250) none, [250,400) one: never two at once.
+    expect(m.concurrency.copyNsAtLevel).toEqual([50, 350]);
+    expect(m.concurrency.maxCopies).toBe(1);
+    expect(m.concurrency.kernelNsAtLevel).toEqual([200, 200]);
+  });
+
+  it('computes achieved bandwidth per direction in GB/s', () => {
+    const m = computeMetrics(twoStreams().trace);
+    const h2d = m.bandwidth.find((r) => r.kind === 'copy-htod');
+    // 1500 B over 200 ns = 7.5 B/ns = 7.5 GB/s; per op 1000/100 = 10 and 500/100 = 5.
+    expect(h2d).toMatchObject({
+      count: 2,
+      bytes: 1500,
+      totalNs: 200,
+      avgGBps: 7.5,
+      minGBps: 5,
+      maxGBps: 10,
+    });
+  });
+
+  it('counts kernels that run at once', () => {
+    const b = new TestTraceBuilder();
+    const s1 = b.stream(1);
+    const s2 = b.stream(2);
+    b.kernel(s1, 0, 100);
+    b.kernel(s2, 40, 160);
+    const m = computeMetrics(b.trace);
+    // One kernel on [0,40) and [100,160) = 100 ns, two on [40,100) = 60 ns; span 160.
+    expect(m.concurrency.kernelNsAtLevel).toEqual([0, 100, 60]);
+    expect(m.concurrency.maxKernels).toBe(2);
+  });
+
+  it('clips every interval to a window', () => {
+    const m = computeMetrics(twoStreams().trace, { fromNs: 150, toNs: 260 });
+    // Kernel [150,260) = 110; H2D [150,200) = 50; D2H [250,260) = 10.
+    expect(m.busyNsByEngine.compute).toBe(110);
+    expect(m.busyNsByEngine.copyHtoD).toBe(50);
+    expect(m.busyNsByEngine.copyDtoH).toBe(10);
+    expect(m.makespanNs).toBe(110);
+  });
+
+  it('measures launch latency and queue depth from the API calls', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s = b.stream(7, 'legacy-default');
+    // Three launches at 0, 10, 20 (each 5 ns long); kernels start at 30, 60, 90.
+    for (let k = 0; k < 3; k++) {
+      b.kernel(s, 30 + 30 * k, 60 + 30 * k, 'k', {
+        hostTrack: host,
+        name: 'cudaLaunchKernel',
+        startNs: 10 * k,
+        endNs: 10 * k + 5,
+      });
+    }
+    const m = computeMetrics(b.trace);
+    // Latencies: 30-5 = 25, 60-15 = 45, 90-25 = 65.
+    expect(m.launchLatency.kernels).toMatchObject({
+      count: 3,
+      minNs: 25,
+      p50Ns: 45,
+      maxNs: 65,
+      meanNs: 45,
+    });
+    // Depth: 1 at 0, 2 at 10, 3 at 20, 2 at 30, 1 at 60, 0 at 90: max 3.
+    expect(m.queueDepth).toEqual([
+      expect.objectContaining({ label: 'Stream 7', maxDepth: 3 }) as unknown,
+    ]);
+    // Over the window [30,120): depth 2 for 30 ns, 1 for 30 ns, 0 for 30 → 90/90 = 1.
+    expect(m.queueDepth[0]!.meanDepth).toBeCloseTo(1, 12);
+  });
+});

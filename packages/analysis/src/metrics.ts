@@ -1,0 +1,170 @@
+import type { Trace } from '@streamscope/trace';
+import { opKindName, trackLabel } from '@streamscope/trace';
+import { concurrencyProfile } from './concurrency.ts';
+import type { AnalysisContext } from './context.ts';
+import { buildContext } from './context.ts';
+import { Engine, engineCount, engineKeys, occupiesStream } from './engines.ts';
+import { intersectionNs, measure } from './intervals.ts';
+import { launchLatency, queueDepths } from './launch.ts';
+import { bandwidthByDirection } from './stats.ts';
+import type {
+  EngineBusyNs,
+  Metrics,
+  OverlapMetrics,
+  RunSummary,
+  StreamBusy,
+  TimeWindow,
+} from './types.ts';
+
+/** Makespan, op counts, busy time per engine and copy/compute overlap: the `run --summary` line. */
+export function summarizeRun(trace: Trace): RunSummary {
+  const ctx = buildContext(trace);
+  return {
+    makespanNs: ctx.gpuToNs - ctx.gpuFromNs,
+    opCounts: gpuOpCounts(ctx),
+    busyNsByEngine: engineBusy(ctx),
+    copyComputeOverlap: overlapMetrics(ctx).all,
+  };
+}
+
+/** Every metric over `trace` (or the ops touching `window`), without gaps or rules. */
+export function computeMetrics(trace: Trace, window?: TimeWindow): Metrics {
+  return metricsOf(buildContext(trace, window));
+}
+
+export function metricsOf(ctx: AnalysisContext): Metrics {
+  const makespanNs = ctx.gpuToNs - ctx.gpuFromNs;
+  let deviceBusyNs = 0;
+  for (const device of ctx.devices) {
+    deviceBusyNs += measure(device.all);
+  }
+  const deviceSpanNs = makespanNs * Math.max(1, ctx.devices.length);
+  return {
+    window: ctx.window,
+    makespanNs,
+    gpuFromNs: ctx.gpuFromNs,
+    gpuToNs: ctx.gpuToNs,
+    gpuOpCount: ctx.gpuOpCount,
+    opCounts: gpuOpCounts(ctx),
+    busyNsByEngine: engineBusy(ctx),
+    deviceBusyNs,
+    deviceUtilization: deviceSpanNs > 0 ? deviceBusyNs / deviceSpanNs : 0,
+    overlap: overlapMetrics(ctx),
+    streams: streamBusy(ctx),
+    concurrency: concurrencyProfile(ctx),
+    bandwidth: bandwidthByDirection(ctx),
+    launchLatency: launchLatency(ctx),
+    queueDepth: queueDepths(ctx),
+  };
+}
+
+/** GPU ops (on stream tracks, touching the window) by kind name. */
+function gpuOpCounts(ctx: AnalysisContext): Record<string, number> {
+  const { cols, deviceSlotOfTrack, window } = ctx;
+  const byKind = new Int32Array(32);
+  for (let i = 0; i < cols.count; i++) {
+    if (
+      deviceSlotOfTrack[cols.track[i]!]! >= 0 &&
+      cols.endNs[i]! >= window.fromNs &&
+      cols.startNs[i]! <= window.toNs
+    ) {
+      byKind[cols.kind[i]!]!++;
+    }
+  }
+  const counts: Record<string, number> = {};
+  byKind.forEach((count, kind) => {
+    if (count > 0) {
+      counts[opKindName(kind)] = count;
+    }
+  });
+  return counts;
+}
+
+function engineBusy(ctx: AnalysisContext): EngineBusyNs {
+  const busy = new Float64Array(engineCount);
+  for (const device of ctx.devices) {
+    for (let e = 0; e < engineCount; e++) {
+      busy[e]! += measure(device.byEngine[e]!);
+    }
+  }
+  const out: Record<(typeof engineKeys)[number], number> = {
+    compute: 0,
+    copyHtoD: 0,
+    copyDtoH: 0,
+    copyDtoD: 0,
+    copyPtoP: 0,
+    memset: 0,
+  };
+  engineKeys.forEach((key, e) => {
+    out[key] = busy[e]!;
+  });
+  return out;
+}
+
+/** |∪copies ∩ ∪kernels| / |∪copies| (HTA's comm/comp overlap with copies as the communication). */
+export function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
+  let overlappedNs = 0;
+  let copyBusyNs = 0;
+  const perEngine = new Float64Array(engineCount * 2);
+  for (const device of ctx.devices) {
+    overlappedNs += intersectionNs(device.copies, device.kernels);
+    copyBusyNs += measure(device.copies);
+    for (const e of [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP]) {
+      perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.kernels);
+      perEngine[e * 2 + 1]! += measure(device.byEngine[e]!);
+    }
+  }
+  const ratio = (e: number): number =>
+    perEngine[e * 2 + 1]! > 0 ? perEngine[e * 2]! / perEngine[e * 2 + 1]! : 0;
+  return {
+    all: copyBusyNs > 0 ? overlappedNs / copyBusyNs : 0,
+    htoD: ratio(Engine.CopyHtoD),
+    dtoH: ratio(Engine.CopyDtoH),
+    dtoD: ratio(Engine.CopyDtoD),
+    ptoP: ratio(Engine.CopyPtoP),
+    overlappedNs,
+    copyBusyNs,
+  };
+}
+
+/** Busy time per stream: the union of the ops that occupy it, clipped to the window. */
+function streamBusy(ctx: AnalysisContext): StreamBusy[] {
+  const { cols, trace, window } = ctx;
+  const spanNs = ctx.gpuToNs - ctx.gpuFromNs;
+  const out: StreamBusy[] = [];
+  for (const tracks of ctx.tracksOfDevice) {
+    for (const track of tracks) {
+      const order = trace.ops.trackOpsInWindow(track, window.fromNs, window.toNs);
+      let busyNs = 0;
+      let opCount = 0;
+      let openFrom = 0;
+      let openTo = 0;
+      for (let k = 0; k < order.length; k++) {
+        const op = order[k]!;
+        if (!occupiesStream(cols.kind[op]!)) {
+          continue;
+        }
+        opCount++;
+        const start = Math.max(cols.startNs[op]!, window.fromNs);
+        const end = Math.min(cols.endNs[op]!, window.toNs);
+        // Ops arrive by start; extend the open interval or close it and open a new one.
+        if (start > openTo) {
+          busyNs += openTo - openFrom;
+          openFrom = start;
+          openTo = end;
+        } else {
+          openTo = Math.max(openTo, end);
+        }
+      }
+      busyNs += openTo - openFrom;
+      out.push({
+        track,
+        label: trackLabel(trace.tracks[track]!),
+        busyNs,
+        utilization: spanNs > 0 ? busyNs / spanNs : 0,
+        opCount,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,190 @@
+import { MemKind, OpKind, dstMemKind, opKindName, srcMemKind } from '@streamscope/trace';
+import type { AnalysisContext } from './context.ts';
+import { Engine, noEngine } from './engines.ts';
+import type { CopyDirectionBandwidth, CopyStat, KernelStat } from './types.ts';
+
+/** Per kernel name, like `nsys stats -r cuda_gpu_kern_sum`; sorted by total time, largest first. */
+export function kernelStats(ctx: AnalysisContext): KernelStat[] {
+  const { cols, engineOf, trace } = ctx;
+  // Counting sort of kernel durations by name id: one segment per name, then a native sort each.
+  const nameCount = trace.strings.count;
+  const perName = new Int32Array(nameCount + 1);
+  let kernelTotal = 0;
+  for (let i = 0; i < cols.count; i++) {
+    if (engineOf[i] === Engine.Compute) {
+      perName[cols.nameId[i]! + 1]!++;
+      kernelTotal++;
+    }
+  }
+  const offset = new Int32Array(nameCount + 1);
+  for (let k = 1; k <= nameCount; k++) {
+    offset[k] = offset[k - 1]! + perName[k]!;
+  }
+  const fill = offset.slice(0, nameCount);
+  const durations = new Float64Array(kernelTotal);
+  let grandTotalNs = 0;
+  for (let i = 0; i < cols.count; i++) {
+    if (engineOf[i] === Engine.Compute) {
+      const durNs = cols.endNs[i]! - cols.startNs[i]!;
+      durations[fill[cols.nameId[i]!]!++] = durNs;
+      grandTotalNs += durNs;
+    }
+  }
+  const rows: KernelStat[] = [];
+  for (let id = 0; id < nameCount; id++) {
+    const count = perName[id + 1]!;
+    if (count === 0) {
+      continue;
+    }
+    const first = offset[id]!;
+    const segment = durations.subarray(first, first + count);
+    segment.sort();
+    const { totalNs, stdDevNs } = sumAndStdDev(segment);
+    rows.push({
+      name: trace.strings.get(id),
+      count,
+      totalNs,
+      avgNs: totalNs / count,
+      medNs: medianOfSorted(segment),
+      minNs: segment[0]!,
+      maxNs: segment[count - 1]!,
+      stdDevNs,
+      timeShare: grandTotalNs > 0 ? totalNs / grandTotalNs : 0,
+    });
+  }
+  return rows.sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+}
+
+const copyRowKinds = [
+  OpKind.CopyHtoD,
+  OpKind.CopyDtoH,
+  OpKind.CopyDtoD,
+  OpKind.CopyPtoP,
+  OpKind.CopyHtoH,
+  OpKind.Memset,
+];
+
+/** Per copy kind and memset, like `cuda_gpu_mem_time_sum` + `cuda_gpu_mem_size_sum`. */
+export function copyStats(ctx: AnalysisContext): CopyStat[] {
+  const { cols, deviceSlotOfTrack } = ctx;
+  const rows: CopyStat[] = [];
+  for (const kind of copyRowKinds) {
+    let count = 0;
+    for (let i = 0; i < cols.count; i++) {
+      if (cols.kind[i] === kind && inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
+        count++;
+      }
+    }
+    if (count === 0) {
+      continue;
+    }
+    const durations = new Float64Array(count);
+    let bytes = 0;
+    let pageableCount = 0;
+    let k = 0;
+    for (let i = 0; i < cols.count; i++) {
+      if (cols.kind[i] !== kind || !inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
+        continue;
+      }
+      durations[k++] = cols.endNs[i]! - cols.startNs[i]!;
+      bytes += cols.bytes[i]!;
+      if (isPageable(cols.memKinds[i]!)) {
+        pageableCount++;
+      }
+    }
+    durations.sort();
+    const { totalNs, stdDevNs } = sumAndStdDev(durations);
+    rows.push({
+      kind: opKindName(kind),
+      count,
+      bytes,
+      totalNs,
+      avgNs: totalNs / count,
+      minNs: durations[0]!,
+      maxNs: durations[count - 1]!,
+      stdDevNs,
+      avgGBps: totalNs > 0 ? bytes / totalNs : 0,
+      pageableCount,
+    });
+  }
+  return rows;
+}
+
+/** Achieved bandwidth per copy direction: bytes over summed durations, and the per-op range. */
+export function bandwidthByDirection(ctx: AnalysisContext): CopyDirectionBandwidth[] {
+  const { cols, engineOf } = ctx;
+  const rows: CopyDirectionBandwidth[] = [];
+  const engines = [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP];
+  const kinds = [OpKind.CopyHtoD, OpKind.CopyDtoH, OpKind.CopyDtoD, OpKind.CopyPtoP];
+  engines.forEach((engine, d) => {
+    let count = 0;
+    let bytes = 0;
+    let totalNs = 0;
+    let minGBps = Infinity;
+    let maxGBps = 0;
+    for (let i = 0; i < cols.count; i++) {
+      if (engineOf[i] !== engine) {
+        continue;
+      }
+      const durNs = cols.endNs[i]! - cols.startNs[i]!;
+      count++;
+      bytes += cols.bytes[i]!;
+      totalNs += durNs;
+      if (durNs > 0) {
+        const gbps = cols.bytes[i]! / durNs;
+        minGBps = Math.min(minGBps, gbps);
+        maxGBps = Math.max(maxGBps, gbps);
+      }
+    }
+    if (count > 0) {
+      rows.push({
+        kind: opKindName(kinds[d]!),
+        count,
+        bytes,
+        totalNs,
+        avgGBps: totalNs > 0 ? bytes / totalNs : 0,
+        minGBps: Number.isFinite(minGBps) ? minGBps : 0,
+        maxGBps,
+      });
+    }
+  });
+  return rows;
+}
+
+export function isPageable(memKinds: number): boolean {
+  return srcMemKind(memKinds) === MemKind.Pageable || dstMemKind(memKinds) === MemKind.Pageable;
+}
+
+function inWindowOnGpu(ctx: AnalysisContext, i: number, deviceSlotOfTrack: Int32Array): boolean {
+  const { cols, window } = ctx;
+  if (ctx.engineOf[i] !== noEngine) {
+    return true;
+  }
+  // Host-to-host copies keep no GPU engine busy but still belong in the table.
+  return (
+    deviceSlotOfTrack[cols.track[i]!]! >= 0 &&
+    cols.endNs[i]! >= window.fromNs &&
+    cols.startNs[i]! <= window.toNs
+  );
+}
+
+function sumAndStdDev(values: Float64Array): { totalNs: number; stdDevNs: number } {
+  let totalNs = 0;
+  for (let k = 0; k < values.length; k++) {
+    totalNs += values[k]!;
+  }
+  const mean = totalNs / values.length;
+  let squares = 0;
+  for (let k = 0; k < values.length; k++) {
+    squares += (values[k]! - mean) ** 2;
+  }
+  // Sample standard deviation, as nsys reports it (0 for a single value).
+  const stdDevNs = values.length > 1 ? Math.sqrt(squares / (values.length - 1)) : 0;
+  return { totalNs, stdDevNs };
+}
+
+function medianOfSorted(values: Float64Array): number {
+  const n = values.length;
+  const mid = n >>> 1;
+  return n % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
+}

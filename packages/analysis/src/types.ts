@@ -1,0 +1,279 @@
+/** A time window in ns since the trace origin, both ends inclusive of ops that touch them. */
+export interface TimeWindow {
+  readonly fromNs: number;
+  readonly toNs: number;
+}
+
+/** Busy time (ns, union of intervals) per GPU engine class. */
+export interface EngineBusyNs {
+  readonly compute: number;
+  readonly copyHtoD: number;
+  readonly copyDtoH: number;
+  readonly copyDtoD: number;
+  readonly copyPtoP: number;
+  readonly memset: number;
+}
+
+/** The one-line result of a run (`streamscope run --summary`). */
+export interface RunSummary {
+  /** First GPU op start to last GPU op end, in ns. */
+  readonly makespanNs: number;
+  /** GPU ops by `opKindName`. */
+  readonly opCounts: Record<string, number>;
+  readonly busyNsByEngine: EngineBusyNs;
+  /** |∪copies ∩ ∪kernels| / |∪copies|; 0 when there are no copies. */
+  readonly copyComputeOverlap: number;
+}
+
+/** Copy/compute overlap = |∪copies ∩ ∪kernels| / |∪copies| for all copies and per direction. */
+export interface OverlapMetrics {
+  readonly all: number;
+  readonly htoD: number;
+  readonly dtoH: number;
+  readonly dtoD: number;
+  readonly ptoP: number;
+  /** |∪copies ∩ ∪kernels| in ns. */
+  readonly overlappedNs: number;
+  /** |∪copies| in ns. */
+  readonly copyBusyNs: number;
+}
+
+export interface StreamBusy {
+  readonly track: number;
+  readonly label: string;
+  readonly busyNs: number;
+  /** busyNs / the analysed span. */
+  readonly utilization: number;
+  readonly opCount: number;
+}
+
+/** How long, in total, k kernels (or copies) ran at once: `nsAtLevel[k]`. */
+export interface ConcurrencyProfile {
+  readonly kernelNsAtLevel: number[];
+  readonly copyNsAtLevel: number[];
+  readonly maxKernels: number;
+  readonly maxCopies: number;
+  /** Time-weighted average over `bins` equal bins of the span, for a small chart. */
+  readonly binFromNs: number;
+  readonly binNs: number;
+  readonly kernelsPerBin: number[];
+  readonly copiesPerBin: number[];
+}
+
+/** Distribution of a set of durations, in ns. */
+export interface Distribution {
+  readonly count: number;
+  readonly meanNs: number;
+  readonly minNs: number;
+  readonly p50Ns: number;
+  readonly p90Ns: number;
+  readonly p99Ns: number;
+  readonly maxNs: number;
+}
+
+export interface LaunchLatencyMetrics {
+  /** GPU start − end of the API call that enqueued the op, over ops with a known call. */
+  readonly all: Distribution;
+  readonly kernels: Distribution;
+  readonly copies: Distribution;
+}
+
+export interface QueueDepth {
+  readonly track: number;
+  readonly label: string;
+  /** Most ops enqueued by the host and not yet started on the GPU at once. */
+  readonly maxDepth: number;
+  /** Time-weighted mean depth over the analysed span. */
+  readonly meanDepth: number;
+}
+
+export interface CopyDirectionBandwidth {
+  readonly kind: string;
+  readonly count: number;
+  readonly bytes: number;
+  /** Sum of op durations. */
+  readonly totalNs: number;
+  /** bytes / totalNs, in GB/s (10^9 B/s). */
+  readonly avgGBps: number;
+  readonly minGBps: number;
+  readonly maxGBps: number;
+}
+
+export interface Metrics {
+  readonly window: TimeWindow;
+  readonly makespanNs: number;
+  /** First and last GPU op (clipped to the window). */
+  readonly gpuFromNs: number;
+  readonly gpuToNs: number;
+  readonly gpuOpCount: number;
+  readonly opCounts: Record<string, number>;
+  readonly busyNsByEngine: EngineBusyNs;
+  /** |∪ all GPU work| in ns, and its share of the makespan. */
+  readonly deviceBusyNs: number;
+  readonly deviceUtilization: number;
+  readonly overlap: OverlapMetrics;
+  readonly streams: StreamBusy[];
+  readonly concurrency: ConcurrencyProfile;
+  readonly bandwidth: CopyDirectionBandwidth[];
+  readonly launchLatency: LaunchLatencyMetrics;
+  readonly queueDepth: QueueDepth[];
+}
+
+/** Why a stream or the device sat idle. Stable strings: JSON, CLI and UI use them. */
+export type GapCause =
+  | 'event-wait'
+  | 'legacy-default-stream'
+  | 'engine-busy'
+  | 'host-sync'
+  | 'sync-copy'
+  | 'alloc-sync'
+  | 'host-busy'
+  | 'launch-latency'
+  | 'unknown';
+
+export const gapCauses: readonly GapCause[] = [
+  'event-wait',
+  'legacy-default-stream',
+  'engine-busy',
+  'host-sync',
+  'sync-copy',
+  'alloc-sync',
+  'host-busy',
+  'launch-latency',
+  'unknown',
+];
+
+export interface Gap {
+  /** The stream track, or -1 for a device-wide gap. */
+  readonly track: number;
+  readonly deviceId: number;
+  readonly fromNs: number;
+  readonly toNs: number;
+  readonly durNs: number;
+  readonly cause: GapCause;
+  /** The op that ended before the gap (-1 for a device gap) and the one that ended it. */
+  readonly beforeOp: number;
+  readonly afterOp: number;
+  /** The op that explains the gap (event record, blocking host call, barrier op, engine op), or -1. */
+  readonly causeOp: number;
+  /** One sentence with the trace's names and numbers. */
+  readonly detail: string;
+}
+
+export interface GapSummary {
+  readonly count: number;
+  readonly totalNs: number;
+  readonly countByCause: Record<GapCause, number>;
+  readonly nsByCause: Record<GapCause, number>;
+  /** The largest gaps (at most `maxListed`), in start order. */
+  readonly listed: Gap[];
+  readonly truncated: boolean;
+}
+
+export interface GapReport {
+  readonly stream: GapSummary;
+  readonly device: GapSummary;
+}
+
+export type Severity = 'info' | 'warning' | 'error';
+
+export type RuleId =
+  | 'pageable-copy'
+  | 'sync-copy'
+  | 'sync-memset'
+  | 'device-sync'
+  | 'gpu-gaps'
+  | 'low-utilization'
+  | 'default-stream-serialization'
+  | 'copy-engine-hol-blocking'
+  | 'missed-overlap';
+
+export const ruleIds: readonly RuleId[] = [
+  'pageable-copy',
+  'sync-copy',
+  'sync-memset',
+  'device-sync',
+  'gpu-gaps',
+  'low-utilization',
+  'default-stream-serialization',
+  'copy-engine-hol-blocking',
+  'missed-overlap',
+];
+
+export interface Finding {
+  readonly ruleId: RuleId;
+  readonly severity: Severity;
+  readonly title: string;
+  /** Generated from the trace's numbers: what happened and what to change. */
+  readonly message: string;
+  /** The ops it points at (at most `maxFindingOps`, largest effect first). */
+  readonly opIndices: number[];
+  readonly estimatedSavingNs: number;
+}
+
+/** `nsys stats cuda_gpu_kern_sum`-like row. */
+export interface KernelStat {
+  readonly name: string;
+  readonly count: number;
+  readonly totalNs: number;
+  readonly avgNs: number;
+  readonly medNs: number;
+  readonly minNs: number;
+  readonly maxNs: number;
+  readonly stdDevNs: number;
+  /** totalNs / the sum over all kernels. */
+  readonly timeShare: number;
+}
+
+/** `nsys stats cuda_gpu_mem_time_sum` + `mem_size_sum`-like row, per copy kind and memset. */
+export interface CopyStat {
+  readonly kind: string;
+  readonly count: number;
+  readonly bytes: number;
+  readonly totalNs: number;
+  readonly avgNs: number;
+  readonly minNs: number;
+  readonly maxNs: number;
+  readonly stdDevNs: number;
+  readonly avgGBps: number;
+  /** Copies with a pageable source or destination. */
+  readonly pageableCount: number;
+}
+
+export interface Analysis {
+  readonly metrics: Metrics;
+  readonly gaps: GapReport;
+  readonly findings: Finding[];
+  readonly kernelStats: KernelStat[];
+  readonly copyStats: CopyStat[];
+}
+
+/** Tunables; every field has a default (`defaultAnalysisOptions`). */
+export interface AnalysisOptions {
+  /** Device gaps at least this long fire `gpu-gaps` (Nsight uses 500 ms; µs scale teaches). */
+  readonly gpuGapThresholdNs: number;
+  /** `low-utilization`: chunks of the device span, and the utilization below which one is low. */
+  readonly utilizationChunks: number;
+  readonly utilizationThreshold: number;
+  /** `sync-copy` ignores host-to-device copies at most this big (Nsight's 64 KB exclusion). */
+  readonly syncCopyMinHtoDBytes: number;
+  /** A constraint released this close before an op's start counts as what held it. */
+  readonly dispatchSlackNs: number;
+  /** A rule fires only when its estimated saving is at least this (and, where stated, a share). */
+  readonly minSavingNs: number;
+  readonly maxListedGaps: number;
+  readonly maxFindingOps: number;
+  readonly concurrencyBins: number;
+}
+
+export const defaultAnalysisOptions: AnalysisOptions = {
+  gpuGapThresholdNs: 10_000,
+  utilizationChunks: 30,
+  utilizationThreshold: 0.5,
+  syncCopyMinHtoDBytes: 64 * 1024,
+  dispatchSlackNs: 2_000,
+  minSavingNs: 1_000,
+  maxListedGaps: 500,
+  maxFindingOps: 50,
+  concurrencyBins: 100,
+};
