@@ -1,0 +1,40 @@
+// CUPTI, loaded at run time with dlopen: a machine without CUPTI (or with another profiler
+// holding it) still runs the addon, timed with cudaEvent pairs instead. Only types come from the
+// headers; no CUPTI symbol is linked.
+#pragma once
+
+#include <cupti.h>
+
+#include <string>
+
+namespace streamscope {
+
+struct CuptiApi {
+  void* handle = nullptr;
+  std::string error;  // why loading failed, when handle is null
+  std::string path;
+  CUptiResult (*getVersion)(uint32_t*) = nullptr;
+  CUptiResult (*getResultString)(CUptiResult, const char**) = nullptr;
+  CUptiResult (*getTimestamp)(uint64_t*) = nullptr;
+  CUptiResult (*activityEnable)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*activityDisable)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*activityFlushAll)(uint32_t) = nullptr;
+  CUptiResult (*activityGetNextRecord)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
+  CUptiResult (*activityGetNumDroppedRecords)(CUcontext, uint32_t, size_t*) = nullptr;
+  CUptiResult (*activityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
+                                           CUpti_BuffersCallbackCompleteFunc) = nullptr;
+  CUptiResult (*activitySetAttribute)(CUpti_ActivityAttribute, size_t*, void*) = nullptr;
+  CUptiResult (*activityEnableCudaEventDeviceTimestamps)(uint8_t) = nullptr;  // optional
+  CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
+  CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
+  CUptiResult (*enableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
+
+  bool loaded() const { return handle != nullptr; }
+  /** "CUPTI_ERROR_X" for a result code, or the number when the library cannot say. */
+  std::string resultName(CUptiResult r) const;
+};
+
+/** The process-wide CUPTI table, loaded on first use (thread-safe). */
+const CuptiApi& cuptiApi();
+
+}  // namespace streamscope

@@ -1,0 +1,223 @@
+#include "cupti-session.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cupti-api.h"
+
+namespace streamscope {
+
+namespace {
+
+constexpr size_t kBufferBytes = 1 << 20;  // CUPTI suggests 1-10 MB; small buffers return sooner
+
+thread_local uint32_t tlsCorrelation = 0;
+std::atomic<RecordSink*> currentSink{nullptr};
+std::mutex startMutex;
+bool started = false;
+std::string startError;
+CUpti_SubscriberHandle subscriber = nullptr;
+
+std::mutex flushMutex;
+std::condition_variable flushWake;
+std::thread flushThread;
+bool flushStop = false;
+
+bool ignoredForCorrelation(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void CUPTIAPI onApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || ignoredForCorrelation(cbid)) {
+    return;
+  }
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite == CUPTI_API_ENTER && tlsCorrelation == 0) {
+    tlsCorrelation = info->correlationId;
+  }
+}
+
+void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *maxRecords = 0;
+}
+
+uint8_t copyKindOf(uint8_t cuptiCopyKind) {
+  switch (cuptiCopyKind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return kCopyHtoD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return kCopyDtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return kCopyHtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return kCopyPtoP;
+    default:
+      return kCopyDtoD;
+  }
+}
+
+uint8_t packKinds(unsigned src, unsigned dst) {
+  return static_cast<uint8_t>((src & 0x0f) | ((dst & 0x0f) << 4));
+}
+
+void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t,
+                                size_t validSize) {
+  const CuptiApi& api = cuptiApi();
+  std::vector<GpuRecord> records;
+  CUpti_Activity* record = nullptr;
+  while (validSize > 0 && api.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+    GpuRecord r;
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        r = GpuRecord{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), k->correlationId,
+                      kKernel, 0, 0, 0};
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
+                      copyKindOf(m->copyKind), packKinds(m->srcKind, m->dstKind), m->bytes, 0};
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+        r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
+                      kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0};
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
+                      kMemset, packKinds(0, m->memoryKind), m->bytes, 0};
+        break;
+      }
+      default:
+        continue;
+    }
+    records.push_back(r);
+  }
+  RecordSink* sink = currentSink.load();
+  if (sink != nullptr) {
+    sink->pushGpu(records);
+    size_t dropped = 0;
+    if (api.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+      sink->addCuptiDropped(dropped);
+    }
+  }
+  std::free(buffer);
+}
+
+std::string check(CUptiResult r, const char* what) {
+  return r == CUPTI_SUCCESS ? "" : std::string(what) + " failed: " + cuptiApi().resultName(r);
+}
+
+void stopFlushThread() {
+  {
+    std::lock_guard<std::mutex> lock(flushMutex);
+    flushStop = true;
+  }
+  flushWake.notify_all();
+  if (flushThread.joinable()) {
+    flushThread.join();
+  }
+}
+
+}  // namespace
+
+void resetCorrelation() { tlsCorrelation = 0; }
+uint32_t lastCorrelation() { return tlsCorrelation; }
+
+uint32_t cuptiVersion() {
+  const CuptiApi& api = cuptiApi();
+  uint32_t version = 0;
+  if (api.loaded()) {
+    api.getVersion(&version);
+  }
+  return version;
+}
+
+std::string cuptiStart() {
+  std::lock_guard<std::mutex> lock(startMutex);
+  if (started) {
+    return startError;
+  }
+  started = true;
+  const CuptiApi& api = cuptiApi();
+  if (!api.loaded()) {
+    startError = api.error;
+    return startError;
+  }
+  std::string error = check(api.activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
+                            "cuptiActivityRegisterCallbacks");
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                      CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
+  for (CUpti_ActivityKind kind : kinds) {
+    if (error.empty()) {
+      error = check(api.activityEnable(kind), "cuptiActivityEnable");
+    }
+  }
+  if (error.empty()) {
+    // A second subscriber (Nsight Systems profiling this process) makes this fail: we then fall
+    // back to event timing instead of crashing.
+    error = check(api.subscribe(&subscriber, onApi, nullptr), "cuptiSubscribe");
+  }
+  if (error.empty()) {
+    error = check(api.enableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain");
+  }
+  if (!error.empty()) {
+    for (CUpti_ActivityKind kind : kinds) {
+      api.activityDisable(kind);
+    }
+  }
+  startError = error;
+  return startError;
+}
+
+void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
+  currentSink.store(sink);
+  stopFlushThread();
+  flushStop = false;
+  int periodMs = flushIntervalMs > 0 ? flushIntervalMs : 10;
+  flushThread = std::thread([periodMs] {
+    std::unique_lock<std::mutex> lock(flushMutex);
+    while (!flushStop) {
+      flushWake.wait_for(lock, std::chrono::milliseconds(periodMs));
+      if (flushStop) {
+        break;
+      }
+      // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
+      lock.unlock();
+      cuptiApi().activityFlushAll(0);
+      lock.lock();
+    }
+  });
+}
+
+void cuptiFinish() {
+  stopFlushThread();
+  cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  currentSink.store(nullptr);
+}
+
+}  // namespace streamscope

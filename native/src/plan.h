@@ -1,0 +1,91 @@
+// A validated plan as plain structs: the binding layer copies it out of JS on the main thread,
+// so the threads that issue CUDA work never touch a Napi value. TypeScript validates the
+// workload and lowers it to this form (packages/executor/src/cuda/native-plan.ts mirrors it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamscope {
+
+enum class StreamType : int { Legacy = 0, PerThread = 1, Blocking = 2, NonBlocking = 3 };
+enum class BufferKind : int { Device = 0, Pinned = 1, Pageable = 2, StreamOrdered = 3 };
+
+enum class OpCode : int {
+  KernelTimed = 1,   // a0 durNs, a1 gridX, a2 blockX, a3 sharedMemBytes
+  KernelWork = 2,    // a0 iterations, a1 gridX, a2 blockX, a3 sharedMemBytes
+  Copy = 3,          // a0 dst buffer, a1 src buffer, a2 bytes, a3 1 = async
+  Memset = 4,        // a0 buffer, a1 bytes, a2 1 = async, a3 value
+  EventRecord = 5,   // a0 event
+  StreamWait = 6,    // a0 event
+  StreamSync = 7,    // stream
+  EventSync = 8,     // a0 event
+  DeviceSync = 9,    // a0 device
+  HostFunc = 10,     // a0 durNs the callback busies its thread
+  HostWork = 11,     // a0 durNs the host thread is busy
+  GraphLaunch = 12,  // a0 graph
+  MallocAsync = 13,  // a0 stream-ordered buffer
+  FreeAsync = 14,    // a0 stream-ordered buffer
+  PeerCopy = 15,     // a0 dst buffer, a1 src buffer, a2 bytes
+  WaitRecorded = 16, // a0 event, a1 count: host waits until another thread recorded it a1 times
+  Fault = 17,        // a kernel that faults (tests)
+};
+
+struct PlanOp {
+  OpCode code = OpCode::KernelTimed;
+  int stream = 0;
+  int64_t a[5] = {0, 0, 0, 0, 0};
+  uint32_t nameId = 0;          // trace string id of the op's label
+  uint32_t refId = 0xffffffffu; // kernel: launch config index
+};
+
+struct PlanStream {
+  int device = 0;
+  StreamType type = StreamType::Blocking;
+  int priority = 0;
+  uint32_t track = 0;
+};
+
+struct PlanBuffer {
+  int device = 0;
+  BufferKind kind = BufferKind::Device;
+  uint64_t bytes = 0;
+};
+
+struct PlanEvent {
+  int device = 0;
+};
+
+struct PlanGraph {
+  int captureStream = 0;  // a created (non-default) stream of the plan
+  std::vector<PlanOp> ops;
+};
+
+struct PlanThread {
+  uint32_t track = 0;
+  std::vector<PlanOp> ops;
+};
+
+struct Plan {
+  std::vector<int> devices;
+  std::vector<PlanStream> streams;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanEvent> events;
+  std::vector<PlanGraph> graphs;
+  std::vector<PlanThread> threads;
+};
+
+enum class TimingMode { Cupti, Events, None };
+
+struct RunOptions {
+  TimingMode timing = TimingMode::Cupti;
+  bool timingAuto = true;  // fall back to events when CUPTI cannot start
+  int flushIntervalMs = 10;
+  uint32_t firstStringId = 1;
+  size_t maxQueuedRecords = 4u << 20;
+};
+
+constexpr int kOpStride = 9;  // code, stream, a0..a4, nameId, refId
+
+}  // namespace streamscope

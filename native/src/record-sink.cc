@@ -1,0 +1,164 @@
+#include "record-sink.h"
+
+#include <utility>
+
+namespace streamscope {
+
+namespace {
+// A GPU record whose correlation is still unknown waits this many drains before it counts as lost
+// (the issuing thread registers the id right after the API call returns, long before the record).
+constexpr int kMaxDrainsWaited = 50;
+}  // namespace
+
+RecordSink::RecordSink(int64_t originNs, uint32_t firstStringId, size_t maxQueued)
+    : originNs_(originNs), maxQueued_(maxQueued), nextStringId_(firstStringId) {}
+
+uint32_t RecordSink::intern(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = stringIds_.find(name);
+  if (found != stringIds_.end()) {
+    return found->second;
+  }
+  uint32_t id = nextStringId_++;
+  stringIds_.emplace(name, id);
+  newStrings_.push_back(name);
+  return id;
+}
+
+void RecordSink::pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind,
+                        uint32_t nameId, uint32_t correlationId, uint8_t flags, uint64_t bytes,
+                        uint8_t memKinds, uint32_t refId) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (readyOps_.size() + gpu_.size() >= maxQueued_) {
+      counts_.dropped++;
+      return;
+    }
+    CodecOp op;
+    op.startNs = rel(startNs);
+    op.endNs = rel(endNs);
+    op.track = track;
+    op.kind = kind;
+    op.nameId = nameId;
+    op.correlationId = correlationId;
+    op.flags = flags;
+    op.bytes = bytes;
+    op.memKinds = memKinds;
+    op.refId = refId;
+    readyOps_.push_back(op);
+    readyOpApiCorrelation_.push_back(correlationId);
+  }
+  ring();
+}
+
+void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
+  if (correlationId == 0) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  issued_[correlationId] = op;
+}
+
+void RecordSink::pushGpu(const std::vector<GpuRecord>& records) {
+  if (records.empty()) {
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const GpuRecord& r : records) {
+      if (readyOps_.size() + gpu_.size() >= maxQueued_) {
+        counts_.dropped++;
+        continue;
+      }
+      gpu_.push_back(r);
+    }
+  }
+  ring();
+}
+
+void RecordSink::addCuptiDropped(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  counts_.cuptiDropped += n;
+}
+
+void RecordSink::ring() {
+  if (!rung_.exchange(true) && doorbell_) {
+    doorbell_();
+  }
+}
+
+bool RecordSink::hasPending() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !readyOps_.empty() || !newStrings_.empty() || !gpu_.empty();
+}
+
+SinkCounts RecordSink::counts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counts_;
+}
+
+std::vector<uint8_t> RecordSink::drain(bool final) {
+  rung_.store(false);
+  std::vector<std::string> strings;
+  std::vector<CodecOp> ops;
+  std::vector<CodecFlow> flows;
+  uint32_t firstStringId = 0;
+  uint32_t firstOp = 0;
+  uint32_t firstFlow = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    strings.swap(newStrings_);
+    firstStringId = nextStringId_ - static_cast<uint32_t>(strings.size());
+    firstOp = opsSent_;
+    firstFlow = flowsSent_;
+    ops.swap(readyOps_);
+    std::vector<uint32_t> apiCorrelation;
+    apiCorrelation.swap(readyOpApiCorrelation_);
+    for (size_t i = 0; i < ops.size(); i++) {
+      if (apiCorrelation[i] != 0) {
+        apiOpIndex_[apiCorrelation[i]] = firstOp + static_cast<uint32_t>(i);
+      }
+    }
+    // Join GPU records to the op that issued them; keep the unknown ones for a later drain.
+    std::vector<GpuRecord> waiting;
+    for (GpuRecord& r : gpu_) {
+      auto info = issued_.find(r.correlationId);
+      if (info == issued_.end()) {
+        if (!final && ++r.drainsWaited < kMaxDrainsWaited) {
+          waiting.push_back(r);
+        } else {
+          counts_.unmatched++;
+        }
+        continue;
+      }
+      CodecOp op;
+      op.startNs = rel(r.startNs);
+      op.endNs = rel(r.endNs);
+      op.track = info->second.gpuTrack;
+      op.kind = r.kind;
+      op.nameId = info->second.nameId;
+      op.correlationId = r.correlationId;
+      op.bytes = r.bytes;
+      op.memKinds = r.memKinds;
+      op.refId = info->second.graph || r.kind != kKernel ? kNoRef : info->second.refId;
+      op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
+      uint32_t index = firstOp + static_cast<uint32_t>(ops.size());
+      ops.push_back(op);
+      auto api = apiOpIndex_.find(r.correlationId);
+      if (api != apiOpIndex_.end()) {
+        flows.push_back(CodecFlow{api->second, index, kFlowApiToGpu});
+      }
+    }
+    gpu_.swap(waiting);
+    opsSent_ += static_cast<uint32_t>(ops.size());
+    flowsSent_ += static_cast<uint32_t>(flows.size());
+    counts_.opsOut += ops.size();
+  }
+  CodecWriter writer;
+  writer.strings(firstStringId, strings);
+  writer.ops(firstOp, ops);
+  writer.flows(firstFlow, flows);
+  return writer.take();
+}
+
+}  // namespace streamscope

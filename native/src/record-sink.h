@@ -1,0 +1,118 @@
+// Where records wait between the threads that produce them (issue threads, CUPTI's buffer
+// callback, the event-completion thread, host callbacks) and JS, which pulls them with drain().
+// GPU records are joined to the op that issued them by CUPTI correlation id; everything leaves
+// as codec batches (strings, ops, flows). Memory is capped: past the cap records are dropped
+// and counted, never silently.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codec-writer.h"
+
+namespace streamscope {
+
+// Op kinds and flags, as packages/trace/src/op-kind.ts numbers them (part of the codec).
+enum OpKindCode : uint8_t {
+  kKernel = 0,
+  kCopyHtoD = 1,
+  kCopyDtoH = 2,
+  kCopyDtoD = 3,
+  kCopyPtoP = 4,
+  kCopyHtoH = 5,
+  kMemset = 6,
+  kEventRecord = 7,
+  kStreamWait = 8,
+  kStreamSync = 9,
+  kEventSync = 10,
+  kDeviceSync = 11,
+  kHostFunc = 12,
+  kGraphLaunch = 13,
+  kAlloc = 14,
+  kFree = 15,
+  kApiCall = 16,
+  kHostWork = 17,
+};
+enum OpFlagBits : uint8_t { kFlagSync = 1, kFlagInGraph = 2, kFlagEventTimed = 4, kFlagIncomplete = 8 };
+constexpr uint8_t kFlowApiToGpu = 1;
+constexpr uint32_t kNoRef = 0xffffffffu;
+
+/** What the issuing thread knows about the GPU work behind one API call. */
+struct IssuedOp {
+  uint32_t gpuTrack = 0;
+  uint32_t nameId = 0;
+  uint32_t refId = kNoRef;
+  uint8_t flags = 0;
+  bool graph = false;  // a graph launch: several GPU records share its correlation id
+};
+
+/** A GPU activity as CUPTI reported it (absolute ns), before it is joined to its op. */
+struct GpuRecord {
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  uint32_t correlationId = 0;
+  uint8_t kind = kKernel;
+  uint8_t memKinds = 0;
+  uint64_t bytes = 0;
+  int drainsWaited = 0;
+};
+
+struct SinkCounts {
+  uint64_t opsOut = 0;
+  uint64_t dropped = 0;        // past the memory cap
+  uint64_t unmatched = 0;      // GPU records whose API call never became known
+  uint64_t cuptiDropped = 0;   // reported by cuptiActivityGetNumDroppedRecords
+};
+
+class RecordSink {
+ public:
+  RecordSink(int64_t originNs, uint32_t firstStringId, size_t maxQueued);
+
+  /** Interns a name; new names leave in the next drain as a strings batch. */
+  uint32_t intern(const std::string& name);
+  /** A finished op with absolute times. A correlation id marks it as the API call behind GPU work. */
+  void pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind, uint32_t nameId,
+              uint32_t correlationId = 0, uint8_t flags = 0, uint64_t bytes = 0, uint8_t memKinds = 0,
+              uint32_t refId = kNoRef);
+  /** Tells the sink which op a correlation id belongs to (the API call's op is pushed separately). */
+  void issued(uint32_t correlationId, const IssuedOp& op);
+  void pushGpu(const std::vector<GpuRecord>& records);
+  void addCuptiDropped(uint64_t n);
+
+  /** Codec batches for everything new; `final` also emits GPU records still unmatched as lost. */
+  std::vector<uint8_t> drain(bool final);
+  bool hasPending();
+  SinkCounts counts();
+  int64_t originNs() const { return originNs_; }
+
+  /** Called (from any thread) when records arrive and the last doorbell was answered. */
+  void setDoorbell(std::function<void()> ring) { doorbell_ = std::move(ring); }
+
+ private:
+  void ring();
+  int64_t rel(int64_t absNs) const { return absNs > originNs_ ? absNs - originNs_ : 0; }
+
+  const int64_t originNs_;
+  const size_t maxQueued_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, uint32_t> stringIds_;
+  uint32_t nextStringId_;
+  std::vector<std::string> newStrings_;
+  std::vector<CodecOp> readyOps_;
+  std::vector<uint32_t> readyOpApiCorrelation_;  // per ready op: correlation if it is an API call
+  std::vector<GpuRecord> gpu_;
+  std::unordered_map<uint32_t, IssuedOp> issued_;
+  std::unordered_map<uint32_t, uint32_t> apiOpIndex_;  // correlation id -> op index of the API call
+  uint32_t opsSent_ = 0;
+  uint32_t flowsSent_ = 0;
+  SinkCounts counts_;
+  std::atomic<bool> rung_{false};
+  std::function<void()> doorbell_;
+};
+
+}  // namespace streamscope
