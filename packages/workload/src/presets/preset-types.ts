@@ -1,0 +1,56 @@
+import type { WorkloadInput } from '../schema.ts';
+
+export type PresetParamType = 'int' | 'number' | 'bool' | 'enum' | 'size';
+export type PresetValue = string | number | boolean;
+
+/** One knob of a preset, as the CLI (`--set NAME=VALUE`) and the lab UI show it. */
+export interface PresetParam {
+  readonly name: string;
+  readonly type: PresetParamType;
+  /** ints and numbers are numbers, bools booleans, enums one of `options`, sizes text ("64MiB"). */
+  readonly default: PresetValue;
+  readonly min?: number;
+  readonly max?: number;
+  readonly options?: readonly string[];
+  readonly description: string;
+}
+
+export interface PresetInfo {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly params: readonly PresetParam[];
+  /** The parameter that flips the scenario between its pitfall and its fix. */
+  readonly pitfallParam: string;
+}
+
+/** Parameter values after coercion: sizes in bytes, everything checked against its PresetParam. */
+export type PresetArgs = Readonly<Record<string, number | string | boolean>>;
+
+export interface PresetDefinition extends PresetInfo {
+  build(args: PresetArgs): WorkloadInput;
+}
+
+export function num(args: PresetArgs, name: string): number {
+  const v = args[name];
+  if (typeof v !== 'number') {
+    throw new Error(`preset parameter ${name} is not a number`);
+  }
+  return v;
+}
+
+export function str(args: PresetArgs, name: string): string {
+  const v = args[name];
+  if (typeof v !== 'string') {
+    throw new Error(`preset parameter ${name} is not text`);
+  }
+  return v;
+}
+
+export function bool(args: PresetArgs, name: string): boolean {
+  const v = args[name];
+  if (typeof v !== 'boolean') {
+    throw new Error(`preset parameter ${name} is not a boolean`);
+  }
+  return v;
+}

@@ -1,0 +1,113 @@
+import { Declarations, refBase } from './declarations.ts';
+import { bindWaits } from './cross-thread.ts';
+import type { ThreadCtx } from './expand.ts';
+import { Expander } from './expand.ts';
+import type { WorkloadIssue } from './issues.ts';
+import { IssueList, jsonPath } from './issues.ts';
+import type { WorkloadLimits } from './limits.ts';
+import { defaultLimits } from './limits.ts';
+import type { Plan } from './plan.ts';
+import type { Workload, WorkloadOp } from './schema.ts';
+import { workloadSchema } from './schema.ts';
+import { Values } from './values.ts';
+
+export type ValidationResult =
+  | { readonly ok: true; readonly workload: Workload; readonly plan: Plan }
+  | { readonly ok: false; readonly errors: readonly WorkloadIssue[] };
+
+/**
+ * Checks a spec (any JSON) and expands it into a Plan. Reports every problem found, each at
+ * its JSON path; structure errors (unknown fields, wrong types) come first, since the deeper
+ * checks need a well-formed spec.
+ */
+export function validateWorkload(
+  input: unknown,
+  limits: Partial<WorkloadLimits> = {},
+): ValidationResult {
+  const bounds: WorkloadLimits = { ...defaultLimits, ...limits };
+  const parsed = workloadSchema.safeParse(input);
+  if (!parsed.success) {
+    return { ok: false, errors: parsed.error.issues.flatMap(zodIssue) };
+  }
+  const workload = parsed.data;
+  const issues = new IssueList();
+  const values = new Values(issues);
+  const decl = new Declarations(issues, values, bounds, workload, opAllocatedNames(workload));
+  const expander = new Expander(issues, values, bounds, decl);
+  const threadNames = new Set<string>();
+  const threads: ThreadCtx[] = [];
+  workload.threads.forEach((t, i) => {
+    const path = `$.threads[${i}]`;
+    if (threadNames.has(t.name)) {
+      issues.add(`${path}.name`, `thread "${t.name}" is declared twice`);
+    }
+    if (i >= bounds.maxThreads) {
+      issues.add(path, `more than ${bounds.maxThreads} threads (limit maxThreads)`);
+      return;
+    }
+    threadNames.add(t.name);
+    const ctx: ThreadCtx = {
+      id: i,
+      name: t.name,
+      device: decl.device(t.device, `${path}.device`),
+      ops: [],
+      graphs: new Map(),
+    };
+    threads.push(ctx);
+    expander.expandThread(ctx, t.ops, `${path}.ops`);
+  });
+  if (issues.count === 0) {
+    bindWaits(issues, threads, decl.events, expander.records, expander.waits);
+  }
+  if (issues.count > 0) {
+    return { ok: false, errors: issues.items };
+  }
+  const plan: Plan = {
+    version: 1,
+    name: workload.name,
+    devices: decl.devices,
+    buffers: decl.buffers,
+    streams: decl.streams,
+    events: decl.events,
+    graphs: expander.graphs,
+    threads: threads.map((t) => ({ id: t.id, name: t.name, device: t.device, ops: t.ops })),
+    opCount: expander.opCount,
+    executedOpCount: expander.executedOpCount,
+    declaredDurationNs: expander.declaredDurationNs,
+  };
+  return { ok: true, workload, plan };
+}
+
+function zodIssue(issue: {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}): WorkloadIssue[] {
+  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) {
+    return issue.keys.map((key) => ({
+      path: jsonPath([...issue.path, key]),
+      message: `unknown field "${key}"`,
+    }));
+  }
+  return [{ path: jsonPath(issue.path), message: issue.message }];
+}
+
+/** Base names of buffers some malloc/free op allocates: those are not allocated at setup. */
+function opAllocatedNames(workload: Workload): Set<string> {
+  const names = new Set<string>();
+  const visit = (ops: readonly WorkloadOp[]): void => {
+    for (const op of ops) {
+      if (op.op === 'malloc' || op.op === 'free') {
+        const base = refBase(op.buffer);
+        if (base !== undefined) {
+          names.add(base);
+        }
+      } else if (op.op === 'repeat' || op.op === 'range' || op.op === 'graph') {
+        visit(op.ops);
+      }
+    }
+  };
+  workload.threads.forEach((t) => visit(t.ops));
+  return names;
+}
