@@ -1,1 +1,22 @@
-export {};
+/** The timeline renderer: typed arrays in, pixels out. No React, no store (DESIGN.md). */
+export type { TimelineView, TimelineViewOptions, ScrollInfo } from './timeline-view.ts';
+export { createTimelineView } from './timeline-view.ts';
+export type { Viewport } from './viewport.ts';
+export { clampViewport, fitViewport, zoomViewport, panViewport, minSpanNs } from './viewport.ts';
+export type { TimelineHit } from './hit-test.ts';
+export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
+export type { AreaSelection, FrameStats } from './frame-input.ts';
+export type { LayoutRow, RowLayout, RowKind, LayoutOptions } from './layout.ts';
+export { computeLayout, rowIndexAt, defaultRowHeights } from './layout.ts';
+export type { AxisTick, AxisTicks, TimeUnit } from './axis-ticks.ts';
+export { axisTicks, niceStepNs, formatTick } from './axis-ticks.ts';
+export type { Rgba, LegendEntry } from './colors.ts';
+export { opLegend, colorOfKind, cssColor, chrome } from './colors.ts';
+export type { GapTable } from './gaps.ts';
+export { GapCause, gapLegend, colorOfGap } from './gaps.ts';
+export type { IntervalBuffers } from './interval-buffers.ts';
+export { bucketNsFor, bucketIntervals } from './lod.ts';
+export type { PaintSurface } from './paint-surface.ts';
+export type { FrameClock } from './scheduler.ts';
+export type { SyntheticTraceOptions } from './synthetic-trace.ts';
+export { syntheticTrace } from './synthetic-trace.ts';

@@ -1,0 +1,160 @@
+import { FlowKind } from '@streamscope/trace';
+import type { AxisTicks } from './axis-ticks.ts';
+import { chrome } from './colors.ts';
+import type { FrameInput } from './frame-input.ts';
+import { pxPerNs } from './frame-input.ts';
+import type { RowLayout } from './layout.ts';
+import { rowScreenTopPx } from './layout.ts';
+import type { PaintSurface } from './paint-surface.ts';
+
+/** The time axis band at the top: tick marks, labels and the label base when there is one. */
+export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTicks): void {
+  const { widthPx, gutterPx, axisHeightPx } = input;
+  surface.fillRect(0, 0, widthPx, axisHeightPx, chrome.background);
+  surface.fillRect(0, 0, gutterPx, axisHeightPx, chrome.gutter);
+  const scale = pxPerNs(input);
+  surface.pushClip(gutterPx, 0, widthPx - gutterPx, axisHeightPx);
+  for (const tick of ticks.ticks) {
+    const xPx = Math.round(gutterPx + (tick.timeNs - input.window.startNs) * scale) + 0.5;
+    surface.line(xPx, axisHeightPx - (tick.major ? 9 : 6), xPx, axisHeightPx, chrome.axisLine, 1);
+    surface.text(tick.label, xPx + 3, axisHeightPx / 2 - 2, chrome.mutedText, 'axis', 'left');
+  }
+  surface.popClip();
+  const base = ticks.baseLabel === '' ? `time (${ticks.unit})` : `at ${ticks.baseLabel}`;
+  surface.text(base, 8, axisHeightPx / 2, chrome.mutedText, 'axis', 'left');
+  surface.line(0, axisHeightPx - 0.5, widthPx, axisHeightPx - 0.5, chrome.axisLine, 1);
+}
+
+/** Vertical centre of a track's row on screen, or NaN when it has no row. */
+export function trackMidPx(input: FrameInput, track: number): number {
+  const r = input.layout.rowOfTrack[track] ?? -1;
+  const row = input.layout.rows[r];
+  if (row === undefined) {
+    return Number.NaN;
+  }
+  return (
+    input.axisHeightPx + rowScreenTopPx(input.layout, row, input.scrollTopPx) + row.heightPx / 2
+  );
+}
+
+function trackRowBand(input: FrameInput, track: number, out: Float64Array): boolean {
+  const layout: RowLayout = input.layout;
+  const row = layout.rows[layout.rowOfTrack[track] ?? -1];
+  if (row === undefined) {
+    return false;
+  }
+  out[0] = input.axisHeightPx + rowScreenTopPx(layout, row, input.scrollTopPx);
+  out[1] = row.heightPx;
+  return true;
+}
+
+const band = new Float64Array(2);
+
+/** Search matches (a strip under each visible match), the current match and the selection. */
+export function drawMarks(surface: PaintSurface, input: FrameInput): void {
+  const { trace, layout, window, gutterPx, widthPx, search } = input;
+  const ops = trace.ops.columns();
+  const scale = pxPerNs(input);
+  const xOf = (ns: number): number => gutterPx + (ns - window.startNs) * scale;
+  surface.pushClip(
+    gutterPx,
+    input.axisHeightPx,
+    widthPx - gutterPx,
+    input.heightPx - input.axisHeightPx,
+  );
+  if (search !== undefined) {
+    for (const row of layout.rows) {
+      if (row.kind !== 'track' || !trackRowBand(input, row.track, band)) {
+        continue;
+      }
+      const found = search.inWindow(row.track, window.startNs, window.endNs);
+      let lastPx = -Infinity;
+      for (let k = 0; k < found.length; k++) {
+        const op = found[k]!;
+        const x0 = Math.max(gutterPx - 2, xOf(ops.startNs[op]!));
+        const x1 = Math.max(x0 + 2, Math.min(widthPx + 2, xOf(ops.endNs[op]!)));
+        if (x1 < gutterPx || x1 - lastPx < 1) {
+          continue; // one mark per pixel is enough
+        }
+        lastPx = x1;
+        surface.fillRect(x0, band[0]! + band[1]! - 4, x1 - x0, 3, chrome.currentMatch);
+        surface.strokeRect(x0, band[0]! + 1.5, x1 - x0, band[1]! - 3, chrome.searchMatchEdge, 1);
+      }
+    }
+  }
+  const outline = (op: number | undefined, color: number, lineWidthPx: number): void => {
+    if (
+      op === undefined ||
+      op < 0 ||
+      op >= ops.count ||
+      !trackRowBand(input, ops.track[op]!, band)
+    ) {
+      return;
+    }
+    const x0 = xOf(ops.startNs[op]!);
+    const x1 = Math.max(x0 + 3, xOf(ops.endNs[op]!));
+    surface.strokeRect(x0 - 1, band[0]! + 1, x1 - x0 + 2, band[1]! - 2, color, lineWidthPx);
+  };
+  outline(input.currentMatch, chrome.currentMatch, 2.5);
+  outline(input.selectedOp, chrome.selection, 2);
+  drawFlows(surface, input, xOf);
+  surface.popClip();
+}
+
+/** Flows of the selection as arrows: event record → wait, API call → GPU op, graph → node. */
+function drawFlows(surface: PaintSurface, input: FrameInput, xOf: (ns: number) => number): void {
+  const flows = input.trace.flows.columns();
+  const ops = input.trace.ops.columns();
+  for (const f of input.selectedFlows) {
+    const from = flows.fromOp[f];
+    const to = flows.toOp[f];
+    if (from === undefined || to === undefined || from >= ops.count || to >= ops.count) {
+      continue;
+    }
+    const y0 = trackMidPx(input, ops.track[from]!);
+    const y1 = trackMidPx(input, ops.track[to]!);
+    if (Number.isNaN(y0) || Number.isNaN(y1)) {
+      continue;
+    }
+    const kind = flows.kind[f];
+    // A record completes at its end; a call enqueues at its start.
+    const x0 =
+      kind === FlowKind.EventRecordToWait ? xOf(ops.endNs[from]!) : xOf(ops.startNs[from]!);
+    const x1 = xOf(ops.startNs[to]!);
+    const color =
+      kind === FlowKind.EventRecordToWait
+        ? chrome.flowEventWait
+        : kind === FlowKind.GraphToNode
+          ? chrome.flowGraph
+          : chrome.flowApiToGpu;
+    surface.arrow(x0, y0, x1, y1, color);
+  }
+}
+
+/** The area selection: shading on its tracks' rows and edges across the whole row area. */
+export function drawArea(surface: PaintSurface, input: FrameInput): void {
+  const area = input.area;
+  if (area === undefined) {
+    return;
+  }
+  const { gutterPx, widthPx, axisHeightPx, heightPx, window } = input;
+  const scale = pxPerNs(input);
+  const x0 = Math.max(gutterPx, gutterPx + (area.startNs - window.startNs) * scale);
+  const x1 = Math.min(widthPx, gutterPx + (area.endNs - window.startNs) * scale);
+  if (x1 < gutterPx || x0 > widthPx) {
+    return;
+  }
+  surface.pushClip(gutterPx, axisHeightPx, widthPx - gutterPx, heightPx - axisHeightPx);
+  if (area.tracks.length === 0) {
+    surface.fillRect(x0, axisHeightPx, x1 - x0, heightPx - axisHeightPx, chrome.areaFill);
+  } else {
+    for (const track of area.tracks) {
+      if (trackRowBand(input, track, band)) {
+        surface.fillRect(x0, band[0]!, x1 - x0, band[1]!, chrome.areaFill);
+      }
+    }
+  }
+  surface.line(x0, axisHeightPx, x0, heightPx, chrome.areaEdge, 1);
+  surface.line(x1, axisHeightPx, x1, heightPx, chrome.areaEdge, 1);
+  surface.popClip();
+}

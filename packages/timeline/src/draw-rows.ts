@@ -1,0 +1,291 @@
+import type { AxisTicks } from './axis-ticks.ts';
+import { chrome, textColorOn } from './colors.ts';
+import type { FrameInput, FrameStats } from './frame-input.ts';
+import { pxPerNs } from './frame-input.ts';
+import type { IntervalBuilder } from './interval-buffers.ts';
+import { rowEndBefore, rowFirstFrom } from './interval-buffers.ts';
+import type { LayoutRow } from './layout.ts';
+import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
+import type { PaintSurface } from './paint-surface.ts';
+import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
+
+/** Labels are drawn only on rectangles at least this wide (STYLE.md B.4). */
+export const minLabelWidthPx = 5;
+const labelCharPx = fontPx.label * avgCharWidthPerFontPx;
+
+/** x = offset + rel * scale, where rel is a Float32 offset from the cache's baseNs. */
+export interface XTransform {
+  readonly scale: number;
+  readonly offset: number;
+}
+
+export function xTransform(input: FrameInput): XTransform {
+  const scale = pxPerNs(input);
+  return { scale, offset: input.gutterPx + (input.cache.baseNs - input.window.startNs) * scale };
+}
+
+/** Truncated labels per name id and length, so steady frames allocate no strings. */
+export class LabelFitter {
+  private readonly cache = new Map<number, (string | undefined)[]>();
+
+  constructor(private readonly nameOf: (nameId: number) => string) {}
+
+  /** The name cut to fit `widthPx` (with an ellipsis), or '' when not even two glyphs fit. */
+  fit(nameId: number, widthPx: number): string {
+    const maxChars = Math.floor((widthPx - 4) / labelCharPx);
+    if (widthPx < minLabelWidthPx || maxChars < 2) {
+      return '';
+    }
+    let byLength = this.cache.get(nameId);
+    if (byLength === undefined) {
+      byLength = [];
+      this.cache.set(nameId, byLength);
+    }
+    const name = this.nameOf(nameId);
+    const n = Math.min(maxChars, name.length);
+    let value = byLength[n];
+    if (value === undefined) {
+      value = n >= name.length ? name : `${name.slice(0, n - 1)}…`;
+      byLength[n] = value;
+    }
+    return value;
+  }
+}
+
+/**
+ * Paints the rows in [from, to) of the layout whose screen band intersects [clipTopPx,
+ * clipBottomPx]: stripes, grid lines, gaps, intervals, labels, then the gutter labels.
+ */
+export function drawRows(
+  surface: PaintSurface,
+  input: FrameInput,
+  from: number,
+  to: number,
+  clipTopPx: number,
+  clipBottomPx: number,
+  ticks: AxisTicks,
+  labels: LabelFitter,
+  stats: FrameStats,
+): void {
+  const { layout, cache, widthPx, gutterPx, axisHeightPx, scrollTopPx, trace } = input;
+  const x = xTransform(input);
+  const fromRel = input.window.startNs - cache.baseNs;
+  const toRel = input.window.endNs - cache.baseNs;
+  const opNames = trace.ops.columns().nameId;
+  const rangeNames = trace.ranges.columns().nameId;
+  surface.pushClip(0, clipTopPx, widthPx, clipBottomPx - clipTopPx);
+  for (let r = from; r < to; r++) {
+    const row = layout.rows[r]!;
+    const topPx = axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx);
+    if (topPx >= clipBottomPx || topPx + row.heightPx <= clipTopPx) {
+      continue;
+    }
+    if (row.kind === 'group') {
+      surface.fillRect(0, topPx, widthPx, row.heightPx, chrome.headerBand);
+      continue;
+    }
+    if ((r & 1) === 1) {
+      surface.fillRect(gutterPx, topPx, widthPx - gutterPx, row.heightPx, chrome.rowStripe);
+    }
+    surface.line(
+      gutterPx,
+      topPx + row.heightPx - 0.5,
+      widthPx,
+      topPx + row.heightPx - 0.5,
+      chrome.rowLine,
+      1,
+    );
+  }
+  // Grid lines under the intervals.
+  const gridScale = pxPerNs(input);
+  for (const tick of ticks.ticks) {
+    const xPx = Math.round(gutterPx + (tick.timeNs - input.window.startNs) * gridScale) + 0.5;
+    surface.line(xPx, clipTopPx, xPx, clipBottomPx, chrome.gridLine, 1);
+  }
+  surface.pushClip(gutterPx, clipTopPx, widthPx - gutterPx, clipBottomPx - clipTopPx);
+  for (let r = from; r < to; r++) {
+    const row = layout.rows[r]!;
+    const topPx = axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx);
+    if (row.kind === 'group' || topPx >= clipBottomPx || topPx + row.heightPx <= clipTopPx) {
+      continue;
+    }
+    stats.gaps += drawIntervals(surface, cache.gaps, r, row, topPx, x, fromRel, toRel, input, true);
+    const drawnFrom = stats.rects;
+    const drawn = drawIntervals(
+      surface,
+      cache.intervals,
+      r,
+      row,
+      topPx,
+      x,
+      fromRel,
+      toRel,
+      input,
+      false,
+    );
+    stats.rects = drawnFrom + drawn;
+    for (
+      let k = cullFirst(cache.intervals, r, row, fromRel),
+        end = cullEnd(cache.intervals, r, row, toRel);
+      k < end;
+      k++
+    ) {
+      if (cache.intervals.ends[k]! >= fromRel && cache.intervals.starts[k]! <= toRel) {
+        stats.drawnOps += cache.intervals.counts[k]!;
+      }
+    }
+    stats.labels += drawLabels(
+      surface,
+      cache.intervals,
+      r,
+      row,
+      topPx,
+      x,
+      fromRel,
+      toRel,
+      input,
+      labels,
+      row.kind === 'nvtx' ? rangeNames : opNames,
+    );
+  }
+  surface.popClip();
+  // The gutter: row labels over a plain band.
+  surface.fillRect(0, clipTopPx, gutterPx, clipBottomPx - clipTopPx, chrome.gutter);
+  for (let r = from; r < to; r++) {
+    const row = layout.rows[r]!;
+    const topPx = axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx);
+    if (topPx >= clipBottomPx || topPx + row.heightPx <= clipTopPx) {
+      continue;
+    }
+    const midPx =
+      topPx +
+      Math.min(
+        row.heightPx,
+        row.kind === 'nvtx' ? defaultRowHeights.nvtxLaneHeightPx : row.heightPx,
+      ) /
+        2;
+    const color = row.kind === 'track' ? chrome.text : chrome.mutedText;
+    const role = row.kind === 'group' ? 'header' : 'label';
+    surface.text(row.label, 8 + row.indent * 12, midPx, color, role, 'left');
+  }
+  surface.line(gutterPx - 0.5, clipTopPx, gutterPx - 0.5, clipBottomPx, chrome.rowLine, 1);
+  surface.popClip();
+}
+
+/** Screen rectangle of entry k (clamped to the timeline area), into `out` as x0, x1, y, h. */
+function entryRect(
+  b: IntervalBuilder,
+  k: number,
+  row: LayoutRow,
+  topPx: number,
+  x: XTransform,
+  input: FrameInput,
+  fullHeight: boolean,
+  out: Float64Array,
+): void {
+  let x0 = x.offset + b.starts[k]! * x.scale;
+  let x1 = x.offset + b.ends[k]! * x.scale;
+  if (x1 - x0 < 1) {
+    x1 = x0 + 1;
+  }
+  x0 = Math.max(x0, input.gutterPx - 2);
+  x1 = Math.min(x1, input.widthPx + 2);
+  const laneHeightPx =
+    row.kind === 'nvtx' ? row.heightPx / Math.max(1, row.depthCount) : row.heightPx;
+  const padPx = fullHeight ? 0 : row.kind === 'nvtx' ? 1 : 3;
+  out[0] = x0;
+  out[1] = x1;
+  out[2] = topPx + b.lanes[k]! * laneHeightPx + padPx;
+  out[3] = laneHeightPx - 2 * padPx;
+}
+
+const rectScratch = new Float64Array(4);
+
+/**
+ * Culling by binary search on a row's sorted starts. An NVTX row holds one run of entries per
+ * depth, each sorted but not the row as a whole, so it is scanned whole (its merged rectangles
+ * are bounded by pixels per depth, not by ranges).
+ */
+function cullFirst(b: IntervalBuilder, r: number, row: LayoutRow, fromRel: number): number {
+  return row.depthCount > 1 ? (b.rowFirst[r] ?? 0) : rowFirstFrom(b, r, fromRel);
+}
+
+function cullEnd(b: IntervalBuilder, r: number, row: LayoutRow, toRel: number): number {
+  return row.depthCount > 1
+    ? (b.rowFirst[r] ?? 0) + (b.rowCount[r] ?? 0)
+    : rowEndBefore(b, r, toRel);
+}
+
+/**
+ * First pass (STYLE.md B.4 `drawIntervals`): one row's entries that reach the window, culled by
+ * binary search on their sorted Float32 starts. Returns how many rectangles it drew.
+ */
+export function drawIntervals(
+  surface: PaintSurface,
+  b: IntervalBuilder,
+  r: number,
+  row: LayoutRow,
+  topPx: number,
+  x: XTransform,
+  fromRel: number,
+  toRel: number,
+  input: FrameInput,
+  fullHeight: boolean,
+): number {
+  const end = cullEnd(b, r, row, toRel);
+  const out = rectScratch;
+  let drawn = 0;
+  for (let k = cullFirst(b, r, row, fromRel); k < end; k++) {
+    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      continue;
+    }
+    entryRect(b, k, row, topPx, x, input, fullHeight, out);
+    surface.fillRect(out[0]!, out[2]!, out[1]! - out[0]!, out[3]!, b.colors[k]!);
+    drawn++;
+  }
+  return drawn;
+}
+
+/** Second pass (`drawLabels`): names on exact rectangles wide enough to hold them. */
+export function drawLabels(
+  surface: PaintSurface,
+  b: IntervalBuilder,
+  r: number,
+  row: LayoutRow,
+  topPx: number,
+  x: XTransform,
+  fromRel: number,
+  toRel: number,
+  input: FrameInput,
+  labels: LabelFitter,
+  names: Uint32Array,
+): number {
+  const end = cullEnd(b, r, row, toRel);
+  const out = rectScratch;
+  let drawn = 0;
+  for (let k = cullFirst(b, r, row, fromRel); k < end; k++) {
+    const item = b.items[k]!;
+    if (item < 0 || b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      continue;
+    }
+    entryRect(b, k, row, topPx, x, input, false, out);
+    const widthPx = out[1]! - out[0]!;
+    if (widthPx < minLabelWidthPx) {
+      continue;
+    }
+    const text = labels.fit(names[item]!, widthPx);
+    if (text !== '') {
+      surface.text(
+        text,
+        out[0]! + 2,
+        out[2]! + out[3]! / 2,
+        textColorOn(b.colors[k]!),
+        'label',
+        'left',
+        widthPx - 4,
+      );
+      drawn++;
+    }
+  }
+  return drawn;
+}

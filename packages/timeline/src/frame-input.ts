@@ -1,0 +1,84 @@
+import type { Trace } from '@streamscope/trace';
+import type { FrameCache, TimeWindow } from './frame-cache.ts';
+import type { RowLayout } from './layout.ts';
+import type { SearchMarks } from './search-marks.ts';
+
+/** An area selection: a time range over some tracks (all tracks when `tracks` is empty). */
+export interface AreaSelection {
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly tracks: readonly number[];
+}
+
+/** Everything one frame paints from. Built by the view; drawing never mutates it. */
+export interface FrameInput {
+  readonly trace: Trace;
+  readonly layout: RowLayout;
+  readonly cache: FrameCache;
+  readonly window: TimeWindow;
+  readonly widthPx: number;
+  readonly heightPx: number;
+  /** Width of the label column on the left. */
+  readonly gutterPx: number;
+  readonly axisHeightPx: number;
+  readonly scrollTopPx: number;
+  readonly selectedOp: number | undefined;
+  /** Flow indices touching the selected op. */
+  readonly selectedFlows: readonly number[];
+  readonly search: SearchMarks | undefined;
+  readonly currentMatch: number | undefined;
+  readonly area: AreaSelection | undefined;
+}
+
+/** What the last frame drew (renderer debug stats for tests, the app and the benchmark). */
+export interface FrameStats {
+  /** Ops represented by the rectangles drawn (a merged bucket counts all of its ops). */
+  drawnOps: number;
+  /** Rectangles drawn for ops and ranges. */
+  rects: number;
+  labels: number;
+  gaps: number;
+  /** Wall time of the last frame, ms. */
+  frameMs: number;
+  /** Level of detail: ns per bucket (a power of two). */
+  lod: number;
+  /** Ops and ranges the culling read at the last rebuild of the buffered bounds. */
+  culledItems: number;
+  /** Whether this frame rebuilt the buffers (false: drawn from the cache). */
+  rebuilt: boolean;
+}
+
+export function emptyStats(): FrameStats {
+  return {
+    drawnOps: 0,
+    rects: 0,
+    labels: 0,
+    gaps: 0,
+    frameMs: 0,
+    lod: 0,
+    culledItems: 0,
+    rebuilt: false,
+  };
+}
+
+/** Time ↔ x mapping of the timeline area (CSS px). */
+export function pxPerNs(input: Pick<FrameInput, 'window' | 'widthPx' | 'gutterPx'>): number {
+  return (
+    Math.max(1, input.widthPx - input.gutterPx) /
+    Math.max(1e-9, input.window.endNs - input.window.startNs)
+  );
+}
+
+export function xOfNs(
+  input: Pick<FrameInput, 'window' | 'widthPx' | 'gutterPx'>,
+  timeNs: number,
+): number {
+  return input.gutterPx + (timeNs - input.window.startNs) * pxPerNs(input);
+}
+
+export function nsOfX(
+  input: Pick<FrameInput, 'window' | 'widthPx' | 'gutterPx'>,
+  xPx: number,
+): number {
+  return input.window.startNs + (xPx - input.gutterPx) / pxPerNs(input);
+}

@@ -1,0 +1,139 @@
+import type { LegendEntry, Rgba } from './colors.ts';
+import { cssColor, rgba } from './colors.ts';
+
+/**
+ * Why a stream sat idle between two of its ops. The app passes these from analysis through
+ * `TimelineView.setGaps`; until then every idle stretch is shaded as `Idle`.
+ */
+export const GapCause = {
+  /** Nothing known: the stream simply had no work. */
+  Idle: 0,
+  /** The host was busy or blocked (synchronize, pageable copy staging) and enqueued nothing. */
+  HostWait: 1,
+  /** The stream waited on an event recorded in another stream. */
+  EventWait: 2,
+  /** Launch latency: the op was enqueued but had not started yet. */
+  LaunchLatency: 3,
+  /** Serialized behind the legacy default stream. */
+  DefaultStream: 4,
+  /** Queued behind another stream's op on a shared copy engine or hardware queue. */
+  EngineQueue: 5,
+  /** Any other cause analysis names. */
+  Other: 6,
+} as const;
+export type GapCause = (typeof GapCause)[keyof typeof GapCause];
+
+export const gapCauseCount = 7;
+
+/** Gaps as columns (one entry per idle stretch), ns since the trace origin. */
+export interface GapTable {
+  readonly count: number;
+  readonly startNs: Float64Array;
+  readonly endNs: Float64Array;
+  readonly track: Uint16Array;
+  readonly cause: Uint8Array;
+}
+
+const gapSpec: readonly { id: string; label: string; color: Rgba }[] = [
+  { id: 'idle', label: 'Idle', color: rgba(110, 119, 129, 36) },
+  { id: 'host-wait', label: 'Gap: host wait', color: rgba(230, 159, 0, 70) },
+  { id: 'event-wait', label: 'Gap: event wait', color: rgba(86, 180, 233, 80) },
+  { id: 'launch-latency', label: 'Gap: launch latency', color: rgba(204, 121, 167, 70) },
+  { id: 'default-stream', label: 'Gap: default stream', color: rgba(213, 94, 0, 70) },
+  { id: 'engine-queue', label: 'Gap: engine queue', color: rgba(0, 158, 115, 70) },
+  { id: 'other', label: 'Gap: other', color: rgba(0, 0, 0, 45) },
+];
+
+/** Shading of each gap cause, indexed by GapCause. */
+export const gapColors: Uint32Array = Uint32Array.from(gapSpec.map((g) => g.color));
+
+export function colorOfGap(cause: number): Rgba {
+  return gapColors[cause] ?? gapColors[GapCause.Other]!;
+}
+
+/** The gap legend, in GapCause order. */
+export const gapLegend: readonly LegendEntry[] = gapSpec.map((g) => ({
+  id: g.id,
+  label: g.label,
+  color: g.color,
+  css: cssColor(g.color),
+  kinds: [],
+}));
+
+/** Per track, gap indices sorted by start, for window queries. */
+export class GapIndex {
+  private readonly byTrack = new Map<number, Uint32Array>();
+  private readonly maxDurNsByTrack = new Map<number, number>();
+
+  constructor(readonly gaps: GapTable) {
+    const lists = new Map<number, number[]>();
+    for (let i = 0; i < gaps.count; i++) {
+      const track = gaps.track[i]!;
+      let list = lists.get(track);
+      if (list === undefined) {
+        list = [];
+        lists.set(track, list);
+      }
+      list.push(i);
+      const durNs = gaps.endNs[i]! - gaps.startNs[i]!;
+      if (durNs > (this.maxDurNsByTrack.get(track) ?? 0)) {
+        this.maxDurNsByTrack.set(track, durNs);
+      }
+    }
+    for (const [track, list] of lists) {
+      const order = Uint32Array.from(list);
+      order.sort((a, b) => gaps.startNs[a]! - gaps.startNs[b]! || a - b);
+      this.byTrack.set(track, order);
+    }
+  }
+
+  hasTrack(track: number): boolean {
+    return this.byTrack.has(track);
+  }
+
+  /** Gap indices of `track` whose span may reach [fromNs, toNs] (a superset), in start order. */
+  inWindow(track: number, fromNs: number, toNs: number): Uint32Array {
+    const order = this.byTrack.get(track);
+    if (order === undefined) {
+      return emptyIndices;
+    }
+    const starts = this.gaps.startNs;
+    const lookBackNs = this.maxDurNsByTrack.get(track) ?? 0;
+    return order.subarray(
+      lowerBound(order, starts, fromNs - lookBackNs),
+      upperBound(order, starts, toNs),
+    );
+  }
+}
+
+const emptyIndices = new Uint32Array(0);
+
+/** First k with values[order[k]] >= valueNs. */
+export function lowerBound(order: Uint32Array, values: Float64Array, valueNs: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[order[mid]!]! < valueNs) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/** First k with values[order[k]] > valueNs. */
+export function upperBound(order: Uint32Array, values: Float64Array, valueNs: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[order[mid]!]! <= valueNs) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}

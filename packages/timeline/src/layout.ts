@@ -1,0 +1,257 @@
+import type { Trace, TrackInfo } from '@streamscope/trace';
+import { displayOrder, trackLabel } from '@streamscope/trace';
+
+export type RowKind = 'group' | 'track' | 'nvtx';
+
+/** One horizontal band of the timeline. Rows are few (per track, not per op), so objects are fine. */
+export interface LayoutRow {
+  readonly kind: RowKind;
+  readonly label: string;
+  /** Track index for 'track' and 'nvtx' rows; -1 for group headers. */
+  readonly track: number;
+  /** Nesting level of the label (0 = process, 1 = device/host, 2 = context, …). */
+  readonly indent: number;
+  /** Top of the row in its band: the pinned band for pinned rows, else the scrolling content. */
+  readonly topPx: number;
+  readonly heightPx: number;
+  /** NVTX rows: nesting depths stacked in the row (depth d is lane d). */
+  readonly depthCount: number;
+  readonly pinned: boolean;
+}
+
+export interface RowLayout {
+  readonly rows: readonly LayoutRow[];
+  /** Rows fixed under the axis (pinned tracks), then the scrolling rows. */
+  readonly pinnedRowCount: number;
+  readonly pinnedHeightPx: number;
+  /** Height of the scrolling rows. */
+  readonly contentHeightPx: number;
+  /** track → index into `rows` of its 'track' row, or -1 when hidden. */
+  readonly rowOfTrack: Int32Array;
+  /** track → index into `rows` of its NVTX row, or -1. */
+  readonly nvtxRowOfTrack: Int32Array;
+}
+
+export interface LayoutOptions {
+  /** Tracks shown in the fixed band under the axis, in this order. */
+  readonly pinnedTracks?: readonly number[];
+  readonly hiddenTracks?: ReadonlySet<number>;
+  readonly groupHeightPx?: number;
+  readonly streamRowHeightPx?: number;
+  readonly hostRowHeightPx?: number;
+  readonly nvtxLaneHeightPx?: number;
+}
+
+export const defaultRowHeights: {
+  readonly groupHeightPx: number;
+  readonly streamRowHeightPx: number;
+  readonly hostRowHeightPx: number;
+  readonly nvtxLaneHeightPx: number;
+} = {
+  groupHeightPx: 20,
+  streamRowHeightPx: 24,
+  hostRowHeightPx: 18,
+  nvtxLaneHeightPx: 14,
+};
+
+/** Deepest NVTX nesting (+1) per track; 0 where a track has no ranges. */
+export function nvtxDepthByTrack(trace: Trace): Uint8Array {
+  const depths = new Uint8Array(trace.tracks.length);
+  const ranges = trace.ranges.columns();
+  for (let i = 0; i < ranges.count; i++) {
+    const track = ranges.track[i]!;
+    const depth = ranges.depth[i]! + 1;
+    if (track < depths.length && depth > depths[track]!) {
+      depths[track] = Math.min(255, depth);
+    }
+  }
+  return depths;
+}
+
+/**
+ * Rows for a trace: per process (a header when there are several), its host threads with their
+ * NVTX lanes, then per device (a header) and context (a header when a device has several) its
+ * streams in `displayOrder`. Pinned tracks move to the fixed band; hidden tracks get no row.
+ */
+export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLayout {
+  const h = { ...defaultRowHeights, ...stripUndefined(options) };
+  const tracks = trace.tracks;
+  const hidden = options.hiddenTracks ?? new Set<number>();
+  const pinned = (options.pinnedTracks ?? []).filter(
+    (t, i, all) => t >= 0 && t < tracks.length && !hidden.has(t) && all.indexOf(t) === i,
+  );
+  const pinnedSet = new Set(pinned);
+  const depths = nvtxDepthByTrack(trace);
+  const rows: LayoutRow[] = [];
+  const rowOfTrack = new Int32Array(tracks.length).fill(-1);
+  const nvtxRowOfTrack = new Int32Array(tracks.length).fill(-1);
+  let y = 0;
+  const push = (row: Omit<LayoutRow, 'topPx' | 'pinned'>, isPinned: boolean): void => {
+    if (row.kind === 'track') {
+      rowOfTrack[row.track] = rows.length;
+    } else if (row.kind === 'nvtx') {
+      nvtxRowOfTrack[row.track] = rows.length;
+    }
+    rows.push({ ...row, topPx: y, pinned: isPinned });
+    y += row.heightPx;
+  };
+  const pushTrack = (t: number, indent: number, isPinned: boolean): void => {
+    const track = tracks[t]!;
+    const heightPx = track.kind === 'gpu-stream' ? h.streamRowHeightPx : h.hostRowHeightPx;
+    const label = isPinned
+      ? `${trackLabel(track)} · ${whereLabel(trace, track)}`
+      : trackLabel(track);
+    push({ kind: 'track', label, track: t, indent, heightPx, depthCount: 0 }, isPinned);
+    const depthCount = depths[t] ?? 0;
+    if (depthCount > 0) {
+      const nvtxHeightPx = depthCount * h.nvtxLaneHeightPx;
+      push(
+        {
+          kind: 'nvtx',
+          label: 'NVTX',
+          track: t,
+          indent: indent + 1,
+          heightPx: nvtxHeightPx,
+          depthCount,
+        },
+        isPinned,
+      );
+    }
+  };
+
+  for (const t of pinned) {
+    pushTrack(t, 0, true);
+  }
+  const pinnedRowCount = rows.length;
+  const pinnedHeightPx = y;
+  y = 0;
+
+  const order = displayOrder(tracks).filter((t) => !hidden.has(t) && !pinnedSet.has(t));
+  const pids = new Set(order.map((t) => tracks[t]!.pid));
+  const multiProcess = pids.size > 1;
+  const contextsByDevice = new Map<string, Set<number>>();
+  for (const t of order) {
+    const track = tracks[t]!;
+    if (track.kind === 'gpu-stream') {
+      const key = `${track.pid}/${track.deviceId}`;
+      const set = contextsByDevice.get(key) ?? new Set<number>();
+      set.add(track.contextId);
+      contextsByDevice.set(key, set);
+    }
+  }
+  let lastPid = Number.NaN;
+  let lastGroup = '';
+  let lastContext = '';
+  const base = multiProcess ? 1 : 0;
+  for (const t of order) {
+    const track = tracks[t]!;
+    if (multiProcess && track.pid !== lastPid) {
+      const name = trace.processes.find((p) => p.pid === track.pid)?.name ?? 'process';
+      push(
+        {
+          kind: 'group',
+          label: `${name} (pid ${track.pid})`,
+          track: -1,
+          indent: 0,
+          heightPx: h.groupHeightPx,
+          depthCount: 0,
+        },
+        false,
+      );
+      lastGroup = '';
+      lastContext = '';
+    }
+    lastPid = track.pid;
+    const group =
+      track.kind === 'host-thread' ? `${track.pid}/host` : `${track.pid}/${track.deviceId}`;
+    if (group !== lastGroup) {
+      const label =
+        track.kind === 'host-thread' ? 'Host threads' : deviceLabel(trace, track.deviceId);
+      push(
+        { kind: 'group', label, track: -1, indent: base, heightPx: h.groupHeightPx, depthCount: 0 },
+        false,
+      );
+      lastGroup = group;
+      lastContext = '';
+    }
+    let indent = base + 1;
+    if (track.kind === 'gpu-stream' && (contextsByDevice.get(group)?.size ?? 0) > 1) {
+      const context = `${group}/${track.contextId}`;
+      if (context !== lastContext) {
+        push(
+          {
+            kind: 'group',
+            label: `Context ${track.contextId}`,
+            track: -1,
+            indent: base + 1,
+            heightPx: h.groupHeightPx,
+            depthCount: 0,
+          },
+          false,
+        );
+        lastContext = context;
+      }
+      indent++;
+    }
+    pushTrack(t, indent, false);
+  }
+  return { rows, pinnedRowCount, pinnedHeightPx, contentHeightPx: y, rowOfTrack, nvtxRowOfTrack };
+}
+
+function deviceLabel(trace: Trace, deviceId: number): string {
+  const device = trace.devices.find((d) => d.deviceId === deviceId);
+  return device === undefined || device.name === ''
+    ? `GPU ${deviceId}`
+    : `GPU ${deviceId} · ${device.name}`;
+}
+
+function whereLabel(trace: Trace, track: TrackInfo): string {
+  return track.kind === 'host-thread' ? `pid ${track.pid}` : `GPU ${track.deviceId}`;
+}
+
+function stripUndefined(options: LayoutOptions): Partial<typeof defaultRowHeights> {
+  const out: Partial<Record<keyof typeof defaultRowHeights, number>> = {};
+  for (const key of Object.keys(defaultRowHeights) as (keyof typeof defaultRowHeights)[]) {
+    const value = options[key];
+    if (value !== undefined) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Index of the row at `yPx`, measured from the top of the row area (just under the axis), or -1.
+ * Pinned rows stay put; the others move up by `scrollTopPx`.
+ */
+export function rowIndexAt(layout: RowLayout, yPx: number, scrollTopPx: number): number {
+  if (yPx < 0) {
+    return -1;
+  }
+  if (yPx < layout.pinnedHeightPx) {
+    return searchRows(layout.rows, 0, layout.pinnedRowCount, yPx);
+  }
+  const contentY = yPx - layout.pinnedHeightPx + scrollTopPx;
+  return searchRows(layout.rows, layout.pinnedRowCount, layout.rows.length, contentY);
+}
+
+function searchRows(rows: readonly LayoutRow[], from: number, to: number, yPx: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const row = rows[mid]!;
+    if (row.topPx + row.heightPx <= yPx) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const row = rows[lo];
+  return row !== undefined && lo < to && row.topPx <= yPx ? lo : -1;
+}
+
+/** Screen top (from the row area's top) of a row, given the scroll offset. */
+export function rowScreenTopPx(layout: RowLayout, row: LayoutRow, scrollTopPx: number): number {
+  return row.pinned ? row.topPx : layout.pinnedHeightPx + row.topPx - scrollTopPx;
+}

@@ -1,0 +1,157 @@
+import { withAlpha } from './colors.ts';
+import type { IntervalBuilder } from './interval-buffers.ts';
+
+/**
+ * The level of detail for a zoom: ns per px rounded down to a power of two (at least 1 ns), so a
+ * bucket is between half a pixel and one pixel wide and buckets stay put while panning.
+ */
+export function bucketNsFor(nsPerPx: number): number {
+  if (!(nsPerPx > 1)) {
+    return 1;
+  }
+  return 2 ** Math.floor(Math.log2(nsPerPx));
+}
+
+/** Density steps of a merged bucket: busy fraction → alpha (a denser bucket reads darker). */
+export function densityAlpha(busyFraction: number): number {
+  if (busyFraction >= 0.75) {
+    return 1;
+  }
+  if (busyFraction >= 0.5) {
+    return 0.8;
+  }
+  if (busyFraction >= 0.25) {
+    return 0.6;
+  }
+  return 0.42;
+}
+
+/** Where intervals come from: columns indexed by item, a start-sorted index, a class per item. */
+export interface IntervalSource {
+  readonly startNs: Float64Array;
+  readonly endNs: Float64Array;
+  /** Class of each item (op kind, or range name id); colour = classColors[class % length]. */
+  readonly classes: Uint8Array | Uint32Array;
+  readonly classColors: Uint32Array;
+}
+
+/** Scratch busy-time per class, reused by every call (no allocation per frame). */
+let busyScratch = new Float64Array(32);
+
+/**
+ * Appends `order`'s items (sorted by start) to `out` for one row and lane: items at least one
+ * bucket long as exact rectangles; shorter ones merged per bucket into one rectangle in the
+ * colour of the class that kept the bucket busiest, with the bucket's busy fraction as alpha.
+ * Adjacent merged buckets of the same colour and density join into one rectangle. Every item is
+ * covered by a rectangle (nothing is lost), and counts add up to `order.length`.
+ */
+export function bucketIntervals(
+  out: IntervalBuilder,
+  row: number,
+  lane: number,
+  order: Uint32Array,
+  source: IntervalSource,
+  baseNs: number,
+  bucketNs: number,
+): void {
+  const { startNs, endNs, classes, classColors } = source;
+  const classCount = classColors.length;
+  if (busyScratch.length < classCount) {
+    busyScratch = new Float64Array(classCount * 2);
+  }
+  const busy = busyScratch;
+  busy.fill(0, 0, classCount);
+  let pendingCount = 0;
+  let pendingBucket = 0;
+  let pendingStartNs = 0;
+  let pendingEndNs = 0;
+  let pendingBusyNs = 0;
+  let pendingItem = -1;
+  // The previous merged rectangle this row/lane emitted (index into out), for joining.
+  let lastMerged = -1;
+  // Start of the last rectangle emitted: a bucket never starts before it, so starts stay sorted.
+  let lastStartNs = -Infinity;
+
+  const flush = (): void => {
+    let best = 0;
+    let bestNs = -1;
+    for (let c = 0; c < classCount; c++) {
+      const ns = busy[c]!;
+      if (ns > bestNs) {
+        bestNs = ns;
+        best = c;
+      }
+      busy[c] = 0;
+    }
+    const spanNs = pendingEndNs - pendingStartNs;
+    const color = withAlpha(classColors[best]!, densityAlpha(pendingBusyNs / spanNs));
+    const startRel = Math.fround(pendingStartNs - baseNs);
+    const endRel = Math.fround(pendingEndNs - baseNs);
+    if (
+      lastMerged === out.count - 1 &&
+      lastMerged >= 0 &&
+      out.colors[lastMerged] === color &&
+      out.ends[lastMerged]! >= startRel
+    ) {
+      out.extendLast(endRel, pendingCount);
+    } else {
+      out.push(
+        row,
+        lane,
+        startRel,
+        endRel,
+        color,
+        pendingCount === 1 ? pendingItem : -1,
+        pendingCount,
+      );
+      lastMerged = out.count - 1;
+      lastStartNs = pendingStartNs;
+    }
+    pendingCount = 0;
+    pendingBusyNs = 0;
+  };
+
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    const s = startNs[i]!;
+    const e = endNs[i]!;
+    const durNs = e - s;
+    if (durNs >= bucketNs) {
+      if (pendingCount > 0) {
+        flush();
+      }
+      out.push(
+        row,
+        lane,
+        Math.fround(s - baseNs),
+        Math.fround(e - baseNs),
+        classColors[classes[i]! % classCount]!,
+        i,
+        1,
+      );
+      lastStartNs = s;
+      continue;
+    }
+    const bucket = Math.floor(s / bucketNs);
+    if (pendingCount > 0 && bucket !== pendingBucket) {
+      flush();
+    }
+    if (pendingCount === 0) {
+      pendingBucket = bucket;
+      pendingStartNs = Math.max(bucket * bucketNs, lastStartNs);
+      pendingEndNs = bucket * bucketNs + bucketNs;
+      pendingItem = i;
+    }
+    if (e > pendingEndNs) {
+      pendingEndNs = e;
+    }
+    const c = classes[i]! % classCount;
+    // Instants (event records) weigh a little, so a bucket of them still takes their colour.
+    busy[c] = busy[c]! + durNs + bucketNs / 64;
+    pendingBusyNs += durNs;
+    pendingCount++;
+  }
+  if (pendingCount > 0) {
+    flush();
+  }
+}

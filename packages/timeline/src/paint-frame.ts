@@ -1,0 +1,59 @@
+import { axisTicks } from './axis-ticks.ts';
+import { chrome } from './colors.ts';
+import { drawArea, drawAxis, drawMarks } from './draw-overlays.ts';
+import type { LabelFitter } from './draw-rows.ts';
+import { drawRows } from './draw-rows.ts';
+import type { FrameInput, FrameStats } from './frame-input.ts';
+import type { PaintSurface } from './paint-surface.ts';
+
+/**
+ * One whole frame through a PaintSurface: the scrolling rows, the pinned band over them, the area
+ * selection, search marks, selection and flows, then the axis. The cache must already cover the
+ * window (FrameCache.update). Counts go into `stats` (reset here).
+ */
+export function paintFrame(
+  surface: PaintSurface,
+  input: FrameInput,
+  labels: LabelFitter,
+  stats: FrameStats,
+): void {
+  stats.drawnOps = 0;
+  stats.rects = 0;
+  stats.labels = 0;
+  stats.gaps = 0;
+  const { layout, widthPx, heightPx, axisHeightPx } = input;
+  surface.fillRect(0, 0, widthPx, heightPx, chrome.background);
+  const ticks = axisTicks(input.window.startNs, input.window.endNs, widthPx - input.gutterPx);
+  const pinnedBottomPx = axisHeightPx + layout.pinnedHeightPx;
+  if (pinnedBottomPx < heightPx) {
+    drawRows(
+      surface,
+      input,
+      layout.pinnedRowCount,
+      layout.rows.length,
+      pinnedBottomPx,
+      heightPx,
+      ticks,
+      labels,
+      stats,
+    );
+  }
+  if (layout.pinnedRowCount > 0) {
+    const bottomPx = Math.min(heightPx, pinnedBottomPx);
+    drawRows(
+      surface,
+      input,
+      0,
+      layout.pinnedRowCount,
+      axisHeightPx,
+      bottomPx,
+      ticks,
+      labels,
+      stats,
+    );
+    surface.line(0, bottomPx - 0.5, widthPx, bottomPx - 0.5, chrome.pinnedDivider, 1);
+  }
+  drawArea(surface, input);
+  drawMarks(surface, input);
+  drawAxis(surface, input, ticks);
+}

@@ -1,0 +1,382 @@
+import type { Trace } from '@streamscope/trace';
+import { CanvasSurface } from './canvas-surface.ts';
+import { chrome } from './colors.ts';
+import { LabelFitter } from './draw-rows.ts';
+import type { TimeWindow } from './frame-cache.ts';
+import { FrameCache } from './frame-cache.ts';
+import type { AreaSelection, FrameInput, FrameStats } from './frame-input.ts';
+import { emptyStats, nsOfX, xOfNs } from './frame-input.ts';
+import type { GapTable } from './gaps.ts';
+import { GapIndex } from './gaps.ts';
+import type { TimelineHit } from './hit-test.ts';
+import { hitTest } from './hit-test.ts';
+import type { LayoutOptions, LayoutRow, RowLayout } from './layout.ts';
+import { computeLayout, rowIndexAt } from './layout.ts';
+import { paintFrame } from './paint-frame.ts';
+import type { FrameClock } from './scheduler.ts';
+import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
+import { SearchMarks } from './search-marks.ts';
+import { SvgSurface } from './svg-surface.ts';
+import type { Viewport } from './viewport.ts';
+import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
+
+export interface TimelineViewOptions {
+  /** Frame clock; requestAnimationFrame unless given (tests pass a manual one). */
+  readonly clock?: FrameClock;
+  /** Device pixels per CSS px; `globalThis.devicePixelRatio` (read on resize) unless given. */
+  readonly devicePixelRatio?: number;
+  /** Width of the row-label column, CSS px. */
+  readonly gutterPx?: number;
+  readonly axisHeightPx?: number;
+  readonly rowHeights?: Omit<LayoutOptions, 'pinnedTracks' | 'hiddenTracks'>;
+}
+
+/** Scroll state of the rows under the axis and pinned band. */
+export interface ScrollInfo {
+  readonly scrollTopPx: number;
+  /** Height of the scrolling rows. */
+  readonly contentHeightPx: number;
+  /** Height available to them on screen. */
+  readonly visibleHeightPx: number;
+}
+
+/** A timeline drawn into one canvas. Create with `createTimelineView`. */
+export interface TimelineView {
+  setTrace(trace: Trace | undefined): void;
+  /** The trace grew (a live run): redraw with the new ops, keeping the viewport. */
+  invalidate(): void;
+  setViewport(viewport: Viewport): void;
+  getViewport(): Viewport;
+  /** Shows the whole trace. */
+  fit(): void;
+  /** Zooms by `factor` (> 1 zooms in) keeping the time under `xPx` in place. */
+  zoomAt(xPx: number, factor: number): void;
+  /** Pans by `dxPx` CSS px (positive moves the view later in time). */
+  panByPx(dxPx: number): void;
+  timeAtX(xPx: number): number;
+  xAtTime(timeNs: number): number;
+  onViewportChange(listener: (viewport: Viewport) => void): () => void;
+  setScrollTopPx(scrollTopPx: number): void;
+  getScroll(): ScrollInfo;
+  getLayout(): RowLayout;
+  /** The row at `yPx` (CSS px from the canvas top), or undefined over the axis or below rows. */
+  rowAt(yPx: number): LayoutRow | undefined;
+  hitTest(xPx: number, yPx: number): TimelineHit | undefined;
+  /** Selects an op: outlined, with its flows drawn as arrows. */
+  setSelection(op: number | undefined): void;
+  /** Flow indices drawn for the selection. */
+  selectionFlows(): readonly number[];
+  setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
+  setCurrentMatch(op: number | undefined): void;
+  setAreaSelection(area: AreaSelection | undefined): void;
+  setPinnedTracks(tracks: readonly number[]): void;
+  setHiddenTracks(tracks: readonly number[]): void;
+  /** Gap causes from analysis; tracks without any keep plain idle shading. */
+  setGaps(gaps: GapTable | undefined): void;
+  /** Re-reads the canvas size (or takes the given CSS size) and devicePixelRatio. */
+  resize(widthPx?: number, heightPx?: number): void;
+  requestRedraw(): void;
+  /** Draws now, synchronously, and returns the frame's stats. */
+  renderNow(): FrameStats;
+  /** True when no frame is scheduled (drawing has settled). */
+  isIdle(): boolean;
+  stats(): FrameStats;
+  onFrame(listener: (stats: FrameStats) => void): () => void;
+  exportPng(): Promise<Blob>;
+  exportSvg(): string;
+  dispose(): void;
+}
+
+/** Creates a view that owns `canvas`'s pixels. Call `resize()` when the element's size changes. */
+export function createTimelineView(
+  canvas: HTMLCanvasElement,
+  options: TimelineViewOptions = {},
+): TimelineView {
+  const ctx = canvas.getContext('2d');
+  if (ctx === null) {
+    throw new Error('the timeline needs a 2D canvas context');
+  }
+  const surface = new CanvasSurface(ctx);
+  const cache = new FrameCache();
+  const gutterPx = options.gutterPx ?? 200;
+  const axisHeightPx = options.axisHeightPx ?? 28;
+  const viewportListeners = new Set<(viewport: Viewport) => void>();
+  const frameListeners = new Set<(stats: FrameStats) => void>();
+  const lastStats: FrameStats = emptyStats();
+
+  let trace: Trace | undefined;
+  let layout: RowLayout = emptyLayout();
+  let layoutTracks = -1;
+  let layoutRanges = -1;
+  let viewport: Viewport = { startNs: 0, endNs: 1e6 };
+  let scrollTopPx = 0;
+  let widthPx = 0;
+  let heightPx = 0;
+  let pixelRatio = 1;
+  let selectedOp: number | undefined;
+  let selectedFlows: readonly number[] = [];
+  let search: SearchMarks | undefined;
+  let currentMatch: number | undefined;
+  let area: AreaSelection | undefined;
+  let pinned: readonly number[] = [];
+  let hidden = new Set<number>();
+  let gapIndex: GapIndex | undefined;
+  let labels = new LabelFitter(() => '');
+
+  const relayout = (): void => {
+    layout =
+      trace === undefined
+        ? emptyLayout()
+        : computeLayout(trace, {
+            ...options.rowHeights,
+            pinnedTracks: pinned,
+            hiddenTracks: hidden,
+          });
+    layoutTracks = trace?.tracks.length ?? -1;
+    layoutRanges = trace?.ranges.count ?? -1;
+    setScrollTop(scrollTopPx);
+  };
+
+  const visibleRowsHeightPx = (): number =>
+    Math.max(0, heightPx - axisHeightPx - layout.pinnedHeightPx);
+
+  const setScrollTop = (value: number): void => {
+    const maxPx = Math.max(0, layout.contentHeightPx - visibleRowsHeightPx());
+    scrollTopPx = Math.min(maxPx, Math.max(0, value));
+  };
+
+  const frameInput = (t: Trace): FrameInput => ({
+    trace: t,
+    layout,
+    cache,
+    window: viewport,
+    widthPx,
+    heightPx,
+    gutterPx,
+    axisHeightPx,
+    scrollTopPx,
+    selectedOp,
+    selectedFlows,
+    search,
+    currentMatch,
+    area,
+  });
+
+  const draw = (): void => {
+    const t0 = performance.now();
+    surface.begin(widthPx, heightPx, pixelRatio);
+    if (trace === undefined || widthPx <= gutterPx) {
+      surface.fillRect(0, 0, widthPx, heightPx, chrome.background);
+      Object.assign(lastStats, emptyStats());
+    } else {
+      if (trace.tracks.length !== layoutTracks || trace.ranges.count !== layoutRanges) {
+        relayout();
+      }
+      const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
+      lastStats.rebuilt = cache.update(trace, layout, viewport, nsPerPx, gapIndex);
+      paintFrame(surface, frameInput(trace), labels, lastStats);
+      lastStats.lod = cache.bucketNs;
+      lastStats.culledItems = cache.culledItems;
+    }
+    lastStats.frameMs = performance.now() - t0;
+    for (const listener of frameListeners) {
+      listener({ ...lastStats });
+    }
+  };
+
+  const scheduler = new RedrawScheduler(options.clock ?? animationFrameClock, draw);
+
+  const onContextRestored = (): void => {
+    cache.invalidate();
+    scheduler.requestRedraw();
+  };
+  canvas.addEventListener('contextrestored', onContextRestored);
+
+  const setViewport = (next: Viewport): void => {
+    const clamped = clampViewport(next);
+    if (clamped.startNs === viewport.startNs && clamped.endNs === viewport.endNs) {
+      return;
+    }
+    viewport = clamped;
+    scheduler.requestRedraw();
+    for (const listener of viewportListeners) {
+      listener(viewport);
+    }
+  };
+
+  const geometry = (): Pick<FrameInput, 'window' | 'widthPx' | 'gutterPx'> => ({
+    window: viewport,
+    widthPx,
+    gutterPx,
+  });
+
+  const view: TimelineView = {
+    setTrace(next) {
+      trace = next;
+      cache.invalidate();
+      selectedOp = undefined;
+      selectedFlows = [];
+      search = undefined;
+      currentMatch = undefined;
+      area = undefined;
+      gapIndex = undefined;
+      labels = new LabelFitter((id) => next?.strings.get(id) ?? '');
+      scrollTopPx = 0;
+      relayout();
+      if (next !== undefined) {
+        view.fit();
+      }
+      scheduler.requestRedraw();
+    },
+    invalidate() {
+      cache.invalidate();
+      scheduler.requestRedraw();
+    },
+    setViewport,
+    getViewport: () => viewport,
+    fit() {
+      setViewport(fitViewport(trace?.spanNs() ?? 0));
+    },
+    zoomAt(xPx, factor) {
+      setViewport(zoomViewport(viewport, nsOfX(geometry(), xPx), factor));
+    },
+    panByPx(dxPx) {
+      setViewport(
+        panViewport(
+          viewport,
+          dxPx * ((viewport.endNs - viewport.startNs) / Math.max(1, widthPx - gutterPx)),
+        ),
+      );
+    },
+    timeAtX: (xPx) => nsOfX(geometry(), xPx),
+    xAtTime: (timeNs) => xOfNs(geometry(), timeNs),
+    onViewportChange(listener) {
+      viewportListeners.add(listener);
+      return () => viewportListeners.delete(listener);
+    },
+    setScrollTopPx(value) {
+      const before = scrollTopPx;
+      setScrollTop(value);
+      if (scrollTopPx !== before) {
+        scheduler.requestRedraw();
+      }
+    },
+    getScroll: () => ({
+      scrollTopPx,
+      contentHeightPx: layout.contentHeightPx,
+      visibleHeightPx: visibleRowsHeightPx(),
+    }),
+    getLayout: () => layout,
+    rowAt: (yPx) => layout.rows[rowIndexAt(layout, yPx - axisHeightPx, scrollTopPx)],
+    hitTest(xPx, yPx) {
+      if (trace === undefined || yPx < axisHeightPx) {
+        return undefined;
+      }
+      return hitTest({ ...geometry(), trace, layout, axisHeightPx, scrollTopPx }, xPx, yPx);
+    },
+    setSelection(op) {
+      selectedOp = op;
+      selectedFlows = op === undefined || trace === undefined ? [] : trace.flows.touching(op);
+      scheduler.requestRedraw();
+    },
+    selectionFlows: () => selectedFlows,
+    setSearchMatches(ops, currentOp) {
+      search = ops === undefined || trace === undefined ? undefined : new SearchMarks(trace, ops);
+      currentMatch = currentOp;
+      scheduler.requestRedraw();
+    },
+    setCurrentMatch(op) {
+      currentMatch = op;
+      scheduler.requestRedraw();
+    },
+    setAreaSelection(next) {
+      area = next;
+      scheduler.requestRedraw();
+    },
+    setPinnedTracks(tracks) {
+      pinned = [...tracks];
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setHiddenTracks(tracks) {
+      hidden = new Set(tracks);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setGaps(gaps) {
+      gapIndex = gaps === undefined ? undefined : new GapIndex(gaps);
+      scheduler.requestRedraw();
+    },
+    resize(cssWidthPx, cssHeightPx) {
+      pixelRatio = options.devicePixelRatio ?? (globalThis.devicePixelRatio || 1);
+      widthPx = Math.max(
+        0,
+        Math.round(cssWidthPx ?? (canvas.clientWidth || canvas.width / pixelRatio)),
+      );
+      heightPx = Math.max(
+        0,
+        Math.round(cssHeightPx ?? (canvas.clientHeight || canvas.height / pixelRatio)),
+      );
+      canvas.width = Math.round(widthPx * pixelRatio);
+      canvas.height = Math.round(heightPx * pixelRatio);
+      setScrollTop(scrollTopPx);
+      scheduler.requestRedraw();
+    },
+    requestRedraw: () => scheduler.requestRedraw(),
+    renderNow() {
+      scheduler.flush();
+      return { ...lastStats };
+    },
+    isIdle: () => !scheduler.isPending,
+    stats: () => ({ ...lastStats }),
+    onFrame(listener) {
+      frameListeners.add(listener);
+      return () => frameListeners.delete(listener);
+    },
+    exportPng() {
+      scheduler.flush();
+      return new Promise((resolve, reject) => {
+        canvas.toBlob((blob) => {
+          if (blob === null) {
+            reject(new Error('the canvas could not be encoded as PNG'));
+          } else {
+            resolve(blob);
+          }
+        }, 'image/png');
+      });
+    },
+    exportSvg() {
+      const svg = new SvgSurface(widthPx, heightPx);
+      if (trace === undefined || widthPx <= gutterPx) {
+        svg.fillRect(0, 0, widthPx, heightPx, chrome.background);
+        return svg.toString();
+      }
+      const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
+      cache.update(trace, layout, viewport, nsPerPx, gapIndex);
+      paintFrame(svg, frameInput(trace), labels, emptyStats());
+      return svg.toString();
+    },
+    dispose() {
+      scheduler.dispose();
+      canvas.removeEventListener('contextrestored', onContextRestored);
+      viewportListeners.clear();
+      frameListeners.clear();
+      trace = undefined;
+    },
+  };
+  view.resize();
+  return view;
+}
+
+function emptyLayout(): RowLayout {
+  return {
+    rows: [],
+    pinnedRowCount: 0,
+    pinnedHeightPx: 0,
+    contentHeightPx: 0,
+    rowOfTrack: new Int32Array(0),
+    nvtxRowOfTrack: new Int32Array(0),
+  };
+}
+
+export type { TimeWindow };

@@ -1,0 +1,42 @@
+/** The visible time window, ns since the trace origin (Float64, exact). */
+export interface Viewport {
+  readonly startNs: number;
+  readonly endNs: number;
+}
+
+/** The narrowest window a view shows: 10 ns across the whole width. */
+export const minSpanNs = 10;
+
+/** A window with start < end, at least `minSpanNs` wide, finite. */
+export function clampViewport(viewport: Viewport): Viewport {
+  let { startNs, endNs } = viewport;
+  if (!Number.isFinite(startNs)) {
+    startNs = 0;
+  }
+  if (!Number.isFinite(endNs) || endNs - startNs < minSpanNs) {
+    const midNs = Number.isFinite(endNs) ? (startNs + endNs) / 2 : startNs;
+    startNs = midNs - minSpanNs / 2;
+    endNs = midNs + minSpanNs / 2;
+  }
+  return { startNs, endNs };
+}
+
+/** The whole trace [0, spanNs] with 2% of air on each side (1 ms when the trace is empty). */
+export function fitViewport(spanNs: number): Viewport {
+  const span = spanNs > 0 ? spanNs : 1e6;
+  const padNs = span * 0.02;
+  return { startNs: -padNs, endNs: span + padNs };
+}
+
+/** Zooms by `factor` (> 1 zooms in) around `anchorNs`, which keeps its place on screen. */
+export function zoomViewport(viewport: Viewport, anchorNs: number, factor: number): Viewport {
+  const f = factor > 0 ? factor : 1;
+  return clampViewport({
+    startNs: anchorNs - (anchorNs - viewport.startNs) / f,
+    endNs: anchorNs + (viewport.endNs - anchorNs) / f,
+  });
+}
+
+export function panViewport(viewport: Viewport, deltaNs: number): Viewport {
+  return { startNs: viewport.startNs + deltaNs, endNs: viewport.endNs + deltaNs };
+}
