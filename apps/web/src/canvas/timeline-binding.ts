@@ -1,0 +1,151 @@
+import type { TimelineView } from '@streamscope/timeline';
+import { getSearchMatches } from '../data/search-registry.ts';
+import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
+import { gapTableFrom } from '../lib/gap-table.ts';
+import { appStore } from '../store/index.ts';
+import type { AppState } from '../store/index.ts';
+import { addIdleProbe } from '../test-mode/activity.ts';
+import { forgetRendererStats, recordRendererStats } from '../test-mode/renderer-stats.ts';
+
+export interface BindingOptions {
+  /** Which registered trace this view draws. */
+  readonly traceId: string;
+  /** Key for renderer stats (the canvas' data-testid). */
+  readonly viewId: string;
+  /** Selection, search, area, pinned and hidden streams come from the store (the main view). */
+  readonly followSelection: boolean;
+  /** Fit again whenever the trace grows until the user moves the view (a live run). */
+  readonly follow: boolean;
+  /** Handle the store's fit requests with this view's own span (false: the page fits). */
+  readonly ownFit: boolean;
+}
+
+/**
+ * Connects a TimelineView to the store outside React's render cycle (STYLE.md B.5/B.6): the
+ * view reads store changes through `subscribe`, and its viewport goes back to the store.
+ * Returns the function that disconnects it. `markUserMoved` stops live following.
+ */
+export function bindTimeline(
+  view: TimelineView,
+  options: BindingOptions,
+): { unbind: () => void; markUserMoved: () => void } {
+  const { traceId } = options;
+  let userMoved = false;
+  let boundTrace: ReturnType<typeof getTrace> = undefined;
+  let frames = 0;
+  let gapsFor: unknown = undefined;
+  // `state` is the store as it was before setTrace fits, so a link's window survives the fit.
+  const applyTrace = (state: AppState): void => {
+    const trace = getTrace(traceId);
+    if (trace !== boundTrace) {
+      boundTrace = trace;
+      view.setTrace(trace);
+      if (trace !== undefined && state.viewEndNs > state.viewStartNs) {
+        // A link (or the other compared view) already set the window: keep it.
+        view.setViewport({ startNs: state.viewStartNs, endNs: state.viewEndNs });
+      }
+      applySelection(state);
+      applyFilters(state);
+    } else if (trace !== undefined) {
+      view.invalidate();
+      if (options.follow && !userMoved) {
+        view.fit();
+      }
+    }
+    const analysis = getAnalysisFor(traceId);
+    if (analysis !== undefined && analysis !== gapsFor) {
+      gapsFor = analysis;
+      view.setGaps(gapTableFrom(analysis.gaps));
+    }
+  };
+
+  const applySelection = (state: AppState): void => {
+    if (!options.followSelection) {
+      return;
+    }
+    view.setSelection(state.selectedOp ?? undefined);
+    const matches = getSearchMatches(state.traceId);
+    view.setSearchMatches(
+      matches.length > 0 ? matches : undefined,
+      matches[state.searchMatchIndex],
+    );
+    view.setAreaSelection(state.area ?? undefined);
+  };
+
+  const applyFilters = (state: AppState): void => {
+    if (!options.followSelection) {
+      return;
+    }
+    view.setPinnedTracks(state.pinnedTracks);
+    view.setHiddenTracks(state.hiddenTracks);
+  };
+
+  const offViewport = view.onViewportChange((viewport) => {
+    appStore.getState().setViewport(viewport.startNs, viewport.endNs);
+  });
+  applyTrace(appStore.getState());
+
+  const unsubscribe = appStore.subscribe((state, previous) => {
+    if (state.dataVersion !== previous.dataVersion) {
+      applyTrace(state);
+    }
+    if (state.viewStartNs !== previous.viewStartNs || state.viewEndNs !== previous.viewEndNs) {
+      const current = view.getViewport();
+      if (
+        state.viewEndNs > state.viewStartNs &&
+        (current.startNs !== state.viewStartNs || current.endNs !== state.viewEndNs)
+      ) {
+        view.setViewport({ startNs: state.viewStartNs, endNs: state.viewEndNs });
+      }
+    }
+    if (state.fitRequest !== previous.fitRequest && options.ownFit) {
+      userMoved = false;
+      view.fit();
+    }
+    if (
+      state.selectedOp !== previous.selectedOp ||
+      state.searchMatchIndex !== previous.searchMatchIndex ||
+      state.searchMatchCount !== previous.searchMatchCount ||
+      state.searchQuery !== previous.searchQuery ||
+      state.area !== previous.area
+    ) {
+      applySelection(state);
+    }
+    if (
+      state.pinnedTracks !== previous.pinnedTracks ||
+      state.hiddenTracks !== previous.hiddenTracks
+    ) {
+      applyFilters(state);
+    }
+  });
+
+  const offFrame = view.onFrame((stats) => {
+    frames++;
+    const viewport = view.getViewport();
+    recordRendererStats(options.viewId, {
+      drawnOps: stats.drawnOps,
+      rects: stats.rects,
+      labels: stats.labels,
+      frameMs: stats.frameMs,
+      lod: stats.lod,
+      traceOps: getTrace(traceId)?.ops.count ?? 0,
+      frames,
+      viewStartNs: viewport.startNs,
+      viewEndNs: viewport.endNs,
+    });
+  });
+  const offProbe = addIdleProbe(() => view.isIdle());
+
+  return {
+    unbind: () => {
+      offViewport();
+      offFrame();
+      offProbe();
+      unsubscribe();
+      forgetRendererStats(options.viewId);
+    },
+    markUserMoved: () => {
+      userMoved = true;
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import type { TimelineView } from '@streamscope/timeline';
+import { select, zoom, zoomIdentity } from 'd3';
+import type { D3ZoomEvent, ZoomTransform } from 'd3';
+import { zoomToSelection } from '../data/view-actions.ts';
+import { gestureWindow, keyAction } from '../lib/zoom-math.ts';
+import { appStore } from '../store/index.ts';
+import type { AreaSelection } from '../store/selection-slice.ts';
+
+/** Smallest drag, in px, that counts as an area selection rather than a click. */
+const minAreaDragPx = 4;
+
+function isTypingTarget(target: EventTarget | null): boolean {
+  return (
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement ||
+    (target instanceof HTMLElement && target.isContentEditable)
+  );
+}
+
+/** Tracks of the rows between two y positions (canvas CSS px), top to bottom. */
+function tracksBetween(view: TimelineView, y0: number, y1: number): number[] {
+  const rows = view.getLayout().rows;
+  const a = view.rowAt(Math.min(y0, y1));
+  const b = view.rowAt(Math.max(y0, y1));
+  const from = a === undefined ? 0 : rows.indexOf(a);
+  const to = b === undefined ? rows.length - 1 : rows.indexOf(b);
+  const tracks: number[] = [];
+  for (let r = Math.max(0, from); r <= to; r++) {
+    const row = rows[r];
+    if (row !== undefined && row.kind === 'track' && !tracks.includes(row.track)) {
+      tracks.push(row.track);
+    }
+  }
+  return tracks;
+}
+
+/**
+ * Wheel and pinch zoom, drag pan (d3-zoom), hover, click to select, shift-drag for an area,
+ * and WASD by `event.code`. Returns the function that removes every listener.
+ */
+export function attachTimelineInput(
+  canvas: HTMLCanvasElement,
+  view: TimelineView,
+  onUserMove: () => void,
+  keyboard: boolean,
+): () => void {
+  const store = appStore;
+  // d3-zoom keeps an absolute transform; each gesture is read relative to where it started.
+  let t0: ZoomTransform = zoomIdentity;
+  let start = view.getViewport();
+  let leftPx = 0;
+  let rightPx = 1;
+  let scrollTop0 = 0;
+  const behaviour = zoom<HTMLCanvasElement, unknown>()
+    .filter((event: Event) => {
+      if (event instanceof WheelEvent) {
+        return !event.shiftKey;
+      }
+      if (event instanceof MouseEvent) {
+        return !event.shiftKey && !event.ctrlKey && event.button === 0;
+      }
+      return true;
+    })
+    .on('start', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
+      t0 = event.transform;
+      start = view.getViewport();
+      leftPx = view.xAtTime(start.startNs);
+      rightPx = view.xAtTime(start.endNs);
+      scrollTop0 = view.getScroll().scrollTopPx;
+    })
+    .on('zoom', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
+      const t = event.transform;
+      view.setViewport(gestureWindow(start, leftPx, rightPx, (x) => t0.applyX(t.invertX(x))));
+      if (t.k === t0.k) {
+        view.setScrollTopPx(scrollTop0 - (t.y - t0.y));
+      }
+      onUserMove();
+      store.getState().hoverOp(null);
+    });
+  const selection = select(canvas);
+  selection.call(behaviour).on('dblclick.zoom', null);
+
+  // Shift+wheel scrolls the rows (plain wheel zooms).
+  const onWheel = (event: WheelEvent): void => {
+    if (event.shiftKey) {
+      event.preventDefault();
+      view.setScrollTopPx(view.getScroll().scrollTopPx + (event.deltaY || event.deltaX));
+    }
+  };
+
+  let areaFrom: { x: number; y: number; timeNs: number } | null = null;
+  let areaNow: AreaSelection | null = null;
+  let suppressClick = false;
+
+  const onPointerDown = (event: PointerEvent): void => {
+    canvas.focus({ preventScroll: true });
+    if (event.shiftKey && event.button === 0) {
+      areaFrom = { x: event.offsetX, y: event.offsetY, timeNs: view.timeAtX(event.offsetX) };
+      areaNow = null;
+      canvas.setPointerCapture(event.pointerId);
+      event.preventDefault();
+    }
+  };
+
+  const onPointerMove = (event: PointerEvent): void => {
+    if (areaFrom !== null) {
+      if (Math.abs(event.offsetX - areaFrom.x) < minAreaDragPx) {
+        return;
+      }
+      const timeNs = view.timeAtX(event.offsetX);
+      areaNow = {
+        startNs: Math.min(areaFrom.timeNs, timeNs),
+        endNs: Math.max(areaFrom.timeNs, timeNs),
+        tracks: tracksBetween(view, areaFrom.y, event.offsetY),
+      };
+      // Drawn directly while dragging; the store (and the table) gets it on release.
+      view.setAreaSelection(areaNow);
+      return;
+    }
+    if (event.buttons !== 0) {
+      return;
+    }
+    const hit = view.hitTest(event.offsetX, event.offsetY);
+    store
+      .getState()
+      .hoverOp(
+        hit?.kind === 'op' ? { op: hit.op, clientX: event.clientX, clientY: event.clientY } : null,
+      );
+  };
+
+  const onPointerUp = (event: PointerEvent): void => {
+    if (areaFrom === null) {
+      return;
+    }
+    if (canvas.hasPointerCapture(event.pointerId)) {
+      canvas.releasePointerCapture(event.pointerId);
+    }
+    if (areaNow !== null) {
+      store.getState().selectArea(areaNow);
+      suppressClick = true;
+    }
+    areaFrom = null;
+    areaNow = null;
+  };
+
+  const onClick = (event: MouseEvent): void => {
+    if (suppressClick) {
+      suppressClick = false;
+      return;
+    }
+    const hit = view.hitTest(event.offsetX, event.offsetY);
+    store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
+  };
+
+  const onLeave = (): void => store.getState().hoverOp(null);
+
+  const onKeyDown = (event: KeyboardEvent): void => {
+    if (event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) {
+      return;
+    }
+    const action = keyAction(event.code);
+    if (action === null) {
+      return;
+    }
+    event.preventDefault();
+    const viewport = view.getViewport();
+    const left = view.xAtTime(viewport.startNs);
+    const right = view.xAtTime(viewport.endNs);
+    switch (action.kind) {
+      case 'zoom':
+        view.zoomAt((left + right) / 2, action.factor);
+        onUserMove();
+        break;
+      case 'pan':
+        view.panByPx((right - left) * action.fraction);
+        onUserMove();
+        break;
+      case 'focus':
+        zoomToSelection();
+        onUserMove();
+        break;
+      case 'clear':
+        store.getState().selectOp(null);
+        store.getState().selectArea(null);
+        break;
+    }
+  };
+
+  canvas.addEventListener('wheel', onWheel, { passive: false });
+  canvas.addEventListener('pointerdown', onPointerDown);
+  canvas.addEventListener('pointermove', onPointerMove);
+  canvas.addEventListener('pointerup', onPointerUp);
+  canvas.addEventListener('pointerleave', onLeave);
+  canvas.addEventListener('click', onClick);
+  if (keyboard) {
+    window.addEventListener('keydown', onKeyDown);
+  }
+  return () => {
+    selection.on('.zoom', null);
+    canvas.removeEventListener('wheel', onWheel);
+    canvas.removeEventListener('pointerdown', onPointerDown);
+    canvas.removeEventListener('pointermove', onPointerMove);
+    canvas.removeEventListener('pointerup', onPointerUp);
+    canvas.removeEventListener('pointerleave', onLeave);
+    canvas.removeEventListener('click', onClick);
+    window.removeEventListener('keydown', onKeyDown);
+  };
+}

@@ -1,0 +1,90 @@
+import { formatDurationNs } from '@streamscope/trace';
+import { getAnalysisFor } from '../data/trace-registry.ts';
+import { zoomToOp } from '../data/view-actions.ts';
+import { formatPercent } from '../lib/format.ts';
+import { useApp } from '../store/use-app.ts';
+
+/** Overlap and utilization summary, gap causes and the rule findings, beside the Gantt. */
+export function AnalysisPanel() {
+  const traceId = useApp((s) => s.traceId);
+  useApp((s) => s.dataVersion);
+  const analysis = getAnalysisFor(traceId);
+  if (analysis === undefined) {
+    return (
+      <div className="panel" data-testid="analysis-panel">
+        <p className="muted">Analysing…</p>
+      </div>
+    );
+  }
+  return (
+    <div className="panel stack" data-testid="analysis-panel">
+      <h3>Summary</h3>
+      <dl className="kv">
+        <dt>Makespan</dt>
+        <dd data-testid="metric-makespan">{formatDurationNs(analysis.makespanNs)}</dd>
+        <dt>GPU busy</dt>
+        <dd data-testid="metric-utilization">{formatPercent(analysis.deviceUtilization)}</dd>
+        <dt>Copy/compute overlap</dt>
+        <dd data-testid="metric-overlap">{formatPercent(analysis.copyComputeOverlap)}</dd>
+        <dt>Stream gaps</dt>
+        <dd>
+          {analysis.gapCount} ({formatDurationNs(analysis.gapTotalNs)})
+        </dd>
+      </dl>
+      {analysis.gapNsByCause.length > 0 && (
+        <ul className="small plain">
+          {analysis.gapNsByCause.map((g) => (
+            <li key={g.cause}>
+              idle, {g.cause}: {formatDurationNs(g.ns)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {analysis.streams.length > 0 && (
+        <table className="table compact">
+          <tbody>
+            {analysis.streams.map((s) => (
+              <tr key={s.track}>
+                <td className="name">{s.label}</td>
+                <td className="num">{formatPercent(s.utilization)}</td>
+                <td className="bar-cell">
+                  <span className="bar" style={{ width: `${Math.round(s.utilization * 100)}%` }} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>Findings</h3>
+      {analysis.findings.length === 0 ? (
+        <p className="muted small" data-testid="no-findings">
+          No rule fired.
+        </p>
+      ) : (
+        <ul className="findings plain" data-testid="findings">
+          {analysis.findings.map((f, i) => (
+            <li
+              key={i}
+              className={`finding severity-${f.severity}`}
+              data-testid="finding"
+              data-rule={f.ruleId}
+            >
+              <strong>{f.title}</strong>
+              <p className="small">{f.message}</p>
+              <div className="row small">
+                {f.estimatedSavingNs > 0 && (
+                  <span>could save ~{formatDurationNs(f.estimatedSavingNs)}</span>
+                )}
+                {f.opIndices[0] !== undefined && (
+                  <button type="button" className="link" onClick={() => zoomToOp(f.opIndices[0]!)}>
+                    show ({f.opIndices.length} ops)
+                  </button>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

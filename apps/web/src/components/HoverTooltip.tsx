@@ -1,0 +1,39 @@
+import { formatBytes, formatDurationNs } from '@streamscope/trace';
+import { getTrace } from '../data/trace-registry.ts';
+import { opDetails } from '../lib/op-details.ts';
+import { useApp } from '../store/use-app.ts';
+
+/** Name, kind, stream, start, duration, bytes and bandwidth, grid and block of the hovered op. */
+export function HoverTooltip() {
+  const traceId = useApp((s) => s.traceId);
+  const hovered = useApp((s) => s.hoveredOp);
+  const trace = getTrace(traceId);
+  const d = trace === undefined || hovered === null ? null : opDetails(trace, hovered.op, false);
+  if (d === null || hovered === null) {
+    return null;
+  }
+  // Keep the tooltip on screen: flip to the left of the pointer near the right edge.
+  const left =
+    hovered.clientX + 260 > window.innerWidth ? hovered.clientX - 260 : hovered.clientX + 14;
+  return (
+    <div className="tooltip" data-testid="tooltip" style={{ left, top: hovered.clientY + 14 }}>
+      <div className="tooltip-name">{d.name}</div>
+      <div>
+        {d.kind} · {d.track}
+      </div>
+      <div>
+        start {formatDurationNs(d.startNs)} · {formatDurationNs(d.durNs)}
+      </div>
+      {d.bytes > 0 && (
+        <div>
+          {formatBytes(d.bytes)} · {d.bandwidthGBps.toFixed(2)} GB/s
+        </div>
+      )}
+      {d.grid !== null && (
+        <div>
+          grid {d.grid} · block {d.block}
+        </div>
+      )}
+    </div>
+  );
+}

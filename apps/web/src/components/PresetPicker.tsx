@@ -1,0 +1,124 @@
+import type { Preset, PresetParam } from '../api/types.ts';
+
+interface PresetPickerProps {
+  readonly presets: readonly Preset[];
+  readonly presetName: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly onPreset: (name: string) => void;
+  readonly onParam: (name: string, value: unknown) => void;
+}
+
+function ParamInput({
+  param,
+  value,
+  onChange,
+}: {
+  param: PresetParam;
+  value: unknown;
+  onChange: (v: unknown) => void;
+}) {
+  const id = `param-${param.name}`;
+  if (param.type === 'boolean') {
+    return (
+      <input
+        id={id}
+        type="checkbox"
+        data-testid={id}
+        checked={value === true}
+        onChange={(e) => onChange(e.target.checked)}
+      />
+    );
+  }
+  if (param.options.length > 0) {
+    return (
+      <select
+        id={id}
+        data-testid={id}
+        value={String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {param.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    );
+  }
+  if (param.type === 'number' || param.type === 'integer') {
+    return (
+      <input
+        id={id}
+        type="number"
+        data-testid={id}
+        value={typeof value === 'number' ? value : ''}
+        min={param.min}
+        max={param.max}
+        step={param.type === 'integer' ? 1 : 'any'}
+        onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
+      />
+    );
+  }
+  return (
+    <input
+      id={id}
+      data-testid={id}
+      value={typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value)}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
+/** Pick a lesson preset and set its parameters; the pitfall switch is shown first. */
+export function PresetPicker({
+  presets,
+  presetName,
+  params,
+  onPreset,
+  onParam,
+}: PresetPickerProps) {
+  const preset = presets.find((p) => p.name === presetName);
+  const ordered =
+    preset === undefined
+      ? []
+      : [...preset.params].sort(
+          (a, b) => Number(b.name === preset.pitfallParam) - Number(a.name === preset.pitfallParam),
+        );
+  return (
+    <div className="stack">
+      <label className="field">
+        <span>Preset</span>
+        <select
+          data-testid="preset-select"
+          value={presetName}
+          onChange={(e) => onPreset(e.target.value)}
+        >
+          {presets.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      {preset !== undefined && <p className="muted">{preset.description}</p>}
+      {ordered.map((param) => (
+        <label
+          key={param.name}
+          className={param.name === preset?.pitfallParam ? 'field pitfall' : 'field'}
+          title={param.description}
+        >
+          <span>
+            {param.name}
+            {param.name === preset?.pitfallParam && <em> (the pitfall)</em>}
+          </span>
+          <ParamInput
+            param={param}
+            value={params[param.name]}
+            onChange={(v) => onParam(param.name, v)}
+          />
+          {param.description !== '' && <small className="muted">{param.description}</small>}
+        </label>
+      ))}
+    </div>
+  );
+}

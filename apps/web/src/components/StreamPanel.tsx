@@ -1,0 +1,51 @@
+import { trackLabel } from '@streamscope/trace';
+import { getTrace } from '../data/trace-registry.ts';
+import { appStore } from '../store/index.ts';
+import { useApp } from '../store/use-app.ts';
+
+/** Pin streams to the top or hide them; the canvas reads the lists from the store. */
+export function StreamPanel() {
+  const traceId = useApp((s) => s.traceId);
+  const pinned = useApp((s) => s.pinnedTracks);
+  const hidden = useApp((s) => s.hiddenTracks);
+  useApp((s) => s.dataVersion);
+  const trace = getTrace(traceId);
+  if (trace === undefined) {
+    return null;
+  }
+  return (
+    <details className="panel" data-testid="stream-panel">
+      <summary>
+        Streams ({trace.tracks.length}
+        {hidden.length > 0 ? `, ${hidden.length} hidden` : ''})
+      </summary>
+      <ul className="plain streams">
+        {trace.tracks.map((t, i) => (
+          <li key={i} className="row" data-testid="stream-item">
+            <span className="name" title={trackLabel(t)}>
+              {trackLabel(t)}
+            </span>
+            <button
+              type="button"
+              className={pinned.includes(i) ? 'toggle on' : 'toggle'}
+              aria-pressed={pinned.includes(i)}
+              data-testid="pin-stream"
+              onClick={() => appStore.getState().togglePinnedTrack(i)}
+            >
+              pin
+            </button>
+            <button
+              type="button"
+              className={hidden.includes(i) ? 'toggle on' : 'toggle'}
+              aria-pressed={hidden.includes(i)}
+              data-testid="hide-stream"
+              onClick={() => appStore.getState().toggleHiddenTrack(i)}
+            >
+              hide
+            </button>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}

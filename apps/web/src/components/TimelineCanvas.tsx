@@ -1,0 +1,54 @@
+import { createTimelineView } from '@streamscope/timeline';
+import type { TimelineView } from '@streamscope/timeline';
+import { memo, useEffect, useRef } from 'react';
+import { bindTimeline } from '../canvas/timeline-binding.ts';
+import { attachTimelineInput } from '../canvas/timeline-input.ts';
+import { registerView, unregisterView } from '../canvas/view-registry.ts';
+
+interface TimelineCanvasProps {
+  readonly traceId: string;
+  /** data-testid of the canvas and the key of its renderer stats. */
+  readonly viewId: string;
+  /** Keep fitting the whole trace as a live run grows, until the user moves the view. */
+  readonly follow?: boolean;
+  /** Selection, search, area and stream filters from the store (false for compared views). */
+  readonly followSelection?: boolean;
+  /** The store's fit request fits this view's own trace (false: the page sets the window). */
+  readonly ownFit?: boolean;
+  /** WASD and Escape drive this view (only one view on a page should take them). */
+  readonly keyboard?: boolean;
+}
+
+/** Mounts a timeline once per trace; React never re-renders the canvas (STYLE.md B.5). */
+function TimelineCanvasInner({
+  traceId,
+  viewId,
+  follow = false,
+  followSelection = true,
+  ownFit = true,
+  keyboard = true,
+}: TimelineCanvasProps) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const canvas = ref.current;
+    if (canvas === null) {
+      return;
+    }
+    const view: TimelineView = createTimelineView(canvas);
+    const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
+    const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
+    const observer = new ResizeObserver(() => view.resize());
+    observer.observe(canvas);
+    registerView(viewId, view);
+    return () => {
+      unregisterView(viewId, view);
+      observer.disconnect();
+      detachInput();
+      binding.unbind();
+      view.dispose();
+    };
+  }, [traceId, viewId, follow, followSelection, ownFit, keyboard]);
+  return <canvas ref={ref} className="timeline-canvas" data-testid={viewId} tabIndex={0} />;
+}
+
+export const TimelineCanvas = memo(TimelineCanvasInner);

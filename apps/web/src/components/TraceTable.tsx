@@ -1,0 +1,86 @@
+import type { TraceEntry } from '../api/types.ts';
+import { appStore } from '../store/index.ts';
+import { formatCount, formatCreatedAt, formatSpan } from '../lib/format.ts';
+
+interface TraceTableProps {
+  readonly entries: readonly TraceEntry[];
+  /** Ids ticked for comparison; omit to hide the column. */
+  readonly picked?: readonly string[];
+  readonly onPick?: (id: string) => void;
+  readonly onDelete?: (id: string) => void;
+}
+
+const openable = new Set(['finished', 'imported', 'cancelled', 'failed', 'ready']);
+
+export function TraceTable({ entries, picked, onPick, onDelete }: TraceTableProps) {
+  if (entries.length === 0) {
+    return (
+      <p className="empty" data-testid="trace-list-empty">
+        No traces yet.
+      </p>
+    );
+  }
+  return (
+    <table className="table" data-testid="trace-list">
+      <thead>
+        <tr>
+          {picked !== undefined && <th aria-label="Compare" />}
+          <th>Title</th>
+          <th>Source</th>
+          <th>Status</th>
+          <th className="num">Ops</th>
+          <th className="num">Span</th>
+          <th>Created</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e) => (
+          <tr key={e.id} data-testid="trace-row" data-trace-id={e.id} data-status={e.status}>
+            {picked !== undefined && (
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={`Compare ${e.title}`}
+                  data-testid="compare-pick"
+                  checked={picked.includes(e.id)}
+                  onChange={() => onPick?.(e.id)}
+                />
+              </td>
+            )}
+            <td>
+              <button
+                type="button"
+                className="link"
+                data-testid="open-trace"
+                disabled={!openable.has(e.status) || e.opCount === 0}
+                onClick={() => appStore.getState().navigate({ page: 'trace', traceId: e.id })}
+              >
+                {e.title}
+              </button>
+              {e.reason !== '' && <div className="muted small">{e.reason}</div>}
+            </td>
+            <td>
+              {e.source === 'import' ? `import · ${e.format}` : `run · ${e.backend || e.format}`}
+            </td>
+            <td>
+              <span className={`status status-${e.status}`}>{e.status}</span>
+            </td>
+            <td className="num" data-testid="trace-op-count">
+              {formatCount(e.opCount)}
+            </td>
+            <td className="num">{formatSpan(e.spanNs)}</td>
+            <td>{formatCreatedAt(e.createdAt)}</td>
+            <td>
+              {onDelete !== undefined && (
+                <button type="button" className="quiet" onClick={() => onDelete(e.id)}>
+                  Delete
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,94 @@
+import { getView } from '../canvas/view-registry.ts';
+import { getTrace } from '../data/trace-registry.ts';
+import { zoomToSelection } from '../data/view-actions.ts';
+import { downloadBlob, safeFileName } from '../lib/download.ts';
+import { appStore } from '../store/index.ts';
+import { useApp } from '../store/use-app.ts';
+import { beginActivity } from '../test-mode/activity.ts';
+import { Legend } from './Legend.tsx';
+import { SearchBox } from './SearchBox.tsx';
+
+interface TraceToolbarProps {
+  readonly viewId: string;
+}
+
+async function exportPng(viewId: string, title: string): Promise<void> {
+  const view = getView(viewId);
+  if (view === undefined) {
+    return;
+  }
+  const end = beginActivity();
+  try {
+    downloadBlob(await view.exportPng(), safeFileName(title, 'png'));
+  } catch (e) {
+    appStore
+      .getState()
+      .notify('error', `PNG export failed: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    end();
+  }
+}
+
+function exportSvg(viewId: string, title: string): void {
+  const view = getView(viewId);
+  if (view !== undefined) {
+    downloadBlob(
+      new Blob([view.exportSvg()], { type: 'image/svg+xml' }),
+      safeFileName(title, 'svg'),
+    );
+  }
+}
+
+/** Fit, zoom to selection, search, export and the link that reopens this view. */
+export function TraceToolbar({ viewId }: TraceToolbarProps) {
+  const traceId = useApp((s) => s.traceId);
+  const hasSelection = useApp((s) => s.selectedOp !== null || s.area !== null);
+  useApp((s) => s.dataVersion);
+  const title = getTrace(traceId)?.meta.title ?? traceId ?? 'trace';
+  return (
+    <div className="toolbar row wrap">
+      <strong className="trace-title" data-testid="trace-title" title={title}>
+        {title}
+      </strong>
+      <button
+        type="button"
+        data-testid="fit"
+        title="Show the whole trace"
+        onClick={() => appStore.getState().requestFit()}
+      >
+        Fit
+      </button>
+      <button
+        type="button"
+        data-testid="zoom-selection"
+        title="Zoom to the selection (F)"
+        disabled={!hasSelection}
+        onClick={zoomToSelection}
+      >
+        Zoom to selection
+      </button>
+      <SearchBox />
+      <span className="spacer" />
+      <button type="button" data-testid="export-png" onClick={() => void exportPng(viewId, title)}>
+        PNG
+      </button>
+      <button type="button" data-testid="export-svg" onClick={() => exportSvg(viewId, title)}>
+        SVG
+      </button>
+      <button
+        type="button"
+        data-testid="copy-link"
+        title="Copy a link to this trace and view"
+        onClick={() => {
+          void navigator.clipboard?.writeText(location.href).then(
+            () => appStore.getState().notify('info', 'Link copied.'),
+            () => appStore.getState().notify('info', location.href),
+          );
+        }}
+      >
+        Link
+      </button>
+      <Legend />
+    </div>
+  );
+}

@@ -1,0 +1,131 @@
+import { TraceDecoder, loadTrace } from '@streamscope/trace';
+import { getAnalysis, getTraceBytes, listTraces } from '../api/client.ts';
+import { LiveSubscription } from '../api/live-client.ts';
+import { appStore } from '../store/index.ts';
+import type { RunStatus } from '../store/run-slice.ts';
+import { forgetTrace, getTrace, registerTrace, setAnalysis } from './trace-registry.ts';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Refreshes the trace list (runs, their queue and imports). */
+export async function refreshTraceList(): Promise<void> {
+  try {
+    appStore.getState().setTraceList(await listTraces());
+  } catch (error) {
+    appStore.getState().setTraceListError(messageOf(error));
+  }
+}
+
+/** Fetches a trace's analysis into the registry; failures only leave it absent. */
+export async function loadAnalysis(traceId: string): Promise<void> {
+  try {
+    setAnalysis(traceId, await getAnalysis(traceId));
+    appStore.getState().bumpDataVersion();
+  } catch (error) {
+    appStore.getState().notify('error', `analysis of ${traceId} failed: ${messageOf(error)}`);
+  }
+}
+
+/** Downloads and decodes a stored trace unless the registry already holds it complete. */
+export async function ensureTraceLoaded(traceId: string): Promise<void> {
+  if (getTrace(traceId) !== undefined && !growingRuns.has(traceId)) {
+    return;
+  }
+  const bytes = await getTraceBytes(traceId);
+  registerTrace(traceId, loadTrace(bytes));
+}
+
+/** Opens a stored trace as the one on screen: bytes, then analysis in the background. */
+export async function openStoredTrace(traceId: string): Promise<void> {
+  const store = appStore.getState();
+  if (store.traceId !== traceId) {
+    store.openTrace(traceId);
+  }
+  try {
+    await ensureTraceLoaded(traceId);
+    appStore.getState().markTraceLoaded(traceId, 'ready');
+    await loadAnalysis(traceId);
+  } catch (error) {
+    appStore.getState().markTraceFailed(traceId, messageOf(error));
+  }
+}
+
+/** Open live subscriptions, closed by stopFollowing(). */
+const subscriptions = new Map<string, LiveSubscription>();
+/** Runs whose trace is still growing (not yet finished, failed or cancelled). */
+const growingRuns = new Set<string>();
+
+const runStatuses = new Set<string>(['queued', 'running', 'finished', 'failed', 'cancelled']);
+
+function asRunStatus(type: string): RunStatus {
+  if (type === 'started' || type === 'progress') {
+    return 'running';
+  }
+  return runStatuses.has(type) ? (type as RunStatus) : 'running';
+}
+
+/**
+ * Shows run `runId` as the trace on screen and feeds its live batches into a growing trace.
+ * Each binary frame is applied in sequence order; each apply bumps dataVersion so the canvas
+ * redraws the new ops.
+ */
+export function followRun(runId: string): void {
+  stopFollowing();
+  const decoder = new TraceDecoder();
+  registerTrace(runId, decoder.trace);
+  const store = appStore.getState();
+  store.openTrace(runId);
+  store.markTraceLoaded(runId, 'live');
+  const subscription = new LiveSubscription(runId, {
+    onBatches: (batches) => {
+      try {
+        decoder.apply(batches);
+      } catch (error) {
+        appStore
+          .getState()
+          .notify('error', `live data for ${runId} was rejected: ${messageOf(error)}`);
+        return;
+      }
+      const state = appStore.getState();
+      state.bumpDataVersion();
+      state.updateRun(runId, { opsReceived: decoder.trace.ops.count });
+    },
+    onControl: (control) => {
+      const state = appStore.getState();
+      const status = asRunStatus(control.type);
+      const position = control.message['position'];
+      const reason = control.message['reason'];
+      state.updateRun(runId, {
+        status,
+        position: typeof position === 'number' ? position : null,
+        ...(typeof reason === 'string' ? { reason } : {}),
+      });
+      if (status === 'finished' || status === 'failed' || status === 'cancelled') {
+        growingRuns.delete(runId);
+        state.markTraceLoaded(runId, 'ready');
+        void refreshTraceList();
+        if (status === 'finished') {
+          void loadAnalysis(runId);
+        }
+      }
+    },
+    onError: (message) => appStore.getState().notify('error', message),
+  });
+  subscriptions.set(runId, subscription);
+  growingRuns.add(runId);
+}
+
+/** Closes every live subscription (leaving the run page, or starting another run). */
+export function stopFollowing(): void {
+  for (const subscription of subscriptions.values()) {
+    subscription.close();
+  }
+  subscriptions.clear();
+  // A run left before it ended holds a partial trace: drop it so a reopen fetches it whole.
+  for (const runId of growingRuns) {
+    forgetTrace(runId);
+  }
+  growingRuns.clear();
+}

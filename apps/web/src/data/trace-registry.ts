@@ -1,0 +1,30 @@
+import type { Trace } from '@streamscope/trace';
+import type { TraceAnalysis } from '../api/types.ts';
+
+/**
+ * The big tables live here, outside the store (STYLE.md B.6): the store holds a trace id and a
+ * dataVersion counter, and readers look the trace up by id.
+ */
+const traces = new Map<string, Trace>();
+const analyses = new Map<string, TraceAnalysis>();
+
+export function registerTrace(id: string, trace: Trace): void {
+  traces.set(id, trace);
+}
+
+export function getTrace(id: string | null): Trace | undefined {
+  return id === null ? undefined : traces.get(id);
+}
+
+export function forgetTrace(id: string): void {
+  traces.delete(id);
+  analyses.delete(id);
+}
+
+export function setAnalysis(id: string, analysis: TraceAnalysis): void {
+  analyses.set(id, analysis);
+}
+
+export function getAnalysisFor(id: string | null): TraceAnalysis | undefined {
+  return id === null ? undefined : analyses.get(id);
+}

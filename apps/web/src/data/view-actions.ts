@@ -1,0 +1,70 @@
+import { searchOps } from '../lib/search.ts';
+import { windowAround } from '../lib/zoom-math.ts';
+import { appStore } from '../store/index.ts';
+import { getSearchMatches, setSearchMatches } from './search-registry.ts';
+import { getTrace } from './trace-registry.ts';
+
+/** Shows op `op` with some room around it and selects it. */
+export function zoomToOp(op: number, select = true): void {
+  const state = appStore.getState();
+  const trace = getTrace(state.traceId);
+  if (trace === undefined || op < 0 || op >= trace.ops.count) {
+    return;
+  }
+  const ops = trace.ops.columns();
+  const startNs = ops.startNs[op]!;
+  const endNs = ops.endNs[op]!;
+  const spanNs = state.viewEndNs - state.viewStartNs;
+  // Keep the zoom when the op fits comfortably; otherwise zoom so it takes 80% of the width.
+  if (spanNs > 0 && endNs - startNs < spanNs * 0.8) {
+    const midNs = (startNs + endNs) / 2;
+    state.setViewport(midNs - spanNs / 2, midNs + spanNs / 2);
+  } else {
+    const view = windowAround(startNs, endNs);
+    state.setViewport(view.startNs, view.endNs);
+  }
+  if (select) {
+    state.selectOp(op);
+  }
+}
+
+/** Zooms to the area selection, or else to the selected op. */
+export function zoomToSelection(): void {
+  const state = appStore.getState();
+  if (state.area !== null) {
+    state.setViewport(state.area.startNs, state.area.endNs);
+    return;
+  }
+  if (state.selectedOp !== null) {
+    const trace = getTrace(state.traceId);
+    if (trace === undefined) {
+      return;
+    }
+    const ops = trace.ops.columns();
+    const view = windowAround(ops.startNs[state.selectedOp]!, ops.endNs[state.selectedOp]!);
+    state.setViewport(view.startNs, view.endNs);
+  }
+}
+
+/** Runs a search over the whole trace and moves to its first match. */
+export function runSearch(query: string): void {
+  const state = appStore.getState();
+  const trace = getTrace(state.traceId);
+  const found = trace === undefined ? new Uint32Array(0) : searchOps(trace, query);
+  setSearchMatches(state.traceId, found);
+  state.setSearchResult(query, found.length);
+  if (found.length > 0) {
+    zoomToOp(found[0]!);
+  }
+}
+
+/** Moves to the next (+1) or previous (-1) match, wrapping around. */
+export function stepSearch(delta: 1 | -1): void {
+  const state = appStore.getState();
+  state.stepSearch(delta);
+  const next = appStore.getState();
+  const op = getSearchMatches(next.traceId)[next.searchMatchIndex];
+  if (op !== undefined) {
+    zoomToOp(op);
+  }
+}

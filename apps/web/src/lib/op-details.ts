@@ -1,0 +1,112 @@
+import type { Trace } from '@streamscope/trace';
+import {
+  FlowKind,
+  OpKind,
+  bandwidthGBps,
+  dstMemKind,
+  isCopyKind,
+  memKindName,
+  noRef,
+  opKindName,
+  srcMemKind,
+  trackLabel,
+} from '@streamscope/trace';
+
+export interface FlowLink {
+  readonly direction: 'from' | 'to';
+  readonly kind: string;
+  /** The op at the other end. */
+  readonly op: number;
+  readonly name: string;
+  readonly track: string;
+}
+
+/** What the tooltip and the details panel show for one op. */
+export interface OpDetails {
+  readonly op: number;
+  readonly name: string;
+  readonly kind: string;
+  readonly track: string;
+  readonly startNs: number;
+  readonly durNs: number;
+  readonly bytes: number;
+  /** GB/s (10^9 bytes per second); 0 where no bytes moved. */
+  readonly bandwidthGBps: number;
+  readonly memory: string | null;
+  readonly grid: string | null;
+  readonly block: string | null;
+  readonly correlationId: number;
+  readonly flows: readonly FlowLink[];
+}
+
+const flowKindNames: Record<number, string> = {
+  [FlowKind.EventRecordToWait]: 'event record → wait',
+  [FlowKind.ApiToGpu]: 'API call → GPU op',
+  [FlowKind.GraphToNode]: 'graph launch → node',
+};
+
+function trackName(trace: Trace, track: number): string {
+  const info = trace.tracks[track];
+  return info === undefined ? `track ${track}` : trackLabel(info);
+}
+
+/** Details of op `op`, or null when the index is out of range (a stale link, say). */
+export function opDetails(trace: Trace, op: number, withFlows = true): OpDetails | null {
+  const ops = trace.ops.columns();
+  if (!Number.isInteger(op) || op < 0 || op >= ops.count) {
+    return null;
+  }
+  const kind = ops.kind[op]!;
+  const startNs = ops.startNs[op]!;
+  const durNs = ops.endNs[op]! - startNs;
+  const bytes = ops.bytes[op]!;
+  let grid: string | null = null;
+  let block: string | null = null;
+  const refId = ops.refId[op]!;
+  if (kind === OpKind.Kernel && refId !== noRef) {
+    const launch = trace.launches.get(refId);
+    if (launch !== undefined) {
+      grid = `${launch.gridX}×${launch.gridY}×${launch.gridZ}`;
+      block = `${launch.blockX}×${launch.blockY}×${launch.blockZ}`;
+    }
+  }
+  const memKinds = ops.memKinds[op]!;
+  const memory =
+    isCopyKind(kind) && memKinds !== 0
+      ? `${memKindName(srcMemKind(memKinds))} → ${memKindName(dstMemKind(memKinds))}`
+      : null;
+  const flows: FlowLink[] = [];
+  if (withFlows) {
+    const columns = trace.flows.columns();
+    for (const f of trace.flows.touching(op)) {
+      const from = columns.fromOp[f]!;
+      const to = columns.toOp[f]!;
+      const other = from === op ? to : from;
+      if (other >= ops.count) {
+        continue;
+      }
+      flows.push({
+        direction: from === op ? 'to' : 'from',
+        kind: flowKindNames[columns.kind[f]!] ?? 'flow',
+        op: other,
+        name: trace.strings.get(ops.nameId[other]!),
+        track: trackName(trace, ops.track[other]!),
+      });
+    }
+  }
+  return {
+    op,
+    name: trace.strings.get(ops.nameId[op]!),
+    kind: opKindName(kind),
+    track: trackName(trace, ops.track[op]!),
+    startNs,
+    durNs,
+    bytes,
+    bandwidthGBps: bytes > 0 ? bandwidthGBps(bytes, durNs) : 0,
+    memory,
+    grid,
+    block,
+    correlationId: ops.correlationId[op]!,
+    flows,
+  };
+}

@@ -1,0 +1,177 @@
+import { useCallback, useEffect, useState } from 'react';
+import { listBackends, listPresets, startRun } from '../api/client.ts';
+import type { RunRequest } from '../api/client.ts';
+import type { BackendInfo, Preset } from '../api/types.ts';
+import { BackendPicker } from '../components/BackendPicker.tsx';
+import { PresetPicker } from '../components/PresetPicker.tsx';
+import { QueueList } from '../components/QueueList.tsx';
+import { RunStatus } from '../components/RunStatus.tsx';
+import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
+import { WorkloadPanel } from '../components/WorkloadPanel.tsx';
+import { followRun, refreshTraceList, stopFollowing } from '../data/trace-loader.ts';
+import { useTraceList } from '../data/use-trace-list.ts';
+import { appStore } from '../store/index.ts';
+import { useApp } from '../store/use-app.ts';
+
+function defaultsOf(preset: Preset | undefined): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const p of preset?.params ?? []) {
+    params[p.name] = p.default;
+  }
+  return params;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function RunPage() {
+  useTraceList();
+  const [presets, setPresets] = useState<readonly Preset[]>([]);
+  const [backends, setBackends] = useState<readonly BackendInfo[]>([]);
+  const [mode, setMode] = useState<'preset' | 'workload'>('preset');
+  const [presetName, setPresetName] = useState('');
+  const [params, setParams] = useState<Record<string, unknown>>({});
+  const [workload, setWorkload] = useState<{ value: unknown; valid: boolean }>({
+    value: null,
+    valid: false,
+  });
+  const [backend, setBackend] = useState({ name: '', target: '' });
+  const [starting, setStarting] = useState(false);
+  const run = useApp((s) => s.activeRun);
+  const onWorkload = useCallback(
+    (value: unknown, valid: boolean) => setWorkload({ value, valid }),
+    [],
+  );
+
+  useEffect(() => {
+    let live = true;
+    listPresets().then(
+      (list) => {
+        if (!live) {
+          return;
+        }
+        setPresets(list);
+        const first = list[0];
+        if (first !== undefined) {
+          setPresetName(first.name);
+          setParams(defaultsOf(first));
+        }
+      },
+      (e: unknown) => appStore.getState().notify('error', `presets: ${messageOf(e)}`),
+    );
+    listBackends().then(
+      (list) => {
+        if (!live) {
+          return;
+        }
+        setBackends(list);
+        // Prefer a real GPU when the server has one; the simulator otherwise.
+        const pick =
+          list.find((b) => b.name === 'cuda' && b.available) ?? list.find((b) => b.available);
+        if (pick !== undefined) {
+          setBackend({ name: pick.name, target: pick.targets[0] ?? '' });
+        }
+      },
+      (e: unknown) => appStore.getState().notify('error', `backends: ${messageOf(e)}`),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  useEffect(() => () => stopFollowing(), []);
+
+  const launch = async (): Promise<void> => {
+    const target = backend.target === '' ? {} : { target: backend.target };
+    const backendPart = backend.name === '' ? {} : { backend: backend.name, ...target };
+    const request: RunRequest =
+      mode === 'preset'
+        ? { preset: presetName, params, ...backendPart }
+        : { workload: workload.value, ...backendPart };
+    setStarting(true);
+    try {
+      const ticket = await startRun(request);
+      const status = ticket.status === 'running' ? 'running' : 'queued';
+      appStore.getState().startRun(ticket.id, status, ticket.position);
+      followRun(ticket.id);
+      void refreshTraceList();
+    } catch (e) {
+      appStore.getState().notify('error', `run not started: ${messageOf(e)}`);
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const canRun = !starting && (mode === 'preset' ? presetName !== '' : workload.valid);
+  return (
+    <div className="run-layout">
+      <aside className="run-setup stack">
+        <h1>Run a workload</h1>
+        <div className="tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'preset'}
+            data-testid="mode-preset"
+            onClick={() => setMode('preset')}
+          >
+            Preset
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'workload'}
+            data-testid="mode-workload"
+            onClick={() => setMode('workload')}
+          >
+            Workload JSON
+          </button>
+        </div>
+        {mode === 'preset' ? (
+          <PresetPicker
+            presets={presets}
+            presetName={presetName}
+            params={params}
+            onPreset={(name) => {
+              setPresetName(name);
+              setParams(defaultsOf(presets.find((p) => p.name === name)));
+            }}
+            onParam={(name, value) => setParams((p) => ({ ...p, [name]: value }))}
+          />
+        ) : (
+          <WorkloadPanel onWorkload={onWorkload} />
+        )}
+        <BackendPicker
+          backends={backends}
+          backend={backend.name}
+          target={backend.target}
+          onChange={(name, target) => setBackend({ name, target })}
+        />
+        <button
+          type="button"
+          className="primary"
+          data-testid="run-button"
+          disabled={!canRun}
+          onClick={() => void launch()}
+        >
+          {starting ? 'Starting…' : 'Run'}
+        </button>
+        <QueueList />
+      </aside>
+      <section className="run-live stack">
+        <RunStatus />
+        {run === null ? (
+          <p className="muted">
+            Pick a preset and press Run: its streams fill in here as the GPU (or the simulator)
+            reports them.
+          </p>
+        ) : (
+          <div className="timeline-host">
+            <TimelineCanvas key={run.runId} traceId={run.runId} viewId="live-timeline" follow />
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

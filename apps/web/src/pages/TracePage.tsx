@@ -1,0 +1,86 @@
+import { useEffect } from 'react';
+import { AnalysisPanel } from '../components/AnalysisPanel.tsx';
+import { AreaTable } from '../components/AreaTable.tsx';
+import { DetailsPanel } from '../components/DetailsPanel.tsx';
+import { HoverTooltip } from '../components/HoverTooltip.tsx';
+import { StreamPanel } from '../components/StreamPanel.tsx';
+import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
+import { TraceToolbar } from '../components/TraceToolbar.tsx';
+import { openStoredTrace } from '../data/trace-loader.ts';
+import { formatCount } from '../lib/format.ts';
+import { appStore } from '../store/index.ts';
+import { useApp } from '../store/use-app.ts';
+import { getTrace } from '../data/trace-registry.ts';
+
+const viewId = 'timeline';
+
+export function TracePage() {
+  const routeTraceId = useApp((s) => (s.route.page === 'trace' ? s.route.traceId : null));
+  const status = useApp((s) => s.traceStatus);
+  const error = useApp((s) => s.traceError);
+  const traceId = useApp((s) => s.traceId);
+  useApp((s) => s.dataVersion);
+
+  useEffect(() => {
+    if (routeTraceId === null) {
+      return;
+    }
+    const state = appStore.getState();
+    const route = state.route;
+    if (state.traceId !== routeTraceId || state.traceStatus === 'error') {
+      state.openTrace(routeTraceId);
+    }
+    if (route.page === 'trace' && route.view !== undefined) {
+      state.setViewport(route.view.startNs, route.view.endNs);
+    }
+    if (route.page === 'trace' && route.selectedOp !== undefined) {
+      state.selectOp(route.selectedOp);
+    }
+    void openStoredTrace(routeTraceId);
+  }, [routeTraceId]);
+
+  const trace = getTrace(traceId);
+  const ready =
+    traceId !== null &&
+    traceId === routeTraceId &&
+    trace !== undefined &&
+    (status === 'ready' || status === 'live');
+  return (
+    <div className="trace-layout">
+      <TraceToolbar viewId={viewId} />
+      {status === 'loading' && (
+        <p className="muted" data-testid="trace-loading">
+          Loading the trace…
+        </p>
+      )}
+      {status === 'error' && (
+        <div className="error-box" role="alert" data-testid="trace-error">
+          This trace could not be opened: {error}
+        </div>
+      )}
+      {ready && (
+        <div className="trace-body">
+          <div className="trace-main stack">
+            <div className="row small muted" data-testid="trace-summary">
+              <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
+              {trace.tracks.length} tracks · {trace.meta.producer} · wheel or W/S zoom, drag or A/D
+              pan, shift-drag selects an area
+            </div>
+            <div className="timeline-host">
+              <TimelineCanvas traceId={traceId} viewId={viewId} />
+              <HoverTooltip />
+            </div>
+            <div className="bottom-panels">
+              <DetailsPanel />
+              <AreaTable />
+            </div>
+          </div>
+          <aside className="trace-side stack">
+            <StreamPanel />
+            <AnalysisPanel />
+          </aside>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+/** Where the app is. Encoded in the URL hash so a link reopens the same trace and view. */
+export type Route =
+  | { readonly page: 'traces' }
+  | { readonly page: 'run' }
+  | { readonly page: 'import' }
+  | {
+      readonly page: 'trace';
+      readonly traceId: string;
+      /** Visible window in ns since the trace origin, when the link carries one. */
+      readonly view?: { readonly startNs: number; readonly endNs: number };
+      readonly selectedOp?: number;
+    }
+  | { readonly page: 'compare'; readonly traceA: string; readonly traceB: string };

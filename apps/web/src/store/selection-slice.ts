@@ -1,0 +1,40 @@
+import type { StateCreator } from 'zustand/vanilla';
+import type { AppState } from './index.ts';
+
+export interface HoveredOp {
+  readonly op: number;
+  /** Pointer position in client pixels when the hovered op changed (tooltip anchor). */
+  readonly clientX: number;
+  readonly clientY: number;
+}
+
+/** A time range (ns since origin) plus the tracks it covers. */
+export interface AreaSelection {
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly tracks: readonly number[];
+}
+
+export interface SelectionSlice {
+  readonly selectedOp: number | null;
+  readonly hoveredOp: HoveredOp | null;
+  readonly area: AreaSelection | null;
+  selectOp: (op: number | null) => void;
+  hoverOp: (hovered: HoveredOp | null) => void;
+  selectArea: (area: AreaSelection | null) => void;
+}
+
+export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice> = (set, get) => ({
+  selectedOp: null,
+  hoveredOp: null,
+  area: null,
+  selectOp: (op) => set({ selectedOp: op }),
+  hoverOp: (hovered) => {
+    // Only a change of op re-renders the tooltip; pointer moves over the same op do not.
+    if (get().hoveredOp?.op === hovered?.op) {
+      return;
+    }
+    set({ hoveredOp: hovered });
+  },
+  selectArea: (area) => set({ area }),
+});

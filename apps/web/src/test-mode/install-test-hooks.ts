@@ -1,0 +1,28 @@
+import { appStore } from '../store/index.ts';
+import { pendingActivity, touchActivity, waitForIdle } from './activity.ts';
+import { latestRendererStats } from './renderer-stats.ts';
+import type { RendererStatsSnapshot } from './renderer-stats.ts';
+
+declare global {
+  interface Window {
+    /** Set by Playwright's init script (e2e/fixtures.ts) before the app loads. */
+    __STREAMSCOPE_TEST__?: boolean;
+    __waitForIdle?: () => Promise<void>;
+    __rendererStats?: () => Readonly<Record<string, RendererStatsSnapshot>>;
+    __pendingActivity?: () => number;
+  }
+}
+
+/**
+ * In test mode, expose the idle signal and renderer statistics for Playwright and the browser
+ * benchmark. Store changes count as activity so a test waits for their consequences.
+ */
+export function installTestHooks(): void {
+  if (window.__STREAMSCOPE_TEST__ !== true) {
+    return;
+  }
+  appStore.subscribe(() => touchActivity());
+  window.__waitForIdle = () => waitForIdle();
+  window.__rendererStats = () => latestRendererStats();
+  window.__pendingActivity = () => pendingActivity();
+}

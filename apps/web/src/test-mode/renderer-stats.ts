@@ -1,0 +1,27 @@
+/** The last frame's statistics of each mounted timeline, keyed by its data-testid. */
+export interface RendererStatsSnapshot {
+  readonly drawnOps: number;
+  readonly rects: number;
+  readonly labels: number;
+  readonly frameMs: number;
+  readonly lod: number;
+  /** Ops in the trace the view holds (grows during a live run). */
+  readonly traceOps: number;
+  readonly frames: number;
+  readonly viewStartNs: number;
+  readonly viewEndNs: number;
+}
+
+const stats = new Map<string, RendererStatsSnapshot>();
+
+export function recordRendererStats(viewId: string, snapshot: RendererStatsSnapshot): void {
+  stats.set(viewId, snapshot);
+}
+
+export function forgetRendererStats(viewId: string): void {
+  stats.delete(viewId);
+}
+
+export function latestRendererStats(): Readonly<Record<string, RendererStatsSnapshot>> {
+  return Object.fromEntries(stats);
+}
