@@ -2,6 +2,7 @@
 export type {
   Analysis,
   AnalysisOptions,
+  Comparison,
   ConcurrencyProfile,
   CopyDirectionBandwidth,
   CopyStat,
@@ -14,7 +15,10 @@ export type {
   GapSummary,
   KernelStat,
   LaunchLatencyMetrics,
+  MetricDelta,
   Metrics,
+  OpDiff,
+  OpGroupDiff,
   OverlapMetrics,
   QueueDepth,
   RuleId,
@@ -25,3 +29,5 @@ export type {
 } from './types.ts';
 export { defaultAnalysisOptions, gapCauses, ruleIds } from './types.ts';
 export { summarizeRun, computeMetrics } from './metrics.ts';
+export { analyzeTrace } from './analyze.ts';
+export { compareTraces, matchOps } from './compare.ts';

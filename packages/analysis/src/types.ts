@@ -277,3 +277,58 @@ export const defaultAnalysisOptions: AnalysisOptions = {
   maxFindingOps: 50,
   concurrencyBins: 100,
 };
+
+/** One metric in two runs. `ratio` = b / a (0 when a is 0). */
+export interface MetricDelta {
+  readonly name: string;
+  readonly unit: 'ns' | 'ratio' | 'count';
+  readonly a: number;
+  readonly b: number;
+  readonly delta: number;
+  readonly ratio: number;
+}
+
+/** Ops with one name and kind on one stream (matched by stream rank), in both runs. */
+export interface OpGroupDiff {
+  readonly name: string;
+  readonly kind: string;
+  /** Stream label in run a (or b when only b has it). */
+  readonly stream: string;
+  readonly countA: number;
+  readonly countB: number;
+  readonly totalNsA: number;
+  readonly totalNsB: number;
+  readonly deltaNs: number;
+}
+
+/** One op matched across runs: same stream rank, kind and name, same occurrence. */
+export interface OpDiff {
+  readonly opA: number;
+  readonly opB: number;
+  readonly name: string;
+  readonly stream: string;
+  readonly durNsA: number;
+  readonly durNsB: number;
+  readonly deltaNs: number;
+  /** Start in b − start in a, each relative to its run's first GPU op. */
+  readonly startShiftNs: number;
+}
+
+export interface Comparison {
+  readonly makespanNsA: number;
+  readonly makespanNsB: number;
+  /** makespan a / makespan b: above 1 means b is faster. */
+  readonly speedup: number;
+  readonly metrics: MetricDelta[];
+  readonly matchedOps: number;
+  readonly unmatchedA: number;
+  readonly unmatchedB: number;
+  /** Largest |deltaNs| first. */
+  readonly groups: OpGroupDiff[];
+  readonly largestDiffs: OpDiff[];
+  readonly findings: {
+    readonly onlyA: RuleId[];
+    readonly onlyB: RuleId[];
+    readonly both: RuleId[];
+  };
+}

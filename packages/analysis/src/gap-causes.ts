@@ -1,0 +1,260 @@
+import type { StreamType } from '@streamscope/trace';
+import { OpKind } from '@streamscope/trace';
+import type { AnalysisContext } from './context.ts';
+import { isCopyEngine, occupiesStream } from './engines.ts';
+import type { HostHold } from './host-calls.ts';
+import { hostHold } from './host-calls.ts';
+import { lastAtOrBefore } from './intervals.ts';
+import type { GapCause } from './types.ts';
+import { gapCauses } from './types.ts';
+
+export const causeIndex = Object.fromEntries(gapCauses.map((c, i) => [c, i])) as Record<
+  GapCause,
+  number
+>;
+
+/** How far back from an op we look for the wait markers that precede it on its stream. */
+const maxMarkerScan = 256;
+/** How many host ops before a late launch we inspect. */
+const maxHostScan = 64;
+
+/**
+ * Explains why `op` did not start at `prevEndNs` (when its stream, or the device, went idle).
+ * Every constraint that could have held it has a release time: the event it waited on fired,
+ * the legacy default stream's barrier lifted, the engine it needs came free, the host issued
+ * it. The cause is the constraint released last inside the gap; ties go to the one listed
+ * first. With none inside the gap, what is left is launch latency (or unknown without the API
+ * call). Results are left in fields to keep the per-gap path free of allocation.
+ */
+export class GapAttributor {
+  cause = 0;
+  causeOp = -1;
+  releaseNs = 0;
+
+  private readonly streamTypeOf: StreamType[];
+  private readonly legacyTracks: number[][];
+  private readonly blockingTracks: number[][];
+  private readonly singleCopyEngine: boolean[];
+  private readonly holdCache = new Map<number, HostHold>();
+
+  constructor(private readonly ctx: AnalysisContext) {
+    const tracks = ctx.trace.tracks;
+    this.streamTypeOf = tracks.map((t) => (t.kind === 'gpu-stream' ? t.streamType : 'unknown'));
+    this.legacyTracks = ctx.tracksOfDevice.map((ts) =>
+      ts.filter((t) => this.streamTypeOf[t] === 'legacy-default'),
+    );
+    this.blockingTracks = ctx.tracksOfDevice.map((ts) =>
+      ts.filter((t) => syncsWithLegacy(this.streamTypeOf[t]!)),
+    );
+    this.singleCopyEngine = ctx.devices.map(
+      (d) => ctx.trace.devices.find((info) => info.deviceId === d.deviceId)?.copyEngineCount === 1,
+    );
+  }
+
+  /** `pos` is `op`'s position in `order`, its track's start-sorted op indices. */
+  attribute(prevEndNs: number, op: number, order: Uint32Array, pos: number): void {
+    const { cols } = this.ctx;
+    const startNs = cols.startNs[op]!;
+    const track = cols.track[op]!;
+    const slot = this.ctx.deviceSlotOfTrack[track]!;
+    let bestNs = prevEndNs;
+    let cause = -1;
+    let causeOp = -1;
+    const offer = (releaseNs: number, c: GapCause, by: number): void => {
+      if (releaseNs > bestNs && releaseNs <= startNs + this.ctx.options.dispatchSlackNs) {
+        bestNs = releaseNs;
+        cause = causeIndex[c];
+        causeOp = by;
+      }
+    };
+
+    // 1. Event waits between the previous op on the stream and this one (or on the op itself).
+    for (let k = pos - 1, seen = 0; k >= 0 && seen < maxMarkerScan; k--, seen++) {
+      const marker = order[k]!;
+      if (occupiesStream(cols.kind[marker]!)) {
+        break;
+      }
+      if (cols.kind[marker] === OpKind.StreamWait) {
+        const record = this.recordOf(marker);
+        if (record >= 0) {
+          offer(this.firedAtNs(record), 'event-wait', record);
+        }
+      }
+    }
+    const direct = this.recordOf(op);
+    if (direct >= 0) {
+      offer(this.firedAtNs(direct), 'event-wait', direct);
+    }
+
+    // 2. The legacy default stream's implicit barrier.
+    const type = this.streamTypeOf[track]!;
+    if (slot >= 0 && type === 'legacy-default') {
+      for (const other of this.blockingTracks[slot]!) {
+        if (other !== track) {
+          this.offerBarrier(other, op, startNs, offer);
+        }
+      }
+    } else if (slot >= 0 && syncsWithLegacy(type)) {
+      for (const legacy of this.legacyTracks[slot]!) {
+        this.offerBarrier(legacy, op, startNs, offer);
+      }
+    }
+
+    // 3. The copy engine it needs was busy with another stream's copy until just before it
+    // started. (Kernels share the SMs; one ending just before another starts proves nothing.)
+    const engine = this.ctx.engineOf[op]!;
+    if (slot >= 0 && isCopyEngine(engine)) {
+      const device = this.ctx.devices[slot]!;
+      const ends = this.singleCopyEngine[slot] ? device.copySortedEnds : device.sortedEnds[engine]!;
+      const k = lastAtOrBefore(ends, startNs);
+      if (k >= 0 && startNs - ends[k]! <= this.ctx.options.dispatchSlackNs) {
+        offer(ends[k]!, 'engine-busy', -1);
+      }
+    }
+
+    // 4. The host issued it late (or its launch call was still running).
+    const api = this.ctx.apiOf[op]!;
+    let hostLate = false;
+    if (api >= 0) {
+      const apiStartNs = cols.startNs[api]!;
+      const releaseNs = Math.min(cols.endNs[api]!, startNs);
+      const before = cause;
+      offer(releaseNs, apiStartNs > prevEndNs ? 'host-busy' : 'launch-latency', api);
+      hostLate = cause !== before && apiStartNs > prevEndNs;
+    }
+
+    if (cause < 0) {
+      this.cause = causeIndex[api >= 0 ? 'launch-latency' : 'unknown'];
+      this.causeOp = api;
+      this.releaseNs = prevEndNs;
+      return;
+    }
+    this.cause = cause;
+    this.causeOp = causeOp;
+    this.releaseNs = bestNs;
+    if (hostLate) {
+      this.explainHost(prevEndNs, api);
+    }
+  }
+
+  /** The record op an event wait (GPU marker or its API call) waited on, or -1. */
+  private recordOf(wait: number): number {
+    const direct = this.ctx.recordOfWait[wait]!;
+    if (direct >= 0) {
+      return direct;
+    }
+    const api = this.ctx.apiOf[wait]!;
+    return api >= 0 ? this.ctx.recordOfWait[api]! : -1;
+  }
+
+  /** When the event fired: the record's end on its stream (or that of its GPU marker). */
+  private firedAtNs(record: number): number {
+    const { cols } = this.ctx;
+    if (this.ctx.deviceSlotOfTrack[cols.track[record]!]! >= 0) {
+      return cols.endNs[record]!;
+    }
+    const gpu = this.ctx.gpuOfApi[record]!;
+    return gpu >= 0 ? cols.endNs[gpu]! : -Infinity;
+  }
+
+  /** Offers the end of the last op on `other` that started before `op`, if issued before it. */
+  private offerBarrier(
+    other: number,
+    op: number,
+    startNs: number,
+    offer: (releaseNs: number, c: GapCause, by: number) => void,
+  ): void {
+    const { cols } = this.ctx;
+    const order = this.ctx.trace.ops.trackOrder(other);
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cols.startNs[order[mid]!]! < startNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (let k = lo - 1, seen = 0; k >= 0 && seen < maxMarkerScan; k--, seen++) {
+      const barrier = order[k]!;
+      if (!occupiesStream(cols.kind[barrier]!)) {
+        continue;
+      }
+      const apiBarrier = this.ctx.apiOf[barrier]!;
+      const apiOp = this.ctx.apiOf[op]!;
+      const issuedBefore =
+        apiBarrier < 0 || apiOp < 0 || cols.startNs[apiBarrier]! < cols.startNs[apiOp]!;
+      if (issuedBefore) {
+        offer(cols.endNs[barrier]!, 'legacy-default-stream', barrier);
+      }
+      return;
+    }
+  }
+
+  /** Refines a late launch: what the host thread was doing between `prevEndNs` and the call. */
+  private explainHost(prevEndNs: number, api: number): void {
+    const { cols } = this.ctx;
+    const apiStartNs = cols.startNs[api]!;
+    const order = this.ctx.trace.ops.trackOrder(cols.track[api]!);
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cols.startNs[order[mid]!]! < apiStartNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const lateNs = apiStartNs - prevEndNs;
+    let bestBlock = -1;
+    let bestBlockNs = 0;
+    let bestBlockHold: HostHold = 'host-busy';
+    let coveringBlock = -1;
+    let coveringHold: HostHold = 'host-busy';
+    let bestBusy = -1;
+    let bestBusyNs = 0;
+    for (let k = lo - 1, seen = 0; k >= 0 && seen < maxHostScan; k--, seen++) {
+      const h = order[k]!;
+      const endNs = cols.endNs[h]!;
+      if (endNs <= prevEndNs) {
+        break;
+      }
+      const overlapNs = Math.min(endNs, apiStartNs) - Math.max(cols.startNs[h]!, prevEndNs);
+      const hold = hostHold(this.ctx, h, this.holdCache);
+      if (hold === 'host-busy') {
+        if (overlapNs > bestBusyNs) {
+          bestBusy = h;
+          bestBusyNs = overlapNs;
+        }
+        continue;
+      }
+      if (cols.startNs[h]! <= prevEndNs) {
+        coveringBlock = h;
+        coveringHold = hold;
+      }
+      if (overlapNs > bestBlockNs) {
+        bestBlock = h;
+        bestBlockNs = overlapNs;
+        bestBlockHold = hold;
+      }
+    }
+    // Blocked when the stream went idle: the host could only go on once the GPU caught up.
+    if (coveringBlock >= 0) {
+      this.cause = causeIndex[coveringHold];
+      this.causeOp = coveringBlock;
+    } else if (bestBlock >= 0 && bestBlockNs * 2 >= lateNs) {
+      this.cause = causeIndex[bestBlockHold];
+      this.causeOp = bestBlock;
+    } else {
+      this.cause = causeIndex['host-busy'];
+      this.causeOp = bestBusy >= 0 ? bestBusy : api;
+    }
+  }
+}
+
+/** Streams that the legacy default stream synchronizes with (all but non-blocking ones). */
+function syncsWithLegacy(type: StreamType): boolean {
+  return type === 'blocking' || type === 'per-thread-default' || type === 'legacy-default';
+}

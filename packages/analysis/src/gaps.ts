@@ -1,0 +1,172 @@
+import type { AnalysisContext } from './context.ts';
+import { noEngine, occupiesStream } from './engines.ts';
+import type { GapAttributor } from './gap-causes.ts';
+import { complementWithin } from './intervals.ts';
+
+/** Gaps as columns (a million-op trace can have a gap between every two ops). */
+export interface GapRecords {
+  readonly count: number;
+  /** Stream track, or -1 for a device gap. */
+  readonly track: Int32Array;
+  readonly deviceSlot: Int32Array;
+  readonly fromNs: Float64Array;
+  readonly toNs: Float64Array;
+  /** Index into `gapCauses`. */
+  readonly cause: Uint8Array;
+  readonly beforeOp: Int32Array;
+  readonly afterOp: Int32Array;
+  readonly causeOp: Int32Array;
+}
+
+class GapWriter {
+  count = 0;
+  readonly track: Int32Array;
+  readonly deviceSlot: Int32Array;
+  readonly fromNs: Float64Array;
+  readonly toNs: Float64Array;
+  readonly cause: Uint8Array;
+  readonly beforeOp: Int32Array;
+  readonly afterOp: Int32Array;
+  readonly causeOp: Int32Array;
+
+  constructor(capacity: number) {
+    this.track = new Int32Array(capacity);
+    this.deviceSlot = new Int32Array(capacity);
+    this.fromNs = new Float64Array(capacity);
+    this.toNs = new Float64Array(capacity);
+    this.cause = new Uint8Array(capacity);
+    this.beforeOp = new Int32Array(capacity);
+    this.afterOp = new Int32Array(capacity);
+    this.causeOp = new Int32Array(capacity);
+  }
+
+  push(
+    track: number,
+    slot: number,
+    fromNs: number,
+    toNs: number,
+    beforeOp: number,
+    afterOp: number,
+    why: GapAttributor,
+  ): void {
+    const k = this.count++;
+    this.track[k] = track;
+    this.deviceSlot[k] = slot;
+    this.fromNs[k] = fromNs;
+    this.toNs[k] = toNs;
+    this.cause[k] = why.cause;
+    this.beforeOp[k] = beforeOp;
+    this.afterOp[k] = afterOp;
+    this.causeOp[k] = why.causeOp;
+  }
+
+  done(): GapRecords {
+    const n = this.count;
+    return {
+      count: n,
+      track: this.track.subarray(0, n),
+      deviceSlot: this.deviceSlot.subarray(0, n),
+      fromNs: this.fromNs.subarray(0, n),
+      toNs: this.toNs.subarray(0, n),
+      cause: this.cause.subarray(0, n),
+      beforeOp: this.beforeOp.subarray(0, n),
+      afterOp: this.afterOp.subarray(0, n),
+      causeOp: this.causeOp.subarray(0, n),
+    };
+  }
+}
+
+/**
+ * Every interval in which a stream sat idle between two of its ops (inside the window), with its
+ * cause. Ops on a stream may overlap (graph nodes, imports): the stream is idle only past the
+ * latest end seen so far.
+ */
+export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
+  const { cols, window } = ctx;
+  const out = new GapWriter(ctx.gpuOpCount + 1);
+  ctx.tracksOfDevice.forEach((tracks, slot) => {
+    for (const track of tracks) {
+      const order = ctx.trace.ops.trackOpsInWindow(track, window.fromNs, window.toNs);
+      let prevOp = -1;
+      let busyUntilNs = -Infinity;
+      for (let pos = 0; pos < order.length; pos++) {
+        const op = order[pos]!;
+        const startNs = cols.startNs[op]!;
+        if (!occupiesStream(cols.kind[op]!)) {
+          continue;
+        }
+        const endNs = cols.endNs[op]!;
+        if (prevOp >= 0 && startNs > busyUntilNs && startNs > window.fromNs) {
+          const fromNs = Math.max(busyUntilNs, window.fromNs);
+          why.attribute(busyUntilNs, op, order, pos);
+          out.push(track, slot, fromNs, startNs, prevOp, op, why);
+        }
+        if (endNs >= busyUntilNs) {
+          busyUntilNs = endNs;
+          prevOp = op;
+        }
+      }
+    }
+  });
+  return out.done();
+}
+
+/**
+ * Intervals in which no engine of a device was busy, between its first and last op in the
+ * window, each attributed through the op that ended it.
+ */
+export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
+  const { cols } = ctx;
+  let capacity = 1;
+  for (const device of ctx.devices) {
+    capacity += device.all.count;
+  }
+  const out = new GapWriter(capacity);
+  ctx.devices.forEach((device, slot) => {
+    if (device.all.count === 0) {
+      return;
+    }
+    const idle = complementWithin(
+      device.all,
+      device.all.starts[0]!,
+      device.all.ends[device.all.count - 1]!,
+    );
+    for (let g = 0; g < idle.count; g++) {
+      const fromNs = idle.starts[g]!;
+      const toNs = idle.ends[g]!;
+      // The op that ended the gap: a work op starting exactly at its end, on some stream.
+      let found = false;
+      for (const track of ctx.tracksOfDevice[slot]!) {
+        const order = ctx.trace.ops.trackOrder(track);
+        let pos = lowerBoundStart(order, cols.startNs, toNs);
+        for (; pos < order.length && cols.startNs[order[pos]!] === toNs; pos++) {
+          const op = order[pos]!;
+          if (ctx.engineOf[op] !== noEngine) {
+            why.attribute(fromNs, op, order, pos);
+            out.push(-1, slot, fromNs, toNs, -1, op, why);
+            found = true;
+            break;
+          }
+        }
+        if (found) {
+          break;
+        }
+      }
+    }
+  });
+  return out.done();
+}
+
+function lowerBoundStart(order: Uint32Array, starts: Float64Array, valueNs: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[order[mid]!]! < valueNs) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}

@@ -1,0 +1,74 @@
+import { OpFlag, OpKind, isCopyKind } from '@streamscope/trace';
+import type { AnalysisContext } from './context.ts';
+import { isPageable } from './stats.ts';
+import type { GapCause } from './types.ts';
+
+/** How a host op holds the host: one of the blocking gap causes, or 'host-busy' (working). */
+export type HostHold = Extract<GapCause, 'host-sync' | 'sync-copy' | 'alloc-sync' | 'host-busy'>;
+
+const syncApi = /Synchronize$/;
+const allocApi = /^cu(da)?(Malloc|Free|MemAlloc|MemFree|MemHostAlloc|MemFreeHost)/;
+const transferApi = /^cu(da)?(Memcpy|Memset|MemcpyPeer)/;
+
+/**
+ * Classifies host op `h` (on a host-thread track): blocked in a synchronize, in a synchronous
+ * or pageable copy, in an allocator call that synchronizes the device, or just busy.
+ * Caches per name id in `cache` (the same call name is seen many times).
+ */
+export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, HostHold>): HostHold {
+  const { cols } = ctx;
+  const kind = cols.kind[h]!;
+  if (kind === OpKind.StreamSync || kind === OpKind.DeviceSync || kind === OpKind.EventSync) {
+    return 'host-sync';
+  }
+  if ((isCopyKind(kind) || kind === OpKind.Memset) && (cols.flags[h]! & OpFlag.Sync) !== 0) {
+    return 'sync-copy';
+  }
+  if (kind !== OpKind.ApiCall && kind !== OpKind.Alloc && kind !== OpKind.Free) {
+    return 'host-busy';
+  }
+  // A transfer is blocking when its GPU op says so, whatever the API is called.
+  const gpu = ctx.gpuOfApi[h]!;
+  if (gpu >= 0) {
+    const gpuKind = cols.kind[gpu]!;
+    if ((isCopyKind(gpuKind) || gpuKind === OpKind.Memset) && isBlockingTransfer(ctx, gpu, h)) {
+      return 'sync-copy';
+    }
+  }
+  const nameId = cols.nameId[h]!;
+  const cached = cache.get(nameId);
+  if (cached !== undefined) {
+    return cached;
+  }
+  const name = ctx.trace.strings.get(nameId);
+  let hold: HostHold = 'host-busy';
+  if (syncApi.test(name)) {
+    hold = 'host-sync';
+  } else if (kind === OpKind.Alloc || kind === OpKind.Free || allocApi.test(name)) {
+    hold = name.includes('Async') ? 'host-busy' : 'alloc-sync';
+  } else if (transferApi.test(name) && !name.includes('Async') && gpu < 0) {
+    hold = 'sync-copy';
+  }
+  cache.set(nameId, hold);
+  return hold;
+}
+
+/**
+ * A copy or memset the host waited for: flagged Sync, issued by a non-Async API, or an async
+ * copy with pageable host memory (which the driver stages synchronously).
+ */
+export function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: number): boolean {
+  const { cols } = ctx;
+  if ((cols.flags[gpu]! & OpFlag.Sync) !== 0) {
+    return true;
+  }
+  if (api >= 0 && !ctx.trace.strings.get(cols.nameId[api]!).includes('Async')) {
+    return transferApi.test(ctx.trace.strings.get(cols.nameId[api]!));
+  }
+  return isCopyKind(cols.kind[gpu]!) && isPageable(cols.memKinds[gpu]!);
+}
+
+/** True for an API call named like a transfer issued without `Async` (cudaMemcpy, cudaMemset). */
+export function isSyncTransferApiName(name: string): boolean {
+  return transferApi.test(name) && !name.includes('Async');
+}

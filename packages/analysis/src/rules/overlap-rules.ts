@@ -1,0 +1,133 @@
+import { formatDurationNs, trackLabel } from '@streamscope/trace';
+import { isCopyEngine } from '../engines.ts';
+import { causeIndex } from '../gap-causes.ts';
+import { intersectionNs, measure, measureWithin, unionInPlace } from '../intervals.ts';
+import { isPageable } from '../stats.ts';
+import type { Finding } from '../types.ts';
+import type { RuleInput } from './rule-input.ts';
+import { byWeightDesc, finding, nsAndShare } from './rule-input.ts';
+
+/**
+ * Streams held by the legacy default stream's implicit barrier: stream gaps attributed to it.
+ * The saving is the union of those gaps (the time at least one stream was held), not their sum.
+ */
+export function defaultStreamSerializationRule(input: RuleInput): Finding | undefined {
+  const { ctx, streamGaps } = input;
+  const cause = causeIndex['legacy-default-stream'];
+  let count = 0;
+  for (let g = 0; g < streamGaps.count; g++) {
+    if (streamGaps.cause[g] === cause) {
+      count++;
+    }
+  }
+  if (count === 0) {
+    return undefined;
+  }
+  const starts = new Float64Array(count);
+  const ends = new Float64Array(count);
+  const heldNsByBarrier = new Map<number, number>();
+  const held = new Set<number>();
+  let k = 0;
+  let sumNs = 0;
+  for (let g = 0; g < streamGaps.count; g++) {
+    if (streamGaps.cause[g] !== cause) {
+      continue;
+    }
+    starts[k] = streamGaps.fromNs[g]!;
+    ends[k] = streamGaps.toNs[g]!;
+    const ns = ends[k]! - starts[k]!;
+    sumNs += ns;
+    k++;
+    const barrier = streamGaps.causeOp[g]!;
+    heldNsByBarrier.set(barrier, (heldNsByBarrier.get(barrier) ?? 0) + ns);
+    held.add(streamGaps.track[g]!);
+  }
+  const savingNs = measure(unionInPlace(starts, ends));
+  if (savingNs < ctx.options.minSavingNs) {
+    return undefined;
+  }
+  const barriers = byWeightDesc([...heldNsByBarrier.keys()], (op) => heldNsByBarrier.get(op)!);
+  const streams = [...held].map((t) => trackLabel(ctx.trace.tracks[t]!)).join(', ');
+  return finding(
+    'default-stream-serialization',
+    'warning',
+    'Legacy default stream serializes other streams',
+    `Work on the legacy default stream (stream 0) waits for, and holds back, every blocking stream: ${count} gap${count === 1 ? '' : 's'} on ${streams} (${formatDurationNs(sumNs)} in all, ${nsAndShare(savingNs, input.metrics.makespanNs)} with at least one stream held) came from this implicit synchronization. Issue that work on a stream of its own, create streams with cudaStreamNonBlocking, or compile with --default-stream per-thread.`,
+    barriers,
+    savingNs,
+    ctx.options.maxFindingOps,
+  );
+}
+
+/**
+ * Copies that could overlap compute but don't. With perfect overlap the shorter of "copy time
+ * not under a kernel" and "kernel time not under a copy" disappears, so that is the estimate.
+ */
+export function missedOverlapRule(input: RuleInput): Finding | undefined {
+  const { ctx, metrics } = input;
+  const { cols, engineOf } = ctx;
+  let savingNs = 0;
+  let copyOnlyNs = 0;
+  let kernelOnlyNs = 0;
+  for (const device of ctx.devices) {
+    const overlapped = intersectionNs(device.copies, device.kernels);
+    const copyOnly = measure(device.copies) - overlapped;
+    const kernelOnly = measure(device.kernels) - overlapped;
+    copyOnlyNs += copyOnly;
+    kernelOnlyNs += kernelOnly;
+    savingNs += Math.min(copyOnly, kernelOnly);
+  }
+  if (savingNs < ctx.options.minSavingNs || savingNs < 0.02 * metrics.makespanNs) {
+    return undefined;
+  }
+  // The copies that ran (mostly) alone, and what they have in common.
+  const exposed: number[] = [];
+  const exposedNs = new Map<number, number>();
+  const copyTracks = new Set<number>();
+  const kernelTracks = new Set<number>();
+  let pageable = 0;
+  for (let i = 0; i < cols.count; i++) {
+    const e = engineOf[i]!;
+    if (e === 0) {
+      kernelTracks.add(cols.track[i]!);
+    }
+    if (!isCopyEngine(e)) {
+      continue;
+    }
+    copyTracks.add(cols.track[i]!);
+    const slot = ctx.deviceSlotOfTrack[cols.track[i]!]!;
+    const device = ctx.devices[slot]!;
+    const startNs = Math.max(cols.startNs[i]!, ctx.window.fromNs);
+    const endNs = Math.min(cols.endNs[i]!, ctx.window.toNs);
+    const aloneNs = endNs - startNs - measureWithin(device.kernels, startNs, endNs);
+    if (aloneNs > (endNs - startNs) / 2) {
+      exposed.push(i);
+      exposedNs.set(i, aloneNs);
+      if (isPageable(cols.memKinds[i]!)) {
+        pageable++;
+      }
+    }
+  }
+  const oneStream =
+    copyTracks.size === 1 && kernelTracks.size === 1 && [...copyTracks][0] === [...kernelTracks][0];
+  const legacy = [...copyTracks].some((t) => {
+    const info = ctx.trace.tracks[t];
+    return info?.kind === 'gpu-stream' && info.streamType === 'legacy-default';
+  });
+  const why = oneStream
+    ? 'All copies and kernels are on one stream, so each waits for the one before it. Split the data into chunks and give each chunk its own stream (copy in, compute, copy out).'
+    : pageable > exposed.length / 2
+      ? `${pageable} of them use pageable host memory, which cannot overlap; pin the host buffers.`
+      : legacy
+        ? 'Copies on the legacy default stream synchronize with the other streams; move them to non-blocking streams.'
+        : 'Reorder the issue (or chunk the transfers) so each copy has independent compute to run beside.';
+  return finding(
+    'missed-overlap',
+    'warning',
+    'Copies that could overlap compute but do not',
+    `${formatDurationNs(copyOnlyNs)} of copying ran with no kernel beside it and ${formatDurationNs(kernelOnlyNs)} of compute ran with no copy beside it; copy/compute overlap is ${(100 * metrics.overlap.all).toFixed(1)}%. Overlapping them could save up to ${nsAndShare(savingNs, metrics.makespanNs)}. ${exposed.length} cop${exposed.length === 1 ? 'y' : 'ies'} ran mostly alone. ${why}`,
+    byWeightDesc(exposed, (op) => exposedNs.get(op) ?? 0),
+    savingNs,
+    ctx.options.maxFindingOps,
+  );
+}

@@ -1,0 +1,163 @@
+import { OpFlag, OpKind, formatBytes, formatDurationNs } from '@streamscope/trace';
+import { isCopyEngine } from '../engines.ts';
+import { isSyncTransferApiName } from '../host-calls.ts';
+import { isPageable } from '../stats.ts';
+import type { Finding } from '../types.ts';
+import type { RuleInput } from './rule-input.ts';
+import { byWeightDesc, deviceGapNsByCauseOp, finding, nsAndShare } from './rule-input.ts';
+
+/** Issued by a synchronous API: flagged Sync, or its API is cudaMemcpy/cudaMemset without Async. */
+function issuedSync(input: RuleInput, op: number): boolean {
+  const { cols, apiOf, trace } = input.ctx;
+  if ((cols.flags[op]! & OpFlag.Sync) !== 0) {
+    return true;
+  }
+  const api = apiOf[op]!;
+  return api >= 0 && isSyncTransferApiName(trace.strings.get(cols.nameId[api]!));
+}
+
+function issuedAsync(input: RuleInput, op: number): boolean {
+  const { cols, apiOf, trace } = input.ctx;
+  const api = apiOf[op]!;
+  if (api >= 0) {
+    return trace.strings.get(cols.nameId[api]!).includes('Async');
+  }
+  return (cols.flags[op]! & OpFlag.Sync) === 0;
+}
+
+/** Device-gap time blamed on the host calls that issued `ops`. */
+function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: Map<number, number>) {
+  let total = 0;
+  const perOp = new Map<number, number>();
+  for (const op of ops) {
+    const api = input.ctx.apiOf[op]!;
+    const ns = (api >= 0 ? (byOp.get(api) ?? 0) : 0) + (byOp.get(op) ?? 0);
+    perOp.set(op, ns);
+    total += ns;
+  }
+  return { total, perOp };
+}
+
+/** Nsight's `cuda_memcpy_async`: async copies with pageable host memory run staged and block. */
+export function pageableCopyRule(input: RuleInput): Finding | undefined {
+  const { ctx } = input;
+  const { cols, engineOf } = ctx;
+  const ops: number[] = [];
+  // Reference: what pinned copies achieved per direction in this trace (bytes / ns = GB/s).
+  const pinnedBytes = new Float64Array(8);
+  const pinnedNs = new Float64Array(8);
+  for (let i = 0; i < cols.count; i++) {
+    if (!isCopyEngine(engineOf[i]!)) {
+      continue;
+    }
+    if (isPageable(cols.memKinds[i]!)) {
+      if (issuedAsync(input, i)) {
+        ops.push(i);
+      }
+    } else if (cols.memKinds[i] !== 0) {
+      pinnedBytes[cols.kind[i]!]! += cols.bytes[i]!;
+      pinnedNs[cols.kind[i]!]! += cols.endNs[i]! - cols.startNs[i]!;
+    }
+  }
+  if (ops.length === 0) {
+    return undefined;
+  }
+  let bytes = 0;
+  let slowerNs = 0;
+  let pageableNs = 0;
+  const extraNs = new Map<number, number>();
+  for (const op of ops) {
+    const durNs = cols.endNs[op]! - cols.startNs[op]!;
+    const kind = cols.kind[op]!;
+    bytes += cols.bytes[op]!;
+    pageableNs += durNs;
+    const gbps = pinnedNs[kind]! > 0 ? pinnedBytes[kind]! / pinnedNs[kind]! : 0;
+    const extra = gbps > 0 ? Math.max(0, durNs - cols.bytes[op]! / gbps) : 0;
+    extraNs.set(op, extra);
+    slowerNs += extra;
+  }
+  const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
+  const saving = slowerNs + blocked.total;
+  const pageableGBps = pageableNs > 0 ? bytes / pageableNs : 0;
+  const reference =
+    slowerNs > 0
+      ? ` Pinned copies in this trace moved the same direction faster; at their rate these would take ${formatDurationNs(pageableNs - slowerNs)} instead of ${formatDurationNs(pageableNs)}.`
+      : ' This trace has no pinned copy of the same direction to compare with.';
+  const idle =
+    blocked.total > 0
+      ? ` The GPU sat idle ${formatDurationNs(blocked.total)} while the host was held in them.`
+      : '';
+  return finding(
+    'pageable-copy',
+    'warning',
+    'Async copies with pageable host memory',
+    `${ops.length} async cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${pageableGBps.toFixed(2)} GB/s) used pageable host memory, so the driver staged them and they did not run asynchronously.${reference}${idle} Allocate the host buffers with cudaMallocHost or cudaHostAlloc (pinned).`,
+    byWeightDesc(ops, (op) => (extraNs.get(op) ?? 0) + (blocked.perOp.get(op) ?? 0)),
+    saving,
+    ctx.options.maxFindingOps,
+  );
+}
+
+/** Nsight's `cuda_memcpy_sync`: synchronous copies block the host (small H2D copies excluded). */
+export function syncCopyRule(input: RuleInput): Finding | undefined {
+  const { ctx } = input;
+  const { cols, engineOf } = ctx;
+  const ops: number[] = [];
+  let bytes = 0;
+  let durNs = 0;
+  for (let i = 0; i < cols.count; i++) {
+    if (!isCopyEngine(engineOf[i]!) || !issuedSync(input, i)) {
+      continue;
+    }
+    if (cols.kind[i] === OpKind.CopyHtoD && cols.bytes[i]! <= ctx.options.syncCopyMinHtoDBytes) {
+      continue;
+    }
+    ops.push(i);
+    bytes += cols.bytes[i]!;
+    durNs += cols.endNs[i]! - cols.startNs[i]!;
+  }
+  if (ops.length === 0) {
+    return undefined;
+  }
+  const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
+  return finding(
+    'sync-copy',
+    'warning',
+    'Synchronous copies',
+    `${ops.length} synchronous cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${formatDurationNs(durNs)} on the GPU) blocked the host until each finished; the GPU sat idle ${nsAndShare(blocked.total, input.metrics.makespanNs)} waiting for the host to issue more work after them. Use cudaMemcpyAsync on a non-default stream with pinned memory and synchronize once, where the result is needed.`,
+    byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
+    blocked.total,
+    ctx.options.maxFindingOps,
+  );
+}
+
+/** Nsight's `cuda_memset_sync`: cudaMemset (not Async) blocks the host. */
+export function syncMemsetRule(input: RuleInput): Finding | undefined {
+  const { ctx } = input;
+  const { cols, deviceSlotOfTrack, window } = ctx;
+  const ops: number[] = [];
+  for (let i = 0; i < cols.count; i++) {
+    if (
+      cols.kind[i] === OpKind.Memset &&
+      deviceSlotOfTrack[cols.track[i]!]! >= 0 &&
+      cols.endNs[i]! >= window.fromNs &&
+      cols.startNs[i]! <= window.toNs &&
+      issuedSync(input, i)
+    ) {
+      ops.push(i);
+    }
+  }
+  if (ops.length === 0) {
+    return undefined;
+  }
+  const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
+  return finding(
+    'sync-memset',
+    'warning',
+    'Synchronous memsets',
+    `${ops.length} synchronous memset${ops.length === 1 ? '' : 's'} blocked the host; the GPU sat idle ${nsAndShare(blocked.total, input.metrics.makespanNs)} after them. Use cudaMemsetAsync on the stream that uses the buffer.`,
+    byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
+    blocked.total,
+    ctx.options.maxFindingOps,
+  );
+}
