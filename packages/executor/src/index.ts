@@ -1,1 +1,9 @@
-export type { Backend, BackendChoice, BackendName, BackendStatus, RunEnd, RunHandle, RunRequest } from './backend.ts';
+export type {
+  Backend,
+  BackendChoice,
+  BackendName,
+  BackendStatus,
+  RunEnd,
+  RunHandle,
+  RunRequest,
+} from './backend.ts';

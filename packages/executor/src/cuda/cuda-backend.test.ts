@@ -1,0 +1,104 @@
+import { fileURLToPath } from 'node:url';
+import {
+  BatchKind,
+  ByteWriter,
+  OpKind,
+  batchHeaderBytes,
+  batchMagic,
+  codecVersion,
+} from '@streamscope/trace';
+import { buildPreset } from '@streamscope/workload';
+import { describe, expect, it } from 'vitest';
+import { CudaBackend } from './cuda-backend.ts';
+
+const fakeChild = fileURLToPath(new URL('./test-fixtures/fake-child.mjs', import.meta.url));
+
+/** One ops batch: an API call on track 0 (the first host thread), 500..600 ns. */
+function oneApiCallBatch(): string {
+  const w = new ByteWriter();
+  w.u32(batchMagic);
+  w.u8(codecVersion);
+  w.u8(BatchKind.Ops);
+  w.u16(0);
+  w.u32(1);
+  w.u32(0);
+  const payloadStart = w.length;
+  w.varint(0); // first op index
+  w.u8(OpKind.ApiCall);
+  w.u8(0); // no optional fields
+  w.varint(0); // track
+  w.zigzag(500); // start
+  w.varint(100); // duration
+  w.varint(0); // name
+  w.patchU32(12, w.length - payloadStart);
+  expect(payloadStart).toBe(batchHeaderBytes);
+  return Buffer.from(w.finish()).toString('base64');
+}
+
+function backend(mode: string): CudaBackend {
+  return new CudaBackend({
+    addonPath: JSON.stringify({ mode, batch: oneApiCallBatch() }),
+    childScript: fakeChild,
+    cancelGraceMs: 300,
+  });
+}
+
+const workload = buildPreset('pipeline', { chunks: 2 });
+
+describe('the cuda backend with a stand-in executor process', () => {
+  it('builds the trace structure, applies record batches and finishes', async () => {
+    const run = backend('finish').start({ workload, timeLimitMs: 10_000, pace: 'fast' });
+    let updates = 0;
+    run.onUpdate(() => updates++);
+    await expect(run.done).resolves.toEqual({ status: 'finished' });
+    expect(run.trace.ops.count).toBe(1);
+    expect(run.trace.meta.originNs).toBe('1000000');
+    expect(run.trace.meta.sourceFormat).toBe('streamscope-cuda');
+    expect(run.trace.devices[0]?.name).toBe('Fake GPU');
+    expect(run.trace.tracks.some((t) => t.kind === 'gpu-stream')).toBe(true);
+    expect(updates).toBeGreaterThan(0);
+  });
+
+  it('stops a run that hangs past its time limit, says so, and keeps what arrived', async () => {
+    const run = backend('hang').start({ workload, timeLimitMs: 300, pace: 'fast' });
+    const end = await run.done;
+    expect(end.status).toBe('failed');
+    expect(end.status === 'failed' ? end.reason : '').toMatch(/time limit of 300 ms exceeded/);
+    expect(run.trace.ops.count).toBe(1);
+  });
+
+  it('reports a child that dies mid-run and keeps every record already received', async () => {
+    const run = backend('crash').start({ workload, timeLimitMs: 10_000, pace: 'fast' });
+    const end = await run.done;
+    expect(end).toEqual({
+      status: 'failed',
+      reason: expect.stringMatching(/ended unexpectedly \(killed by SIGSEGV\)/) as unknown,
+    });
+    expect(run.trace.ops.count).toBe(1);
+  });
+
+  it('cancels a run', async () => {
+    const run = backend('cancellable').start({ workload, timeLimitMs: 10_000, pace: 'fast' });
+    run.onUpdate(() => {
+      if (run.trace.ops.count > 0) {
+        run.cancel();
+      }
+    });
+    await expect(run.done).resolves.toEqual({ status: 'cancelled' });
+  });
+
+  it('says why it is unavailable without a GPU, and a run there fails with that reason', async () => {
+    const b = backend('no-gpu');
+    const status = await b.status();
+    expect(status.available).toBe(false);
+    expect(status.reason).toMatch(/cudaErrorInsufficientDriver/);
+    const end = await b.start({ workload, timeLimitMs: 10_000, pace: 'fast' }).done;
+    expect(end.status === 'failed' ? end.reason : '').toMatch(/cudaErrorInsufficientDriver/);
+  });
+
+  it('rejects an invalid workload synchronously, naming the place', () => {
+    expect(() =>
+      backend('finish').start({ workload: { threads: 3 }, timeLimitMs: 1000, pace: 'fast' }),
+    ).toThrow(/invalid workload: \$/);
+  });
+});
