@@ -1,12 +1,117 @@
-import type { Command } from '../command.ts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import process from 'node:process';
+import type { BackendChoice } from '@streamscope/executor';
+import { defaultHost, defaultLimits, defaultPort } from '../../config.ts';
+import { readEnv } from '../../env.ts';
+import { executorBackends } from '../../integrations/backends.ts';
+import { summarize, traceTools } from '../../integrations/trace-tools.ts';
+import { workloadService } from '../../integrations/workload-service.ts';
+import { startServer } from '../../server.ts';
+import type { Command, CommandIo } from '../command.ts';
+import { UsageError } from '../command.ts';
+import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
-// Placeholder until issue 6 lands this command; it says so rather than pretending.
+const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DIR] [--backend auto|cuda|sim] [--open]
+                               [--max-upload-mb N] [--max-run-s N] [--concurrent-runs N]
+
+  --port N             port to listen on (default ${defaultPort}; 0 picks a free one)
+  --host ADDR          address to bind (default ${defaultHost}); beyond loopback a token is required
+                       and printed in the URL (set STREAMSCOPE_TOKEN to fix it)
+  --data DIR           data directory: metadata database and trace files (default ./data)
+  --backend NAME       default backend for runs that do not name one (default auto: cuda when a
+                       GPU is usable, else the simulator)
+  --open               open the dashboard in the default browser
+  --max-upload-mb N    largest upload (default ${defaultLimits.uploadBytes / 2 ** 20})
+  --max-run-s N        longest run a request may ask for (default ${defaultLimits.maxRunMs / 1000})
+  --concurrent-runs N  simulator and replay runs at once (default ${defaultLimits.concurrentRuns})`;
+
+const backendChoices: readonly BackendChoice[] = ['auto', 'cuda', 'sim'];
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Start the dashboard server (Express + ws) on 127.0.0.1',
-  usage: 'usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DIR] [--backend auto|cuda|sim]',
-  run(_args, io) {
-    io.err('streamscope serve: not available in this build yet (issue 6)');
-    return Promise.resolve(1);
+  usage,
+  async run(args, io) {
+    const flags = parseFlags(args, {
+      values: ['port', 'host', 'data', 'backend', 'max-upload-mb', 'max-run-s', 'concurrent-runs'],
+      switches: ['open'],
+    });
+    if (flags.positional.length > 0) {
+      throw new UsageError(`unexpected argument '${flags.positional[0]}'`);
+    }
+    const backend = oneValue(flags, 'backend') ?? 'auto';
+    if (!backendChoices.includes(backend as BackendChoice)) {
+      throw new UsageError(
+        `--backend must be one of ${backendChoices.join(', ')}, got '${backend}'`,
+      );
+    }
+    const port = intValue(flags, 'port', 0, 65535) ?? defaultPort;
+    const uploadMb = intValue(flags, 'max-upload-mb', 1, 1 << 20);
+    const maxRunS = intValue(flags, 'max-run-s', 1, 24 * 3600);
+    const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
+    const env = readEnv();
+    const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
+    const server = await startServer({
+      dataDir,
+      port,
+      host: oneValue(flags, 'host') ?? defaultHost,
+      backend: backend as BackendChoice,
+      backendSet: executorBackends(),
+      workloads: workloadService(),
+      tools: traceTools(),
+      summarize,
+      log: (line) => io.err(line),
+      limits: {
+        ...(uploadMb !== undefined ? { uploadBytes: uploadMb * 2 ** 20 } : {}),
+        ...(maxRunS !== undefined
+          ? {
+              maxRunMs: maxRunS * 1000,
+              defaultRunMs: Math.min(defaultLimits.defaultRunMs, maxRunS * 1000),
+            }
+          : {}),
+        ...(concurrentRuns !== undefined ? { concurrentRuns } : {}),
+      },
+      ...(env.token !== undefined ? { token: env.token } : {}),
+      ...(env.webDistDir !== undefined ? { webDistDir: path.resolve(env.webDistDir) } : {}),
+    });
+    for (const note of server.notes) {
+      io.out(`recovered: ${note}`);
+    }
+    const auto = server.autoBackend;
+    const runsOn = backend === 'auto' ? auto.name : backend;
+    io.out(`streamscope serving ${server.url}`);
+    io.out(`data: ${dataDir}`);
+    io.out(
+      runsOn === 'sim'
+        ? `backend: simulator (${backend === 'auto' ? auto.reason : 'chosen with --backend sim'})`
+        : `backend: ${runsOn} (${backend === 'auto' ? auto.reason : `chosen with --backend ${backend}`})`,
+    );
+    if (server.token !== undefined) {
+      io.out('access beyond loopback needs the token in the URL above; keep it private');
+    }
+    if (flags.switches.has('open')) {
+      openBrowser(server.url, io);
+    }
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        io.out('stopping: cancelling runs and storing their traces');
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await server.close();
+    return 0;
   },
 };
+
+function openBrowser(url: string, io: CommandIo): void {
+  const command =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+  child.on('error', () => io.err(`could not open a browser (${command}); open ${url} yourself`));
+  child.unref();
+}

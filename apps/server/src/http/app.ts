@@ -1,0 +1,76 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { ApiError, errorBody } from './api-error.ts';
+import { importRoutes } from './routes/import-routes.ts';
+import { metaRoutes } from './routes/meta-routes.ts';
+import { runRoutes } from './routes/run-routes.ts';
+import { traceRoutes } from './routes/trace-routes.ts';
+import { guard, securityHeaders } from './security.ts';
+import type { AppServices } from './services.ts';
+import { staticWeb } from './static-web.ts';
+
+/** The Express app: security first, then the API, then the web app. */
+export function createApp(services: AppServices): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(securityHeaders);
+  app.use(guard(services.policy));
+  app.use('/api', express.json({ limit: services.limits.jsonBodyBytes, type: 'application/json' }));
+  app.use(metaRoutes(services));
+  app.use(runRoutes(services));
+  app.use(traceRoutes(services));
+  app.use(importRoutes(services));
+  app.use('/api', (req: Request) => {
+    throw new ApiError(404, 'not-found', `no API route ${req.method} ${req.path}`);
+  });
+  app.use(staticWeb(services.webDistDir));
+  app.use(errorHandler(services.log));
+  return app;
+}
+
+interface BodyParserError {
+  readonly type?: string;
+  readonly status?: number;
+  readonly message?: string;
+}
+
+/** Every error becomes {error: {code, message, path?}}; unexpected ones are logged, never shown. */
+function errorHandler(log: (line: string) => void) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500 && !(error instanceof ApiError)) {
+      log(
+        `${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(apiError.status).json(errorBody(apiError));
+  };
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) {
+    return error;
+  }
+  const parserError = error as BodyParserError;
+  switch (parserError.type) {
+    case 'entity.parse.failed':
+      return new ApiError(
+        400,
+        'invalid-json',
+        `the body is not valid JSON: ${parserError.message ?? ''}`,
+        '$',
+      );
+    case 'entity.too.large':
+      return new ApiError(413, 'too-large', 'the JSON body is larger than the server accepts');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'unsupported-media-type', 'send the body as UTF-8 JSON');
+    default:
+      return new ApiError(500, 'internal', 'the server failed to handle this request');
+  }
+}

@@ -1,0 +1,49 @@
+import type { Request } from 'express';
+import { isValidId } from '../storage/trace-store.ts';
+import { ApiError, badRequest } from './api-error.ts';
+
+/** The `:id` path parameter, checked before it touches a file name. */
+export function idParam(req: Request): string {
+  const id = req.params['id'];
+  if (typeof id !== 'string' || !isValidId(id)) {
+    throw new ApiError(400, 'bad-id', 'ids are 1 to 64 characters of [A-Za-z0-9_-]', 'id');
+  }
+  return id;
+}
+
+/** A single query string value, or undefined; repeated parameters are refused. */
+export function queryString(req: Request, name: string): string | undefined {
+  const value: unknown = req.query[name];
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    throw badRequest(`query parameter '${name}' must be given once`, name);
+  }
+  return value;
+}
+
+/** A finite number query parameter (ns may be fractional after a zoom). */
+export function queryNumber(req: Request, name: string): number | undefined {
+  const raw = queryString(req, name);
+  if (raw === undefined) {
+    return undefined;
+  }
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value)) {
+    throw badRequest(`query parameter '${name}' must be a number, got '${raw}'`, name);
+  }
+  return value;
+}
+
+/** A JSON object body; anything else is a precise error. */
+export function jsonObjectBody(req: Request): Record<string, unknown> {
+  if (req.is('application/json') !== 'application/json') {
+    throw new ApiError(415, 'unsupported-media-type', 'send the body as application/json');
+  }
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the body must be a JSON object', '$');
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { Router } from 'express';
+import express from 'express';
+import { ApiError, badRequest, notFound } from '../api-error.ts';
+import { queryString } from '../params.ts';
+import type { AppServices } from '../services.ts';
+
+const uploadIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** Uploads for import, streamed to disk, and their progress. */
+export function importRoutes(services: AppServices): Router {
+  const router = express.Router();
+
+  router.put('/api/imports', async (req, res) => {
+    const fileName = parseFileName(queryString(req, 'filename'));
+    const uploadId = queryString(req, 'uploadId') ?? randomBytes(9).toString('base64url');
+    if (!uploadIdPattern.test(uploadId)) {
+      throw badRequest('uploadId must be 8 to 64 characters of [A-Za-z0-9_-]', 'uploadId');
+    }
+    const lengthHeader = req.headers['content-length'];
+    const declaredBytes = lengthHeader === undefined ? undefined : Number(lengthHeader);
+    const aborter = new AbortController();
+    req.on('close', () => {
+      if (!req.complete) {
+        aborter.abort();
+      }
+    });
+    try {
+      const entry = await services.imports.receive({
+        body: req,
+        fileName,
+        uploadId,
+        signal: aborter.signal,
+        ...(declaredBytes !== undefined && Number.isFinite(declaredBytes) ? { declaredBytes } : {}),
+      });
+      res.status(201).location(`/api/traces/${entry.id}`).json(entry);
+    } catch (error) {
+      if (!req.complete) {
+        // The rest of the body will not be read: close the connection after answering.
+        res.setHeader('Connection', 'close');
+      }
+      throw error;
+    }
+  });
+
+  router.get('/api/imports/:uploadId/progress', (req, res) => {
+    const uploadId = req.params['uploadId'] ?? '';
+    if (!uploadIdPattern.test(uploadId)) {
+      throw badRequest('uploadId must be 8 to 64 characters of [A-Za-z0-9_-]', 'uploadId');
+    }
+    const progress = services.imports.progress(uploadId);
+    if (progress === undefined) {
+      throw notFound(`no upload '${uploadId}' in progress or recently finished`);
+    }
+    res.json(progress);
+  });
+
+  return router;
+}
+
+/** A plain file name: no folders, no control characters, 1 to 255 characters. */
+function parseFileName(raw: string | undefined): string {
+  if (raw === undefined || raw === '') {
+    throw badRequest('the filename query parameter is required', 'filename');
+  }
+  // eslint-disable-next-line no-control-regex
+  if (raw.length > 255 || /[/\\\x00-\x1f\x7f]/.test(raw) || raw === '.' || raw === '..') {
+    throw new ApiError(
+      400,
+      'bad-filename',
+      'filename must be a plain file name (no folders or control characters, at most 255 characters)',
+      'filename',
+    );
+  }
+  return raw;
+}

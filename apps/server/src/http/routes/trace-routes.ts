@@ -1,0 +1,158 @@
+import type { Request, Response, Router } from 'express';
+import express from 'express';
+import type { Trace } from '@streamscope/trace';
+import { saveTrace } from '@streamscope/trace';
+import type { TraceEntry } from '../../api-types.ts';
+import { windowOf } from '../../storage/trace-window.ts';
+import type { TraceWindow } from '../../storage/trace-window.ts';
+import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
+import { idParam, queryNumber, queryString } from '../params.ts';
+import type { AppServices } from '../services.ts';
+
+/** List, read, window, analyze, export and delete traces (runs and imports). */
+export function traceRoutes(services: AppServices): Router {
+  const router = express.Router();
+  const { store, runs } = services;
+
+  const withPosition = (entry: TraceEntry): TraceEntry => {
+    const position = entry.status === 'queued' ? runs.position(entry.id) : undefined;
+    return position === undefined ? entry : { ...entry, position };
+  };
+
+  const entryOf = (id: string): TraceEntry => {
+    const stored = store.get(id);
+    if (stored === undefined) {
+      throw notFound(`no trace '${id}'`);
+    }
+    return withPosition(stored.entry);
+  };
+
+  /** The trace as it is now: a live run's growing trace, or the stored file decoded. */
+  const traceOf = async (id: string): Promise<Trace> => {
+    const entry = entryOf(id);
+    const live = runs.liveTrace(id);
+    if (live !== undefined) {
+      return live;
+    }
+    if (!store.hasTraceFile(id)) {
+      throw new ApiError(
+        404,
+        'no-data',
+        `trace '${id}' has no data (${entry.status}${entry.reason !== undefined ? `: ${entry.reason}` : ''})`,
+      );
+    }
+    return store.loadTrace(id);
+  };
+
+  router.get('/api/traces', (_req, res) => {
+    res.json(store.list().map(withPosition));
+  });
+
+  router.get('/api/traces/:id', (req, res) => {
+    res.json(entryOf(idParam(req)));
+  });
+
+  router.delete('/api/traces/:id', async (req, res) => {
+    const id = idParam(req);
+    const entry = entryOf(id);
+    if (runs.isLive(id)) {
+      throw conflict(`run '${id}' is ${entry.status}; cancel it first`);
+    }
+    await store.remove(id);
+    res.status(204).end();
+  });
+
+  router.get('/api/traces/:id/data', async (req, res) => {
+    const id = idParam(req);
+    const window = parseWindow(req);
+    if (window === undefined && runs.liveTrace(id) === undefined) {
+      entryOf(id);
+      if (!store.hasTraceFile(id)) {
+        await traceOf(id); // throws the precise no-data error
+      }
+      sendBinary(res, await store.readTraceFile(id), `${id}.sstrace`);
+      return;
+    }
+    const trace = await traceOf(id);
+    if (window?.tracks?.some((t) => t >= trace.tracks.length) === true) {
+      throw badRequest(`tracks must be below the trace's ${trace.tracks.length} tracks`, 'tracks');
+    }
+    sendBinary(
+      res,
+      saveTrace(window === undefined ? trace : windowOf(trace, window)),
+      `${id}.sstrace`,
+    );
+  });
+
+  router.get('/api/traces/:id/analysis', async (req, res) => {
+    const id = idParam(req);
+    const analyze = services.tools.analyze;
+    if (analyze === undefined) {
+      throw new ApiError(501, 'not-available', 'analysis is not available in this build');
+    }
+    const window = parseWindow(req);
+    const trace = await traceOf(id);
+    res.json(
+      analyze(
+        trace,
+        window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
+      ),
+    );
+  });
+
+  router.get('/api/traces/:id/export', async (req, res) => {
+    const id = idParam(req);
+    const format = queryString(req, 'format') ?? 'chrome';
+    if (format !== 'chrome') {
+      throw badRequest(`format must be 'chrome', got '${format}'`, 'format');
+    }
+    const exportChrome = services.tools.exportChrome;
+    if (exportChrome === undefined) {
+      throw new ApiError(
+        501,
+        'not-available',
+        'Chrome trace export is not available in this build',
+      );
+    }
+    const json = exportChrome(await traceOf(id));
+    res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
+    res.type('application/json').send(json);
+  });
+
+  return router;
+}
+
+function parseWindow(req: Request): TraceWindow | undefined {
+  const fromNs = queryNumber(req, 'fromNs');
+  const toNs = queryNumber(req, 'toNs');
+  const tracksRaw = queryString(req, 'tracks');
+  if (fromNs === undefined && toNs === undefined && tracksRaw === undefined) {
+    return undefined;
+  }
+  const from = fromNs ?? 0;
+  const to = toNs ?? Number.MAX_SAFE_INTEGER;
+  if (from > to) {
+    throw badRequest(`fromNs (${from}) must not exceed toNs (${to})`, 'fromNs');
+  }
+  if (tracksRaw === undefined) {
+    return { fromNs: from, toNs: to };
+  }
+  const tracks = tracksRaw.split(',').map((part) => {
+    const track = Number(part);
+    if (part.trim() === '' || !Number.isInteger(track) || track < 0 || track > 0xffff) {
+      throw badRequest(
+        `tracks must be a comma-separated list of track indices, got '${part}'`,
+        'tracks',
+      );
+    }
+    return track;
+  });
+  return { fromNs: from, toNs: to, tracks: [...new Set(tracks)] };
+}
+
+function sendBinary(res: Response, bytes: Uint8Array, fileName: string): void {
+  res.setHeader('Content-Type', 'application/octet-stream');
+  res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(bytes);
+}

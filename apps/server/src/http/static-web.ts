@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { NextFunction, Request, Response, Router } from 'express';
+import express from 'express';
+
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The built web app (apps/web/dist) with a single-page fallback: any GET outside /api that is not
+ * a file gets index.html. Without a build it answers with how to make one.
+ */
+export function staticWeb(distDir: string): Router {
+  const router = express.Router();
+  const indexPath = path.join(distDir, 'index.html');
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy);
+    next();
+  });
+  router.use(
+    express.static(distDir, { index: 'index.html', fallthrough: true, dotfiles: 'ignore' }),
+  );
+  router.get(/^(?!\/api\/).*/, (_req, res) => {
+    if (existsSync(indexPath)) {
+      res.sendFile(indexPath);
+      return;
+    }
+    res
+      .status(503)
+      .type('text/plain')
+      .send(
+        'The web app is not built. Run `pnpm --filter @streamscope/web build`, then reload.\nThe API is at /api.\n',
+      );
+  });
+  return router;
+}

@@ -1,0 +1,217 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Trace } from '@streamscope/trace';
+import { CodecError, loadTrace, saveTrace } from '@streamscope/trace';
+import type { TraceEntry } from '../api-types.ts';
+import { ApiError } from '../http/api-error.ts';
+import type { TraceStore } from '../storage/trace-store.ts';
+import { newId } from '../storage/trace-store.ts';
+
+/** What an uploader can see while its file is received and parsed. */
+export interface UploadProgress {
+  readonly uploadId: string;
+  readonly phase: 'receiving' | 'parsing' | 'storing' | 'done' | 'failed';
+  readonly receivedBytes: number;
+  /** From Content-Length, when the client sent it. */
+  readonly totalBytes?: number;
+  /** Bytes of the file the parser has read. */
+  readonly parsedBytes?: number;
+  readonly traceId?: string;
+  readonly error?: string;
+}
+
+/** Parses an uploaded file that is not a streamscope container (the importers' job). */
+export type ForeignImporter = (
+  filePath: string,
+  options: {
+    readonly fileName: string;
+    readonly maxBytes: number;
+    readonly signal: AbortSignal;
+    readonly onProgress: (parsedBytes: number) => void;
+  },
+) => Promise<{ readonly trace: Trace; readonly warnings: readonly string[] }>;
+
+export interface UploadRequest {
+  readonly body: NodeJS.ReadableStream;
+  readonly fileName: string;
+  readonly uploadId: string;
+  readonly declaredBytes?: number;
+  readonly signal: AbortSignal;
+}
+
+const containerMagic = [0x53, 0x53, 0x42, 0x31]; // 'SSB1', the codec's batch magic
+const progressKeepMs = 60_000;
+
+/**
+ * Uploads: the body streams to `uploads/ID.part` (size-limited), is parsed, and only a whole,
+ * valid trace is written (atomically) to `traces/` and listed. The part file is always removed;
+ * a crash mid-upload leaves only a part file, which startup deletes.
+ */
+export class ImportService {
+  private readonly progressById = new Map<string, UploadProgress>();
+
+  constructor(
+    private readonly store: TraceStore,
+    private readonly maxBytes: number,
+    private readonly importForeign: ForeignImporter | undefined,
+  ) {}
+
+  progress(uploadId: string): UploadProgress | undefined {
+    return this.progressById.get(uploadId);
+  }
+
+  async receive(request: UploadRequest): Promise<TraceEntry> {
+    const { uploadId, fileName } = request;
+    if (request.declaredBytes !== undefined && request.declaredBytes > this.maxBytes) {
+      throw tooLarge(this.maxBytes);
+    }
+    if (this.progressById.get(uploadId)?.phase === 'receiving') {
+      throw new ApiError(
+        409,
+        'conflict',
+        `upload '${uploadId}' is already in progress`,
+        'uploadId',
+      );
+    }
+    const partPath = path.join(this.store.uploadsDir, `${newId()}.part`);
+    const base = {
+      uploadId,
+      ...(request.declaredBytes !== undefined ? { totalBytes: request.declaredBytes } : {}),
+    };
+    let receivedBytes = 0;
+    this.setProgress({ ...base, phase: 'receiving', receivedBytes });
+    try {
+      const limit = this.maxBytes;
+      const counter = new Transform({
+        transform: (chunk: Buffer, _encoding, callback) => {
+          receivedBytes += chunk.length;
+          if (receivedBytes > limit) {
+            callback(tooLarge(limit));
+            return;
+          }
+          this.setProgress({ ...base, phase: 'receiving', receivedBytes });
+          callback(null, chunk);
+        },
+      });
+      await pipeline(
+        request.body,
+        counter,
+        createWriteStream(partPath, { flags: 'wx', mode: 0o600 }),
+        {
+          signal: request.signal,
+        },
+      );
+      if (receivedBytes === 0) {
+        throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
+      }
+      this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
+      const { trace, warnings } = await this.parse(
+        partPath,
+        fileName,
+        request.signal,
+        (parsedBytes) =>
+          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes }),
+      );
+      this.setProgress({ ...base, phase: 'storing', receivedBytes });
+      const entry = await this.storeTrace(trace, fileName, warnings);
+      this.setProgress({ ...base, phase: 'done', receivedBytes, traceId: entry.id });
+      return entry;
+    } catch (error) {
+      const problem = asImportError(error, fileName);
+      this.setProgress({ ...base, phase: 'failed', receivedBytes, error: problem.message });
+      throw problem;
+    } finally {
+      await rm(partPath, { force: true });
+      setTimeout(() => this.progressById.delete(uploadId), progressKeepMs).unref();
+    }
+  }
+
+  private async parse(
+    partPath: string,
+    fileName: string,
+    signal: AbortSignal,
+    onProgress: (parsedBytes: number) => void,
+  ): Promise<{ trace: Trace; warnings: readonly string[] }> {
+    if (await startsWith(partPath, containerMagic)) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of createReadStream(partPath, { signal })) {
+        chunks.push(chunk as Buffer);
+      }
+      const trace = loadTrace(Buffer.concat(chunks));
+      return { trace, warnings: trace.meta.warnings ?? [] };
+    }
+    if (this.importForeign === undefined) {
+      throw new ApiError(
+        415,
+        'unsupported-format',
+        `'${fileName}' is not a streamscope trace, and this server has no importers for other formats`,
+      );
+    }
+    return this.importForeign(partPath, { fileName, maxBytes: this.maxBytes, signal, onProgress });
+  }
+
+  private async storeTrace(
+    trace: Trace,
+    fileName: string,
+    warnings: readonly string[],
+  ): Promise<TraceEntry> {
+    const id = newId();
+    const fileBytes = await this.store.writeTraceFile(id, saveTrace(trace));
+    const entry: TraceEntry = {
+      id,
+      source: 'import',
+      title:
+        trace.meta.title === 'untitled' || trace.meta.title === '' ? fileName : trace.meta.title,
+      status: 'imported',
+      createdAt: new Date().toISOString(),
+      finishedAt: new Date().toISOString(),
+      opCount: trace.ops.count,
+      spanNs: trace.spanNs(),
+      format: trace.meta.sourceFormat,
+      fileName,
+      fileBytes,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+    this.store.insert(entry);
+    await this.store.flush();
+    return entry;
+  }
+
+  private setProgress(progress: UploadProgress): void {
+    this.progressById.set(progress.uploadId, progress);
+  }
+}
+
+async function startsWith(filePath: string, magic: readonly number[]): Promise<boolean> {
+  const handle = await open(filePath, 'r');
+  try {
+    const head = Buffer.alloc(magic.length);
+    const { bytesRead } = await handle.read(head, 0, magic.length, 0);
+    return bytesRead === magic.length && magic.every((byte, i) => head[i] === byte);
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, 'too-large', `uploads are limited to ${maxBytes} bytes`);
+}
+
+function asImportError(error: unknown, fileName: string): ApiError {
+  if (error instanceof ApiError) {
+    return error;
+  }
+  if (error instanceof CodecError) {
+    return new ApiError(422, 'invalid-trace', `${fileName}: ${error.message}`);
+  }
+  if (error instanceof Error && error.name === 'AbortError') {
+    return new ApiError(400, 'upload-aborted', `the upload of '${fileName}' was aborted`);
+  }
+  if (error instanceof Error && error.name === 'ImportError') {
+    return new ApiError(422, 'import-failed', `${fileName}: ${error.message}`);
+  }
+  return new ApiError(500, 'import-internal', `${fileName}: the import failed unexpectedly`);
+}

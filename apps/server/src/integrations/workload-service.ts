@@ -1,0 +1,42 @@
+import type { PresetValue } from '@streamscope/workload';
+import { PresetError, buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import { ApiError } from '../http/api-error.ts';
+import type { WorkloadService } from '../http/services.ts';
+
+/** The routes' view of @streamscope/workload: validation with JSON paths, presets, building. */
+export function workloadService(): WorkloadService {
+  return {
+    validate(json) {
+      const result = validateWorkload(json);
+      return result.ok ? { ok: true } : { ok: false, errors: result.errors };
+    },
+    presets: () => presets,
+    build(name, params) {
+      for (const [key, value] of Object.entries(params)) {
+        if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+          throw new ApiError(
+            400,
+            'bad-request',
+            'preset parameters are strings, numbers or booleans',
+            `$.params.${key}`,
+          );
+        }
+      }
+      const info = presets.find((p) => p.name === name);
+      try {
+        const workload = buildPreset(name, params as Record<string, PresetValue>);
+        return { workload, title: info?.title ?? name };
+      } catch (error) {
+        if (error instanceof PresetError) {
+          throw new ApiError(
+            422,
+            'invalid-preset',
+            error.message,
+            info === undefined ? '$.preset' : '$.params',
+          );
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,434 @@
+import type { Backend, BackendChoice, BackendName, RunEnd, RunHandle } from '@streamscope/executor';
+import type { Trace } from '@streamscope/trace';
+import { TraceEncoder } from '@streamscope/trace';
+import type { TraceEntry } from '../api-types.ts';
+import { ApiError, badRequest, conflict, notFound } from '../http/api-error.ts';
+import type { RunSummaryInfo, ServerMessage } from '../live/protocol.ts';
+import { RunLog } from '../live/run-log.ts';
+import type { TraceStore } from '../storage/trace-store.ts';
+import { newId } from '../storage/trace-store.ts';
+import { RunQueue } from './run-queue.ts';
+
+/** The backends a server runs on, and how `auto` picks one. */
+export interface BackendSet {
+  readonly backends: Readonly<Record<BackendName, Backend>>;
+  resolveAuto(): Promise<{ readonly backend: Backend; readonly reason: string }>;
+}
+
+/** A validated request to run. */
+export interface RunSubmission {
+  readonly workload: unknown;
+  readonly title: string;
+  readonly preset?: string;
+  readonly backend: BackendChoice;
+  readonly target?: string;
+  readonly pace: 'realtime' | 'fast';
+  readonly timeLimitMs: number;
+  /** Replay only: the stored trace to replay. */
+  readonly replayOf?: string;
+}
+
+export interface RunManagerOptions {
+  readonly store: TraceStore;
+  readonly backendSet: BackendSet;
+  /** Simulator and replay runs at once. */
+  readonly concurrentRuns: number;
+  /** A run's frames are at least this far apart (coalescing bursts of small updates). */
+  readonly minFrameIntervalMs: number;
+  readonly progressIntervalMs: number;
+  /** How long after its time limit a run that ignores cancel is abandoned as failed. */
+  readonly watchdogGraceMs: number;
+  readonly summarize?: (trace: Trace) => unknown;
+  readonly log: (line: string) => void;
+}
+
+interface LiveRun {
+  readonly id: string;
+  readonly log: RunLog;
+  handle?: RunHandle;
+  cancelRequested: boolean;
+}
+
+/** Queues, starts, watches and stores runs; a run carries on whoever watches it. */
+export class RunManager {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly queue: RunQueue;
+  private closing = false;
+
+  constructor(private readonly options: RunManagerOptions) {
+    this.queue = new RunQueue(
+      (lane) => (lane.startsWith('cuda:') ? 1 : options.concurrentRuns),
+      (waiting) => {
+        waiting.forEach((id, position) => {
+          this.live.get(id)?.log.appendControl({ type: 'queued', runId: id, position });
+        });
+      },
+    );
+  }
+
+  /** Chooses the backend, records the run as queued and enqueues it. */
+  async submit(submission: RunSubmission): Promise<{ id: string; position: number }> {
+    if (this.closing) {
+      throw new ApiError(503, 'shutting-down', 'the server is shutting down');
+    }
+    const { backend, reason } = await this.chooseBackend(submission.backend);
+    let replayOf: Trace | undefined;
+    if (backend.name === 'replay') {
+      replayOf = await this.replaySource(submission.replayOf);
+    }
+    const id = newId();
+    const entry: TraceEntry = {
+      id,
+      source: 'run',
+      title: submission.title,
+      status: 'queued',
+      createdAt: new Date().toISOString(),
+      opCount: 0,
+      spanNs: 0,
+      format: backend.name === 'cuda' ? 'streamscope-cuda' : 'streamscope-sim',
+      backend: backend.name,
+      reason,
+      ...(submission.target !== undefined ? { target: submission.target } : {}),
+      ...(submission.preset !== undefined ? { preset: submission.preset } : {}),
+    };
+    this.options.store.insert(entry);
+    const run: LiveRun = { id, log: new RunLog(id, 'queued'), cancelRequested: false };
+    this.live.set(id, run);
+    const lane = backend.name === 'cuda' ? `cuda:${submission.target ?? '0'}` : 'concurrent';
+    run.log.appendControl({ type: 'queued', runId: id, position: 0 });
+    const position = this.queue.enqueue({
+      id,
+      lane,
+      run: () => this.execute(run, backend, submission, replayOf, reason),
+    });
+    return { id, position };
+  }
+
+  private async chooseBackend(
+    choice: BackendChoice,
+  ): Promise<{ backend: Backend; reason: string }> {
+    if (choice === 'auto') {
+      return this.options.backendSet.resolveAuto();
+    }
+    const backend = this.options.backendSet.backends[choice];
+    const status = await backend.status();
+    if (!status.available) {
+      throw new ApiError(
+        422,
+        'backend-unavailable',
+        `backend '${choice}' is not available: ${status.reason ?? 'no reason given'}`,
+        '$.backend',
+      );
+    }
+    return { backend, reason: `asked for ${choice}` };
+  }
+
+  private async replaySource(traceId: string | undefined): Promise<Trace> {
+    if (traceId === undefined) {
+      throw badRequest("a replay run needs 'replayOf': the id of a stored trace", '$.replayOf');
+    }
+    const stored = this.options.store.get(traceId);
+    if (stored === undefined || !this.options.store.hasTraceFile(traceId)) {
+      throw new ApiError(422, 'not-found', `no stored trace '${traceId}' to replay`, '$.replayOf');
+    }
+    return this.options.store.loadTrace(traceId);
+  }
+
+  /** Runs ahead of a queued run, or undefined when it is not waiting. */
+  position(id: string): number | undefined {
+    return this.queue.position(id);
+  }
+
+  /** Cancels a queued or running run; a finished one is a conflict. */
+  cancel(id: string): 'cancelled' | 'cancelling' {
+    const run = this.live.get(id);
+    if (run === undefined) {
+      const stored = this.options.store.get(id);
+      if (stored === undefined || stored.entry.source !== 'run') {
+        throw notFound(`no run '${id}'`);
+      }
+      throw conflict(`run '${id}' has already ended (${stored.entry.status})`);
+    }
+    run.cancelRequested = true;
+    if (this.queue.remove(id)) {
+      void this.finishUnstarted(run, { status: 'cancelled' });
+      return 'cancelled';
+    }
+    run.handle?.cancel();
+    return 'cancelling';
+  }
+
+  /** The live log of a run, or undefined when the run is not live. */
+  liveLog(id: string): RunLog | undefined {
+    return this.live.get(id)?.log;
+  }
+
+  isLive(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /** The growing trace of a running run. */
+  liveTrace(id: string): Trace | undefined {
+    return this.live.get(id)?.handle?.trace;
+  }
+
+  /** Runs waiting to start. */
+  queuedCount(): number {
+    let count = 0;
+    for (const run of this.live.values()) {
+      if (run.handle === undefined && !run.log.closed) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private async execute(
+    run: LiveRun,
+    backend: Backend,
+    submission: RunSubmission,
+    replayOf: Trace | undefined,
+    reason: string,
+  ): Promise<void> {
+    if (run.cancelRequested) {
+      return;
+    }
+    const { store } = this.options;
+    let handle: RunHandle;
+    try {
+      handle = backend.start({
+        workload: submission.workload,
+        timeLimitMs: submission.timeLimitMs,
+        pace: submission.pace,
+        ...(submission.target !== undefined ? { target: submission.target } : {}),
+        ...(replayOf !== undefined ? { replayOf } : {}),
+      });
+    } catch (error) {
+      await this.finishUnstarted(run, { status: 'failed', reason: messageOf(error) });
+      return;
+    }
+    run.handle = handle;
+    const startedMs = performance.now();
+    store.update(run.id, { status: 'running' });
+    run.log.status = 'running';
+    run.log.appendControl({
+      type: 'started',
+      runId: run.id,
+      backend: backend.name,
+      reason,
+      ...(submission.target !== undefined ? { target: submission.target } : {}),
+    });
+    const encoder = new TraceEncoder(handle.trace);
+    const flusher = new FrameFlusher(
+      () => run.log.appendFrame(encoder.encodeNew()),
+      this.options.minFrameIntervalMs,
+    );
+    const unsubscribe = handle.onUpdate(() => flusher.request());
+    flusher.flushNow();
+    let lastProgressOps = -1;
+    const progress = setInterval(() => {
+      const trace = handle.trace;
+      if (trace.ops.count !== lastProgressOps) {
+        lastProgressOps = trace.ops.count;
+        run.log.appendControl({
+          type: 'progress',
+          runId: run.id,
+          opCount: trace.ops.count,
+          spanNs: trace.spanNs(),
+          elapsedMs: Math.round(performance.now() - startedMs),
+        });
+      }
+    }, this.options.progressIntervalMs);
+    progress.unref();
+    const end = await watchdog(handle, submission.timeLimitMs, this.options.watchdogGraceMs);
+    clearInterval(progress);
+    unsubscribe();
+    flusher.flushNow();
+    flusher.dispose();
+    run.log.appendFrame(encoder.encodeEnd());
+    await this.store(run, handle.trace, end);
+  }
+
+  private async store(run: LiveRun, trace: Trace, end: RunEnd): Promise<void> {
+    const { store } = this.options;
+    let fileBytes: number | undefined;
+    let final = end;
+    try {
+      fileBytes = await store.writeTraceFile(run.id, run.log.recordStream());
+    } catch (error) {
+      final = { status: 'failed', reason: `could not store the trace: ${messageOf(error)}` };
+      this.options.log(`run ${run.id}: ${final.reason}`);
+    }
+    const summary: RunSummaryInfo = {
+      opCount: trace.ops.count,
+      spanNs: trace.spanNs(),
+      trackCount: trace.tracks.length,
+      ...this.analysisOf(trace),
+    };
+    store.update(run.id, {
+      status: final.status,
+      finishedAt: new Date().toISOString(),
+      opCount: summary.opCount,
+      spanNs: summary.spanNs,
+      format: trace.meta.sourceFormat,
+      ...(final.status === 'failed' ? { reason: final.reason } : {}),
+      ...(fileBytes !== undefined ? { fileBytes, frameEnds: run.log.frameEnds } : {}),
+      ...(trace.meta.warnings !== undefined ? { warnings: trace.meta.warnings } : {}),
+    });
+    await store.flush();
+    this.close(run, finalMessage(run.id, final, run.log.frameCount, summary));
+  }
+
+  private analysisOf(trace: Trace): { analysis?: unknown } {
+    if (this.options.summarize === undefined) {
+      return {};
+    }
+    try {
+      return { analysis: this.options.summarize(trace) };
+    } catch (error) {
+      this.options.log(`summary failed: ${messageOf(error)}`);
+      return {};
+    }
+  }
+
+  /** Ends a run that never started (cancelled while queued, or refused by its backend). */
+  private async finishUnstarted(run: LiveRun, end: RunEnd): Promise<void> {
+    this.options.store.update(run.id, {
+      status: end.status,
+      finishedAt: new Date().toISOString(),
+      ...(end.status === 'failed' ? { reason: end.reason } : {}),
+    });
+    await this.options.store.flush();
+    this.close(run, finalMessage(run.id, end, 0, { opCount: 0, spanNs: 0, trackCount: 0 }));
+  }
+
+  private close(run: LiveRun, message: ServerMessage): void {
+    run.log.status = message.type;
+    run.log.appendControl(message);
+    run.log.close();
+    this.live.delete(run.id);
+  }
+
+  /** Cancels queued and running runs and waits (bounded) until each is stored. */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    for (const job of this.queue.drain()) {
+      const run = this.live.get(job.id);
+      if (run !== undefined) {
+        run.cancelRequested = true;
+        await this.finishUnstarted(run, { status: 'cancelled' });
+      }
+    }
+    const running = [...this.live.values()];
+    const ended = running.map(
+      (run) =>
+        new Promise<void>((resolve) => {
+          if (run.log.closed) {
+            resolve();
+            return;
+          }
+          run.log.onAppend(() => {
+            if (run.log.closed) {
+              resolve();
+            }
+          });
+        }),
+    );
+    for (const run of running) {
+      run.cancelRequested = true;
+      run.handle?.cancel();
+    }
+    await Promise.all(ended);
+  }
+}
+
+function finalMessage(
+  runId: string,
+  end: RunEnd,
+  frameCount: number,
+  summary: RunSummaryInfo,
+): ServerMessage {
+  switch (end.status) {
+    case 'finished':
+      return { type: 'finished', runId, frameCount, summary };
+    case 'cancelled':
+      return { type: 'cancelled', runId, frameCount };
+    case 'failed':
+      return { type: 'failed', runId, frameCount, reason: end.reason };
+  }
+}
+
+/**
+ * Waits for a run to end. Past its time limit it is cancelled and reported as failed with the
+ * reason; a run that ignores the cancel for `graceMs` more is abandoned as failed.
+ */
+async function watchdog(handle: RunHandle, timeLimitMs: number, graceMs: number): Promise<RunEnd> {
+  let limitTimer: NodeJS.Timeout | undefined;
+  let abandonTimer: NodeJS.Timeout | undefined;
+  let overLimit = false;
+  const limitReason = `the run exceeded its time limit of ${timeLimitMs} ms and was stopped by the watchdog`;
+  const abandoned = new Promise<RunEnd>((resolve) => {
+    limitTimer = setTimeout(() => {
+      overLimit = true;
+      handle.cancel();
+      abandonTimer = setTimeout(
+        () =>
+          resolve({
+            status: 'failed',
+            reason: `${limitReason}; it did not stop within ${graceMs} ms`,
+          }),
+        graceMs,
+      );
+    }, timeLimitMs + graceMs);
+  });
+  try {
+    const end = await Promise.race([handle.done, abandoned]);
+    return overLimit && end.status === 'cancelled'
+      ? { status: 'failed', reason: limitReason }
+      : end;
+  } finally {
+    clearTimeout(limitTimer);
+    clearTimeout(abandonTimer);
+  }
+}
+
+/** Coalesces update notifications into frames at most every `minIntervalMs`. */
+class FrameFlusher {
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private lastMs = -Infinity;
+
+  constructor(
+    private readonly flush: () => void,
+    private readonly minIntervalMs: number,
+  ) {}
+
+  request(): void {
+    if (this.timer !== undefined || this.immediate !== undefined) {
+      return;
+    }
+    const waitMs = this.lastMs + this.minIntervalMs - performance.now();
+    if (waitMs > 0) {
+      this.timer = setTimeout(() => this.flushNow(), waitMs);
+    } else {
+      this.immediate = setImmediate(() => this.flushNow());
+    }
+  }
+
+  flushNow(): void {
+    this.dispose();
+    this.lastMs = performance.now();
+    this.flush();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BackendChoice, BackendName } from '@streamscope/executor';
+import type { Trace } from '@streamscope/trace';
+import type { ServerLimits, ServerTiming } from './config.ts';
+import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
+import { createApp } from './http/app.ts';
+import { isLoopbackHost } from './http/security.ts';
+import { authorizeUpgrade } from './http/security.ts';
+import type { TraceTools, WorkloadService } from './http/services.ts';
+import type { ForeignImporter } from './imports/import-service.ts';
+import { ImportService } from './imports/import-service.ts';
+import type { LiveStats } from './live/live-server.ts';
+import { LiveServer } from './live/live-server.ts';
+import { openRunLog } from './live/open-run-log.ts';
+import type { BackendSet } from './runs/run-manager.ts';
+import { RunManager } from './runs/run-manager.ts';
+import { TraceStore } from './storage/trace-store.ts';
+
+export interface StartOptions {
+  readonly dataDir: string;
+  readonly backendSet: BackendSet;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly backend?: BackendChoice;
+  /** Required beyond loopback; generated when absent. On loopback, set only to demand one. */
+  readonly token?: string;
+  readonly webDistDir?: string;
+  readonly limits?: Partial<ServerLimits>;
+  readonly timing?: Partial<ServerTiming>;
+  readonly workloads?: WorkloadService;
+  readonly tools?: TraceTools;
+  readonly importForeign?: ForeignImporter;
+  readonly summarize?: (trace: Trace) => unknown;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** The base URL, with `?token=` when a token is required. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly token?: string;
+  readonly autoBackend: { readonly name: BackendName; readonly reason: string };
+  /** What startup recovery repaired in the data directory. */
+  readonly notes: readonly string[];
+  readonly store: TraceStore;
+  readonly runs: RunManager;
+  liveStats(): LiveStats;
+  /** Cancels runs (their partial traces are stored), closes sockets and the database. */
+  close(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as {
+    version?: string;
+  };
+  return pkg.version ?? '0.0.0';
+}
+
+/** Opens the data directory, starts Express and the live channel, and listens. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const log = options.log ?? (() => undefined);
+  const host = options.host ?? defaultHost;
+  const limits: ServerLimits = { ...defaultLimits, ...options.limits };
+  const timing: ServerTiming = { ...defaultTiming, ...options.timing };
+  const loopbackOnly = isLoopbackHost(host);
+  const token = options.token ?? (loopbackOnly ? undefined : randomBytes(24).toString('base64url'));
+  const policy = token === undefined ? { loopbackOnly } : { loopbackOnly, token };
+
+  const { store, notes } = await TraceStore.open(options.dataDir);
+  const auto = await options.backendSet.resolveAuto();
+  const autoBackend = { name: auto.backend.name, reason: auto.reason };
+  const runs = new RunManager({
+    store,
+    backendSet: options.backendSet,
+    concurrentRuns: limits.concurrentRuns,
+    minFrameIntervalMs: timing.minFrameIntervalMs,
+    progressIntervalMs: timing.progressIntervalMs,
+    watchdogGraceMs: timing.watchdogGraceMs,
+    log,
+    ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
+  });
+  const imports = new ImportService(store, limits.uploadBytes, options.importForeign);
+  const app = createApp({
+    store,
+    runs,
+    backendSet: options.backendSet,
+    imports,
+    tools: options.tools ?? {},
+    limits,
+    policy,
+    defaultBackend: options.backend ?? 'auto',
+    autoBackend,
+    version: packageVersion(),
+    webDistDir: options.webDistDir ?? path.resolve(here, '..', '..', 'web', 'dist'),
+    log,
+    ...(options.workloads !== undefined ? { workloads: options.workloads } : {}),
+  });
+  const live = new LiveServer({
+    openLog: (runId) => openRunLog(runId, runs, store),
+    authorize: (request) => authorizeUpgrade(policy, request),
+    highWaterBytes: limits.liveHighWaterBytes,
+    maxSubscriptionsPerSocket: limits.maxSubscriptionsPerSocket,
+    maxMessageBytes: limits.liveMessageBytes,
+    heartbeatMs: timing.heartbeatMs,
+  });
+  const server = createServer(app);
+  server.on('upgrade', (request, socket, head) => live.handleUpgrade(request, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}/${token === undefined ? '' : `?token=${token}`}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await runs.shutdown();
+      await live.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await store.close();
+    })();
+    return closing;
+  };
+  return {
+    url,
+    host,
+    port,
+    autoBackend,
+    notes,
+    store,
+    runs,
+    liveStats: () => live.stats(),
+    close,
+    ...(token !== undefined ? { token } : {}),
+  };
+}

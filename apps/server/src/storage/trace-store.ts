@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Trace } from '@streamscope/trace';
+import { loadTrace } from '@streamscope/trace';
+import type { TraceEntry } from '../api-types.ts';
+import { terminalStatuses } from '../api-types.ts';
+import { tempSuffix, writeFileAtomic } from './atomic-file.ts';
+import type { EntryPatch, StoredTrace } from './metadata-db.ts';
+import { MetadataDb } from './metadata-db.ts';
+
+export const traceFileExtension = '.sstrace';
+const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A fresh id: 12 url-safe characters, usable as a file name. */
+export function newId(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+export function isValidId(id: string): boolean {
+  return idPattern.test(id);
+}
+
+/**
+ * The data directory: `streamscope.db` (metadata), `traces/ID.sstrace` (codec containers) and
+ * `uploads/` (uploads being received). A trace file is written whole (temp + rename) before its
+ * row says it is finished, so after a crash every listed trace opens and a half-written upload
+ * never appears: startup deletes whatever a crash left half-done.
+ */
+export class TraceStore {
+  readonly tracesDir: string;
+  readonly uploadsDir: string;
+  private readonly cache = new Map<string, Trace>();
+  private static readonly cacheSize = 4;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly db: MetadataDb,
+  ) {
+    this.tracesDir = path.join(dataDir, 'traces');
+    this.uploadsDir = path.join(dataDir, 'uploads');
+  }
+
+  /** Opens (or creates) a data directory and recovers from a crash; returns what it repaired. */
+  static async open(dataDir: string): Promise<{ store: TraceStore; notes: string[] }> {
+    await mkdir(dataDir, { recursive: true });
+    const { db, warning } = await MetadataDb.open(path.join(dataDir, 'streamscope.db'));
+    const store = new TraceStore(dataDir, db);
+    const notes = warning === undefined ? [] : [warning];
+    await mkdir(store.tracesDir, { recursive: true });
+    await rm(store.uploadsDir, { recursive: true, force: true });
+    await mkdir(store.uploadsDir, { recursive: true });
+    notes.push(...(await store.recover()));
+    return { store, notes };
+  }
+
+  private async recover(): Promise<string[]> {
+    const notes: string[] = [];
+    for (const dir of [this.dataDir, this.tracesDir]) {
+      for (const name of await readdir(dir)) {
+        if (name.endsWith(tempSuffix)) {
+          await rm(path.join(dir, name), { force: true });
+        }
+      }
+    }
+    const known = new Set<string>();
+    for (const { entry } of this.db.list()) {
+      known.add(entry.id);
+      const hasFile = existsSync(this.tracePath(entry.id));
+      if (!terminalStatuses.has(entry.status)) {
+        this.db.update(entry.id, {
+          status: 'failed',
+          reason: 'the server stopped before this run ended',
+          finishedAt: new Date().toISOString(),
+        });
+        notes.push(`run ${entry.id} was ${entry.status} when the server stopped; marked failed`);
+      } else if (!hasFile && (entry.status === 'finished' || entry.status === 'imported')) {
+        this.db.delete(entry.id);
+        notes.push(`trace ${entry.id} had no file; its row was removed`);
+      }
+    }
+    for (const name of await readdir(this.tracesDir)) {
+      const id = name.slice(0, -traceFileExtension.length);
+      if (!name.endsWith(traceFileExtension) || known.has(id) || !isValidId(id)) {
+        continue;
+      }
+      // Written whole but never recorded (a crash between rename and the row): list it again.
+      try {
+        const bytes = await readFile(this.tracePath(id));
+        const trace = loadTrace(bytes);
+        const isRun =
+          trace.meta.sourceFormat.startsWith('streamscope-') &&
+          trace.meta.sourceFormat !== 'streamscope-trace';
+        this.db.insert({
+          id,
+          source: isRun ? 'run' : 'import',
+          title: trace.meta.title,
+          status: isRun ? 'finished' : 'imported',
+          createdAt: trace.meta.createdAt ?? (await stat(this.tracePath(id))).mtime.toISOString(),
+          opCount: trace.ops.count,
+          spanNs: trace.spanNs(),
+          format: trace.meta.sourceFormat,
+          fileBytes: bytes.length,
+        });
+        notes.push(`trace file ${name} had no row; listed it again`);
+      } catch (error) {
+        notes.push(
+          `trace file ${name} is unreadable and was left alone: ${(error as Error).message}`,
+        );
+      }
+    }
+    return notes;
+  }
+
+  tracePath(id: string): string {
+    return path.join(this.tracesDir, `${id}${traceFileExtension}`);
+  }
+
+  list(): TraceEntry[] {
+    return this.db.list().map((row) => row.entry);
+  }
+
+  get(id: string): StoredTrace | undefined {
+    return this.db.get(id);
+  }
+
+  insert(entry: TraceEntry): void {
+    this.db.insert(entry);
+  }
+
+  update(id: string, patch: EntryPatch): void {
+    this.db.update(id, patch);
+  }
+
+  /** Writes a whole codec container atomically; returns its size in bytes. */
+  async writeTraceFile(id: string, bytes: Uint8Array): Promise<number> {
+    await writeFileAtomic(this.tracePath(id), bytes);
+    return bytes.length;
+  }
+
+  async readTraceFile(id: string): Promise<Uint8Array> {
+    return readFile(this.tracePath(id));
+  }
+
+  hasTraceFile(id: string): boolean {
+    return existsSync(this.tracePath(id));
+  }
+
+  /** The decoded trace of a stored file; a few recent ones stay decoded for windowed fetches. */
+  async loadTrace(id: string): Promise<Trace> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined) {
+      this.cache.delete(id);
+      this.cache.set(id, cached);
+      return cached;
+    }
+    const trace = loadTrace(await this.readTraceFile(id));
+    this.cache.set(id, trace);
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= TraceStore.cacheSize) {
+        break;
+      }
+      this.cache.delete(key);
+    }
+    return trace;
+  }
+
+  /** Removes the file first, then the row: a crash in between leaves a row that recovery drops. */
+  async remove(id: string): Promise<void> {
+    this.cache.delete(id);
+    await rm(this.tracePath(id), { force: true });
+    this.db.delete(id);
+    await this.db.flush();
+  }
+
+  flush(): Promise<void> {
+    return this.db.flush();
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
