@@ -55,7 +55,7 @@ export function copyEngineHolBlockingRule(input: RuleInput): Finding | undefined
     'copy-engine-hol-blocking',
     'warning',
     'Issue order keeps a copy engine waiting',
-    `${blocked.length} cop${blocked.length === 1 ? 'y was' : 'ies were'} ready while their copy engine sat idle, queued behind copies issued earlier that were still waiting for their own streams; the engine idled ${nsAndShare(savingNs, input.metrics.makespanNs)} with ready work. Worst: ${label(worst.copy)} waited ${formatDurationNs(worst.idleNs)} behind ${label(worst.blocker)}. Engines take work in issue order: issue copies whose inputs are ready first (all host-to-device copies, then kernels, then device-to-host copies), or use a device with more copy engines and hardware queues.`,
+    `${blocked.length} cop${blocked.length === 1 ? 'y was' : 'ies were'} ready while the copy engine sat idle, queued behind copies issued earlier that were still waiting for their own streams; the engine idled ${nsAndShare(savingNs, input.metrics.makespanNs)} with ready work. Worst: ${label(worst.copy)} waited ${formatDurationNs(worst.idleNs)} behind ${label(worst.blocker)}. Engines take work in issue order: issue copies whose inputs are ready first (all host-to-device copies, then kernels, then device-to-host copies), or use a device with more copy engines and hardware queues.`,
     [...new Set(ops)],
     savingNs,
     ctx.options.maxFindingOps,

@@ -1,12 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Analysis, RuleId } from '@streamscope/analysis';
+import { analyzeTrace, gapCauses, ruleIds } from '@streamscope/analysis';
+import { importTrace } from '@streamscope/importers';
+import type { Trace } from '@streamscope/trace';
+import { formatDurationNs, loadTrace } from '@streamscope/trace';
 import type { Command } from '../command.ts';
+import { UsageError } from '../command.ts';
+import { parseFlags } from '../parse-flags.ts';
 
-// Placeholder until issue 8 lands this command; it says so rather than pretending.
+const usage = [
+  'usage: pnpm streamscope analyze (TRACE.sstrace | FILE) [--json] [--fail-on RULE ...]',
+  '',
+  '  TRACE.sstrace  a streamscope trace; any other FILE (nsys JSON/SQLite export, Chrome or',
+  '                 kineto trace, gzip or not) is imported first',
+  '  --json         print one JSON object: metrics, gaps, findings, kernelStats, copyStats',
+  '  --fail-on RULE exit 1 when RULE fires (repeatable; "any" for every rule)',
+  `  rules: ${ruleIds.join(', ')}`,
+].join('\n');
+
+/** `streamscope analyze`: metrics, gap causes and rule findings for one trace. */
 export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Print overlap, gaps and rule findings for a trace',
-  usage: 'usage: pnpm streamscope analyze (TRACE | FILE) [--json] [--fail-on RULE ...]',
-  run(_args, io) {
-    io.err('streamscope analyze: not available in this build yet (issue 8)');
-    return Promise.resolve(1);
+  usage,
+  async run(args, io) {
+    const flags = parseFlags(args, { switches: ['json'], repeatable: ['fail-on'] });
+    if (flags.positional.length !== 1) {
+      throw new UsageError('give exactly one trace or file to analyze');
+    }
+    const failOn = parseFailOn(flags.values.get('fail-on') ?? []);
+    const file = flags.positional[0]!;
+    const trace = await readTrace(file);
+    const analysis = analyzeTrace(trace);
+    if (flags.switches.has('json')) {
+      io.out(JSON.stringify(analysis));
+    } else {
+      io.out(formatAnalysis(trace, analysis));
+    }
+    const failed = analysis.findings.filter((f) => failOn.has(f.ruleId)).map((f) => f.ruleId);
+    if (failed.length > 0) {
+      io.err(
+        `streamscope analyze: rule${failed.length === 1 ? '' : 's'} fired: ${failed.join(', ')}`,
+      );
+      return 1;
+    }
+    return 0;
   },
 };
+
+function parseFailOn(values: readonly string[]): Set<RuleId> {
+  const out = new Set<RuleId>();
+  for (const value of values.flatMap((v) => v.split(','))) {
+    if (value === 'any') {
+      ruleIds.forEach((r) => out.add(r));
+      continue;
+    }
+    const rule = ruleIds.find((r) => r === value);
+    if (rule === undefined) {
+      throw new UsageError(`--fail-on: unknown rule '${value}' (rules: ${ruleIds.join(', ')})`);
+    }
+    out.add(rule);
+  }
+  return out;
+}
+
+async function readTrace(file: string): Promise<Trace> {
+  const bytes = new Uint8Array(await readFile(file));
+  if (file.endsWith('.sstrace')) {
+    return loadTrace(bytes);
+  }
+  const { trace } = await importTrace(bytes, { fileName: path.basename(file) });
+  return trace;
+}
+
+const pct = (ratio: number): string => `${(100 * ratio).toFixed(1)}%`;
+const dur = formatDurationNs;
+
+/** The human-readable report: metrics, gap summary, findings. */
+export function formatAnalysis(trace: Trace, a: Analysis): string {
+  const m = a.metrics;
+  const lines: string[] = [];
+  lines.push(`${trace.meta.title} (${trace.meta.sourceFormat}, ${m.gpuOpCount} GPU ops)`);
+  lines.push(
+    `makespan ${dur(m.makespanNs)}  device busy ${dur(m.deviceBusyNs)} (${pct(m.deviceUtilization)})  copy/compute overlap ${pct(m.overlap.all)} (H2D ${pct(m.overlap.htoD)}, D2H ${pct(m.overlap.dtoH)})`,
+  );
+  const e = m.busyNsByEngine;
+  lines.push(
+    `engines  compute ${dur(e.compute)}  H2D ${dur(e.copyHtoD)}  D2H ${dur(e.copyDtoH)}  D2D ${dur(e.copyDtoD)}  P2P ${dur(e.copyPtoP)}  memset ${dur(e.memset)}`,
+  );
+  lines.push(
+    `at once  up to ${m.concurrency.maxKernels} kernels, ${m.concurrency.maxCopies} copies`,
+  );
+  for (const s of m.streams) {
+    lines.push(
+      `  ${s.label.padEnd(28)} busy ${dur(s.busyNs).padStart(10)} ${pct(s.utilization).padStart(6)}  ${s.opCount} ops`,
+    );
+  }
+  for (const bw of m.bandwidth) {
+    lines.push(`  ${bw.kind.padEnd(10)} ${bw.count} copies  ${bw.avgGBps.toFixed(2)} GB/s avg`);
+  }
+  const ll = m.launchLatency.all;
+  if (ll.count > 0) {
+    lines.push(
+      `launch latency  p50 ${dur(ll.p50Ns)}  p90 ${dur(ll.p90Ns)}  p99 ${dur(ll.p99Ns)}  max ${dur(ll.maxNs)} (${ll.count} ops)`,
+    );
+  }
+  lines.push('');
+  for (const [label, g] of [
+    ['stream gaps', a.gaps.stream],
+    ['device gaps', a.gaps.device],
+  ] as const) {
+    const causes = gapCauses
+      .filter((c) => g.countByCause[c] > 0)
+      .map((c) => `${c} ${g.countByCause[c]} (${dur(g.nsByCause[c])})`)
+      .join(', ');
+    lines.push(`${label}: ${g.count} (${dur(g.totalNs)})${causes === '' ? '' : ` — ${causes}`}`);
+  }
+  const largest = [...a.gaps.device.listed].sort((x, y) => y.durNs - x.durNs).slice(0, 3);
+  for (const g of largest) {
+    lines.push(`  ${g.detail}`);
+  }
+  lines.push('');
+  if (a.findings.length === 0) {
+    lines.push('findings: none');
+  } else {
+    lines.push(`findings: ${a.findings.length}`);
+    for (const f of a.findings) {
+      lines.push(
+        `  [${f.severity}] ${f.ruleId}: ${f.title} (saves up to ${dur(f.estimatedSavingNs)})`,
+      );
+      lines.push(`    ${f.message}`);
+    }
+  }
+  return lines.join('\n');
+}
