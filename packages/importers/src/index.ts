@@ -1,1 +1,13 @@
-export {};
+/** Importers: nsys JSON/SQLite exports and Chrome/kineto traces in, a streamscope Trace out. */
+export type { ImportFormat, SniffResult } from './sniff.ts';
+export { sniffFormat, sniffHeadBytes, nsysRepMessage } from './sniff.ts';
+export type { ImportErrorPlace } from './import-error.ts';
+export { ImportError } from './import-error.ts';
+export type { ImportOptions, ImportResult } from './import-trace.ts';
+export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
+export type { ImportSource } from './io/chunks.ts';
+export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
+export type { ImportSummary } from './summary.ts';
+export { importSummary } from './summary.ts';
+export { exportChromeTrace } from './chrome-export.ts';
+export { dumpTrace } from './dump-trace.ts';

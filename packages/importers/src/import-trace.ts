@@ -1,0 +1,198 @@
+import type { Trace } from '@streamscope/trace';
+import { CodecError, loadTrace } from '@streamscope/trace';
+import { JsonEventSplitter } from './chrome/json-splitter.ts';
+import { KinetoEventSink } from './chrome/kineto-events.ts';
+import { ImportError } from './import-error.ts';
+import type { ImportSource } from './io/chunks.ts';
+import { chunksOf, metered, peekHead, readAll, throwIfAborted, totalBytesOf } from './io/chunks.ts';
+import { gunzip } from './io/gunzip.ts';
+import type { SqlWasmOptions } from './nsys/load-sqljs.ts';
+import { loadSqlJs } from './nsys/load-sqljs.ts';
+import { readNsysJson } from './nsys/nsys-json.ts';
+import { NsysSqliteReader } from './nsys/nsys-sqlite.ts';
+import type { ImportFormat } from './sniff.ts';
+import { sniffHeadBytes, sniffOrThrow } from './sniff.ts';
+import { TraceBuilder } from './trace-builder.ts';
+
+export interface ImportOptions {
+  /** Shown in errors and used as the trace title; the format is sniffed from content, not from it. */
+  readonly fileName: string;
+  /** Largest input accepted, compressed and inflated alike (default 2 GiB). */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+  /** Called after each chunk with the bytes read from the source so far. */
+  readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
+  readonly sqlWasm?: SqlWasmOptions;
+}
+
+export interface ImportResult {
+  readonly trace: Trace;
+  readonly warnings: string[];
+}
+
+export const defaultMaxImportBytes = 2 * 1024 ** 3;
+
+/**
+ * Imports an nsys JSON or SQLite export, a Chrome/kineto trace or a .sstrace, any of them
+ * gzip'd, sniffing the format from the content. Rejects only with ImportError.
+ */
+export async function importTrace(
+  source: ImportSource,
+  options: ImportOptions,
+): Promise<ImportResult> {
+  const file = options.fileName;
+  try {
+    return await importOrThrow(source, options);
+  } catch (error) {
+    if (error instanceof ImportError) {
+      throw error;
+    }
+    if (error instanceof CodecError) {
+      throw new ImportError({ file }, `not a valid streamscope trace: ${error.message}`);
+    }
+    if (error instanceof RangeError) {
+      throw new ImportError(
+        { file },
+        `the trace exceeds a limit of the trace model: ${error.message}`,
+      );
+    }
+    throw new ImportError(
+      { file },
+      `import failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+async function importOrThrow(source: ImportSource, options: ImportOptions): Promise<ImportResult> {
+  const file = options.fileName;
+  const maxBytes = options.maxBytes ?? defaultMaxImportBytes;
+  throwIfAborted(options.signal, file);
+  const totalBytes = totalBytesOf(source);
+  const input = metered(chunksOf(source), {
+    file,
+    maxBytes,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(totalBytes === undefined ? {} : { totalBytes }),
+  });
+  let peeked = await peekHead(input, sniffHeadBytes);
+  let sniffed = sniffOrThrow(peeked.head, file);
+  if (sniffed.gzip) {
+    peeked = await peekHead(gunzip(peeked.chunks, file, maxBytes), sniffHeadBytes);
+    sniffed = sniffOrThrow(peeked.head, file.replace(/\.gz$/i, ''));
+    if (sniffed.gzip) {
+      throw new ImportError(
+        { file },
+        'gzip inside gzip is not read: decompress the file once first',
+      );
+    }
+  }
+  const chunks = peeked.chunks;
+  const format = sniffed.format;
+  if (format === 'streamscope-trace') {
+    const trace = loadTrace(await readAll(chunks));
+    return { trace, warnings: [...(trace.meta.warnings ?? [])] };
+  }
+  const builder = new TraceBuilder({
+    title: baseName(file),
+    sourceFormat: format,
+    timingMethod: 'imported',
+    producer: '',
+  });
+  const launches = builder.launchTable();
+  let producer: string;
+  let createdAt: string | undefined;
+  if (format === 'nsys-json') {
+    producer = (await readNsysJson(chunks, file, builder, launches, options.signal)).producer;
+  } else if (format === 'nsys-sqlite') {
+    const bytes = await readAll(chunks);
+    throwIfAborted(options.signal, file);
+    const SQL = await loadSqlJs(options.sqlWasm);
+    let db;
+    try {
+      db = new SQL.Database(bytes);
+    } catch (error) {
+      throw new ImportError(
+        { file },
+        `not a readable SQLite database (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    try {
+      ({ producer, createdAt } = new NsysSqliteReader(db, file, builder, launches).read());
+    } catch (error) {
+      if (error instanceof ImportError) {
+        throw error;
+      }
+      // sql.js reports a damaged or truncated file only when a page is read
+      throw new ImportError(
+        { file },
+        `the SQLite database is damaged or truncated (${error instanceof Error ? error.message : String(error)})`,
+      );
+    } finally {
+      db.close();
+    }
+  } else {
+    producer = await readChromeTrace(chunks, file, builder, launches, options.signal);
+  }
+  throwIfAborted(options.signal, file);
+  if (builder.opCount === 0 && builder.rangeCount === 0) {
+    builder.warnings.add(`no GPU or host activity found in this ${formatLabel(format)}`);
+  }
+  const trace = builder.build({ producer, ...(createdAt === undefined ? {} : { createdAt }) });
+  return { trace, warnings: [...(trace.meta.warnings ?? [])] };
+}
+
+async function readChromeTrace(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  builder: TraceBuilder,
+  launches: ReturnType<TraceBuilder['launchTable']>,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const sink = new KinetoEventSink(builder, launches, file);
+  let schemaVersion: unknown;
+  const splitter = new JsonEventSplitter(
+    file,
+    {
+      event: (value, index) => sink.event(value, index),
+      topValue: (key, value) => {
+        if (key === 'schemaVersion') {
+          schemaVersion = value;
+        } else {
+          sink.topValue(key, value);
+        }
+      },
+    },
+    new Set(['deviceProperties', 'schemaVersion']),
+  );
+  for await (const chunk of chunks) {
+    throwIfAborted(signal, file);
+    splitter.push(chunk);
+  }
+  const result = splitter.end();
+  if (result.unterminated) {
+    builder.warnings.add(
+      result.droppedTailBytes > 0
+        ? `the trace is cut off: the last event (${result.droppedTailBytes} bytes) was dropped, ${result.events} events read`
+        : `the trace is not terminated (allowed for Chrome traces); ${result.events} events read`,
+    );
+  }
+  if (sink.sawLegacy) {
+    builder.warnings.add('legacy autograd-profiler events (no streams) are not placed on lanes');
+  }
+  sink.finish();
+  const version = typeof schemaVersion === 'number' ? ` schema ${schemaVersion}` : '';
+  return sink.sawOld ? `kineto (2021 format)${version}` : `kineto${version}`;
+}
+
+function formatLabel(format: ImportFormat): string {
+  return format === 'chrome-trace'
+    ? 'Chrome trace'
+    : format === 'nsys-json'
+      ? 'nsys JSON export'
+      : 'nsys SQLite export';
+}
+
+function baseName(file: string): string {
+  return file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+}

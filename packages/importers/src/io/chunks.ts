@@ -1,0 +1,140 @@
+import { ImportError } from '../import-error.ts';
+
+/** What an import reads: a stream of chunks (a fetch body, a file stream), a Blob, or bytes. */
+export type ImportSource = AsyncIterable<Uint8Array> | Blob | Uint8Array;
+
+const sliceBytes = 1 << 20;
+
+/** The source as chunks of at most a few MiB each. */
+export async function* chunksOf(source: ImportSource): AsyncGenerator<Uint8Array> {
+  if (source instanceof Uint8Array) {
+    for (let at = 0; at < source.length; at += sliceBytes) {
+      yield source.subarray(at, Math.min(source.length, at + sliceBytes));
+    }
+    return;
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    const reader = (source.stream() as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          return;
+        }
+        yield value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  yield* source as AsyncIterable<Uint8Array>;
+}
+
+export function totalBytesOf(source: ImportSource): number | undefined {
+  if (source instanceof Uint8Array) {
+    return source.length;
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return source.size;
+  }
+  return undefined;
+}
+
+export interface MeterOptions {
+  readonly file: string;
+  readonly maxBytes: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
+  readonly totalBytes?: number;
+}
+
+/** Counts bytes for progress, stops past `maxBytes`, and honours the abort signal between chunks. */
+export async function* metered(
+  chunks: AsyncIterable<Uint8Array>,
+  options: MeterOptions,
+): AsyncGenerator<Uint8Array> {
+  let read = 0;
+  for await (const chunk of chunks) {
+    throwIfAborted(options.signal, options.file);
+    read += chunk.length;
+    if (read > options.maxBytes) {
+      throw new ImportError(
+        { file: options.file },
+        `the file is larger than the ${options.maxBytes}-byte limit for imports`,
+      );
+    }
+    options.onProgress?.(read, options.totalBytes);
+    // A plain Uint8Array view (not a Node Buffer subclass) keeps the byte loops monomorphic.
+    yield chunk.constructor === Uint8Array
+      ? chunk
+      : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+  }
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined, file: string): void {
+  if (signal?.aborted === true) {
+    throw new ImportError({ file }, 'import cancelled');
+  }
+}
+
+/** The first `n` bytes (fewer at the end of the input) and every chunk again, head included. */
+export async function peekHead(
+  chunks: AsyncIterable<Uint8Array>,
+  n: number,
+): Promise<{ head: Uint8Array; chunks: AsyncIterable<Uint8Array> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const seen: Uint8Array[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < n) {
+    const next = await iterator.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    seen.push(next.value);
+    have += next.value.length;
+  }
+  const head = concat(seen, Math.min(n, have));
+  async function* again(): AsyncGenerator<Uint8Array> {
+    yield* seen;
+    if (!ended) {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          return;
+        }
+        yield next.value;
+      }
+    }
+  }
+  return { head, chunks: again() };
+}
+
+/** All chunks as one array (SQLite needs the whole database). */
+export async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of chunks) {
+    parts.push(chunk);
+    total += chunk.length;
+  }
+  return concat(parts, total);
+}
+
+function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.length === length) {
+    return parts[0]!;
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    if (at >= length) {
+      break;
+    }
+    const take = Math.min(part.length, length - at);
+    out.set(take === part.length ? part : part.subarray(0, take), at);
+    at += take;
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+import { ImportError } from '../import-error.ts';
+
+/** Inflated bytes above this many times the compressed bytes read so far (and above 64 MiB) are a bomb. */
+export const maxInflateRatio = 1000;
+const ratioFloorBytes = 64 << 20;
+
+/**
+ * Inflates gzip chunks with the platform's DecompressionStream (browser, Worker, Node), stopping
+ * at `maxBytes` of output or at a compression ratio no real trace has: a gzip bomb is an error,
+ * not an out-of-memory crash.
+ */
+export async function* gunzip(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  maxBytes: number,
+): AsyncGenerator<Uint8Array> {
+  const stream = new DecompressionStream('gzip');
+  const writer = stream.writable.getWriter();
+  const reader = (stream.readable as ReadableStream<Uint8Array>).getReader();
+  let inBytes = 0;
+  let outBytes = 0;
+  let inputError: Error | undefined;
+  const pump = (async (): Promise<void> => {
+    try {
+      for await (const chunk of chunks) {
+        inBytes += chunk.length;
+        await writer.write(chunk);
+      }
+      await writer.close();
+    } catch (error) {
+      inputError = error instanceof Error ? error : new Error(String(error));
+      await writer.abort(error).catch(() => undefined);
+    }
+  })();
+  try {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        if (inputError !== undefined) {
+          throw inputError;
+        }
+        throw new ImportError(
+          { file },
+          `the gzip data is corrupt or truncated near compressed byte ${inBytes} (${describe(error)})`,
+        );
+      }
+      if (next.done) {
+        break;
+      }
+      outBytes += next.value.length;
+      if (outBytes > maxBytes) {
+        throw new ImportError(
+          { file },
+          `the gzip content inflates past the ${maxBytes}-byte limit for imports`,
+        );
+      }
+      if (outBytes > ratioFloorBytes && outBytes > inBytes * maxInflateRatio) {
+        throw new ImportError(
+          { file },
+          `the gzip content inflates more than ${maxInflateRatio}× (${outBytes} bytes from ${inBytes}): refusing a compression bomb`,
+        );
+      }
+      yield next.value;
+    }
+    await pump;
+    if (inputError !== undefined) {
+      throw inputError;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+    await pump.catch(() => undefined);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

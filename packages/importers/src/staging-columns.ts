@@ -1,0 +1,27 @@
+type TypedArray = Float64Array | Int32Array | Uint32Array | Uint8Array;
+type TypedArrayConstructor<T extends TypedArray> = new (length: number) => T;
+
+/** A typed column that the owner grows (geometrically) before writing; `data` changes on growth. */
+export class StagingColumn<T extends TypedArray> {
+  data: T;
+  private readonly make: TypedArrayConstructor<T>;
+
+  constructor(make: TypedArrayConstructor<T>, capacity = 1024) {
+    this.make = make;
+    this.data = new make(capacity);
+  }
+
+  /** Makes room for index `i` and returns the (possibly new) array. */
+  at(i: number): T {
+    if (i >= this.data.length) {
+      this.resize(Math.max(i + 1, this.data.length * 2));
+    }
+    return this.data;
+  }
+
+  resize(capacity: number): void {
+    const next = new this.make(capacity);
+    next.set(this.data.subarray(0, Math.min(capacity, this.data.length)));
+    this.data = next;
+  }
+}

@@ -1,0 +1,97 @@
+import type { Trace } from '@streamscope/trace';
+import { OpKind, isCopyKind, isSyncKind } from '@streamscope/trace';
+
+/** What `streamscope import --summary` prints: counts of GPU operations as the profiler recorded them. */
+export interface ImportSummary {
+  readonly format: string;
+  readonly producer: string;
+  readonly devices: number;
+  readonly gpuStreams: number;
+  readonly hostThreads: number;
+  readonly counts: {
+    readonly kernel: number;
+    readonly memcpy: number;
+    readonly memset: number;
+    readonly sync: number;
+    /** Graph launches traced as one record each (their kernels are not counted as kernels). */
+    readonly graph: number;
+    readonly range: number;
+    readonly api: number;
+  };
+  readonly copyBytes: {
+    readonly HtoD: number;
+    readonly DtoH: number;
+    readonly DtoD: number;
+    readonly PtoP: number;
+  };
+  readonly spanNs: number;
+  readonly warnings: readonly string[];
+}
+
+export function importSummary(trace: Trace): ImportSummary {
+  const ops = trace.ops.columns();
+  const counts = {
+    kernel: 0,
+    memcpy: 0,
+    memset: 0,
+    sync: 0,
+    graph: 0,
+    range: trace.ranges.count,
+    api: 0,
+  };
+  const copyBytes = { HtoD: 0, DtoH: 0, DtoD: 0, PtoP: 0 };
+  for (let i = 0; i < ops.count; i++) {
+    const kind = ops.kind[i]!;
+    if (kind === OpKind.Kernel) {
+      counts.kernel++;
+    } else if (isCopyKind(kind)) {
+      counts.memcpy++;
+      const bytes = ops.bytes[i]!;
+      if (kind === OpKind.CopyHtoD) {
+        copyBytes.HtoD += bytes;
+      } else if (kind === OpKind.CopyDtoH) {
+        copyBytes.DtoH += bytes;
+      } else if (kind === OpKind.CopyDtoD) {
+        copyBytes.DtoD += bytes;
+      } else if (kind === OpKind.CopyPtoP) {
+        copyBytes.PtoP += bytes;
+      }
+    } else if (kind === OpKind.Memset) {
+      counts.memset++;
+    } else if (isSyncKind(kind)) {
+      counts.sync++;
+    } else if (kind === OpKind.GraphLaunch) {
+      counts.graph++;
+    } else if (kind === OpKind.ApiCall) {
+      counts.api++;
+    }
+  }
+  return {
+    format: trace.meta.sourceFormat,
+    producer: trace.meta.producer,
+    devices: trace.devices.length,
+    gpuStreams: trace.tracks.filter((t) => t.kind === 'gpu-stream').length,
+    hostThreads: trace.tracks.filter((t) => t.kind === 'host-thread').length,
+    counts,
+    copyBytes,
+    spanNs: spanOf(trace),
+    warnings: trace.meta.warnings ?? [],
+  };
+}
+
+/** From the earliest start to the latest end of ops and ranges, in ns. */
+function spanOf(trace: Trace): number {
+  const ops = trace.ops.columns();
+  const ranges = trace.ranges.columns();
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < ops.count; i++) {
+    min = Math.min(min, ops.startNs[i]!);
+    max = Math.max(max, ops.endNs[i]!);
+  }
+  for (let i = 0; i < ranges.count; i++) {
+    min = Math.min(min, ranges.startNs[i]!);
+    max = Math.max(max, ranges.endNs[i]!);
+  }
+  return max >= min ? max - min : 0;
+}

@@ -1,0 +1,677 @@
+import type { DeviceInfo, LaunchTable, StreamType, TraceMeta } from '@streamscope/trace';
+import { FlowKind, OpFlag, OpKind, RangeKind, Trace, isCopyKind, noRef } from '@streamscope/trace';
+import { CorrelationIndex } from './correlation-index.ts';
+import { StagingColumn } from './staging-columns.ts';
+import { Warnings } from './warnings.ts';
+
+/** One GPU or host op as an importer hands it over. Reuse one object; the builder keeps none. */
+export interface StagedOp {
+  kind: number;
+  startNs: number;
+  endNs: number;
+  /** Index from `process()`. */
+  proc: number;
+  /** Index from `gpuLane()` or `hostLane()`. */
+  lane: number;
+  /** `name()` result: a trace string id (≥ 0) or a deferred source string (< 0). */
+  nameRef: number;
+  bytes: number;
+  memKinds: number;
+  correlationId: number;
+  refId: number;
+  flags: number;
+  /** Event id and sync id for event records, waits and event syncs; NaN when none. */
+  eventId: number;
+  eventSyncId: number;
+}
+
+export function newStagedOp(): StagedOp {
+  return {
+    kind: 0,
+    startNs: 0,
+    endNs: 0,
+    proc: 0,
+    lane: 0,
+    nameRef: 0,
+    bytes: 0,
+    memKinds: 0,
+    correlationId: 0,
+    refId: noRef,
+    flags: 0,
+    eventId: Number.NaN,
+    eventSyncId: Number.NaN,
+  };
+}
+
+interface Lane {
+  readonly kind: 'gpu-stream' | 'host-thread';
+  readonly proc: number;
+  readonly deviceId: number;
+  readonly contextId: number;
+  readonly streamId: number;
+  readonly tid: number;
+  name: string;
+  streamType: StreamType;
+  priority: number;
+}
+
+interface Process {
+  pid: number;
+  name: string;
+}
+
+const unresolvedRangeEnd = -1;
+
+/**
+ * Collects ops, lanes and ranges from any importer, then builds the trace in one go: joins API
+ * calls to GPU ops by (process, correlation id), event records to waits, resolves names that
+ * arrive after the events (nsys JSON layouts differ in where the string table is), and moves
+ * every time to a common origin. Memory grows with the ops kept, never with the input size.
+ */
+export class TraceBuilder {
+  readonly warnings = new Warnings();
+  private readonly trace: Trace;
+  private n = 0;
+  private capacity = 1024;
+  private readonly startNs = new StagingColumn(Float64Array);
+  private readonly endNs = new StagingColumn(Float64Array);
+  private readonly bytes = new StagingColumn(Float64Array);
+  private readonly eventId = new StagingColumn(Float64Array);
+  private readonly eventSyncId = new StagingColumn(Float64Array);
+  private readonly lane = new StagingColumn(Uint32Array);
+  private readonly proc = new StagingColumn(Uint32Array);
+  private readonly nameRef = new StagingColumn(Int32Array);
+  private readonly corr = new StagingColumn(Uint32Array);
+  private readonly refId = new StagingColumn(Uint32Array);
+  private readonly kind = new StagingColumn(Uint8Array);
+  private readonly memKinds = new StagingColumn(Uint8Array);
+  private readonly flags = new StagingColumn(Uint8Array);
+
+  private readonly lanes: Lane[] = [];
+  private readonly laneIndex = new Map<string, number>();
+  private readonly processes: Process[] = [];
+  private readonly processIndex = new Map<string, number>();
+  private readonly threadNames = new Map<string, number>();
+  private readonly sourceStrings: (string | undefined)[] = [];
+  private readonly devices = new Map<number, DeviceInfo>();
+
+  private rn = 0;
+  private readonly rStart = new StagingColumn(Float64Array, 256);
+  private readonly rEnd = new StagingColumn(Float64Array, 256);
+  private readonly rLane = new StagingColumn(Uint32Array, 256);
+  private readonly rName = new StagingColumn(Int32Array, 256);
+  private readonly rDomain = new StagingColumn(Int32Array, 256);
+  private readonly rKind = new StagingColumn(Uint8Array, 256);
+
+  /** Record→wait links that the source states directly (kineto): wait op → record correlation. */
+  private readonly waitOnCorrelation = new Map<number, number>();
+
+  constructor(meta: Partial<TraceMeta>) {
+    this.trace = new Trace(meta);
+  }
+
+  get opCount(): number {
+    return this.n;
+  }
+
+  get rangeCount(): number {
+    return this.rn;
+  }
+
+  /** Kernel launch configurations go straight into the trace. */
+  launchTable(): LaunchTable {
+    return this.trace.launches;
+  }
+
+  /** A process by the source's key (nsys: VM and pid; kineto: pid). */
+  process(key: string, pid: number): number {
+    let index = this.processIndex.get(key);
+    if (index === undefined) {
+      index = this.processes.length;
+      this.processes.push({ pid, name: '' });
+      this.processIndex.set(key, index);
+    }
+    return index;
+  }
+
+  setProcessPid(proc: number, pid: number): void {
+    const process = this.processes[proc];
+    if (process !== undefined) {
+      process.pid = pid;
+    }
+  }
+
+  hasProcess(key: string): number | undefined {
+    return this.processIndex.get(key);
+  }
+
+  nameProcess(proc: number, name: string): void {
+    const process = this.processes[proc];
+    if (process !== undefined && name !== '') {
+      process.name = name;
+    }
+  }
+
+  /** The lane of a GPU stream, keyed by process, device, context and stream. */
+  gpuLane(proc: number, deviceId: number, contextId: number, streamId: number): number {
+    const key = `g${proc},${deviceId},${contextId},${streamId}`;
+    let index = this.laneIndex.get(key);
+    if (index === undefined) {
+      index = this.lanes.length;
+      this.lanes.push({
+        kind: 'gpu-stream',
+        proc,
+        deviceId,
+        contextId,
+        streamId,
+        tid: 0,
+        name: '',
+        streamType: 'unknown',
+        priority: 0,
+      });
+      this.laneIndex.set(key, index);
+    }
+    return index;
+  }
+
+  hostLane(proc: number, tid: number): number {
+    const key = `h${proc},${tid}`;
+    let index = this.laneIndex.get(key);
+    if (index === undefined) {
+      index = this.lanes.length;
+      this.lanes.push({
+        kind: 'host-thread',
+        proc,
+        deviceId: 0,
+        contextId: 0,
+        streamId: 0,
+        tid,
+        name: '',
+        streamType: 'unknown',
+        priority: 0,
+      });
+      this.laneIndex.set(key, index);
+    }
+    return index;
+  }
+
+  /** Stream facts known from a side table (nsys SQLite TARGET_INFO_CUDA_STREAM). */
+  describeStream(
+    proc: number,
+    contextId: number,
+    streamId: number,
+    type: StreamType,
+    priority: number,
+  ): void {
+    for (const lane of this.lanes) {
+      if (
+        lane.kind === 'gpu-stream' &&
+        lane.proc === proc &&
+        lane.contextId === contextId &&
+        lane.streamId === streamId
+      ) {
+        lane.streamType = type;
+        lane.priority = priority;
+      }
+    }
+  }
+
+  laneProc(lane: number): number {
+    return this.lanes[lane]?.proc ?? 0;
+  }
+
+  nameLane(lane: number, name: string): void {
+    const found = this.lanes[lane];
+    if (found !== undefined) {
+      found.name = name;
+    }
+  }
+
+  /** A thread's name as a name ref, applied to its lane when the trace is built. */
+  nameThread(proc: number, tid: number, nameRef: number): void {
+    this.threadNames.set(`${proc},${tid}`, nameRef);
+  }
+
+  /** A literal name as a name ref. */
+  name(value: string): number {
+    return this.trace.strings.intern(value);
+  }
+
+  /** A string that the source names by index, resolved when the trace is built. */
+  sourceName(index: number): number {
+    return -(index + 1);
+  }
+
+  setSourceString(index: number, value: string): void {
+    this.sourceStrings[index] = value;
+  }
+
+  addDevice(device: DeviceInfo): void {
+    this.devices.set(device.deviceId, device);
+  }
+
+  addOp(op: StagedOp): number {
+    const i = this.n;
+    if (i >= this.capacity) {
+      this.capacity *= 2;
+      for (const column of this.opColumns()) {
+        column.resize(this.capacity);
+      }
+    }
+    this.startNs.data[i] = op.startNs;
+    this.endNs.data[i] = op.endNs;
+    this.bytes.data[i] = op.bytes;
+    this.eventId.data[i] = op.eventId;
+    this.eventSyncId.data[i] = op.eventSyncId;
+    this.lane.data[i] = op.lane;
+    this.proc.data[i] = op.proc;
+    this.nameRef.data[i] = op.nameRef;
+    this.corr.data[i] = op.correlationId;
+    this.refId.data[i] = op.refId;
+    this.kind.data[i] = op.kind;
+    this.memKinds.data[i] = op.memKinds;
+    this.flags.data[i] = op.flags;
+    this.n = i + 1;
+    return i;
+  }
+
+  private opColumns(): StagingColumn<Float64Array | Int32Array | Uint32Array | Uint8Array>[] {
+    return [
+      this.startNs,
+      this.endNs,
+      this.bytes,
+      this.eventId,
+      this.eventSyncId,
+      this.lane,
+      this.proc,
+      this.nameRef,
+      this.corr,
+      this.refId,
+      this.kind,
+      this.memKinds,
+      this.flags,
+    ];
+  }
+
+  /** A range on a host lane; `endNs` < 0 when it never ended. */
+  addRange(
+    lane: number,
+    startNs: number,
+    endNs: number,
+    nameRef: number,
+    domainRef: number,
+    kind: number,
+  ): void {
+    const i = this.rn;
+    this.rStart.at(i)[i] = startNs;
+    this.rEnd.at(i)[i] = endNs < 0 ? unresolvedRangeEnd : endNs;
+    this.rLane.at(i)[i] = lane;
+    this.rName.at(i)[i] = nameRef;
+    this.rDomain.at(i)[i] = domainRef;
+    this.rKind.at(i)[i] = kind;
+    this.rn = i + 1;
+  }
+
+  /** The source says which record (by its API call's correlation id) a wait waited on. */
+  waitsOnRecordCall(waitOp: number, recordCorrelationId: number): void {
+    this.waitOnCorrelation.set(waitOp, recordCorrelationId);
+  }
+
+  /** Builds the trace. `originNs` is subtracted from every time (default: the earliest). */
+  build(meta: Partial<TraceMeta> = {}): Trace {
+    const trace = this.trace;
+    const apiByCorr = this.indexApiCalls();
+    this.placeUntimedRecords(apiByCorr);
+    const originNs = this.earliestNs();
+    const trackOf = this.addTracks(trace);
+    this.addDevices(trace);
+    const n = this.n;
+    const kinds = this.kind.data;
+    const corr = this.corr.data;
+    const proc = this.proc.data;
+    const lanes = this.lane.data;
+    const starts = this.startNs.data;
+    const ends = this.endNs.data;
+    const nameRefs = this.nameRef.data;
+    const startNs = new Float64Array(n);
+    const endNs = new Float64Array(n);
+    const track = new Uint16Array(n);
+    const nameId = new Uint32Array(n);
+    const flags = this.flags.data.slice(0, n);
+    const apiOf = new Int32Array(n);
+    let orphans = 0;
+    let lastRef = 0;
+    let lastId = 0;
+    for (let i = 0; i < n; i++) {
+      const kind = kinds[i]!;
+      const api = corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(proc[i]!, corr[i]!) : -1;
+      apiOf[i] = api;
+      if (kind !== OpKind.ApiCall && kind !== OpKind.HostWork) {
+        if (api < 0 && apiByCorr.hasProcess(proc[i]!)) {
+          flags[i] = flags[i]! | OpFlag.Orphan;
+          orphans++;
+        } else if (
+          api >= 0 &&
+          (isCopyKind(kind) || kind === OpKind.Memset) &&
+          this.isSyncApi(api)
+        ) {
+          flags[i] = flags[i]! | OpFlag.Sync;
+        }
+      }
+      startNs[i] = starts[i]! - originNs;
+      endNs[i] = Math.max(ends[i]!, starts[i]!) - originNs;
+      track[i] = trackOf[lanes[i]!]!;
+      const ref = nameRefs[i]!;
+      if (i === 0 || ref !== lastRef) {
+        lastRef = ref;
+        lastId = this.resolveName(ref);
+      }
+      nameId[i] = lastId;
+    }
+    // One bulk copy per column instead of a call per op.
+    trace.ops.appendColumns(
+      {
+        startNs,
+        endNs,
+        bytes: this.bytes.data,
+        track,
+        nameId,
+        correlationId: corr,
+        refId: this.refId.data,
+        kind: kinds,
+        memKinds: this.memKinds.data,
+        flags,
+      },
+      n,
+    );
+    trace.version++;
+    for (let i = 0; i < n; i++) {
+      if (apiOf[i]! >= 0) {
+        trace.flows.append(apiOf[i]!, i, FlowKind.ApiToGpu);
+      }
+    }
+    if (orphans > 0) {
+      this.warnings.add(
+        `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
+      );
+    }
+    this.linkEvents(trace, apiByCorr);
+    this.addRanges(trace, trackOf, originNs);
+    const firstProcess = this.processes.find((p) => p.name !== '');
+    trace.meta = {
+      ...trace.meta,
+      ...meta,
+      title: trace.meta.title !== 'untitled' ? trace.meta.title : (firstProcess?.name ?? 'import'),
+      originNs: addDecimal(trace.meta.originNs, originNs),
+      warnings: this.warnings.list(),
+    };
+    return trace;
+  }
+
+  private isSyncApi(apiOp: number): boolean {
+    const ref = this.nameRef.data[apiOp]!;
+    const name = this.resolveText(ref);
+    return /^(cuda|cu)Mem(cpy|set)/.test(name) && !name.includes('Async');
+  }
+
+  /** (process, correlation id) → the API op. */
+  private indexApiCalls(): CorrelationIndex {
+    const kind = this.kind.data;
+    const corr = this.corr.data;
+    return new CorrelationIndex(
+      this.proc.data,
+      corr,
+      (i) => kind[i] === OpKind.ApiCall && corr[i] !== 0,
+      this.n,
+    );
+  }
+
+  /** nsys writes event records with time 0 unless device timestamps were taken: put them at their API call. */
+  private placeUntimedRecords(apiByCorr: CorrelationIndex): void {
+    let unplaced = 0;
+    for (let i = 0; i < this.n; i++) {
+      if (this.kind.data[i] !== OpKind.EventRecord || this.startNs.data[i] !== 0) {
+        continue;
+      }
+      const api = apiByCorr.get(this.proc.data[i]!, this.corr.data[i]!);
+      if (api < 0) {
+        unplaced++;
+        this.startNs.data[i] = Number.NaN; // dropped from the origin; placed at the origin
+        this.endNs.data[i] = Number.NaN;
+      } else {
+        this.startNs.data[i] = this.endNs.data[api]!;
+        this.endNs.data[i] = this.endNs.data[api]!;
+      }
+    }
+    if (unplaced > 0) {
+      this.warnings.add(`${unplaced} event records have no time and no API call; drawn at time 0`);
+    }
+  }
+
+  private earliestNs(): number {
+    let min = Infinity;
+    for (let i = 0; i < this.n; i++) {
+      const s = this.startNs.data[i]!;
+      if (s < min) {
+        min = s;
+      }
+    }
+    for (let i = 0; i < this.rn; i++) {
+      const s = this.rStart.data[i]!;
+      if (s < min) {
+        min = s;
+      }
+    }
+    if (!Number.isFinite(min)) {
+      return 0;
+    }
+    for (let i = 0; i < this.n; i++) {
+      if (Number.isNaN(this.startNs.data[i]!)) {
+        this.startNs.data[i] = min;
+        this.endNs.data[i] = min;
+      }
+    }
+    return min;
+  }
+
+  private addTracks(trace: Trace): Uint32Array {
+    const used = new Uint8Array(this.lanes.length);
+    for (let i = 0; i < this.n; i++) {
+      used[this.lane.data[i]!] = 1;
+    }
+    for (let i = 0; i < this.rn; i++) {
+      used[this.rLane.data[i]!] = 1;
+    }
+    const procIndex = new Map<number, number>();
+    const trackOf = new Uint32Array(this.lanes.length);
+    this.lanes.forEach((lane, i) => {
+      if (used[i] === 0) {
+        return;
+      }
+      const process = this.processes[lane.proc]!;
+      if (!procIndex.has(lane.proc)) {
+        procIndex.set(lane.proc, trace.addProcess({ pid: process.pid, name: process.name }));
+      }
+      if (lane.kind === 'gpu-stream') {
+        trackOf[i] = trace.addTrack({
+          kind: 'gpu-stream',
+          name: lane.name,
+          pid: process.pid,
+          deviceId: lane.deviceId,
+          contextId: lane.contextId,
+          streamId: lane.streamId,
+          streamType: lane.streamType,
+          priority: lane.priority,
+        });
+      } else {
+        const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
+        const name =
+          lane.name !== '' ? lane.name : nameRef === undefined ? '' : this.resolveText(nameRef);
+        trackOf[i] = trace.addTrack({ kind: 'host-thread', name, pid: process.pid, tid: lane.tid });
+      }
+    });
+    return trackOf;
+  }
+
+  private addDevices(trace: Trace): void {
+    const seen = new Set<number>();
+    for (const lane of this.lanes) {
+      if (lane.kind === 'gpu-stream') {
+        seen.add(lane.deviceId);
+      }
+    }
+    for (const id of [...new Set([...seen, ...this.devices.keys()])].sort((a, b) => a - b)) {
+      trace.addDevice(this.devices.get(id) ?? { deviceId: id, name: `GPU ${id}` });
+    }
+  }
+
+  private resolveName(ref: number): number {
+    return ref >= 0 ? ref : this.trace.strings.intern(this.resolveText(ref));
+  }
+
+  private resolveText(ref: number): string {
+    if (ref >= 0) {
+      return this.trace.strings.get(ref);
+    }
+    const index = -ref - 1;
+    const value = this.sourceStrings[index];
+    if (value === undefined) {
+      this.warnings.add(
+        'names refer to string indices missing from the string table (shown as "string #N")',
+      );
+      return `string #${index}`;
+    }
+    return value;
+  }
+
+  /** Event record → wait/sync flows: by (process, event id, sync id), else the latest earlier record. */
+  private linkEvents(trace: Trace, apiByCorr: CorrelationIndex): void {
+    const records = new Map<string, number[]>();
+    for (let i = 0; i < this.n; i++) {
+      if (this.kind.data[i] === OpKind.EventRecord && !Number.isNaN(this.eventId.data[i]!)) {
+        const key = `${this.proc.data[i]},${this.eventId.data[i]}`;
+        const list = records.get(key);
+        if (list === undefined) {
+          records.set(key, [i]);
+        } else {
+          list.push(i);
+        }
+      }
+    }
+    let dangling = 0;
+    for (let i = 0; i < this.n; i++) {
+      const kind = this.kind.data[i];
+      if (kind !== OpKind.StreamWait && kind !== OpKind.EventSync) {
+        continue;
+      }
+      const direct = this.waitOnCorrelation.get(i);
+      if (direct !== undefined) {
+        const from = apiByCorr.get(this.proc.data[i]!, direct);
+        if (from < 0) {
+          dangling++;
+        } else {
+          trace.flows.append(from, i, FlowKind.EventRecordToWait);
+        }
+        continue;
+      }
+      const eventId = this.eventId.data[i]!;
+      if (Number.isNaN(eventId)) {
+        continue;
+      }
+      const from = this.findRecord(records.get(`${this.proc.data[i]},${eventId}`), i);
+      if (from === undefined) {
+        dangling++;
+      } else {
+        trace.flows.append(from, i, FlowKind.EventRecordToWait);
+      }
+    }
+    if (dangling > 0) {
+      this.warnings.add(
+        `${dangling} waits name an event record that is not in the trace (kept without a link)`,
+      );
+    }
+  }
+
+  private findRecord(candidates: number[] | undefined, wait: number): number | undefined {
+    if (candidates === undefined) {
+      return undefined;
+    }
+    const syncId = this.eventSyncId.data[wait]!;
+    if (!Number.isNaN(syncId) && syncId !== 0xffffffff) {
+      const exact = candidates.filter((r) => this.eventSyncId.data[r] === syncId);
+      if (exact.length > 0) {
+        return exact[exact.length - 1];
+      }
+    }
+    // Older exports reuse event ids: the latest record issued before the wait (by correlation id).
+    const waitCorr = this.corr.data[wait]!;
+    let best: number | undefined;
+    for (const r of candidates) {
+      if (
+        (waitCorr === 0 || this.corr.data[r]! < waitCorr) &&
+        (best === undefined || this.corr.data[r]! > this.corr.data[best]!)
+      ) {
+        best = r;
+      }
+    }
+    return best;
+  }
+
+  /** Ranges sorted per lane by start, with their nesting depth; unended ranges end at the last time. */
+  private addRanges(trace: Trace, trackOf: Uint32Array, originNs: number): void {
+    const order = Array.from({ length: this.rn }, (_, i) => i);
+    const start = this.rStart.data;
+    const end = this.rEnd.data;
+    let lastNs = trace.ops.maxEndNs + originNs;
+    for (let i = 0; i < this.rn; i++) {
+      lastNs = Math.max(lastNs, end[i]!);
+    }
+    let unended = 0;
+    for (let i = 0; i < this.rn; i++) {
+      if (end[i] === unresolvedRangeEnd && this.rKind.data[i] !== RangeKind.Mark) {
+        end[i] = lastNs;
+        unended++;
+      } else if (end[i] === unresolvedRangeEnd || end[i]! < start[i]!) {
+        end[i] = start[i]!;
+      }
+    }
+    if (unended > 0) {
+      this.warnings.add(`${unended} ranges never ended; drawn to the end of the trace`);
+    }
+    const lane = this.rLane.data;
+    order.sort(
+      (a, b) => lane[a]! - lane[b]! || start[a]! - start[b]! || end[b]! - end[a]! || a - b,
+    );
+    const stack: number[] = [];
+    let currentLane = -1;
+    for (const i of order) {
+      if (lane[i] !== currentLane) {
+        stack.length = 0;
+        currentLane = lane[i]!;
+      }
+      const kind = this.rKind.data[i]! as RangeKind;
+      while (stack.length > 0 && stack[stack.length - 1]! <= start[i]!) {
+        stack.pop();
+      }
+      const depth = kind === RangeKind.PushPop ? stack.length : 0;
+      if (kind === RangeKind.PushPop) {
+        stack.push(end[i]!);
+      }
+      const domain = this.rDomain.data[i]!;
+      trace.ranges.append({
+        startNs: start[i]! - originNs,
+        endNs: end[i]! - originNs,
+        track: trackOf[lane[i]!]!,
+        nameId: this.resolveName(this.rName.data[i]!),
+        domainId: domain === 0 ? 0 : this.resolveName(domain),
+        depth,
+        kind,
+      });
+    }
+  }
+}
+
+/** a + b for a decimal int64 string and a safe integer. */
+function addDecimal(a: string, b: number): string {
+  return (BigInt(a) + BigInt(Math.round(b))).toString();
+}
