@@ -1,0 +1,192 @@
+import { MemKind, OpFlag, OpKind, packMemKinds } from '@streamscope/trace';
+import type {
+  BufferKind,
+  PlanCopy,
+  PlanHostFunc,
+  PlanKernel,
+  PlanMemset,
+} from '@streamscope/workload';
+import type { SimCore } from './core.ts';
+import type { Cmd } from './model.ts';
+import { CmdKind } from './model.ts';
+
+/** Device work a host call can issue (also the nodes of a graph). */
+export type WorkOp = PlanKernel | PlanCopy | PlanMemset | PlanHostFunc;
+
+const copyKinds: Record<PlanCopy['direction'], number> = {
+  htod: OpKind.CopyHtoD,
+  dtoh: OpKind.CopyDtoH,
+  dtod: OpKind.CopyDtoD,
+  ptop: OpKind.CopyPtoP,
+  htoh: OpKind.CopyHtoH,
+};
+
+function memKind(kind: BufferKind): MemKind {
+  return kind === 'host-pageable'
+    ? MemKind.Pageable
+    : kind === 'host-pinned'
+      ? MemKind.Pinned
+      : MemKind.Device;
+}
+
+/** Builds (does not issue) the command for a kernel, copy, memset or host function. */
+export class CommandFactory {
+  private lastLaunchKey = '';
+  private lastLaunch = 0;
+
+  constructor(private readonly core: SimCore) {}
+
+  build(op: WorkOp, correlationId: number, arrivalNs: number, flags: number): Cmd {
+    switch (op.kind) {
+      case 'kernel':
+        return this.kernel(op, correlationId, arrivalNs, flags);
+      case 'copy':
+        return this.copy(op, correlationId, arrivalNs, flags);
+      case 'memset':
+        return this.memset(op, correlationId, arrivalNs, flags);
+      case 'hostFunc': {
+        const core = this.core;
+        const cmd = core.newCmd(
+          CmdKind.Delay,
+          core.stream(op.stream),
+          arrivalNs,
+          OpKind.HostFunc,
+          core.writer.name(op.name),
+          correlationId,
+          0,
+          0,
+          undefined,
+          flags,
+        );
+        cmd.delayNs = op.durNs;
+        return cmd;
+      }
+    }
+  }
+
+  private launchIndex(op: PlanKernel): number {
+    const [gx, gy, gz] = op.grid;
+    const [bx, by, bz] = op.block;
+    const key = `${gx},${gy},${gz},${bx},${by},${bz},${op.sharedMemBytes}`;
+    if (key !== this.lastLaunchKey) {
+      this.lastLaunchKey = key;
+      this.lastLaunch = this.core.trace.launches.intern({
+        gridX: gx,
+        gridY: gy,
+        gridZ: gz,
+        blockX: bx,
+        blockY: by,
+        blockZ: bz,
+        sharedMemBytes: op.sharedMemBytes,
+        registersPerThread: 0,
+      });
+    }
+    return this.lastLaunch;
+  }
+
+  private kernel(op: PlanKernel, correlationId: number, arrivalNs: number, flags: number): Cmd {
+    const core = this.core;
+    const cmd = core.newCmd(
+      CmdKind.Compute,
+      core.stream(op.stream),
+      arrivalNs,
+      OpKind.Kernel,
+      core.writer.name(op.name),
+      correlationId,
+      0,
+      0,
+      this.launchIndex(op),
+      flags,
+    );
+    const threads = op.block[0] * op.block[1] * op.block[2];
+    cmd.warpsPerBlock = Math.ceil(threads / 32);
+    cmd.threadsPerBlock = cmd.warpsPerBlock * 32;
+    cmd.smemPerBlock = op.sharedMemBytes;
+    cmd.blocksLeft = op.grid[0] * op.grid[1] * op.grid[2];
+    if (op.mode === 'timed') {
+      cmd.blockNs = op.durNs + core.profile.spinOffsetNs;
+    } else {
+      cmd.iterations = op.iterations;
+    }
+    return cmd;
+  }
+
+  /** Memsets and DtoD copies run as blocks that fill the GPU for bytes / bandwidth. */
+  private fullGpu(cmd: Cmd, bytesPerS: number): void {
+    const d = this.core.profile.device;
+    cmd.blocksLeft = d.smCount;
+    cmd.threadsPerBlock = d.maxThreadsPerSm;
+    cmd.warpsPerBlock = d.maxThreadsPerSm / 32;
+    cmd.blockNs = (cmd.bytes / bytesPerS) * 1e9 + this.core.profile.spinOffsetNs;
+  }
+
+  private copy(op: PlanCopy, correlationId: number, arrivalNs: number, flags: number): Cmd {
+    const core = this.core;
+    const p = core.profile;
+    const bw = p.copyBandwidthBytesPerS;
+    const src = core.plan.buffers[op.srcBuffer]!;
+    const dst = core.plan.buffers[op.dstBuffer]!;
+    const pageable = src.kind === 'host-pageable' || dst.kind === 'host-pageable';
+    const memKinds = packMemKinds(memKind(src.kind), memKind(dst.kind));
+    const kind =
+      op.direction === 'dtod'
+        ? CmdKind.Compute
+        : op.direction === 'htoh'
+          ? CmdKind.Delay
+          : CmdKind.Copy;
+    const name = core.writer.name(
+      `memcpy ${op.direction === 'ptop' ? 'PtoP' : op.direction.slice(0, 1).toUpperCase() + 'to' + op.direction.slice(3).toUpperCase()}`,
+    );
+    const cmd = core.newCmd(
+      kind,
+      core.stream(op.stream),
+      arrivalNs,
+      copyKinds[op.direction],
+      name,
+      correlationId,
+      op.bytes,
+      memKinds,
+      undefined,
+      flags | (op.async ? 0 : OpFlag.Sync),
+    );
+    if (kind === CmdKind.Compute) {
+      this.fullGpu(cmd, bw.dtod);
+    } else if (kind === CmdKind.Delay) {
+      cmd.delayNs = (op.bytes / bw.htoh) * 1e9;
+    } else {
+      const bytesPerS =
+        op.direction === 'htod'
+          ? pageable
+            ? bw.htodPageable
+            : bw.htodPinned
+          : op.direction === 'dtoh'
+            ? pageable
+              ? bw.dtohPageable
+              : bw.dtohPinned
+            : bw.ptop;
+      cmd.direction = op.direction === 'htod' || op.direction === 'dtoh' ? op.direction : 'ptop';
+      cmd.baseBytesPerNs = bytesPerS / 1e9;
+      // The engine's fixed setup time, as bytes at full speed.
+      cmd.bytesLeft = op.bytes + p.copyFixedNs * cmd.baseBytesPerNs;
+    }
+    return cmd;
+  }
+
+  private memset(op: PlanMemset, correlationId: number, arrivalNs: number, flags: number): Cmd {
+    const core = this.core;
+    const cmd = core.newCmd(
+      CmdKind.Compute,
+      core.stream(op.stream),
+      arrivalNs,
+      OpKind.Memset,
+      core.writer.name('memset'),
+      correlationId,
+      op.bytes,
+      packMemKinds(MemKind.Unknown, memKind(core.plan.buffers[op.buffer]!.kind)),
+      undefined,
+      flags | (op.async ? 0 : OpFlag.Sync),
+    );
+    this.fullGpu(cmd, core.profile.memsetBytesPerS);
+    return cmd;
+  }
+}

@@ -1,0 +1,191 @@
+import { Trace } from '@streamscope/trace';
+import type { Plan, PlanOp } from '@streamscope/workload';
+import { SimCore } from './core.ts';
+import type { HostThreadState } from './core.ts';
+import { EventType } from './event-heap.ts';
+import { HostRunner } from './host-runner.ts';
+import { SimStream } from './model.ts';
+import type { DeviceProfile } from './profile.ts';
+
+/** Thrown when a plan cannot run on a profile (more memory than the device has). */
+export class SimulationError extends Error {
+  override readonly name = 'SimulationError';
+}
+
+/** A run in progress: the trace grows as `step` advances the simulated clock. */
+export interface Simulation {
+  readonly trace: Trace;
+  /**
+   * Runs every event up to `untilNs` of simulated time (at most `maxEvents` of them) and
+   * returns true once the run is over. Ops enter the trace when they end.
+   */
+  step(untilNs: number, maxEvents?: number): boolean;
+  /** The simulated clock, ns since the trace origin; the end of the run once it is done. */
+  readonly nowNs: number;
+  readonly done: boolean;
+}
+
+export const simulatorVersion = '0.1';
+const simPid = 1;
+
+/** Sets up a run of `plan` on `profile`; nothing happens until `step`. */
+export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation {
+  checkMemory(plan, profile);
+  const trace = new Trace({
+    title: plan.name,
+    sourceFormat: 'streamscope-sim',
+    producer: `streamscope-sim ${simulatorVersion} (profile ${profile.name})`,
+    timingMethod: 'sim',
+    originNs: '0',
+    profile: profile.name,
+  });
+  const d = profile.device;
+  for (const device of plan.devices) {
+    trace.addDevice({
+      deviceId: device.id,
+      name: d.name,
+      smCount: d.smCount,
+      copyEngineCount: d.copyEngineCount,
+      memoryBytes: d.memoryBytes,
+      computeCapability: d.computeCapability,
+      priorityRange: d.priorityRange,
+    });
+  }
+  trace.addProcess({ pid: simPid, name: 'streamscope-sim' });
+  const core = new SimCore(plan, profile, trace);
+  const runner = new HostRunner(core);
+  for (const thread of plan.threads) {
+    const track = trace.addTrack({
+      kind: 'host-thread',
+      name: thread.name,
+      pid: simPid,
+      tid: thread.id + 1,
+    });
+    const state: HostThreadState = {
+      id: thread.id,
+      plan: thread,
+      track,
+      pc: 0,
+      sub: 0,
+      blocked: false,
+      done: false,
+      call: null,
+      ranges: [],
+    };
+    core.threads.push(state);
+  }
+  addStreams(core, plan, profile, trace);
+  for (const t of core.threads) {
+    core.heap.push(0, EventType.HostResume, t);
+  }
+  let done = false;
+  let eventCount = 0;
+  const sim: Simulation = {
+    trace,
+    get nowNs() {
+      return core.nowNs;
+    },
+    get done() {
+      return done;
+    },
+    step(untilNs: number, maxEvents = Infinity): boolean {
+      runner.untilNs = untilNs;
+      let handled = 0;
+      while (
+        !done &&
+        handled < maxEvents &&
+        core.heap.size > 0 &&
+        core.heap.peekTimeNs() <= untilNs
+      ) {
+        const event = core.heap.pop()!;
+        if (event.timeNs > core.nowNs) {
+          core.nowNs = event.timeNs;
+        }
+        if (event.type === EventType.HostResume) {
+          runner.run(event.target as HostThreadState);
+        } else {
+          core.dispatch(event);
+          core.settle();
+        }
+        handled++;
+      }
+      eventCount += handled;
+      if (core.heap.size === 0) {
+        done = true;
+        const stuck = core.threads.filter((t) => !t.done);
+        if (stuck.length > 0) {
+          trace.meta = {
+            ...trace.meta,
+            warnings: [
+              ...(trace.meta.warnings ?? []),
+              `threads never finished: ${stuck.map((t) => t.plan.name).join(', ')}`,
+            ],
+          };
+        }
+      } else if (untilNs !== Infinity && handled < maxEvents) {
+        core.nowNs = Math.max(core.nowNs, untilNs);
+      }
+      return done;
+    },
+  };
+  void eventCount;
+  return sim;
+}
+
+/** Runs a plan to the end and returns its trace. */
+export function simulate(plan: Plan, profile: DeviceProfile): Trace {
+  const sim = createSimulation(plan, profile);
+  sim.step(Infinity);
+  return sim.trace;
+}
+
+function checkMemory(plan: Plan, profile: DeviceProfile): void {
+  const held = plan.devices.map(() => 0);
+  for (const b of plan.buffers) {
+    if (b.kind === 'device' || b.kind === 'stream-ordered') {
+      held[b.device] = (held[b.device] ?? 0) + b.bytes;
+      if (held[b.device]! > profile.device.memoryBytes) {
+        throw new SimulationError(
+          `buffer "${b.name}": device ${plan.devices[b.device]?.name ?? b.device} would hold ${held[b.device]} bytes, more than the ${profile.device.memoryBytes} of ${profile.device.name}`,
+        );
+      }
+    }
+  }
+}
+
+/** Tracks for the streams the plan uses, in plan order; per device, the hardware queue of each. */
+function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Trace): void {
+  const used = new Set<number>();
+  const visit = (op: PlanOp): void => {
+    if ('stream' in op && op.stream !== null) {
+      used.add(op.stream);
+    }
+  };
+  plan.threads.forEach((t) => t.ops.forEach(visit));
+  plan.graphs.forEach((g) => g.ops.forEach(visit));
+  const [greatest, least] = profile.device.priorityRange;
+  const perDevice = plan.devices.map(() => 0);
+  core.deviceStreams = plan.devices.map(() => []);
+  for (const s of plan.streams) {
+    const ordinal = perDevice[s.device]!++;
+    if (!used.has(s.id) && s.type !== 'legacy-default') {
+      continue;
+    }
+    const track = used.has(s.id)
+      ? trace.addTrack({
+          kind: 'gpu-stream',
+          name: s.name,
+          pid: 1,
+          deviceId: s.device,
+          contextId: 1,
+          streamId: s.id,
+          streamType: s.type,
+          priority: s.priority,
+        })
+      : -1;
+    const priority = Math.min(least, Math.max(greatest, s.priority));
+    const stream = new SimStream(s, track, s.device, priority, ordinal);
+    core.addStream(stream);
+    core.deviceStreams[s.device]!.push(stream);
+  }
+}
