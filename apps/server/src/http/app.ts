@@ -22,7 +22,7 @@ export function createApp(services: AppServices): Express {
   app.use(traceRoutes(services));
   app.use(importRoutes(services));
   app.use('/api', (req: Request) => {
-    throw new ApiError(404, 'not-found', `no API route ${req.method} ${req.path}`);
+    throw new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`);
   });
   app.use(staticWeb(services.webDistDir));
   app.use(errorHandler(services.log));

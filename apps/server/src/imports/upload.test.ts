@@ -1,0 +1,131 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OpKind, StreamType, Trace, loadTrace, saveTrace } from '@streamscope/trace';
+import type { TestServer } from '../test-support/test-server.ts';
+import { startTestServer } from '../test-support/test-server.ts';
+
+let t: TestServer;
+
+beforeEach(async () => {
+  t = await startTestServer({ limits: { uploadBytes: 64 * 1024 } });
+});
+
+afterEach(async () => {
+  await t.close();
+});
+
+function sampleTrace(opCount: number): Trace {
+  const trace = new Trace({ title: 'sample', sourceFormat: 'streamscope-sim' });
+  trace.addDevice({ deviceId: 0, name: 'gpu' });
+  trace.addProcess({ pid: 7, name: 'app' });
+  trace.addTrack({
+    kind: 'gpu-stream',
+    name: '',
+    pid: 7,
+    deviceId: 0,
+    contextId: 1,
+    streamId: 7,
+    streamType: StreamType.Blocking,
+    priority: 0,
+  });
+  const nameId = trace.strings.intern('k');
+  for (let i = 0; i < opCount; i++) {
+    trace.addOp({ startNs: i * 100, endNs: i * 100 + 50, track: 0, kind: OpKind.Kernel, nameId });
+  }
+  return trace;
+}
+
+async function upload(
+  body: Uint8Array | string,
+  query: string,
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${t.base}/api/imports?${query}`, { method: 'PUT', body });
+  const parsed: unknown = await response.json();
+  return { status: response.status, body: parsed };
+}
+
+async function listed(): Promise<number> {
+  return ((await t.api('GET', '/api/traces', '/api/traces')).body as unknown[]).length;
+}
+
+describe('uploads', () => {
+  it('imports a .sstrace, lists it, and serves it back byte-for-byte equivalent', async () => {
+    const bytes = saveTrace(sampleTrace(100));
+    const response = await upload(bytes, 'filename=sample.sstrace&uploadId=upload-0001');
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      source: 'import',
+      status: 'imported',
+      title: 'sample',
+      fileName: 'sample.sstrace',
+      opCount: 100,
+      format: 'streamscope-sim',
+    });
+    const id = (response.body as { id: string }).id;
+    const back = await fetch(`${t.base}/api/traces/${id}/data`);
+    expect(back.headers.get('content-disposition')).toContain('attachment');
+    expect(loadTrace(new Uint8Array(await back.arrayBuffer())).ops.count).toBe(100);
+    const progress = await t.api(
+      'GET',
+      '/api/imports/upload-0001/progress',
+      '/api/imports/{uploadId}/progress',
+    );
+    expect(progress.body).toMatchObject({
+      phase: 'done',
+      receivedBytes: bytes.length,
+      traceId: id,
+    });
+  });
+
+  it('refuses an upload over the size limit and keeps nothing of it', async () => {
+    const big = saveTrace(sampleTrace(20_000));
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    const response = await upload(big, 'filename=big.sstrace');
+    expect(response).toMatchObject({ status: 413, body: { error: { code: 'too-large' } } });
+    expect(await listed()).toBe(0);
+    expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('refuses a truncated or corrupt trace with the codec error, and lists nothing', async () => {
+    const bytes = saveTrace(sampleTrace(100));
+    const truncated = await upload(bytes.subarray(0, bytes.length - 5), 'filename=cut.sstrace');
+    expect(truncated.status).toBe(422);
+    expect((truncated.body as { error: { message: string } }).error.message).toMatch(
+      /^cut\.sstrace: .*truncated/,
+    );
+    const corrupt = Uint8Array.from(bytes);
+    corrupt[20] = 0xff;
+    corrupt[21] = 0xff;
+    expect((await upload(corrupt, 'filename=bad.sstrace')).status).toBe(422);
+    expect(await listed()).toBe(0);
+    expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('answers bad upload requests precisely', async () => {
+    expect(await upload('x', '')).toMatchObject({
+      status: 400,
+      body: { error: { path: 'filename' } },
+    });
+    expect(await upload('x', 'filename=../etc/passwd')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'bad-filename' } },
+    });
+    expect(await upload('x', 'filename=a&uploadId=no')).toMatchObject({
+      status: 400,
+      body: { error: { path: 'uploadId' } },
+    });
+    expect(await upload('', 'filename=empty.json')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'empty-upload' } },
+    });
+    const html = await upload('<html><script>alert(1)</script></html>', 'filename=x.html');
+    expect(html).toMatchObject({ status: 415, body: { error: { code: 'unsupported-format' } } });
+    const progress = await t.api(
+      'GET',
+      '/api/imports/unknown-upload/progress',
+      '/api/imports/{uploadId}/progress',
+    );
+    expect(progress.status).toBe(404);
+  });
+});
