@@ -1,0 +1,198 @@
+import { FlowKind, OpFlag, OpKind, saveTrace } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { dumpTrace } from './dump-trace.ts';
+import { importSummary } from './summary.ts';
+import { importFixture } from './test-support.ts';
+
+const snapshotted = [
+  'nsys/2025.3.1/train.json',
+  'nsys/2025.3.1/train.sqlite',
+  'nsys/2025.3.1/graph.json.gz',
+  'nsys/2025.3.1/graph.sqlite.gz',
+  'nsys/older/layout-a-2021.json',
+  'nsys/older/layout-c-separate-strings.json',
+  'nsys/older/schema-2021.sqlite',
+  'nsys/older/schema-2026.sqlite',
+  'kineto/train.pt.trace.json.gz',
+  'kineto/kineto-2021.json',
+  'kineto/array-unterminated.json',
+  'broken/truncated.json',
+  'broken/dangling-flows.json',
+];
+
+describe('imports of the committed fixtures', () => {
+  for (const file of snapshotted) {
+    it(`imports ${file} to the same normalized dump as before`, async () => {
+      const { trace } = await importFixture(file);
+      await expect(dumpTrace(trace)).toMatchFileSnapshot(
+        `__snapshots__/${file.replace(/\//g, '__')}.txt`,
+      );
+    });
+  }
+});
+
+function flowsOfKind(trace: Trace, kind: number): [number, number][] {
+  const flows = trace.flows.columns();
+  const out: [number, number][] = [];
+  for (let i = 0; i < flows.count; i++) {
+    if (flows.kind[i] === kind) {
+      out.push([flows.fromOp[i]!, flows.toOp[i]!]);
+    }
+  }
+  return out;
+}
+
+describe('nsys 2025.3.1 exports of one run', () => {
+  it('give the same counts from JSON and from SQLite', async () => {
+    for (const run of ['train', 'graph']) {
+      const ext = run === 'train' ? '' : '.gz';
+      const json = importSummary((await importFixture(`nsys/2025.3.1/${run}.json${ext}`)).trace);
+      const sqlite = importSummary(
+        (await importFixture(`nsys/2025.3.1/${run}.sqlite${ext}`)).trace,
+      );
+      expect({ ...json, format: '', producer: '' }).toEqual({
+        ...sqlite,
+        format: '',
+        producer: '',
+      });
+    }
+  });
+
+  it('counts a 25,000-kernel run exactly as recorded, in JSON and SQLite alike', async () => {
+    const json = importSummary((await importFixture('nsys/2025.3.1/many.json.gz')).trace);
+    const sqlite = importSummary((await importFixture('nsys/2025.3.1/many.sqlite.gz')).trace);
+    // many.py: 12,000 adds on the default stream, 12,000 multiplies on a side stream, 1 zero_()
+    // and two fills from torch.zeros.
+    expect(json.counts.kernel).toBe(24003);
+    expect(json.counts).toEqual(sqlite.counts);
+    expect(json.gpuStreams).toBe(2);
+  }, 30_000);
+
+  it('reads the training loop: side stream, pinned copies, NVTX nesting, record→wait links', async () => {
+    const { trace, warnings } = await importFixture('nsys/2025.3.1/train.sqlite');
+    expect(warnings).toEqual([]);
+    const summary = importSummary(trace);
+    expect(summary.counts).toMatchObject({
+      kernel: 292,
+      memcpy: 34,
+      memset: 12,
+      sync: 44,
+      range: 48,
+    });
+    expect(trace.devices[0]).toMatchObject({
+      name: 'NVIDIA H100 80GB HBM3',
+      smCount: 132,
+      computeCapability: '9.0',
+      copyEngineCount: 3,
+    });
+    const side = trace.tracks.find((t) => t.kind === 'gpu-stream' && t.streamId === 14);
+    expect(side).toMatchObject({ streamType: 'non-blocking', priority: -1 });
+    const ops = trace.ops.columns();
+    const waits = flowsOfKind(trace, FlowKind.EventRecordToWait);
+    expect(waits.length).toBeGreaterThan(0);
+    for (const [from, to] of waits) {
+      expect(ops.kind[from]).toBe(OpKind.EventRecord);
+      expect([OpKind.StreamWait, OpKind.EventSync]).toContain(ops.kind[to]);
+      expect(ops.refId[from]).toBe(ops.refId[to]); // same event id
+      expect(ops.startNs[from]).toBeLessThanOrEqual(ops.endNs[to]!); // recorded before the wait ended
+    }
+    // cudaStreamSynchronize arrives as a stream-wait on event 0xFFFFFFFF: a stream sync.
+    let streamSyncs = 0;
+    for (let i = 0; i < ops.count; i++) {
+      if (ops.kind[i] === OpKind.StreamSync) {
+        streamSyncs++;
+      }
+    }
+    expect(streamSyncs).toBeGreaterThan(0);
+    const ranges = trace.ranges.columns();
+    const names = Array.from(
+      { length: ranges.count },
+      (_, i) => `${trace.name(ranges.nameId[i]!)}@${ranges.depth[i]}`,
+    );
+    expect(names).toContain('step 0@0');
+    expect(names).toContain('forward@1');
+  });
+
+  it('draws a CUDA graph launch as one op per launch, not as its kernels', async () => {
+    const { trace } = await importFixture('nsys/2025.3.1/graph.json.gz');
+    const ops = trace.ops.columns();
+    let graphs = 0;
+    for (let i = 0; i < ops.count; i++) {
+      if (ops.kind[i] === OpKind.GraphLaunch) {
+        graphs++;
+        expect(trace.name(ops.nameId[i]!)).toMatch(/^CUDA graph \d+$/);
+        expect(ops.flags[i]! & OpFlag.Orphan).toBe(0); // joined to its cudaGraphLaunch
+      }
+    }
+    expect(graphs).toBe(20);
+  });
+});
+
+describe('older layouts and schemas', () => {
+  it('joins API calls to GPU ops by process and correlation id, never across processes', async () => {
+    for (const file of ['nsys/older/layout-a-2021.json', 'nsys/older/schema-2021.sqlite']) {
+      const { trace } = await importFixture(file);
+      const ops = trace.ops.columns();
+      const launches = flowsOfKind(trace, FlowKind.ApiToGpu);
+      expect(launches.length).toBeGreaterThanOrEqual(8);
+      for (const [from, to] of launches) {
+        expect(trace.tracks[ops.track[from]!]!.pid).toBe(trace.tracks[ops.track[to]!]!.pid);
+        expect(ops.correlationId[from]).toBe(ops.correlationId[to]);
+      }
+    }
+  });
+
+  it('links each wait to the latest earlier record of a reused event id', async () => {
+    for (const file of [
+      'nsys/older/layout-a-2021.json',
+      'nsys/older/layout-c-separate-strings.json',
+      'nsys/older/schema-2026.sqlite',
+    ]) {
+      const { trace } = await importFixture(file);
+      const ops = trace.ops.columns();
+      const pairs = flowsOfKind(trace, FlowKind.EventRecordToWait).map(([from, to]) => [
+        ops.correlationId[from],
+        ops.correlationId[to],
+      ]);
+      expect(pairs.sort()).toEqual([
+        [20, 21],
+        [22, 23],
+      ]);
+    }
+  });
+
+  it('keeps GPU work without an API call, flagged orphan, and marks synchronous memsets', async () => {
+    const { trace, warnings } = await importFixture('nsys/older/layout-a-2021.json');
+    const ops = trace.ops.columns();
+    const gpuOp = (corr: number): number =>
+      Array.from(ops.correlationId).findIndex(
+        (c, i) => c === corr && ops.kind[i] !== OpKind.ApiCall,
+      );
+    expect(ops.flags[gpuOp(999)]! & OpFlag.Orphan).toBe(OpFlag.Orphan);
+    expect(ops.flags[gpuOp(24)]! & OpFlag.Sync).toBe(OpFlag.Sync); // cudaMemset, not cudaMemsetAsync
+    expect(ops.flags[gpuOp(11)]! & OpFlag.Sync).toBe(0); // cudaMemcpyAsync
+    expect(warnings.join('\n')).toMatch(/no matching API call/);
+  });
+
+  it('reads layouts A and C to the same trace', async () => {
+    const a = await importFixture('nsys/older/layout-a-2021.json');
+    const c = await importFixture('nsys/older/layout-c-separate-strings.json');
+    const strip = (text: string): string => text.replace(/^format.*\n/, '');
+    expect(strip(dumpTrace(c.trace, 100))).toBe(strip(dumpTrace(a.trace, 100)));
+  });
+});
+
+describe('scrubbing', () => {
+  it('never carries command lines, environments or captured output into the trace', async () => {
+    for (const file of [
+      'nsys/older/layout-a-2021.json',
+      'nsys/older/schema-2026.sqlite',
+      'nsys/2025.3.1/train.json',
+    ]) {
+      const { trace } = await importFixture(file);
+      const saved = new TextDecoder().decode(saveTrace(trace));
+      expect(saved).not.toMatch(/SECRET|environment removed|arguments removed|HOME=|PATH=/);
+    }
+  });
+});
