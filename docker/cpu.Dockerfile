@@ -1,0 +1,19 @@
+# streamscope on a host without a GPU: the simulator and replay backends, uploads and analysis.
+#   docker build -f docker/cpu.Dockerfile -t streamscope:cpu .
+#   docker run --init -p 5178:5178 -v streamscope-data:/data streamscope:cpu
+FROM node:20-bookworm-slim
+
+ENV PNPM_HOME=/pnpm PATH=/pnpm:$PATH CI=1
+RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
+
+WORKDIR /app
+COPY . .
+# No nvcc here: the native addon's optional build says why it is skipped and the simulator serves.
+RUN pnpm install --frozen-lockfile && pnpm --filter @streamscope/web build
+
+# Beyond loopback the server requires a token: it prints one at start, or set STREAMSCOPE_TOKEN.
+RUN mkdir /data && chown node:node /data
+VOLUME /data
+EXPOSE 5178
+USER node
+CMD ["node", "--import", "tsx", "apps/server/src/cli/main.ts", "serve", "--host", "0.0.0.0", "--port", "5178", "--data", "/data", "--backend", "sim"]
