@@ -1,7 +1,10 @@
 import { ImportError } from '../import-error.ts';
 
-/** Inflated bytes above this many times the compressed bytes read so far (and above 64 MiB) are a bomb. */
-export const maxInflateRatio = 1000;
+/**
+ * Inflated bytes above this many times the compressed bytes read so far (and above 64 MiB) are
+ * a bomb: real traces compress 10–30×, and deflate cannot exceed about 1030×.
+ */
+export const maxInflateRatio = 300;
 const ratioFloorBytes = 64 << 20;
 
 /**

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { sniffFormat } from './sniff.ts';
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('sniffFormat', () => {
+  it('tells formats by content, not by name', () => {
+    expect(sniffFormat(text('{"data":["","x"]}\n'), 'a.txt')).toEqual({
+      ok: true,
+      format: 'nsys-json',
+      gzip: false,
+    });
+    expect(sniffFormat(text('{"Type":79,"CudaEvent":{}}'), 'x')).toMatchObject({
+      format: 'nsys-json',
+    });
+    expect(sniffFormat(text('{"type":"String","id":"0","value":""}'), 'x')).toMatchObject({
+      format: 'nsys-json',
+    });
+    expect(
+      sniffFormat(text('\uFEFF  {"schemaVersion":1,"traceEvents":[]}'), 'x.sqlite'),
+    ).toMatchObject({ format: 'chrome-trace' });
+    expect(sniffFormat(text('[{"ph":"X"'), 'trace.json')).toMatchObject({ format: 'chrome-trace' });
+    expect(sniffFormat(text('SQLite format 3\u0000rest'), 'trace.json')).toMatchObject({
+      format: 'nsys-sqlite',
+    });
+    expect(sniffFormat(text('SSB1....'), 'x')).toMatchObject({ format: 'streamscope-trace' });
+    expect(sniffFormat(new Uint8Array([0x1f, 0x8b, 8, 0]), 'x.json.gz')).toMatchObject({
+      gzip: true,
+    });
+  });
+
+  it('explains .nsys-rep and .qdrep files with the export command', () => {
+    const result = sniffFormat(text('NVIDIA Tegra Profiler Report'), 'runs/step.qdrep');
+    expect(result).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        'nsys export --type sqlite -o step.sqlite step.qdrep',
+      ) as unknown,
+    });
+  });
+
+  it('refuses what it cannot read', () => {
+    expect(sniffFormat(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), 'x.json')).toMatchObject({
+      ok: false,
+    });
+    expect(sniffFormat(new Uint8Array(0), 'x.json')).toEqual({
+      ok: false,
+      error: 'the file is empty',
+    });
+  });
+});
