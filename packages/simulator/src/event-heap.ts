@@ -31,7 +31,9 @@ export class EventHeap {
     return this.items[0]?.timeNs ?? Infinity;
   }
 
-  push(timeNs: number, type: EventType, target: unknown, version = 0): void {
+  /** Times are rounded to whole ns, so the clock and the trace agree exactly. */
+  push(atNs: number, type: EventType, target: unknown, version = 0): void {
+    const timeNs = Math.round(atNs);
     const items = this.items;
     const event: SimEvent = { timeNs, seq: this.nextSeq++, type, target, version };
     let i = items.length;

@@ -46,7 +46,7 @@ export class HostRunner {
         core.settle();
         return;
       }
-      nextNs = this.exec(t, op);
+      nextNs = Math.round(this.exec(t, op));
       if (nextNs < 0) {
         core.settle();
         return;

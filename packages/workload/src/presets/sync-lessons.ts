@@ -8,9 +8,10 @@ export const defaultStream: PresetDefinition = {
   name: 'default-stream',
   title: 'Legacy default stream barrier vs non-blocking vs per-thread',
   description:
-    'Kernels on four streams plus one small kernel on the default stream. On the legacy default stream that ' +
-    'kernel waits for every blocking stream and they all wait for it; non-blocking streams or the per-thread ' +
-    'default stream remove the barrier.',
+    'Rounds of kernels on several streams, long and short in turn, with one small kernel on the default ' +
+    'stream per round. On the legacy default stream that kernel waits for every blocking stream and they all ' +
+    'wait for it, so each round lasts as long as its longest kernel; non-blocking streams or the per-thread ' +
+    'default stream remove the barrier and the short kernels make up for the long ones.',
   params: [
     {
       name: 'mode',
@@ -18,21 +19,22 @@ export const defaultStream: PresetDefinition = {
       default: 'non-blocking',
       options: ['legacy', 'non-blocking', 'per-thread'],
       description:
-        'legacy: blocking streams + legacy default stream; non-blocking: streams created non-blocking; per-thread: default-stream work on the per-thread default stream',
+        'legacy: blocking streams + legacy default stream; non-blocking: streams created non-blocking; ' +
+        'per-thread: default-stream work on the per-thread default stream',
     },
-    { name: 'streams', type: 'int', default: 4, min: 1, max: 32, description: 'Worker streams' },
+    { name: 'streams', type: 'int', default: 4, min: 2, max: 32, description: 'Worker streams' },
     {
       name: 'kernelUs',
       type: 'number',
-      default: 500,
+      default: 200,
       min: 1,
       max: 1e6,
-      description: 'Worker kernel time (µs)',
+      description: 'Short worker kernel (µs); long ones take 3×',
     },
     {
       name: 'rounds',
       type: 'int',
-      default: 3,
+      default: 4,
       min: 1,
       max: 100,
       description: 'Rounds of worker kernels',
@@ -42,6 +44,7 @@ export const defaultStream: PresetDefinition = {
   build(args) {
     const mode = str(args, 'mode');
     const streams = num(args, 'streams');
+    const kernelUs = num(args, 'kernelUs');
     return {
       name: `default-stream (${mode})`,
       streams: [
@@ -63,7 +66,8 @@ export const defaultStream: PresetDefinition = {
                     {
                       op: 'kernel',
                       name: 'work',
-                      duration: `${num(args, 'kernelUs')}us`,
+                      // long (3×) and short in turn, shifted by one from stream to stream
+                      duration: `(1 + 2 * ((i + r) % 2)) * ${kernelUs}us`,
                       grid: 16,
                       stream: 's[i]',
                     },
@@ -90,7 +94,7 @@ export const eventsVsDeviceSync: PresetDefinition = {
   name: 'events-vs-device-sync',
   title: 'Events for cross-stream dependencies vs device sync',
   description:
-    "A consumer stream needs a producer stream's result while a third stream runs independent work. " +
+    "A consumer stream needs a producer stream's result while a long independent kernel runs on a third. " +
     'cudaDeviceSynchronize stalls the host and drains every stream; an event record plus cudaStreamWaitEvent ' +
     'orders just the two streams.',
   params: [
@@ -141,16 +145,16 @@ export const eventsVsDeviceSync: PresetDefinition = {
           name: 'main',
           ops: [
             {
+              op: 'kernel',
+              name: 'background',
+              duration: `${num(args, 'rounds') * kernelUs * 2}us`,
+              grid: 8,
+              stream: 'background',
+            },
+            {
               op: 'repeat',
               count: num(args, 'rounds'),
               ops: [
-                {
-                  op: 'kernel',
-                  name: 'background[{i}]',
-                  duration: `${kernelUs * 2}us`,
-                  grid: 8,
-                  stream: 'background',
-                },
                 {
                   op: 'kernel',
                   name: 'produce[{i}]',
@@ -351,7 +355,7 @@ export const graphs: PresetDefinition = {
     {
       name: 'kernelUs',
       type: 'number',
-      default: 2,
+      default: 1,
       min: 0.1,
       max: 1e4,
       description: 'Time per small kernel (µs)',
