@@ -164,6 +164,17 @@ describe('REST API', () => {
     expect(noData.body).toMatchObject({ error: { code: 'no-data' } });
   });
 
+  it('refuses new runs with 429 when the queue is full', async () => {
+    await t.close();
+    t = await startTestServer({ limits: { concurrentRuns: 1, maxQueuedRuns: 2 } });
+    for (let i = 0; i < 3; i++) {
+      expect((await post({ workload: { name: `w${i}` } })).status).toBe(202);
+    }
+    await t.backends.sim.nextRun();
+    const refused = await post({ workload: { name: 'one too many' } });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'queue-full' } } });
+  });
+
   it('stops a run past its time limit with the watchdog and says why', async () => {
     const { body } = await post({ workload: { name: 'w', ignoreCancel: true }, timeLimitMs: 20 });
     const run = await t.backends.sim.nextRun();

@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpKind, StreamType, Trace, loadTrace, saveTrace } from '@streamscope/trace';
@@ -100,6 +101,48 @@ describe('uploads', () => {
     expect((await upload(corrupt, 'filename=bad.sstrace')).status).toBe(422);
     expect(await listed()).toBe(0);
     expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('never lists an upload whose client went away halfway, and removes what it received', async () => {
+    const bytes = saveTrace(sampleTrace(2000));
+    const req = request({
+      host: '127.0.0.1',
+      port: t.server.port,
+      method: 'PUT',
+      path: '/api/imports?filename=half.sstrace&uploadId=half-upload-1',
+      headers: { 'content-length': String(bytes.length) },
+    });
+    req.on('error', () => undefined);
+    req.write(bytes.subarray(0, bytes.length >> 1));
+    for (;;) {
+      const progress = await t.api(
+        'GET',
+        '/api/imports/half-upload-1/progress',
+        '/api/imports/{uploadId}/progress',
+      );
+      if (
+        progress.status === 200 &&
+        (progress.body as { receivedBytes: number }).receivedBytes > 0
+      ) {
+        break;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    req.destroy();
+    for (;;) {
+      const progress = await t.api(
+        'GET',
+        '/api/imports/half-upload-1/progress',
+        '/api/imports/{uploadId}/progress',
+      );
+      if ((progress.body as { phase: string }).phase === 'failed') {
+        break;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await listed()).toBe(0);
+    expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
+    expect(await readdir(path.join(t.dataDir, 'traces'))).toEqual([]);
   });
 
   it('answers bad upload requests precisely', async () => {

@@ -77,6 +77,18 @@ describe('storage across restarts', () => {
     await resumed.close();
   });
 
+  it('stores the partial trace of a run cut short by a shutdown, as cancelled', async () => {
+    t = await startTestServer();
+    const run = await t.api('POST', '/api/runs', '/api/runs', { workload: { name: 'cut' } });
+    const runId = (run.body as Entry).id;
+    const handle = await t.backends.sim.nextRun();
+    handle.addOps(25);
+    t = await t.restart();
+    const entries = await list(t);
+    expect(entries).toMatchObject([{ id: runId, status: 'cancelled', opCount: 25 }]);
+    expect(await opCountOf(t, runId)).toBe(25);
+  });
+
   it('recovers from a crash: unfinished runs fail, half-written files vanish, orphaned traces return', async () => {
     t = await startTestServer();
     const dataDir = t.dataDir;
