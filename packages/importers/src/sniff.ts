@@ -66,7 +66,7 @@ export function sniffOrThrow(
 ): { format: ImportFormat; gzip: boolean } {
   const result = sniffFormat(head, fileName);
   if (!result.ok) {
-    throw new ImportError({ file: fileName, line: 1 }, result.error);
+    throw new ImportError({ file: fileName }, result.error);
   }
   return result;
 }
