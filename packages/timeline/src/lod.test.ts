@@ -31,16 +31,18 @@ function build(
 }
 
 describe('bucketNsFor', () => {
-  it('rounds ns per px down to a power of two', () => {
-    expect(bucketNsFor(1000)).toBe(512);
+  it('rounds ns per px up to a power of two', () => {
+    expect(bucketNsFor(1000)).toBe(1024);
     expect(bucketNsFor(1024)).toBe(1024);
+    expect(bucketNsFor(1025)).toBe(2048);
     expect(bucketNsFor(0.3)).toBe(1);
-    expect(bucketNsFor(3e6)).toBe(2 ** 21);
+    expect(bucketNsFor(3e6)).toBe(2 ** 22);
   });
 });
 
 describe('bucketIntervals', () => {
-  it('keeps ops at least a bucket long as exact rectangles with their op index', () => {
+  it('keeps ops at least two buckets long as exact rectangles with their op index', () => {
+    // 64 ns buckets: 100 and 200 ns ops are exact.
     const { out } = build(
       [
         [0, 100, 0],
@@ -69,7 +71,7 @@ describe('bucketIntervals', () => {
     expect(out.count).toBe(1);
     expect(out.items[0]).toBe(-1);
     expect(out.counts[0]).toBe(4);
-    // Kernel colour; busy 320 of 1024 ns → 0.31 → the 0.6 alpha step.
+    // Kernel colour; busy 320 of 1024 ns → 0.31 → the lowest alpha step.
     expect(out.colors[0]! >>> 8).toBe(kindColors[0]! >>> 8);
     expect((out.colors[0]! & 0xff) / 255).toBeCloseTo(densityAlpha(320 / 1024), 2);
   });

@@ -2,26 +2,29 @@ import { withAlpha } from './colors.ts';
 import type { IntervalBuilder } from './interval-buffers.ts';
 
 /**
- * The level of detail for a zoom: ns per px rounded down to a power of two (at least 1 ns), so a
- * bucket is between half a pixel and one pixel wide and buckets stay put while panning.
+ * The level of detail for a zoom: ns per px rounded up to a power of two (at least 1 ns), so a
+ * bucket is one to two pixels wide and buckets stay put while panning.
  */
 export function bucketNsFor(nsPerPx: number): number {
   if (!(nsPerPx > 1)) {
     return 1;
   }
-  return 2 ** Math.floor(Math.log2(nsPerPx));
+  return 2 ** Math.ceil(Math.log2(nsPerPx) - 1e-9);
 }
+
+/**
+ * Items shorter than this many buckets (2 to 4 px) merge into buckets; longer ones are drawn
+ * exactly. Below it an op is a sliver whose own rectangle would cost a draw call per op.
+ */
+export const exactMinBuckets = 2;
 
 /** Density steps of a merged bucket: busy fraction → alpha (a denser bucket reads darker). */
 export function densityAlpha(busyFraction: number): number {
-  if (busyFraction >= 0.75) {
+  if (busyFraction >= 0.66) {
     return 1;
   }
-  if (busyFraction >= 0.5) {
-    return 0.8;
-  }
-  if (busyFraction >= 0.25) {
-    return 0.6;
+  if (busyFraction >= 0.33) {
+    return 0.7;
   }
   return 0.42;
 }
@@ -39,8 +42,8 @@ export interface IntervalSource {
 let busyScratch = new Float64Array(32);
 
 /**
- * Appends `order`'s items (sorted by start) to `out` for one row and lane: items at least one
- * bucket long as exact rectangles; shorter ones merged per bucket into one rectangle in the
+ * Appends `order`'s items (sorted by start) to `out` for one row and lane: items at least
+ * `exactMinBuckets` long as exact rectangles; shorter ones merged per bucket into one rectangle in the
  * colour of the class that kept the bucket busiest, with the bucket's busy fraction as alpha.
  * Adjacent merged buckets of the same colour and density join into one rectangle. Every item is
  * covered by a rectangle (nothing is lost), and counts add up to `order.length`.
@@ -56,6 +59,7 @@ export function bucketIntervals(
 ): void {
   const { startNs, endNs, classes, classColors } = source;
   const classCount = classColors.length;
+  const exactNs = bucketNs * exactMinBuckets;
   if (busyScratch.length < classCount) {
     busyScratch = new Float64Array(classCount * 2);
   }
@@ -116,7 +120,7 @@ export function bucketIntervals(
     const s = startNs[i]!;
     const e = endNs[i]!;
     const durNs = e - s;
-    if (durNs >= bucketNs) {
+    if (durNs >= exactNs) {
       if (pendingCount > 0) {
         flush();
       }

@@ -87,7 +87,7 @@ describe('createTimelineView', () => {
     const stats = view.stats();
     expect(stats.drawnOps).toBe(5);
     expect(stats.rects).toBe(5);
-    expect(stats.lod).toBe(64); // 100 µs over 800 px = 125 ns/px → 64 ns buckets
+    expect(stats.lod).toBe(128); // 100 µs over 800 px = 125 ns/px → 128 ns buckets
     expect(calls.fillText).toContain('my_kernel');
     expect(calls.fillText).toContain('Stream 13');
     expect(calls.fillText).toContain('GPU 0 · Test GPU');

@@ -1,0 +1,179 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import type { Report } from './report.ts';
+
+// Browser benchmark of packages/timeline: bundles timeline-page/ with esbuild, serves it on
+// 127.0.0.1, drives Debian's Chromium through Playwright and reports, per synthetic trace size
+// and zoom, the median frame time (draw + raster, read back) and the page's memory per op.
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '..', '..');
+const sizes = [
+  { label: '1k', ops: 1_000 },
+  { label: '100k', ops: 100_000 },
+  { label: '1m', ops: 1_000_000 },
+  { label: '5m', ops: 5_000_000 },
+] as const;
+const zooms = ['full', 'mid', 'deep'] as const;
+const framesPerZoom = 60;
+const chromiumFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+interface ZoomResult {
+  readonly medianMs: number;
+  readonly p95Ms: number;
+  readonly firstMs: number;
+  readonly rects: number;
+  readonly drawnOps: number;
+  readonly labels: number;
+  readonly lodNs: number;
+}
+
+/** timeline-page's `window.bench` (page.ts), as seen from node. */
+interface BenchApi {
+  load(opCount: number): { opCount: number; spanNs: number; loadMs: number };
+  measure(zoom: string, frames: number): ZoomResult;
+}
+
+/** The page's global, typed (inlined in each evaluate: the function's source runs in the page). */
+type PageGlobal = { bench: BenchApi };
+
+interface EsbuildLike {
+  build(options: Record<string, unknown>): Promise<unknown>;
+}
+
+/** esbuild from the scripts package, else from the workspace packages that already depend on it. */
+async function loadEsbuild(): Promise<EsbuildLike> {
+  for (const from of ['scripts', 'apps/server', 'apps/web']) {
+    try {
+      const resolved = createRequire(path.join(repoRoot, from, 'package.json')).resolve('esbuild');
+      return (await import(pathToFileURL(resolved).href)) as EsbuildLike;
+    } catch {
+      // try the next place
+    }
+  }
+  throw new Error('esbuild is not installed in the workspace (pnpm install)');
+}
+
+async function bundlePage(outDir: string): Promise<void> {
+  const esbuild = await loadEsbuild();
+  await esbuild.build({
+    entryPoints: [path.join(here, 'timeline-page', 'page.ts')],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    outfile: path.join(outDir, 'page.js'),
+    logLevel: 'warning',
+  });
+  await writeFile(
+    path.join(outDir, 'index.html'),
+    await readFile(path.join(here, 'timeline-page', 'index.html')),
+  );
+}
+
+/** Serves `dir` on 127.0.0.1 (an ephemeral port); resolves to its base URL and a closer. */
+async function serve(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript' };
+  const server = createServer((request, response) => {
+    const name = path.basename(new URL(request.url ?? '/', 'http://x').pathname) || 'index.html';
+    readFile(path.join(dir, name))
+      .then((body) => {
+        // Cross-origin isolation gives performance.now() µs resolution instead of 100 µs.
+        response.writeHead(200, {
+          'content-type': types[path.extname(name)] ?? 'text/plain',
+          'cross-origin-opener-policy': 'same-origin',
+          'cross-origin-embedder-policy': 'require-corp',
+        });
+        response.end(body);
+      })
+      .catch(() => {
+        response.writeHead(404);
+        response.end();
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/index.html`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** JS heap plus ArrayBuffer backing stores of the page, after a full GC (bytes). */
+async function pageBytes(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const usage = (await cdp.send('Runtime.getHeapUsage')) as {
+    usedSize: number;
+    backingStorageSize?: number;
+    embedderHeapUsedSize?: number;
+  };
+  await cdp.detach();
+  return usage.usedSize + (usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0);
+}
+
+export async function run(report: Report): Promise<void> {
+  const outDir = await mkdtemp(path.join(tmpdir(), 'timeline-bench-'));
+  const server = await bundlePage(outDir).then(() => serve(outDir));
+  const browser = await chromium.launch({
+    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    args: chromiumFlags,
+  });
+  try {
+    const medians = new Map<string, number>();
+    for (const size of sizes) {
+      // A fresh page per size, so memory and caches do not carry over.
+      const page = await browser.newPage({
+        viewport: { width: 1600, height: 900 },
+        deviceScaleFactor: 1,
+      });
+      await page.goto(server.url);
+      await page.waitForSelector('body[data-ready="true"]');
+      const before = await pageBytes(page);
+      const loaded = await page.evaluate(
+        (ops) => (globalThis as unknown as PageGlobal).bench.load(ops),
+        size.ops,
+      );
+      for (const zoom of zooms) {
+        const result: ZoomResult = await page.evaluate(
+          ([z, frames]) => (globalThis as unknown as PageGlobal).bench.measure(z, frames),
+          [zoom, framesPerZoom] as const,
+        );
+        medians.set(`${size.label}_${zoom}`, result.medianMs);
+        report(`timeline.frame_ms_${size.label}_${zoom}`, result.medianMs, 'ms');
+        process.stderr.write(
+          `timeline ${size.label} ${zoom}: median ${result.medianMs.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms, ` +
+            `first ${result.firstMs.toFixed(1)} ms, ${result.rects} rects, ${result.drawnOps} ops drawn, ` +
+            `${result.labels} labels, lod ${result.lodNs} ns\n`,
+        );
+      }
+      if (size.ops === 5_000_000) {
+        const after = await pageBytes(page);
+        report('timeline.page_bytes_per_op', (after - before) / loaded.opCount, 'B');
+      }
+      process.stderr.write(`timeline ${size.label}: built in ${loaded.loadMs.toFixed(0)} ms\n`);
+      await page.close();
+    }
+    const ratio = (medians.get('1m_full') ?? 0) / Math.max(1e-3, medians.get('1k_full') ?? 0);
+    report('timeline.frame_ratio_1m_vs_1k_full', ratio, 'x');
+  } finally {
+    await browser.close();
+    await server.close();
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
