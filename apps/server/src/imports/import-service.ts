@@ -210,8 +210,5 @@ function asImportError(error: unknown, fileName: string): ApiError {
   if (error instanceof Error && error.name === 'AbortError') {
     return new ApiError(400, 'upload-aborted', `the upload of '${fileName}' was aborted`);
   }
-  if (error instanceof Error && error.name === 'ImportError') {
-    return new ApiError(422, 'import-failed', `${fileName}: ${error.message}`);
-  }
   return new ApiError(500, 'import-internal', `${fileName}: the import failed unexpectedly`);
 }

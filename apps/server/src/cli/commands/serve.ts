@@ -5,6 +5,7 @@ import type { BackendChoice } from '@streamscope/executor';
 import { defaultHost, defaultLimits, defaultPort } from '../../config.ts';
 import { readEnv } from '../../env.ts';
 import { executorBackends } from '../../integrations/backends.ts';
+import { importForeign } from '../../integrations/importers.ts';
 import { summarize, traceTools } from '../../integrations/trace-tools.ts';
 import { workloadService } from '../../integrations/workload-service.ts';
 import { startServer } from '../../server.ts';
@@ -60,6 +61,7 @@ export const serveCommand: Command = {
       backendSet: executorBackends(),
       workloads: workloadService(),
       tools: traceTools(),
+      importForeign,
       summarize,
       log: (line) => io.err(line),
       limits: {
