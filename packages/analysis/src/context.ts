@@ -1,11 +1,21 @@
 import type { OpColumns, Trace } from '@streamscope/trace';
 import { FlowKind } from '@streamscope/trace';
-import { engineCount, engineOfKind, isCopyEngine, noEngine, occupiesStream } from './engines.ts';
+import {
+  Engine,
+  engineCount,
+  engineOfKind,
+  isCopyEngine,
+  noEngine,
+  occupiesStream,
+} from './engines.ts';
 import type { IntervalList } from './intervals.ts';
-import { unionInPlace } from './intervals.ts';
+import { mergeSorted, sortIfNeeded, unionOfSorted } from './intervals.ts';
 import type { AnalysisOptions, TimeWindow } from './types.ts';
 import { defaultAnalysisOptions } from './types.ts';
 import { linkApiCalls } from './api-links.ts';
+import { nameFlagsOf } from './host-calls.ts';
+import type { TrackWalk } from './track-walk.ts';
+import { gatherTrackWalk } from './track-walk.ts';
 
 /** One device's engine unions inside the window (ns, clipped). */
 export interface DeviceUnions {
@@ -45,6 +55,10 @@ export interface AnalysisContext {
   readonly gpuOfApi: Int32Array;
   /** Per wait op (stream wait, event sync): the event record it waited on, or -1. */
   readonly recordOfWait: Int32Array;
+  /** Per interned string: `NameFlag` bits (API names that are async, synchronous transfers). */
+  readonly nameFlags: Uint8Array;
+  /** GPU stream ops gathered track-major for sequential walks. */
+  readonly walk: TrackWalk;
   /** First GPU work start and last end inside the window; 0, 0 when there is none. */
   readonly gpuFromNs: number;
   readonly gpuToNs: number;
@@ -125,14 +139,15 @@ export function buildContext(
     }
   }
   const empty = gpuFrom > gpuTo;
+  const effectiveWindow = {
+    fromNs: window?.fromNs ?? (empty ? 0 : gpuFrom),
+    toNs: window?.toNs ?? (empty ? 0 : gpuTo),
+  };
   return {
     trace,
     cols,
     options: { ...defaultAnalysisOptions, ...options },
-    window: {
-      fromNs: window?.fromNs ?? (empty ? 0 : gpuFrom),
-      toNs: window?.toNs ?? (empty ? 0 : gpuTo),
-    },
+    window: effectiveWindow,
     deviceSlotOfTrack,
     devices,
     tracksOfDevice,
@@ -140,6 +155,8 @@ export function buildContext(
     apiOf: links.apiOf,
     gpuOfApi: links.gpuOfApi,
     recordOfWait,
+    nameFlags: nameFlagsOf(trace.strings),
+    walk: gatherTrackWalk(trace, cols, links.apiOf, effectiveWindow),
     gpuFromNs: empty ? 0 : gpuFrom,
     gpuToNs: empty ? 0 : gpuTo,
     gpuOpCount,
@@ -158,16 +175,10 @@ function buildDeviceUnions(
 ): DeviceUnions {
   const starts: Float64Array[] = [];
   const ends: Float64Array[] = [];
-  let copyCount = 0;
-  let allCount = 0;
   for (let e = 0; e < engineCount; e++) {
     const c = counts[slot * engineCount + e]!;
     starts.push(new Float64Array(c));
     ends.push(new Float64Array(c));
-    allCount += c;
-    if (isCopyEngine(e)) {
-      copyCount += c;
-    }
   }
   const fill = new Int32Array(engineCount);
   for (let i = 0; i < cols.count; i++) {
@@ -179,24 +190,16 @@ function buildDeviceUnions(
     starts[e]![k] = Math.max(cols.startNs[i]!, fromNs);
     ends[e]![k] = Math.min(cols.endNs[i]!, toNs);
   }
-  // Unions across engines are built from copies of the columns, since the union sorts in place.
-  const copyStarts = new Float64Array(copyCount);
-  const copyEnds = new Float64Array(copyCount);
-  const allStarts = new Float64Array(allCount);
-  const allEnds = new Float64Array(allCount);
-  let copyAt = 0;
-  let allAt = 0;
+  // Sort each engine's columns once; unions across engines merge them (linear, no re-sort).
   for (let e = 0; e < engineCount; e++) {
-    if (isCopyEngine(e)) {
-      copyStarts.set(starts[e]!, copyAt);
-      copyEnds.set(ends[e]!, copyAt);
-      copyAt += starts[e]!.length;
-    }
-    allStarts.set(starts[e]!, allAt);
-    allEnds.set(ends[e]!, allAt);
-    allAt += starts[e]!.length;
+    sortIfNeeded(starts[e]!);
+    sortIfNeeded(ends[e]!);
   }
-  const byEngine = starts.map((s, e) => unionInPlace(s, ends[e]!));
+  const byEngine = starts.map((s, e) => unionOfSorted(s, ends[e]!));
+  const copyStarts = mergeSorted(starts.filter((_, e) => isCopyEngine(e)));
+  const copyEnds = mergeSorted(ends.filter((_, e) => isCopyEngine(e)));
+  const allStarts = mergeSorted([copyStarts, starts[0]!, starts[Engine.Memset]!]);
+  const allEnds = mergeSorted([copyEnds, ends[0]!, ends[Engine.Memset]!]);
   return {
     deviceId,
     byEngine,
@@ -204,8 +207,8 @@ function buildDeviceUnions(
     sortedEnds: ends,
     copySortedStarts: copyStarts,
     copySortedEnds: copyEnds,
-    copies: unionInPlace(copyStarts, copyEnds),
+    copies: unionOfSorted(copyStarts, copyEnds),
     kernels: byEngine[0]!,
-    all: unionInPlace(allStarts, allEnds),
+    all: unionOfSorted(allStarts, allEnds),
   };
 }

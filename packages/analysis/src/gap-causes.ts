@@ -1,10 +1,11 @@
 import type { StreamType } from '@streamscope/trace';
 import { OpKind } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
-import { isCopyEngine, occupiesStream } from './engines.ts';
+import { engineOfKind, isCopyEngine, occupiesStream } from './engines.ts';
 import type { HostHold } from './host-calls.ts';
 import { hostHold } from './host-calls.ts';
 import { lastAtOrBefore } from './intervals.ts';
+import { walkLowerBound } from './track-walk.ts';
 import type { GapCause } from './types.ts';
 import { gapCauses } from './types.ts';
 
@@ -51,64 +52,66 @@ export class GapAttributor {
     );
   }
 
-  /** `pos` is `op`'s position in `order`, its track's start-sorted op indices. */
-  attribute(prevEndNs: number, op: number, order: Uint32Array, pos: number): void {
-    const { cols } = this.ctx;
-    const startNs = cols.startNs[op]!;
-    const track = cols.track[op]!;
+  // The constraint released last so far (see `offer`).
+  private bestNs = 0;
+  private bestCause = -1;
+  private bestOp = -1;
+  private limitNs = 0;
+
+  /** Attributes the idle time before the op at walk position `p` (on stream `track`). */
+  attribute(prevEndNs: number, track: number, p: number): void {
+    const { walk } = this.ctx;
+    const op = walk.op[p]!;
+    const startNs = walk.startNs[p]!;
     const slot = this.ctx.deviceSlotOfTrack[track]!;
-    let bestNs = prevEndNs;
-    let cause = -1;
-    let causeOp = -1;
-    const offer = (releaseNs: number, c: GapCause, by: number): void => {
-      if (releaseNs > bestNs && releaseNs <= startNs + this.ctx.options.dispatchSlackNs) {
-        bestNs = releaseNs;
-        cause = causeIndex[c];
-        causeOp = by;
-      }
-    };
+    this.bestNs = prevEndNs;
+    this.bestCause = -1;
+    this.bestOp = -1;
+    this.limitNs = startNs + this.ctx.options.dispatchSlackNs;
 
     // 1. Event waits between the previous op on the stream and this one (or on the op itself).
-    for (let k = pos - 1, seen = 0; k >= 0 && seen < maxMarkerScan; k--, seen++) {
-      const marker = order[k]!;
-      if (occupiesStream(cols.kind[marker]!)) {
+    const first = walk.trackFrom[track]!;
+    for (let k = p - 1; k >= first && p - k <= maxMarkerScan; k--) {
+      const kind = walk.kind[k]!;
+      if (occupiesStream(kind)) {
         break;
       }
-      if (cols.kind[marker] === OpKind.StreamWait) {
-        const record = this.recordOf(marker);
+      if (kind === OpKind.StreamWait) {
+        const record = this.recordOf(walk.op[k]!);
         if (record >= 0) {
-          offer(this.firedAtNs(record), 'event-wait', record);
+          this.offer(this.firedAtNs(record), causeIndex['event-wait'], record);
         }
       }
     }
     const direct = this.recordOf(op);
     if (direct >= 0) {
-      offer(this.firedAtNs(direct), 'event-wait', direct);
+      this.offer(this.firedAtNs(direct), causeIndex['event-wait'], direct);
     }
 
     // 2. The legacy default stream's implicit barrier.
     const type = this.streamTypeOf[track]!;
+    const apiStartNs = walk.apiStartNs[p]!;
     if (slot >= 0 && type === 'legacy-default') {
       for (const other of this.blockingTracks[slot]!) {
         if (other !== track) {
-          this.offerBarrier(other, op, startNs, offer);
+          this.offerBarrier(other, startNs, apiStartNs);
         }
       }
     } else if (slot >= 0 && syncsWithLegacy(type)) {
       for (const legacy of this.legacyTracks[slot]!) {
-        this.offerBarrier(legacy, op, startNs, offer);
+        this.offerBarrier(legacy, startNs, apiStartNs);
       }
     }
 
     // 3. The copy engine it needs was busy with another stream's copy until just before it
     // started. (Kernels share the SMs; one ending just before another starts proves nothing.)
-    const engine = this.ctx.engineOf[op]!;
+    const engine = engineOfKind(walk.kind[p]!);
     if (slot >= 0 && isCopyEngine(engine)) {
       const device = this.ctx.devices[slot]!;
       const ends = this.singleCopyEngine[slot] ? device.copySortedEnds : device.sortedEnds[engine]!;
       const k = lastAtOrBefore(ends, startNs);
       if (k >= 0 && startNs - ends[k]! <= this.ctx.options.dispatchSlackNs) {
-        offer(ends[k]!, 'engine-busy', -1);
+        this.offer(ends[k]!, causeIndex['engine-busy'], -1);
       }
     }
 
@@ -116,24 +119,33 @@ export class GapAttributor {
     const api = this.ctx.apiOf[op]!;
     let hostLate = false;
     if (api >= 0) {
-      const apiStartNs = cols.startNs[api]!;
-      const releaseNs = Math.min(cols.endNs[api]!, startNs);
-      const before = cause;
-      offer(releaseNs, apiStartNs > prevEndNs ? 'host-busy' : 'launch-latency', api);
-      hostLate = cause !== before && apiStartNs > prevEndNs;
+      const releaseNs = Math.min(walk.apiEndNs[p]!, startNs);
+      const late = apiStartNs > prevEndNs;
+      const before = this.bestCause;
+      this.offer(releaseNs, causeIndex[late ? 'host-busy' : 'launch-latency'], api);
+      hostLate = this.bestCause !== before && late;
     }
 
-    if (cause < 0) {
+    if (this.bestCause < 0) {
       this.cause = causeIndex[api >= 0 ? 'launch-latency' : 'unknown'];
       this.causeOp = api;
       this.releaseNs = prevEndNs;
       return;
     }
-    this.cause = cause;
-    this.causeOp = causeOp;
-    this.releaseNs = bestNs;
+    this.cause = this.bestCause;
+    this.causeOp = this.bestOp;
+    this.releaseNs = this.bestNs;
     if (hostLate) {
       this.explainHost(prevEndNs, api);
+    }
+  }
+
+  /** Keeps a constraint if it was released later than the best so far, inside the gap. */
+  private offer(releaseNs: number, cause: number, by: number): void {
+    if (releaseNs > this.bestNs && releaseNs <= this.limitNs) {
+      this.bestNs = releaseNs;
+      this.bestCause = cause;
+      this.bestOp = by;
     }
   }
 
@@ -157,36 +169,19 @@ export class GapAttributor {
     return gpu >= 0 ? cols.endNs[gpu]! : -Infinity;
   }
 
-  /** Offers the end of the last op on `other` that started before `op`, if issued before it. */
-  private offerBarrier(
-    other: number,
-    op: number,
-    startNs: number,
-    offer: (releaseNs: number, c: GapCause, by: number) => void,
-  ): void {
-    const { cols } = this.ctx;
-    const order = this.ctx.trace.ops.trackOrder(other);
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cols.startNs[order[mid]!]! < startNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (let k = lo - 1, seen = 0; k >= 0 && seen < maxMarkerScan; k--, seen++) {
-      const barrier = order[k]!;
-      if (!occupiesStream(cols.kind[barrier]!)) {
+  /** Offers the end of the last op on `other` that started before `startNs`, if issued first. */
+  private offerBarrier(other: number, startNs: number, apiStartNs: number): void {
+    const { walk } = this.ctx;
+    const first = walk.trackFrom[other]!;
+    const from = walkLowerBound(walk, other, startNs) - 1;
+    for (let k = from; k >= first && from - k < maxMarkerScan; k--) {
+      if (!occupiesStream(walk.kind[k]!)) {
         continue;
       }
-      const apiBarrier = this.ctx.apiOf[barrier]!;
-      const apiOp = this.ctx.apiOf[op]!;
-      const issuedBefore =
-        apiBarrier < 0 || apiOp < 0 || cols.startNs[apiBarrier]! < cols.startNs[apiOp]!;
-      if (issuedBefore) {
-        offer(cols.endNs[barrier]!, 'legacy-default-stream', barrier);
+      const barrierApiNs = walk.apiStartNs[k]!;
+      // NaN (no API call known) compares false: then issue order cannot rule the barrier out.
+      if (!(barrierApiNs >= apiStartNs)) {
+        this.offer(walk.endNs[k]!, causeIndex['legacy-default-stream'], walk.op[k]!);
       }
       return;
     }

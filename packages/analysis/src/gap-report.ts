@@ -1,4 +1,5 @@
 import { formatDurationNs, isCopyKind, opKindName, trackLabel } from '@streamscope/trace';
+import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { occupiesStream } from './engines.ts';
 import type { GapRecords } from './gaps.ts';
@@ -43,7 +44,7 @@ function largest(gaps: GapRecords, limit: number): number[] {
   for (let g = 0; g < n; g++) {
     durations[g] = gaps.toNs[g]! - gaps.fromNs[g]!;
   }
-  const sorted = durations.slice().sort();
+  const sorted = sortFloat64(durations.slice());
   const threshold = sorted[Math.max(0, n - limit)]!;
   // Gaps strictly above the threshold first, then ties up to the limit.
   let above = 0;

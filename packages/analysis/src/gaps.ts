@@ -1,7 +1,8 @@
 import type { AnalysisContext } from './context.ts';
-import { noEngine, occupiesStream } from './engines.ts';
+import { engineOfKind, noEngine, occupiesStream } from './engines.ts';
 import type { GapAttributor } from './gap-causes.ts';
 import { complementWithin } from './intervals.ts';
+import { walkLowerBound } from './track-walk.ts';
 
 /** Gaps as columns (a million-op trace can have a gap between every two ops). */
 export interface GapRecords {
@@ -82,23 +83,22 @@ class GapWriter {
  * latest end seen so far.
  */
 export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
-  const { cols, window } = ctx;
+  const { window, walk } = ctx;
   const out = new GapWriter(ctx.gpuOpCount + 1);
   ctx.tracksOfDevice.forEach((tracks, slot) => {
     for (const track of tracks) {
-      const order = ctx.trace.ops.trackOpsInWindow(track, window.fromNs, window.toNs);
       let prevOp = -1;
       let busyUntilNs = -Infinity;
-      for (let pos = 0; pos < order.length; pos++) {
-        const op = order[pos]!;
-        const startNs = cols.startNs[op]!;
-        if (!occupiesStream(cols.kind[op]!)) {
+      for (let p = walk.trackFrom[track]!; p < walk.trackFrom[track + 1]!; p++) {
+        if (!occupiesStream(walk.kind[p]!)) {
           continue;
         }
-        const endNs = cols.endNs[op]!;
+        const op = walk.op[p]!;
+        const startNs = walk.startNs[p]!;
+        const endNs = walk.endNs[p]!;
         if (prevOp >= 0 && startNs > busyUntilNs && startNs > window.fromNs) {
           const fromNs = Math.max(busyUntilNs, window.fromNs);
-          why.attribute(busyUntilNs, op, order, pos);
+          why.attribute(busyUntilNs, track, p);
           out.push(track, slot, fromNs, startNs, prevOp, op, why);
         }
         if (endNs >= busyUntilNs) {
@@ -116,7 +116,7 @@ export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
  * window, each attributed through the op that ended it.
  */
 export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
-  const { cols } = ctx;
+  const { walk } = ctx;
   let capacity = 1;
   for (const device of ctx.devices) {
     capacity += device.all.count;
@@ -137,13 +137,11 @@ export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
       // The op that ended the gap: a work op starting exactly at its end, on some stream.
       let found = false;
       for (const track of ctx.tracksOfDevice[slot]!) {
-        const order = ctx.trace.ops.trackOrder(track);
-        let pos = lowerBoundStart(order, cols.startNs, toNs);
-        for (; pos < order.length && cols.startNs[order[pos]!] === toNs; pos++) {
-          const op = order[pos]!;
-          if (ctx.engineOf[op] !== noEngine) {
-            why.attribute(fromNs, op, order, pos);
-            out.push(-1, slot, fromNs, toNs, -1, op, why);
+        const end = walk.trackFrom[track + 1]!;
+        for (let p = walkLowerBound(walk, track, toNs); p < end && walk.startNs[p] === toNs; p++) {
+          if (engineOfKind(walk.kind[p]!) !== noEngine) {
+            why.attribute(fromNs, track, p);
+            out.push(-1, slot, fromNs, toNs, -1, walk.op[p]!, why);
             found = true;
             break;
           }
@@ -155,18 +153,4 @@ export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
     }
   });
   return out.done();
-}
-
-function lowerBoundStart(order: Uint32Array, starts: Float64Array, valueNs: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[order[mid]!]! < valueNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
 }

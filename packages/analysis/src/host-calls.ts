@@ -72,3 +72,21 @@ export function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: numbe
 export function isSyncTransferApiName(name: string): boolean {
   return transferApi.test(name) && !name.includes('Async');
 }
+
+/** Bits of `nameFlagsOf`: what an API name says about the call. */
+export const NameFlag = { Async: 1, SyncTransfer: 2 } as const;
+
+/** Per interned string: `NameFlag` bits, so per-op checks are one array read, not a regex. */
+export function nameFlagsOf(strings: {
+  readonly count: number;
+  get(id: number): string;
+}): Uint8Array {
+  const flags = new Uint8Array(strings.count);
+  for (let id = 0; id < strings.count; id++) {
+    const name = strings.get(id);
+    flags[id] =
+      (name.includes('Async') ? NameFlag.Async : 0) |
+      (isSyncTransferApiName(name) ? NameFlag.SyncTransfer : 0);
+  }
+  return flags;
+}

@@ -1,3 +1,5 @@
+import { sortFloat64 } from './radix-sort.ts';
+
 /** Disjoint, sorted intervals: `starts[i] < ends[i] <= starts[i + 1]`, in ns. */
 export interface IntervalList {
   readonly starts: Float64Array;
@@ -18,8 +20,13 @@ export const emptyIntervals: IntervalList = {
  * typed-array sorts keep a million intervals well under 100 ms.
  */
 export function unionInPlace(starts: Float64Array, ends: Float64Array): IntervalList {
-  starts.sort();
-  ends.sort();
+  sortIfNeeded(starts);
+  sortIfNeeded(ends);
+  return unionOfSorted(starts, ends);
+}
+
+/** `unionInPlace` for columns already sorted ascending (each on its own). */
+export function unionOfSorted(starts: Float64Array, ends: Float64Array): IntervalList {
   const n = starts.length;
   const outStarts = new Float64Array(n);
   const outEnds = new Float64Array(n);
@@ -153,4 +160,46 @@ export function lastAtOrBefore(sorted: Float64Array, valueNs: number): number {
     }
   }
   return lo - 1;
+}
+
+/** Sorts ascending unless already sorted (one linear check saves an n log n sort). */
+export function sortIfNeeded(values: Float64Array): Float64Array {
+  for (let k = 1; k < values.length; k++) {
+    if (values[k]! < values[k - 1]!) {
+      return sortFloat64(values);
+    }
+  }
+  return values;
+}
+
+/** Merges ascending arrays into one ascending array (linear: no re-sort). */
+export function mergeSorted(parts: readonly Float64Array[]): Float64Array {
+  let merged: Float64Array = new Float64Array(0);
+  for (const part of parts) {
+    merged = mergeTwo(merged, part);
+  }
+  return merged;
+}
+
+function mergeTwo(a: Float64Array, b: Float64Array): Float64Array {
+  if (a.length === 0) {
+    return b.slice();
+  }
+  if (b.length === 0) {
+    return a;
+  }
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  }
+  while (i < a.length) {
+    out[k++] = a[i++]!;
+  }
+  while (j < b.length) {
+    out[k++] = b[j++]!;
+  }
+  return out;
 }

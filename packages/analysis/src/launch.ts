@@ -1,15 +1,20 @@
 import { trackLabel } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
-import { Engine, isCopyEngine, noEngine } from './engines.ts';
+import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
+import { mergeSorted, sortIfNeeded } from './intervals.ts';
 import type { Distribution, LaunchLatencyMetrics, QueueDepth } from './types.ts';
 
 /** Distribution of the values in `values` (sorted in place). */
 export function distributionOf(values: Float64Array): Distribution {
+  return distributionOfSorted(sortIfNeeded(values));
+}
+
+/** Distribution of values already sorted ascending. */
+export function distributionOfSorted(values: Float64Array): Distribution {
   const n = values.length;
   if (n === 0) {
     return { count: 0, meanNs: 0, minNs: 0, p50Ns: 0, p90Ns: 0, p99Ns: 0, maxNs: 0 };
   }
-  values.sort();
   let total = 0;
   for (let k = 0; k < n; k++) {
     total += values[k]!;
@@ -29,46 +34,53 @@ export function distributionOf(values: Float64Array): Distribution {
 
 /** Launch latency = GPU start − end of the API call that enqueued the op (HTA's launch delay). */
 export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
-  const { cols, apiOf, engineOf } = ctx;
+  const { walk } = ctx;
+  const total = walk.op.length;
   let kernels = 0;
   let copies = 0;
-  let all = 0;
-  for (let i = 0; i < cols.count; i++) {
-    const e = engineOf[i]!;
-    if (e === noEngine || apiOf[i]! < 0) {
+  let others = 0;
+  for (let p = 0; p < total; p++) {
+    const e = engineOfKind(walk.kind[p]!);
+    if (e === noEngine || Number.isNaN(walk.apiEndNs[p]!)) {
       continue;
     }
-    all++;
     if (e === Engine.Compute) {
       kernels++;
     } else if (isCopyEngine(e)) {
       copies++;
+    } else {
+      others++;
     }
   }
-  const allNs = new Float64Array(all);
+  const otherNs = new Float64Array(others);
   const kernelNs = new Float64Array(kernels);
   const copyNs = new Float64Array(copies);
-  let a = 0;
+  let o = 0;
   let k = 0;
   let c = 0;
-  for (let i = 0; i < cols.count; i++) {
-    const e = engineOf[i]!;
-    const api = apiOf[i]!;
-    if (e === noEngine || api < 0) {
+  for (let p = 0; p < total; p++) {
+    const e = engineOfKind(walk.kind[p]!);
+    const apiEndNs = walk.apiEndNs[p]!;
+    if (e === noEngine || Number.isNaN(apiEndNs)) {
       continue;
     }
-    const latencyNs = cols.startNs[i]! - cols.endNs[api]!;
-    allNs[a++] = latencyNs;
+    const latencyNs = walk.startNs[p]! - apiEndNs;
     if (e === Engine.Compute) {
       kernelNs[k++] = latencyNs;
     } else if (isCopyEngine(e)) {
       copyNs[c++] = latencyNs;
+    } else {
+      otherNs[o++] = latencyNs;
     }
   }
+  // Sort the parts once and merge them for the whole (linear), rather than sorting twice.
+  sortIfNeeded(kernelNs);
+  sortIfNeeded(copyNs);
+  sortIfNeeded(otherNs);
   return {
-    all: distributionOf(allNs),
-    kernels: distributionOf(kernelNs),
-    copies: distributionOf(copyNs),
+    all: distributionOfSorted(mergeSorted([kernelNs, copyNs, otherNs])),
+    kernels: distributionOfSorted(kernelNs),
+    copies: distributionOfSorted(copyNs),
   };
 }
 
@@ -77,15 +89,16 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
  * −1 when the op starts on the GPU. Reports the maximum and the time-weighted mean over the window.
  */
 export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
-  const { cols, apiOf, trace } = ctx;
+  const { trace, walk } = ctx;
   const out: QueueDepth[] = [];
   const spanNs = ctx.window.toNs - ctx.window.fromNs;
   for (const tracks of ctx.tracksOfDevice) {
     for (const track of tracks) {
-      const order = trace.ops.trackOpsInWindow(track, ctx.window.fromNs, ctx.window.toNs);
+      const from = walk.trackFrom[track]!;
+      const to = walk.trackFrom[track + 1]!;
       let linked = 0;
-      for (let k = 0; k < order.length; k++) {
-        if (apiOf[order[k]!]! >= 0) {
+      for (let p = from; p < to; p++) {
+        if (!Number.isNaN(walk.apiStartNs[p]!)) {
           linked++;
         }
       }
@@ -95,17 +108,16 @@ export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
       const enqueueNs = new Float64Array(linked);
       const startNs = new Float64Array(linked);
       let m = 0;
-      for (let k = 0; k < order.length; k++) {
-        const op = order[k]!;
-        const api = apiOf[op]!;
-        if (api >= 0) {
-          enqueueNs[m] = cols.startNs[api]!;
-          startNs[m] = cols.startNs[op]!;
+      for (let p = from; p < to; p++) {
+        const apiStartNs = walk.apiStartNs[p]!;
+        if (!Number.isNaN(apiStartNs)) {
+          enqueueNs[m] = apiStartNs;
+          startNs[m] = walk.startNs[p]!;
           m++;
         }
       }
-      enqueueNs.sort();
-      startNs.sort();
+      sortIfNeeded(enqueueNs);
+      sortIfNeeded(startNs);
       const { maxDepth, depthNs } = sweepDepth(
         enqueueNs,
         startNs,
@@ -122,7 +134,6 @@ export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
   }
   return out;
 }
-
 function sweepDepth(
   ups: Float64Array,
   downs: Float64Array,

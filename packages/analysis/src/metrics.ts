@@ -129,24 +129,22 @@ export function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
 
 /** Busy time per stream: the union of the ops that occupy it, clipped to the window. */
 function streamBusy(ctx: AnalysisContext): StreamBusy[] {
-  const { cols, trace, window } = ctx;
+  const { trace, window, walk } = ctx;
   const spanNs = ctx.gpuToNs - ctx.gpuFromNs;
   const out: StreamBusy[] = [];
   for (const tracks of ctx.tracksOfDevice) {
     for (const track of tracks) {
-      const order = trace.ops.trackOpsInWindow(track, window.fromNs, window.toNs);
       let busyNs = 0;
       let opCount = 0;
       let openFrom = 0;
       let openTo = 0;
-      for (let k = 0; k < order.length; k++) {
-        const op = order[k]!;
-        if (!occupiesStream(cols.kind[op]!)) {
+      for (let p = walk.trackFrom[track]!; p < walk.trackFrom[track + 1]!; p++) {
+        if (!occupiesStream(walk.kind[p]!)) {
           continue;
         }
         opCount++;
-        const start = Math.max(cols.startNs[op]!, window.fromNs);
-        const end = Math.min(cols.endNs[op]!, window.toNs);
+        const start = Math.max(walk.startNs[p]!, window.fromNs);
+        const end = Math.min(walk.endNs[p]!, window.toNs);
         // Ops arrive by start; extend the open interval or close it and open a new one.
         if (start > openTo) {
           busyNs += openTo - openFrom;

@@ -1,4 +1,5 @@
 import { MemKind, OpKind, dstMemKind, opKindName, srcMemKind } from '@streamscope/trace';
+import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, noEngine } from './engines.ts';
 import type { CopyDirectionBandwidth, CopyStat, KernelStat } from './types.ts';
@@ -38,7 +39,7 @@ export function kernelStats(ctx: AnalysisContext): KernelStat[] {
     }
     const first = offset[id]!;
     const segment = durations.subarray(first, first + count);
-    segment.sort();
+    sortFloat64(segment);
     const { totalNs, stdDevNs } = sumAndStdDev(segment);
     rows.push({
       name: trace.strings.get(id),
@@ -67,46 +68,60 @@ const copyRowKinds = [
 /** Per copy kind and memset, like `cuda_gpu_mem_time_sum` + `cuda_gpu_mem_size_sum`. */
 export function copyStats(ctx: AnalysisContext): CopyStat[] {
   const { cols, deviceSlotOfTrack } = ctx;
-  const rows: CopyStat[] = [];
-  for (const kind of copyRowKinds) {
-    let count = 0;
-    for (let i = 0; i < cols.count; i++) {
-      if (cols.kind[i] === kind && inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
-        count++;
-      }
+  // One pass to count per kind, one to fill each kind's durations (kinds fit in 32 slots).
+  const counts = new Int32Array(32);
+  const rowOf = new Int32Array(32).fill(-1);
+  copyRowKinds.forEach((kind, r) => {
+    rowOf[kind] = r;
+  });
+  const kinds = cols.kind;
+  for (let i = 0; i < cols.count; i++) {
+    if (rowOf[kinds[i]!]! >= 0 && inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
+      counts[kinds[i]!]!++;
     }
-    if (count === 0) {
+  }
+  const durations = copyRowKinds.map((kind) => new Float64Array(counts[kind]!));
+  const fill = new Int32Array(copyRowKinds.length);
+  const bytes = new Float64Array(copyRowKinds.length);
+  const pageable = new Int32Array(copyRowKinds.length);
+  for (let i = 0; i < cols.count; i++) {
+    const r = rowOf[cols.kind[i]!]!;
+    if (r < 0 || !inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
       continue;
     }
-    const durations = new Float64Array(count);
-    let bytes = 0;
-    let pageableCount = 0;
-    let k = 0;
-    for (let i = 0; i < cols.count; i++) {
-      if (cols.kind[i] !== kind || !inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
-        continue;
-      }
-      durations[k++] = cols.endNs[i]! - cols.startNs[i]!;
-      bytes += cols.bytes[i]!;
-      if (isPageable(cols.memKinds[i]!)) {
-        pageableCount++;
-      }
+    durations[r]![fill[r]!++] = cols.endNs[i]! - cols.startNs[i]!;
+    bytes[r]! += cols.bytes[i]!;
+    if (isPageable(cols.memKinds[i]!)) {
+      pageable[r]!++;
     }
-    durations.sort();
-    const { totalNs, stdDevNs } = sumAndStdDev(durations);
+  }
+  const rows: CopyStat[] = [];
+  copyRowKinds.forEach((kind, r) => {
+    const values = durations[r]!;
+    const count = values.length;
+    if (count === 0) {
+      return;
+    }
+    let minNs = Infinity;
+    let maxNs = -Infinity;
+    for (let k = 0; k < count; k++) {
+      minNs = Math.min(minNs, values[k]!);
+      maxNs = Math.max(maxNs, values[k]!);
+    }
+    const { totalNs, stdDevNs } = sumAndStdDev(values);
     rows.push({
       kind: opKindName(kind),
       count,
-      bytes,
+      bytes: bytes[r]!,
       totalNs,
       avgNs: totalNs / count,
-      minNs: durations[0]!,
-      maxNs: durations[count - 1]!,
+      minNs,
+      maxNs,
       stdDevNs,
-      avgGBps: totalNs > 0 ? bytes / totalNs : 0,
-      pageableCount,
+      avgGBps: totalNs > 0 ? bytes[r]! / totalNs : 0,
+      pageableCount: pageable[r]!,
     });
-  }
+  });
   return rows;
 }
 
@@ -156,10 +171,10 @@ export function isPageable(memKinds: number): boolean {
 }
 
 function inWindowOnGpu(ctx: AnalysisContext, i: number, deviceSlotOfTrack: Int32Array): boolean {
-  const { cols, window } = ctx;
   if (ctx.engineOf[i] !== noEngine) {
     return true;
   }
+  const { cols, window } = ctx;
   // Host-to-host copies keep no GPU engine busy but still belong in the table.
   return (
     deviceSlotOfTrack[cols.track[i]!]! >= 0 &&

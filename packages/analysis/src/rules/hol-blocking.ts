@@ -1,8 +1,9 @@
 import { OpKind, formatDurationNs, trackLabel } from '@streamscope/trace';
 import type { AnalysisContext } from '../context.ts';
-import { Engine, occupiesStream } from '../engines.ts';
+import { Engine, engineOfKind, occupiesStream } from '../engines.ts';
 import type { IntervalList } from '../intervals.ts';
 import { firstEndingAfter, measureWithin } from '../intervals.ts';
+import { walkLowerBound } from '../track-walk.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
 import { finding, nsAndShare } from './rule-input.ts';
@@ -32,9 +33,9 @@ export function copyEngineHolBlockingRule(input: RuleInput): Finding | undefined
   const { ctx } = input;
   const blocked: Blocked[] = [];
   const idleByInterval = new Map<string, number>();
-  for (const queue of copyQueues(ctx)) {
-    findBlocked(ctx, queue, blocked, idleByInterval);
-  }
+  ctx.devices.forEach((_, slot) => {
+    findBlocked(ctx, slot, copyQueues(ctx, slot), blocked, idleByInterval);
+  });
   let savingNs = 0;
   for (const ns of idleByInterval.values()) {
     savingNs += ns;
@@ -62,53 +63,44 @@ export function copyEngineHolBlockingRule(input: RuleInput): Finding | undefined
   );
 }
 
-function copyQueues(ctx: AnalysisContext): CopyQueue[] {
-  const queues: CopyQueue[] = [];
-  ctx.devices.forEach((device, slot) => {
-    const info = ctx.trace.devices.find((d) => d.deviceId === device.deviceId);
-    if (info?.copyEngineCount === 1) {
-      queues.push({
-        slot,
-        name: 'copy',
-        engines: [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP],
-        busy: device.copies,
-      });
-      return;
+/** A device's copy queues, indexed by engine (undefined: not queued in order, e.g. D2D). */
+function copyQueues(ctx: AnalysisContext, slot: number): (CopyQueue | undefined)[] {
+  const device = ctx.devices[slot]!;
+  const byEngine: (CopyQueue | undefined)[] = [];
+  const info = ctx.trace.devices.find((d) => d.deviceId === device.deviceId);
+  if (info?.copyEngineCount === 1) {
+    const engines = [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP];
+    const one: CopyQueue = { slot, name: 'copy', engines, busy: device.copies };
+    for (const e of engines) {
+      byEngine[e] = one;
     }
-    queues.push({
-      slot,
-      name: 'htod',
-      engines: [Engine.CopyHtoD],
-      busy: device.byEngine[Engine.CopyHtoD]!,
-    });
-    queues.push({
-      slot,
-      name: 'dtoh',
-      engines: [Engine.CopyDtoH],
-      busy: device.byEngine[Engine.CopyDtoH]!,
-    });
-  });
-  return queues;
+    return byEngine;
+  }
+  for (const [e, name] of [
+    [Engine.CopyHtoD, 'htod'],
+    [Engine.CopyDtoH, 'dtoh'],
+  ] as const) {
+    byEngine[e] = { slot, name, engines: [e], busy: device.byEngine[e]! };
+  }
+  return byEngine;
 }
 
 function findBlocked(
   ctx: AnalysisContext,
-  queue: CopyQueue,
+  slot: number,
+  queues: readonly (CopyQueue | undefined)[],
   blocked: Blocked[],
   idleByInterval: Map<string, number>,
 ): void {
-  const { cols, engineOf, apiOf, window } = ctx;
+  const { cols, walk, window } = ctx;
   const slackNs = ctx.options.dispatchSlackNs;
-  const inQueue = (op: number): boolean => queue.engines.includes(engineOf[op]!);
-  for (const track of ctx.tracksOfDevice[queue.slot]!) {
-    const order = ctx.trace.ops.trackOpsInWindow(track, window.fromNs, window.toNs);
+  for (const track of ctx.tracksOfDevice[slot]!) {
     let streamFreeNs = -Infinity;
     let firedNs = -Infinity;
-    for (let k = 0; k < order.length; k++) {
-      const op = order[k]!;
-      const kind = cols.kind[op]!;
+    for (let p = walk.trackFrom[track]!; p < walk.trackFrom[track + 1]!; p++) {
+      const kind = walk.kind[p]!;
       if (kind === OpKind.StreamWait) {
-        const record = ctx.recordOfWait[op]!;
+        const record = ctx.recordOfWait[walk.op[p]!]!;
         if (record >= 0) {
           firedNs = Math.max(firedNs, cols.endNs[record]!);
         }
@@ -117,18 +109,19 @@ function findBlocked(
       if (!occupiesStream(kind)) {
         continue;
       }
-      const api = apiOf[op]!;
-      if (inQueue(op) && api >= 0) {
-        const readyNs = Math.max(cols.endNs[api]!, streamFreeNs, firedNs, window.fromNs);
-        const startNs = cols.startNs[op]!;
+      const queue = queues[engineOfKind(kind)];
+      const apiEndNs = walk.apiEndNs[p]!;
+      if (queue !== undefined && !Number.isNaN(apiEndNs)) {
+        const readyNs = Math.max(apiEndNs, streamFreeNs, firedNs, window.fromNs);
+        const startNs = walk.startNs[p]!;
         if (startNs - readyNs > slackNs) {
           const idleNs = startNs - readyNs - measureWithin(queue.busy, readyNs, startNs);
           if (idleNs > slackNs) {
-            checkBlocker(ctx, queue, op, readyNs, inQueue, blocked, idleByInterval);
+            checkBlocker(ctx, queue, p, readyNs, blocked, idleByInterval);
           }
         }
       }
-      streamFreeNs = Math.max(streamFreeNs, cols.endNs[op]!);
+      streamFreeNs = Math.max(streamFreeNs, walk.endNs[p]!);
       firedNs = -Infinity;
     }
   }
@@ -138,15 +131,15 @@ function findBlocked(
 function checkBlocker(
   ctx: AnalysisContext,
   queue: CopyQueue,
-  op: number,
+  p: number,
   readyNs: number,
-  inQueue: (op: number) => boolean,
   blocked: Blocked[],
   idleByInterval: Map<string, number>,
 ): void {
-  const { cols, apiOf } = ctx;
+  const { walk } = ctx;
+  const op = walk.op[p]!;
   const busy = queue.busy;
-  const startNs = cols.startNs[op]!;
+  const startNs = walk.startNs[p]!;
   // Busy intervals starting in (readyNs, startNs): each begins right after an idle stretch.
   let j = firstEndingAfter(busy, readyNs);
   let lastIdleEnd = -1;
@@ -164,33 +157,31 @@ function checkBlocker(
     return;
   }
   const blockerStartNs = busy.starts[lastIdleEnd]!;
-  const blocker = opStartingAt(ctx, queue.slot, blockerStartNs, inQueue);
-  if (blocker < 0 || blocker === op) {
+  const at = positionStartingAt(ctx, queue, blockerStartNs);
+  if (at < 0 || walk.op[at] === op) {
     return;
   }
-  const apiBlocker = apiOf[blocker]!;
-  const apiOp = apiOf[op]!;
-  if (apiBlocker < 0 || cols.startNs[apiBlocker]! >= cols.startNs[apiOp]!) {
+  // Only a copy issued before this one can hold it back in the queue (NaN: unknown, skip).
+  if (!(walk.apiStartNs[at]! < walk.apiStartNs[p]!)) {
     return;
   }
-  blocked.push({ copy: op, blocker, idleNs });
+  blocked.push({ copy: op, blocker: walk.op[at]!, idleNs });
   const key = `${queue.slot}:${queue.name}:${lastIdleEnd}`;
   idleByInterval.set(key, Math.max(idleByInterval.get(key) ?? 0, blockerStartNs - idleFromNs));
 }
 
-function opStartingAt(
-  ctx: AnalysisContext,
-  slot: number,
-  startNs: number,
-  inQueue: (op: number) => boolean,
-): number {
-  const { cols } = ctx;
-  for (const track of ctx.tracksOfDevice[slot]!) {
-    const order = ctx.trace.ops.trackOpsInWindow(track, startNs, startNs);
-    for (let k = 0; k < order.length; k++) {
-      const op = order[k]!;
-      if (cols.startNs[op] === startNs && inQueue(op)) {
-        return op;
+/** Walk position of a copy in `queue` starting exactly at `startNs`, or -1. */
+function positionStartingAt(ctx: AnalysisContext, queue: CopyQueue, startNs: number): number {
+  const { walk } = ctx;
+  for (const track of ctx.tracksOfDevice[queue.slot]!) {
+    const end = walk.trackFrom[track + 1]!;
+    for (
+      let p = walkLowerBound(walk, track, startNs);
+      p < end && walk.startNs[p] === startNs;
+      p++
+    ) {
+      if (queue.engines.includes(engineOfKind(walk.kind[p]!))) {
+        return p;
       }
     }
   }

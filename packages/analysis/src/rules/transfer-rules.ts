@@ -1,6 +1,6 @@
 import { OpFlag, OpKind, formatBytes, formatDurationNs } from '@streamscope/trace';
 import { isCopyEngine } from '../engines.ts';
-import { isSyncTransferApiName } from '../host-calls.ts';
+import { NameFlag } from '../host-calls.ts';
 import { isPageable } from '../stats.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
@@ -8,19 +8,19 @@ import { byWeightDesc, deviceGapNsByCauseOp, finding, nsAndShare } from './rule-
 
 /** Issued by a synchronous API: flagged Sync, or its API is cudaMemcpy/cudaMemset without Async. */
 function issuedSync(input: RuleInput, op: number): boolean {
-  const { cols, apiOf, trace } = input.ctx;
+  const { cols, apiOf, nameFlags } = input.ctx;
   if ((cols.flags[op]! & OpFlag.Sync) !== 0) {
     return true;
   }
   const api = apiOf[op]!;
-  return api >= 0 && isSyncTransferApiName(trace.strings.get(cols.nameId[api]!));
+  return api >= 0 && (nameFlags[cols.nameId[api]!]! & NameFlag.SyncTransfer) !== 0;
 }
 
 function issuedAsync(input: RuleInput, op: number): boolean {
-  const { cols, apiOf, trace } = input.ctx;
+  const { cols, apiOf, nameFlags } = input.ctx;
   const api = apiOf[op]!;
   if (api >= 0) {
-    return trace.strings.get(cols.nameId[api]!).includes('Async');
+    return (nameFlags[cols.nameId[api]!]! & NameFlag.Async) !== 0;
   }
   return (cols.flags[op]! & OpFlag.Sync) === 0;
 }
