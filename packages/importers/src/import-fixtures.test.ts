@@ -196,3 +196,22 @@ describe('scrubbing', () => {
     }
   });
 });
+
+describe('the fast nsys JSON reader', () => {
+  const files = [
+    'nsys/2025.3.1/train.json',
+    'nsys/2025.3.1/graph.json.gz',
+    'nsys/older/layout-a-2021.json',
+    'nsys/older/layout-c-separate-strings.json',
+    'broken/truncated.json',
+    'broken/dangling-flows.json',
+  ];
+  for (const file of files) {
+    it(`reads ${file} exactly as JSON.parse of every line does`, async () => {
+      const fast = await importFixture(file);
+      const naive = await importFixture(file, { nsysJsonReader: 'json-parse' });
+      expect(dumpTrace(fast.trace, 100_000)).toBe(dumpTrace(naive.trace, 100_000));
+      expect(fast.warnings).toEqual(naive.warnings);
+    });
+  }
+});

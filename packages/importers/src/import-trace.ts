@@ -8,6 +8,7 @@ import { chunksOf, metered, peekHead, readAll, throwIfAborted, totalBytesOf } fr
 import { gunzip } from './io/gunzip.ts';
 import type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 import { loadSqlJs } from './nsys/load-sqljs.ts';
+import type { NsysJsonReader } from './nsys/nsys-json.ts';
 import { readNsysJson } from './nsys/nsys-json.ts';
 import { NsysSqliteReader } from './nsys/nsys-sqlite.ts';
 import type { ImportFormat } from './sniff.ts';
@@ -23,6 +24,8 @@ export interface ImportOptions {
   /** Called after each chunk with the bytes read from the source so far. */
   readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
   readonly sqlWasm?: SqlWasmOptions;
+  /** How nsys JSON lines are read: `fast` (default) or `json-parse`, the naive reader kept for comparison. */
+  readonly nsysJsonReader?: NsysJsonReader;
 }
 
 export interface ImportResult {
@@ -103,7 +106,15 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   let producer: string;
   let createdAt: string | undefined;
   if (format === 'nsys-json') {
-    producer = (await readNsysJson(chunks, file, builder, launches, options.signal)).producer;
+    const lines = await readNsysJson(
+      chunks,
+      file,
+      builder,
+      launches,
+      options.signal,
+      options.nsysJsonReader,
+    );
+    producer = lines.producer;
   } else if (format === 'nsys-sqlite') {
     const bytes = await readAll(chunks);
     throwIfAborted(options.signal, file);

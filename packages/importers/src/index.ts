@@ -7,6 +7,7 @@ export type { ImportOptions, ImportResult } from './import-trace.ts';
 export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
+export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
 export { exportChromeTrace } from './chrome-export.ts';

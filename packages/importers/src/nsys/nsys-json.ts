@@ -28,8 +28,57 @@ export async function readNsysJson(
   builder: TraceBuilder,
   launches: LaunchTable,
   signal?: AbortSignal,
+  reader: NsysJsonReader = 'fast',
 ): Promise<NsysJsonResult> {
-  const reader = new NsysJsonLines(file, builder, launches);
+  if (reader === 'json-parse') {
+    return readWithJsonParse(chunks, new NsysJsonLines(file, builder, launches), signal, file);
+  }
+  return readFast(chunks, new NsysJsonLines(file, builder, launches), signal, file);
+}
+
+/** `fast`: the byte scanner with JSON.parse for unusual lines; `json-parse`: every line through JSON.parse (for comparison). */
+export type NsysJsonReader = 'fast' | 'json-parse';
+
+/**
+ * The naive reading, kept as the benchmark's baseline and as a cross-check in tests: chunks
+ * decoded to text, split into lines, each line JSON.parsed and handed to the same sink.
+ */
+async function readWithJsonParse(
+  chunks: AsyncIterable<Uint8Array>,
+  reader: NsysJsonLines,
+  signal: AbortSignal | undefined,
+  file: string,
+): Promise<NsysJsonResult> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let carry = '';
+  for await (const chunk of chunks) {
+    throwIfAborted(signal, file);
+    let text: string;
+    try {
+      text = carry + decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new ImportError({ file, line: reader.line + 1 }, 'invalid UTF-8 at or after this line');
+    }
+    const lines = text.split('\n');
+    carry = lines.pop() ?? '';
+    for (const line of lines) {
+      reader.line++;
+      reader.readText(line);
+    }
+  }
+  if (carry !== '') {
+    reader.line++;
+    reader.readText(carry, true);
+  }
+  return reader.finish();
+}
+
+async function readFast(
+  chunks: AsyncIterable<Uint8Array>,
+  reader: NsysJsonLines,
+  signal: AbortSignal | undefined,
+  file: string,
+): Promise<NsysJsonResult> {
   let carry: Uint8Array | undefined;
   for await (const chunk of chunks) {
     throwIfAborted(signal, file);
@@ -159,6 +208,32 @@ class NsysJsonLines {
       rec.reset();
     }
     this.readParsed(this.parse(buf, start, end));
+  }
+
+  /** One line as text (the json-parse reader). */
+  readText(text: string, last = false): void {
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (line === '') {
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (last) {
+        this.builder.warnings.add(
+          `the file ends in the middle of line ${this.line} (truncated?): that record was dropped`,
+        );
+        return;
+      }
+      throw new ImportError(
+        { file: this.file, line: this.line },
+        `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    this.rec.reset();
+    this.sink.line = this.line;
+    this.readParsed(value);
   }
 
   /** The last line has no newline: a cut-off record there is a truncated file, not a bad one. */
