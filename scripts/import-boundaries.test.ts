@@ -30,7 +30,10 @@ async function lintAs(relativeFile: string, source: string): Promise<string[]> {
   }
 }
 
-describe('import boundaries', () => {
+// Type-aware lint builds a TypeScript program per package on first use: seconds, not ms.
+const lintTimeoutMs = 90_000;
+
+describe('import boundaries', { timeout: lintTimeoutMs }, () => {
   it('fails lint when packages/trace imports another workspace package', async () => {
     const messages = await lintAs(
       'packages/trace/src/index.ts',
@@ -65,7 +68,7 @@ describe('import boundaries', () => {
   });
 });
 
-describe('test-only import exceptions', () => {
+describe('test-only import exceptions', { timeout: lintTimeoutMs }, () => {
   it('lets analysis tests build scenarios with the simulator but not analysis sources', async () => {
     const inTest = await lintAs(
       'packages/analysis/src/metrics.test.ts',
