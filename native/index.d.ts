@@ -50,7 +50,7 @@ export interface NativeBuffer {
   readonly bytes: number;
 }
 
-/** Ops: 9 numbers each (code, stream, a0..a4, nameId, refId or -1); codes in src/plan.h. */
+/** Ops: 11 numbers each (code, stream, a0..a6, nameId, refId or -1); codes in src/plan.h. */
 export interface NativeOpList {
   readonly ops: Float64Array;
 }

@@ -39,6 +39,9 @@ function run(cmd, args) {
     const why = r.error?.message ?? `${cmd} exited with ${r.status}`;
     giveUp(`${why}\n${(r.stderr ?? '').slice(-4000)}`);
   }
+  if (r.stderr.trim() !== '') {
+    process.stderr.write(r.stderr); // warnings
+  }
   return r.stdout;
 }
 

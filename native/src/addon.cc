@@ -63,15 +63,15 @@ std::vector<PlanOp> readOps(const Napi::Object& o, const std::string& where) {
     throw NativeError(where + ".ops must be a Float64Array");
   }
   Napi::Float64Array a = v.As<Napi::Float64Array>();
-  if (a.ElementLength() % kOpStride != 0) throw NativeError(where + ".ops length is not a multiple of 9");
+  if (a.ElementLength() % kOpStride != 0) throw NativeError(where + ".ops length is not a multiple of 11");
   std::vector<PlanOp> ops(a.ElementLength() / kOpStride);
   for (size_t i = 0; i < ops.size(); i++) {
     const double* f = a.Data() + i * kOpStride;
     ops[i].code = static_cast<OpCode>(static_cast<int>(f[0]));
     ops[i].stream = static_cast<int>(f[1]);
-    for (int k = 0; k < 5; k++) ops[i].a[k] = static_cast<int64_t>(f[2 + k]);
-    ops[i].nameId = static_cast<uint32_t>(f[7]);
-    ops[i].refId = f[8] < 0 ? kNoRef : static_cast<uint32_t>(f[8]);
+    for (int k = 0; k < 7; k++) ops[i].a[k] = static_cast<int64_t>(f[2 + k]);
+    ops[i].nameId = static_cast<uint32_t>(f[9]);
+    ops[i].refId = f[10] < 0 ? kNoRef : static_cast<uint32_t>(f[10]);
   }
   return ops;
 }
@@ -87,7 +87,7 @@ void checkOps(const Plan& plan, const std::vector<PlanOp>& ops, const std::strin
   for (size_t i = 0; i < ops.size(); i++) {
     const PlanOp& op = ops[i];
     std::string at = where + ".ops[" + std::to_string(i) + "]";
-    if (static_cast<int>(op.code) < 1 || static_cast<int>(op.code) > 17) throw NativeError(at + ": unknown op code");
+    if (static_cast<int>(op.code) < 1 || static_cast<int>(op.code) > kMaxOpCode) throw NativeError(at + ": unknown op code");
     checkIndex(op.stream, plan.streams, at + ": stream");
     switch (op.code) {
       case OpCode::Copy:
@@ -98,6 +98,8 @@ void checkOps(const Plan& plan, const std::vector<PlanOp>& ops, const std::strin
       case OpCode::Memset:
       case OpCode::MallocAsync:
       case OpCode::FreeAsync:
+      case OpCode::Malloc:
+      case OpCode::Free:
         checkIndex(op.a[0], plan.buffers, at + ": buffer");
         break;
       case OpCode::EventRecord:
@@ -107,6 +109,7 @@ void checkOps(const Plan& plan, const std::vector<PlanOp>& ops, const std::strin
         checkIndex(op.a[0], plan.events, at + ": event");
         break;
       case OpCode::GraphLaunch:
+      case OpCode::GraphCapture:
         checkIndex(op.a[0], plan.graphs, at + ": graph");
         break;
       default:
@@ -133,7 +136,7 @@ Plan readPlan(const Napi::Object& o) {
     int64_t kind = num(b, "kind");
     if (kind < 0 || kind > 3) throw NativeError("buffers[" + std::to_string(i) + "].kind must be 0..3");
     plan.buffers.push_back(PlanBuffer{static_cast<int>(num(b, "device")), static_cast<BufferKind>(kind),
-                                      static_cast<uint64_t>(num(b, "bytes"))});
+                                      static_cast<uint64_t>(num(b, "bytes")), num(b, "deferred") != 0});
   }
   Napi::Array events = arr(o, "events");
   for (uint32_t i = 0; i < events.Length(); i++) {

@@ -42,7 +42,7 @@ describe.skipIf(!nvccOnPath)('the native addon (nvcc present, so it must be buil
       buffers: [],
       events: [],
       graphs: [],
-      threads: [{ track: 0, ops: new Float64Array([1, 3, 1000, 1, 32, 0, 0, 1, -1]) }],
+      threads: [{ track: 0, ops: new Float64Array([1, 3, 1000, 1, 1, 1, 32, 1, 0, 1, -1]) }],
     };
     expect(() => load.addon.start(plan, { timing: 'none' }, () => undefined)).toThrow(
       /threads\[0\]\.ops\[0\]: stream 3 does not exist/,

@@ -8,6 +8,7 @@ namespace {
 constexpr uint8_t kBatchStrings = 2;
 constexpr uint8_t kBatchOps = 5;
 constexpr uint8_t kBatchFlows = 6;
+constexpr uint8_t kBatchRanges = 7;
 constexpr size_t kHeaderBytes = 16;
 
 // Field-presence bits of an op record (batch-format.ts OpField).
@@ -128,6 +129,27 @@ void CodecWriter::flows(uint32_t firstIndex, const std::vector<CodecFlow>& flows
       u8(flows[i].kind);
       varint(flows[i].fromOp);
       zigzag(static_cast<int64_t>(flows[i].toOp) - static_cast<int64_t>(flows[i].fromOp));
+    }
+    end(at);
+  }
+}
+
+void CodecWriter::ranges(uint32_t firstIndex, const std::vector<CodecRange>& ranges) {
+  for (size_t first = 0; first < ranges.size(); first += kMaxRecordsPerBatch) {
+    size_t last = std::min(ranges.size(), first + kMaxRecordsPerBatch);
+    size_t at = begin(kBatchRanges, static_cast<uint32_t>(last - first));
+    varint(firstIndex + first);
+    int64_t prevStartNs = 0;
+    for (size_t i = first; i < last; i++) {
+      const CodecRange& r = ranges[i];
+      u8(0);  // RangeKind.PushPop
+      varint(r.track);
+      zigzag(r.startNs - prevStartNs);
+      prevStartNs = r.startNs;
+      varint(static_cast<uint64_t>(std::max<int64_t>(0, r.endNs - r.startNs)));
+      varint(r.nameId);
+      varint(0);  // domain: none
+      u8(r.depth);
     }
     end(at);
   }

@@ -1,6 +1,6 @@
 // The record codec's binary form, written natively (packages/trace/src/codec/batch-format.ts
 // and trace-encoder.ts are the reference): 16-byte batch headers, LEB128 varints, zigzag deltas.
-// Only the batches the addon produces: strings, ops and flows.
+// Only the batches the addon produces: strings, ops, flows and ranges.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,15 @@ struct CodecFlow {
   uint8_t kind = 0;
 };
 
+/** A push/pop range on a host-thread track (RangeKind 0). */
+struct CodecRange {
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  uint32_t track = 0;
+  uint32_t nameId = 0;
+  uint8_t depth = 0;
+};
+
 constexpr uint32_t kBatchMagic = 0x31425353;  // 'SSB1'
 constexpr uint8_t kCodecVersion = 1;
 constexpr uint32_t kMaxRecordsPerBatch = 32768;
@@ -41,6 +50,8 @@ class CodecWriter {
   void ops(uint32_t firstIndex, const std::vector<CodecOp>& ops);
   /** Flows batches starting at flow index firstIndex. */
   void flows(uint32_t firstIndex, const std::vector<CodecFlow>& flows);
+  /** Ranges batches starting at range index firstIndex (push/pop kind, no domain). */
+  void ranges(uint32_t firstIndex, const std::vector<CodecRange>& ranges);
 
   const std::vector<uint8_t>& bytes() const { return out_; }
   std::vector<uint8_t> take();

@@ -14,7 +14,10 @@ namespace streamscope {
 
 namespace {
 
-constexpr size_t kBufferBytes = 1 << 20;  // CUPTI suggests 1-10 MB; small buffers return sooner
+// CUPTI returns a buffer only when every record in it is complete, and records are placed at
+// launch: a deep queue of launched-but-unfinished kernels holds back the whole buffer. Small
+// buffers (about 30 kernel records) keep live delivery flowing; CUPTI asks for more as needed.
+constexpr size_t kBufferBytes = 8 << 10;
 
 thread_local uint32_t tlsCorrelation = 0;
 std::atomic<RecordSink*> currentSink{nullptr};
@@ -91,25 +94,25 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         r = GpuRecord{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), k->correlationId,
-                      kKernel, 0, 0, 0};
+                      kKernel, 0, 0, 0, k->graphNodeId};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      copyKindOf(m->copyKind), packKinds(m->srcKind, m->dstKind), m->bytes, 0};
+                      copyKindOf(m->copyKind), packKinds(m->srcKind, m->dstKind), m->bytes, 0, m->graphNodeId};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0};
+                      kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0, m->graphNodeId};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      kMemset, packKinds(0, m->memoryKind), m->bytes, 0};
+                      kMemset, packKinds(0, m->memoryKind), m->bytes, 0, m->graphNodeId};
         break;
       }
       default:

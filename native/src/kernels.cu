@@ -40,12 +40,12 @@ __global__ void faultKernel(int* volatile nowhere) { *nowhere = 1; }
 }  // namespace
 
 cudaError_t launchTimedSpin(const LaunchShape& s, uint64_t durNs, cudaStream_t stream) {
-  timedSpinKernel<<<s.gridX, s.blockX, s.sharedMemBytes, stream>>>(durNs);
+  timedSpinKernel<<<s.grid, s.block, s.sharedMemBytes, stream>>>(durNs);
   return cudaGetLastError();
 }
 
 cudaError_t launchFixedWork(const LaunchShape& s, uint64_t iterations, cudaStream_t stream) {
-  fixedWorkKernel<<<s.gridX, s.blockX, s.sharedMemBytes, stream>>>(iterations);
+  fixedWorkKernel<<<s.grid, s.block, s.sharedMemBytes, stream>>>(iterations);
   return cudaGetLastError();
 }
 

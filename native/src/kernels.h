@@ -9,12 +9,13 @@
 namespace streamscope {
 
 struct LaunchShape {
-  unsigned gridX = 1;
-  unsigned blockX = 32;
+  dim3 grid{1, 1, 1};
+  dim3 block{32, 1, 1};
   unsigned sharedMemBytes = 0;
 };
 
-/** Each block spins on %globaltimer for durNs from its own start (one wave: the kernel lasts durNs). */
+/** Each block spins on %globaltimer for durNs from its own start (one wave: the kernel lasts durNs;
+ * more blocks than fit at once run in waves, each wave durNs). */
 cudaError_t launchTimedSpin(const LaunchShape& shape, uint64_t durNs, cudaStream_t stream);
 /** Each thread runs a dependent FMA chain of `iterations` steps: slows down when SMs are shared. */
 cudaError_t launchFixedWork(const LaunchShape& shape, uint64_t iterations, cudaStream_t stream);

@@ -12,11 +12,12 @@ namespace streamscope {
 enum class StreamType : int { Legacy = 0, PerThread = 1, Blocking = 2, NonBlocking = 3 };
 enum class BufferKind : int { Device = 0, Pinned = 1, Pageable = 2, StreamOrdered = 3 };
 
+// Kernel shape: a1 gridX, a2 gridY, a3 gridZ, a4 blockX, a5 blockY | blockZ << 16, a6 shared bytes.
 enum class OpCode : int {
-  KernelTimed = 1,   // a0 durNs, a1 gridX, a2 blockX, a3 sharedMemBytes
-  KernelWork = 2,    // a0 iterations, a1 gridX, a2 blockX, a3 sharedMemBytes
-  Copy = 3,          // a0 dst buffer, a1 src buffer, a2 bytes, a3 1 = async
-  Memset = 4,        // a0 buffer, a1 bytes, a2 1 = async, a3 value
+  KernelTimed = 1,   // a0 durNs (each block spins that long), shape in a1..a6
+  KernelWork = 2,    // a0 iterations per thread, shape in a1..a6
+  Copy = 3,          // a0 dst buffer, a1 src buffer, a2 bytes, a3 1 = async, a4 dst offset, a5 src offset
+  Memset = 4,        // a0 buffer, a1 bytes, a2 1 = async, a3 value, a4 offset
   EventRecord = 5,   // a0 event
   StreamWait = 6,    // a0 event
   StreamSync = 7,    // stream
@@ -24,18 +25,24 @@ enum class OpCode : int {
   DeviceSync = 9,    // a0 device
   HostFunc = 10,     // a0 durNs the callback busies its thread
   HostWork = 11,     // a0 durNs the host thread is busy
-  GraphLaunch = 12,  // a0 graph
+  GraphLaunch = 12,  // a0 graph, a1 launches in a row
   MallocAsync = 13,  // a0 stream-ordered buffer
   FreeAsync = 14,    // a0 stream-ordered buffer
-  PeerCopy = 15,     // a0 dst buffer, a1 src buffer, a2 bytes
+  PeerCopy = 15,     // a0 dst buffer, a1 src buffer, a2 bytes, a4 dst offset, a5 src offset
   WaitRecorded = 16, // a0 event, a1 count: host waits until another thread recorded it a1 times
   Fault = 17,        // a kernel that faults (tests)
+  GraphCapture = 18, // a0 graph: capture its ops on its stream, then instantiate
+  Malloc = 19,       // a0 deferred buffer: cudaMalloc / cudaMallocHost / malloc by its kind
+  Free = 20,         // a0 deferred buffer
+  RangePush = 21,    // nameId: an NVTX-style range on the issuing thread
+  RangePop = 22,
 };
+constexpr int kMaxOpCode = 22;
 
 struct PlanOp {
   OpCode code = OpCode::KernelTimed;
   int stream = 0;
-  int64_t a[5] = {0, 0, 0, 0, 0};
+  int64_t a[7] = {0, 0, 0, 0, 0, 0, 0};
   uint32_t nameId = 0;          // trace string id of the op's label
   uint32_t refId = 0xffffffffu; // kernel: launch config index
 };
@@ -51,6 +58,7 @@ struct PlanBuffer {
   int device = 0;
   BufferKind kind = BufferKind::Device;
   uint64_t bytes = 0;
+  bool deferred = false;  // allocated by a Malloc/MallocAsync op, not at setup
 };
 
 struct PlanEvent {
@@ -86,6 +94,6 @@ struct RunOptions {
   size_t maxQueuedRecords = 4u << 20;
 };
 
-constexpr int kOpStride = 9;  // code, stream, a0..a4, nameId, refId
+constexpr int kOpStride = 11;  // code, stream, a0..a6, nameId, refId
 
 }  // namespace streamscope

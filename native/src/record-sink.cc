@@ -59,6 +59,19 @@ void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
   issued_[correlationId] = op;
 }
 
+void RecordSink::graphNode(uint64_t nodeId, uint32_t nameId, uint32_t refId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  graphNodes_[nodeId] = {nameId, refId};
+}
+
+void RecordSink::pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ranges_.push_back(CodecRange{rel(startNs), rel(endNs), track, nameId, depth});
+  }
+  ring();
+}
+
 void RecordSink::pushGpu(const std::vector<GpuRecord>& records) {
   if (records.empty()) {
     return;
@@ -89,7 +102,7 @@ void RecordSink::ring() {
 
 bool RecordSink::hasPending() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return !readyOps_.empty() || !newStrings_.empty() || !gpu_.empty();
+  return !readyOps_.empty() || !newStrings_.empty() || !gpu_.empty() || !ranges_.empty();
 }
 
 SinkCounts RecordSink::counts() {
@@ -102,6 +115,8 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
   std::vector<std::string> strings;
   std::vector<CodecOp> ops;
   std::vector<CodecFlow> flows;
+  std::vector<CodecRange> ranges;
+  uint32_t firstRange = 0;
   uint32_t firstStringId = 0;
   uint32_t firstOp = 0;
   uint32_t firstFlow = 0;
@@ -112,6 +127,9 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     firstOp = opsSent_;
     firstFlow = flowsSent_;
     ops.swap(readyOps_);
+    ranges.swap(ranges_);
+    firstRange = rangesSent_;
+    rangesSent_ += static_cast<uint32_t>(ranges.size());
     std::vector<uint32_t> apiCorrelation;
     apiCorrelation.swap(readyOpApiCorrelation_);
     for (size_t i = 0; i < ops.size(); i++) {
@@ -122,6 +140,9 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     // Join GPU records to the op that issued them; keep the unknown ones for a later drain.
     std::vector<GpuRecord> waiting;
     for (GpuRecord& r : gpu_) {
+      if (r.startNs < originNs_) {
+        continue;  // setup work (buffer initialization) before the run's window: not part of it
+      }
       auto info = issued_.find(r.correlationId);
       if (info == issued_.end()) {
         if (!final && ++r.drainsWaited < kMaxDrainsWaited) {
@@ -141,6 +162,13 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       op.bytes = r.bytes;
       op.memKinds = r.memKinds;
       op.refId = info->second.graph || r.kind != kKernel ? kNoRef : info->second.refId;
+      if (info->second.graph) {
+        auto node = graphNodes_.find(r.graphNodeId);
+        if (node != graphNodes_.end()) {
+          op.nameId = node->second.first;
+          op.refId = r.kind == kKernel ? node->second.second : kNoRef;
+        }
+      }
       op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
       uint32_t index = firstOp + static_cast<uint32_t>(ops.size());
       ops.push_back(op);
@@ -158,6 +186,7 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
   writer.strings(firstStringId, strings);
   writer.ops(firstOp, ops);
   writer.flows(firstFlow, flows);
+  writer.ranges(firstRange, ranges);
   return writer.take();
 }
 

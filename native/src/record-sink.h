@@ -60,6 +60,7 @@ struct GpuRecord {
   uint8_t memKinds = 0;
   uint64_t bytes = 0;
   int drainsWaited = 0;
+  uint64_t graphNodeId = 0;  // nonzero for work that ran as a graph node
 };
 
 struct SinkCounts {
@@ -81,6 +82,10 @@ class RecordSink {
               uint32_t refId = kNoRef);
   /** Tells the sink which op a correlation id belongs to (the API call's op is pushed separately). */
   void issued(uint32_t correlationId, const IssuedOp& op);
+  /** Names the GPU work of one graph node (its op's label and launch config). */
+  void graphNode(uint64_t nodeId, uint32_t nameId, uint32_t refId);
+  /** A push/pop range on a host thread (absolute times). */
+  void pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth);
   void pushGpu(const std::vector<GpuRecord>& records);
   void addCuptiDropped(uint64_t n);
 
@@ -106,7 +111,10 @@ class RecordSink {
   std::vector<CodecOp> readyOps_;
   std::vector<uint32_t> readyOpApiCorrelation_;  // per ready op: correlation if it is an API call
   std::vector<GpuRecord> gpu_;
+  std::vector<CodecRange> ranges_;
+  uint32_t rangesSent_ = 0;
   std::unordered_map<uint32_t, IssuedOp> issued_;
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> graphNodes_;  // node id -> name, ref
   std::unordered_map<uint32_t, uint32_t> apiOpIndex_;  // correlation id -> op index of the API call
   uint32_t opsSent_ = 0;
   uint32_t flowsSent_ = 0;

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "clock.h"
 #include "cupti-session.h"
+#include "cupti-api.h"
 #include "kernels.h"
 
 namespace streamscope {
@@ -14,16 +15,6 @@ namespace streamscope {
 namespace {
 
 thread_local int currentDevice = -1;
-
-// Trace MemKind numbering (packages/trace/src/op-kind.ts), which CUPTI's memory kinds share.
-constexpr uint8_t kMemPageable = 1;
-constexpr uint8_t kMemPinned = 2;
-constexpr uint8_t kMemDevice = 3;
-
-void spinUntil(int64_t deadlineNs) {
-  while (hostNowNs() < deadlineNs) {
-  }
-}
 
 }  // namespace
 
@@ -40,13 +31,90 @@ Runner::Runner(Plan plan, RunOptions options) : plan_(std::move(plan)), options_
   }
   useCuptiClock(options_.timing == TimingMode::Cupti);
   setup();
+  // Issue threads start now and warm up (thread state, per-thread default streams) before the
+  // run's origin; they wait at the gate until start().
+  for (size_t t = 0; t < plan_.threads.size(); t++) {
+    issueThreads_.emplace_back([this, t] { threadMain(t); });
+  }
+  {
+    std::unique_lock<std::mutex> lock(gateMutex_);
+    gateWake_.wait(lock, [this] { return warmed_ == plan_.threads.size(); });
+  }
+  std::string warmError = error();
+  if (!warmError.empty()) {
+    openGate();
+    for (std::thread& t : issueThreads_) t.join();
+    SS_FAIL(warmError);
+  }
   sink_ = std::make_unique<RecordSink>(hostNowNs(), options_.firstStringId, options_.maxQueuedRecords);
+}
+
+void Runner::openGate() {
+  {
+    std::lock_guard<std::mutex> lock(gateMutex_);
+    gateOpen_ = true;
+  }
+  gateWake_.notify_all();
+}
+
+void Runner::threadMain(size_t t) {
+  currentDevice = -1;
+  try {
+    const PlanThread& thread = plan_.threads[t];
+    int device = plan_.devices.at(0);
+    if (!thread.ops.empty()) device = plan_.streams.at(thread.ops.front().stream).device;
+    selectDevice(device);
+    SS_CUDA_CHECK(cudaStreamQuery(cudaStreamPerThread));  // creates this thread's default stream
+  } catch (const NativeError& e) {
+    fail(e.what());
+  }
+  {
+    std::unique_lock<std::mutex> lock(gateMutex_);
+    warmed_++;
+    gateWake_.notify_all();
+    gateWake_.wait(lock, [this] { return gateOpen_; });
+  }
+  if (!cancelled_.load()) issueAll(t);
+}
+
+namespace {
+void CUDART_CB noopHostFunc(void*) {}
+}  // namespace
+
+void Runner::warmDevice(int device) {
+  // First use of each kernel (lazy module loading), copy path, pool and host-function thread
+  // costs hundreds of microseconds: pay them here, outside the timed window.
+  selectDevice(device);
+  void* d = nullptr;
+  void* h = nullptr;
+  SS_CUDA_CHECK(cudaMalloc(&d, 1 << 16));
+  SS_CUDA_CHECK(cudaMallocHost(&h, 1 << 16));
+  LaunchShape tiny;
+  SS_CUDA_CHECK(launchTimedSpin(tiny, 0, cudaStreamLegacy));
+  SS_CUDA_CHECK(launchFixedWork(tiny, 1, cudaStreamLegacy));
+  SS_CUDA_CHECK(cudaMemsetAsync(d, 0, 1 << 12, cudaStreamLegacy));
+  SS_CUDA_CHECK(cudaMemcpyAsync(d, h, 1 << 12, cudaMemcpyDefault, cudaStreamLegacy));
+  SS_CUDA_CHECK(cudaMemcpyAsync(h, d, 1 << 12, cudaMemcpyDefault, cudaStreamLegacy));
+  SS_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(d) + (1 << 12), d, 1 << 12, cudaMemcpyDefault, cudaStreamLegacy));
+  void* pooled = nullptr;
+  if (cudaMallocAsync(&pooled, 1 << 12, cudaStreamLegacy) == cudaSuccess) {
+    cudaFreeAsync(pooled, cudaStreamLegacy);
+  }
+  cudaGetLastError();  // a device without memory pools is not an error here
+  SS_CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, noopHostFunc, nullptr));
+  SS_CUDA_CHECK(cudaDeviceSynchronize());
+  cudaFree(d);
+  cudaFreeHost(h);
 }
 
 Runner::~Runner() {
   cancel();
   if (controller_.joinable()) {
     controller_.join();
+  }
+  openGate();  // never started: let the waiting issue threads see the cancel and leave
+  for (std::thread& t : issueThreads_) {
+    if (t.joinable()) t.join();
   }
   // Best effort: after a sticky error these fail, and the child process exits anyway.
   for (size_t i = 0; i < streams_.size(); i++) {
@@ -56,8 +124,12 @@ Runner::~Runner() {
   }
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
   for (cudaEvent_t e : baseEvents_) cudaEventDestroy(e);
-  for (cudaGraphExec_t g : graphs_) cudaGraphExecDestroy(g);
-  for (cudaGraph_t g : graphTemplates_) cudaGraphDestroy(g);
+  for (cudaGraphExec_t g : graphs_) {
+    if (g != nullptr) cudaGraphExecDestroy(g);
+  }
+  for (cudaGraph_t g : graphTemplates_) {
+    if (g != nullptr) cudaGraphDestroy(g);
+  }
   for (size_t i = 0; i < buffers_.size(); i++) {
     if (buffers_[i] == nullptr) continue;
     switch (plan_.buffers[i].kind) {
@@ -119,6 +191,10 @@ void Runner::setup() {
     void* p = nullptr;
     size_t bytes = b.bytes > 0 ? b.bytes : 1;
     selectDevice(b.device);
+    if (b.deferred) {
+      buffers_.push_back(nullptr);
+      continue;
+    }
     switch (b.kind) {
       case BufferKind::Device:
         SS_CUDA_CHECK(cudaMalloc(&p, bytes));
@@ -138,7 +214,9 @@ void Runner::setup() {
     }
     buffers_.push_back(p);
   }
-  captureGraphs();
+  for (int d : plan_.devices) warmDevice(d);
+  graphs_.assign(plan_.graphs.size(), nullptr);
+  graphTemplates_.assign(plan_.graphs.size(), nullptr);
   for (int d : plan_.devices) {
     selectDevice(d);
     SS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -153,22 +231,38 @@ void Runner::setup() {
   }
 }
 
-void Runner::captureGraphs() {
-  for (const PlanGraph& g : plan_.graphs) {
-    const PlanStream& s = plan_.streams.at(g.captureStream);
-    selectDevice(s.device);
-    cudaStream_t stream = streams_.at(g.captureStream);
-    SS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    for (const PlanOp& op : g.ops) {
-      issue(op, 0, true);
-    }
-    cudaGraph_t graph = nullptr;
-    SS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    graphTemplates_.push_back(graph);
-    cudaGraphExec_t exec = nullptr;
-    SS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    graphs_.push_back(exec);
+cudaError_t Runner::captureGraph(size_t index) {
+  const PlanGraph& g = plan_.graphs.at(index);
+  cudaStream_t stream = streams_.at(g.captureStream);
+  cudaError_t st = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (st != cudaSuccess) return st;
+  for (const PlanOp& op : g.ops) {
+    issue(op, 0, true);
   }
+  cudaGraph_t graph = nullptr;
+  st = cudaStreamEndCapture(stream, &graph);
+  if (st != cudaSuccess) return st;
+  if (graphTemplates_[index] != nullptr) cudaGraphDestroy(graphTemplates_[index]);
+  if (graphs_[index] != nullptr) cudaGraphExecDestroy(graphs_[index]);
+  graphTemplates_[index] = graph;
+  st = cudaGraphInstantiate(&graphs_[index], graph, 0);
+  if (st == cudaSuccess && sink_ && cuptiApi().getGraphNodeId != nullptr) {
+    // A linear capture: the graph's nodes, in creation order, are the plan graph's ops. CUPTI
+    // reports each node's kernel or copy with its graph node id; name them after their op.
+    size_t count = 0;
+    if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == g.ops.size()) {
+      std::vector<cudaGraphNode_t> nodes(count);
+      if (cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess) {
+        for (size_t i = 0; i < count; i++) {
+          uint64_t id = 0;
+          if (cuptiApi().getGraphNodeId(nodes[i], &id) == CUPTI_SUCCESS) {
+            sink_->graphNode(id, g.ops[i].nameId, g.ops[i].refId);
+          }
+        }
+      }
+    }
+  }
+  return st;
 }
 
 void Runner::start(std::function<void()> doorbell) {
@@ -184,11 +278,8 @@ void Runner::start(std::function<void()> doorbell) {
 }
 
 void Runner::control() {
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < plan_.threads.size(); t++) {
-    threads.emplace_back([this, t] { issueAll(t); });
-  }
-  for (std::thread& t : threads) t.join();
+  openGate();
+  for (std::thread& t : issueThreads_) t.join();
   currentDevice = -1;
   for (int d : plan_.devices) {
     cudaError_t st = cudaSetDevice(d);
@@ -233,10 +324,22 @@ std::string Runner::error() {
 }
 
 void Runner::issueAll(size_t threadIndex) {
-  currentDevice = -1;
   const PlanThread& thread = plan_.threads[threadIndex];
+  std::vector<std::pair<int64_t, uint32_t>> ranges;  // open ranges: start, name
   for (const PlanOp& op : thread.ops) {
     if (cancelled_.load()) return;
+    if (op.code == OpCode::RangePush) {
+      ranges.emplace_back(hostNowNs(), op.nameId);
+      continue;
+    }
+    if (op.code == OpCode::RangePop) {
+      if (!ranges.empty()) {
+        sink_->pushRange(ranges.back().first, hostNowNs(), thread.track, ranges.back().second,
+                         static_cast<uint8_t>(ranges.size() - 1));
+        ranges.pop_back();
+      }
+      continue;
+    }
     try {
       issue(op, thread.track, false);
     } catch (const NativeError& e) {
@@ -244,217 +347,6 @@ void Runner::issueAll(size_t threadIndex) {
       return;
     }
   }
-}
-
-uint8_t Runner::copyKind(int dst, int src, uint8_t* memKinds) const {
-  auto memKind = [this](int buffer) -> uint8_t {
-    switch (plan_.buffers.at(buffer).kind) {
-      case BufferKind::Pinned: return kMemPinned;
-      case BufferKind::Pageable: return kMemPageable;
-      default: return kMemDevice;
-    }
-  };
-  uint8_t s = memKind(src);
-  uint8_t d = memKind(dst);
-  *memKinds = static_cast<uint8_t>(s | (d << 4));
-  bool hostSrc = s != kMemDevice;
-  bool hostDst = d != kMemDevice;
-  if (hostSrc && hostDst) return kCopyHtoH;
-  if (hostSrc) return kCopyHtoD;
-  if (hostDst) return kCopyDtoH;
-  return plan_.buffers.at(src).device == plan_.buffers.at(dst).device ? kCopyDtoD : kCopyPtoP;
-}
-
-template <typename Fn>
-void Runner::call(const char* api, uint8_t hostKind, const PlanOp& op, uint32_t hostTrack,
-                  bool capturing, bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn) {
-  if (capturing) {
-    cudaError_t st = fn();
-    if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
-    return;
-  }
-  const PlanStream& ps = plan_.streams.at(op.stream);
-  cudaStream_t stream = streams_.at(op.stream);
-  bool pair = gpuWork && options_.timing == TimingMode::Events;
-  PendingPair pending{};
-  if (pair) {
-    SS_CUDA_CHECK(cudaEventCreate(&pending.start));
-    SS_CUDA_CHECK(cudaEventCreate(&pending.end));
-    SS_CUDA_CHECK(cudaEventRecord(pending.start, stream));
-  }
-  resetCorrelation();
-  int64_t t0 = hostNowNs();
-  cudaError_t st = fn();
-  int64_t t1 = hostNowNs();
-  uint32_t correlation = lastCorrelation();
-  if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
-  bool sync = hostKind == kStreamSync || hostKind == kEventSync || hostKind == kDeviceSync;
-  if (gpuWork && options_.timing == TimingMode::Cupti) {
-    sink_->issued(correlation, IssuedOp{ps.track, op.nameId, op.refId, 0, op.code == OpCode::GraphLaunch});
-  }
-  if (pair) {
-    SS_CUDA_CHECK(cudaEventRecord(pending.end, stream));
-    pending.device = ps.device;
-    pending.op.track = ps.track;
-    pending.op.kind = gpuKind;
-    pending.op.nameId = op.nameId;
-    pending.op.bytes = bytes;
-    pending.op.memKinds = memKinds;
-    pending.op.refId = gpuKind == kKernel ? op.refId : kNoRef;
-    {
-      std::lock_guard<std::mutex> lock(pairMutex_);
-      pairs_.push_back(pending);
-    }
-    pairWake_.notify_all();
-  }
-  sink_->pushOp(t0, t1, hostTrack, hostKind, sink_->intern(api), correlation,
-                sync ? static_cast<uint8_t>(kFlagSync) : 0);
-}
-
-void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
-  const PlanStream& ps = plan_.streams.at(op.stream);
-  selectDevice(ps.device);
-  cudaStream_t s = streams_.at(op.stream);
-  const int64_t* a = op.a;
-  LaunchShape shape{static_cast<unsigned>(a[1]), static_cast<unsigned>(a[2]), static_cast<unsigned>(a[3])};
-  auto syncOn = [s, &ps](cudaError_t st) {
-    // cudaMemcpy/cudaMemset on a stream other than the legacy one: the async call, then a wait,
-    // which is what the synchronous API does on the per-thread default stream.
-    return st == cudaSuccess && ps.type != StreamType::Legacy ? cudaStreamSynchronize(s) : st;
-  };
-  switch (op.code) {
-    case OpCode::KernelTimed:
-      call("cudaLaunchKernel", kApiCall, op, hostTrack, capturing, true, kKernel, 0, 0,
-           [&] { return launchTimedSpin(shape, static_cast<uint64_t>(a[0]), s); });
-      break;
-    case OpCode::KernelWork:
-      call("cudaLaunchKernel", kApiCall, op, hostTrack, capturing, true, kKernel, 0, 0,
-           [&] { return launchFixedWork(shape, static_cast<uint64_t>(a[0]), s); });
-      break;
-    case OpCode::Fault:
-      call("cudaLaunchKernel", kApiCall, op, hostTrack, capturing, true, kKernel, 0, 0,
-           [&] { return launchFault(s); });
-      break;
-    case OpCode::Copy:
-    case OpCode::PeerCopy: {
-      int dst = static_cast<int>(a[0]);
-      int src = static_cast<int>(a[1]);
-      size_t bytes = static_cast<size_t>(a[2]);
-      uint8_t memKinds = 0;
-      uint8_t kind = copyKind(dst, src, &memKinds);
-      void* dp = buffers_.at(dst);
-      void* sp = buffers_.at(src);
-      if (op.code == OpCode::PeerCopy) {
-        int dd = plan_.buffers[dst].device;
-        int sd = plan_.buffers[src].device;
-        call("cudaMemcpyPeerAsync", kApiCall, op, hostTrack, capturing, true, kCopyPtoP, bytes, memKinds,
-             [&] { return cudaMemcpyPeerAsync(dp, dd, sp, sd, bytes, s); });
-      } else if (a[3] != 0) {
-        call("cudaMemcpyAsync", kApiCall, op, hostTrack, capturing, true, kind, bytes, memKinds,
-             [&] { return cudaMemcpyAsync(dp, sp, bytes, cudaMemcpyDefault, s); });
-      } else {
-        call("cudaMemcpy", kApiCall, op, hostTrack, capturing, true, kind, bytes, memKinds, [&] {
-          return ps.type == StreamType::Legacy ? cudaMemcpy(dp, sp, bytes, cudaMemcpyDefault)
-                                               : syncOn(cudaMemcpyAsync(dp, sp, bytes, cudaMemcpyDefault, s));
-        });
-      }
-      break;
-    }
-    case OpCode::Memset: {
-      void* p = buffers_.at(static_cast<size_t>(a[0]));
-      size_t bytes = static_cast<size_t>(a[1]);
-      int value = static_cast<int>(a[3]);
-      uint8_t memKinds = static_cast<uint8_t>(kMemDevice << 4);
-      if (a[2] != 0) {
-        call("cudaMemsetAsync", kApiCall, op, hostTrack, capturing, true, kMemset, bytes, memKinds,
-             [&] { return cudaMemsetAsync(p, value, bytes, s); });
-      } else {
-        call("cudaMemset", kApiCall, op, hostTrack, capturing, true, kMemset, bytes, memKinds, [&] {
-          return ps.type == StreamType::Legacy ? cudaMemset(p, value, bytes)
-                                               : syncOn(cudaMemsetAsync(p, value, bytes, s));
-        });
-      }
-      break;
-    }
-    case OpCode::EventRecord: {
-      size_t e = static_cast<size_t>(a[0]);
-      call("cudaEventRecord", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaEventRecord(events_.at(e), s); });
-      if (!capturing) {
-        {
-          std::lock_guard<std::mutex> lock(recordMutex_);
-          recordCounts_[e]++;
-        }
-        recordWake_.notify_all();
-      }
-      break;
-    }
-    case OpCode::StreamWait:
-      call("cudaStreamWaitEvent", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaStreamWaitEvent(s, events_.at(static_cast<size_t>(a[0])), 0); });
-      break;
-    case OpCode::StreamSync:
-      call("cudaStreamSynchronize", kStreamSync, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaStreamSynchronize(s); });
-      break;
-    case OpCode::EventSync:
-      call("cudaEventSynchronize", kEventSync, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaEventSynchronize(events_.at(static_cast<size_t>(a[0]))); });
-      break;
-    case OpCode::DeviceSync:
-      selectDevice(static_cast<int>(a[0]));
-      call("cudaDeviceSynchronize", kDeviceSync, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaDeviceSynchronize(); });
-      break;
-    case OpCode::HostFunc: {
-      hostFuncs_.push_back(std::make_unique<HostFuncData>(HostFuncData{this, ps.track, op.nameId, a[0]}));
-      HostFuncData* data = hostFuncs_.back().get();
-      call("cudaLaunchHostFunc", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaLaunchHostFunc(s, onHostFunc, data); });
-      break;
-    }
-    case OpCode::HostWork: {
-      int64_t t0 = hostNowNs();
-      spinUntil(t0 + a[0]);
-      sink_->pushOp(t0, hostNowNs(), hostTrack, kHostWork, op.nameId);
-      break;
-    }
-    case OpCode::WaitRecorded: {
-      size_t e = static_cast<size_t>(a[0]);
-      std::unique_lock<std::mutex> lock(recordMutex_);
-      recordWake_.wait(lock, [&] { return recordCounts_.at(e) >= a[1] || cancelled_.load(); });
-      break;
-    }
-    case OpCode::GraphLaunch: {
-      cudaGraphExec_t g = graphs_.at(static_cast<size_t>(a[0]));
-      call("cudaGraphLaunch", kApiCall, op, hostTrack, capturing, true, kGraphLaunch, 0, 0,
-           [&] { return cudaGraphLaunch(g, s); });
-      break;
-    }
-    case OpCode::MallocAsync: {
-      size_t b = static_cast<size_t>(a[0]);
-      size_t bytes = plan_.buffers.at(b).bytes;
-      call("cudaMallocAsync", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaMallocAsync(&buffers_.at(b), bytes, s); });
-      break;
-    }
-    case OpCode::FreeAsync: {
-      size_t b = static_cast<size_t>(a[0]);
-      void* p = buffers_.at(b);
-      buffers_.at(b) = nullptr;
-      call("cudaFreeAsync", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
-           [&] { return cudaFreeAsync(p, s); });
-      break;
-    }
-  }
-}
-
-void CUDART_CB Runner::onHostFunc(void* raw) {
-  // Runs on a CUDA-internal thread: no CUDA calls here, only our clock and the sink.
-  auto* data = static_cast<HostFuncData*>(raw);
-  int64_t t0 = hostNowNs();
-  spinUntil(t0 + data->durNs);
-  data->runner->sink_->pushOp(t0, hostNowNs(), data->track, kHostFunc, data->nameId);
 }
 
 void Runner::completeEvents() {

@@ -55,7 +55,10 @@ class Runner {
   };
 
   void setup();
-  void captureGraphs();
+  void warmDevice(int device);
+  void threadMain(size_t threadIndex);
+  void openGate();
+  cudaError_t captureGraph(size_t index);
   void control();
   void issueAll(size_t threadIndex);
   void issue(const PlanOp& op, uint32_t hostTrack, bool capturing);
@@ -91,6 +94,11 @@ class Runner {
   bool pairsClosed_ = false;
   std::thread completion_;
 
+  std::mutex gateMutex_;
+  std::condition_variable gateWake_;
+  bool gateOpen_ = false;
+  size_t warmed_ = 0;
+  std::vector<std::thread> issueThreads_;
   std::thread controller_;
   std::atomic<bool> cancelled_{false};
   std::atomic<RunState> state_{RunState::Running};

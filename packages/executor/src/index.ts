@@ -7,3 +7,17 @@ export type {
   RunHandle,
   RunRequest,
 } from './backend.ts';
+export { LiveRun } from './live-run.ts';
+export { InvalidRunRequest } from './invalid-request.ts';
+export type { RequestIssue } from './invalid-request.ts';
+export { ReplayBackend } from './replay-backend.ts';
+export { CudaBackend, CudaRun, executorProducer } from './cuda/cuda-backend.ts';
+export type { CudaBackendOptions, CudaRunOptions } from './cuda/cuda-backend.ts';
+export { defaultAddonPath } from './cuda/addon-path.ts';
+export { defaultChildScript, measureCopyBandwidth, probeInChild } from './cuda/executor-process.ts';
+export type { CopyLoopOptions, ExecutorProcessOptions } from './cuda/executor-process.ts';
+export type { NativeStatus, ProbeDevice, ProbeReport } from './cuda/protocol.ts';
+export { unavailableReason } from './cuda/protocol.ts';
+export { PlanBuilder } from './calibrate/plan-builder.ts';
+export { calibrationFromTrace, calibrationPlan, runCalibration } from './calibrate/calibrate.ts';
+export type { Calibration } from './calibrate/calibrate.ts';

@@ -7,7 +7,9 @@ import {
   batchMagic,
   codecVersion,
 } from '@streamscope/trace';
-import { buildPreset } from '@streamscope/workload';
+import process from 'node:process';
+import type { Plan } from '@streamscope/workload';
+import { buildPreset, validateWorkload } from '@streamscope/workload';
 import { describe, expect, it } from 'vitest';
 import { CudaBackend } from './cuda-backend.ts';
 
@@ -45,6 +47,14 @@ function backend(mode: string): CudaBackend {
 
 const workload = buildPreset('pipeline', { chunks: 2 });
 
+function validPlan(): Plan {
+  const result = validateWorkload(workload);
+  if (!result.ok) {
+    throw new Error('pipeline preset does not validate');
+  }
+  return result.plan;
+}
+
 describe('the cuda backend with a stand-in executor process', () => {
   it('builds the trace structure, applies record batches and finishes', async () => {
     const run = backend('finish').start({ workload, timeLimitMs: 10_000, pace: 'fast' });
@@ -60,10 +70,10 @@ describe('the cuda backend with a stand-in executor process', () => {
   });
 
   it('stops a run that hangs past its time limit, says so, and keeps what arrived', async () => {
-    const run = backend('hang').start({ workload, timeLimitMs: 300, pace: 'fast' });
+    const run = backend('hang').start({ workload, timeLimitMs: 2000, pace: 'fast' });
     const end = await run.done;
     expect(end.status).toBe('failed');
-    expect(end.status === 'failed' ? end.reason : '').toMatch(/time limit of 300 ms exceeded/);
+    expect(end.status === 'failed' ? end.reason : '').toMatch(/time limit of 2000 ms exceeded/);
     expect(run.trace.ops.count).toBe(1);
   });
 
@@ -74,6 +84,18 @@ describe('the cuda backend with a stand-in executor process', () => {
       status: 'failed',
       reason: expect.stringMatching(/ended unexpectedly \(killed by SIGSEGV\)/) as unknown,
     });
+    expect(run.trace.ops.count).toBe(1);
+  });
+
+  it('reports a child killed mid-run from outside, keeping what arrived', async () => {
+    const run = backend('stream').startPlan(validPlan(), { timeLimitMs: 10_000 });
+    run.onUpdate(() => {
+      if (run.trace.ops.count > 0) {
+        process.kill(run.executorPid, 'SIGKILL');
+      }
+    });
+    const end = await run.done;
+    expect(end.status === 'failed' ? end.reason : '').toMatch(/killed by SIGKILL/);
     expect(run.trace.ops.count).toBe(1);
   });
 

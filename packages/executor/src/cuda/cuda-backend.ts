@@ -8,7 +8,8 @@ import { invalidWorkload } from '../invalid-request.ts';
 import type { ExecutorProcessOptions } from './executor-process.ts';
 import { ExecutorProcess, describeExit, probeInChild } from './executor-process.ts';
 import { cudaRunTrace, lowerPlan } from './lower-plan.ts';
-import type { NativeRunOptions } from './native-plan.ts';
+import type { NativePlan, NativeRunOptions } from './native-plan.ts';
+import { NativeOpCode, nativeOpStride } from './native-plan.ts';
 import type { FromChild, NativeStatus, ProbeReport } from './protocol.ts';
 import { unavailableReason } from './protocol.ts';
 
@@ -25,11 +26,15 @@ export interface CudaRunOptions {
   readonly flushIntervalMs?: number;
   readonly maxQueuedRecords?: number;
   readonly preset?: string;
+  /** Fault tests: a kernel that writes through a null pointer after this many ops of thread 0. */
+  readonly injectFaultAfterOps?: number;
 }
 
 /** A GPU run: also what the addon said when it ended (drops, makespan). */
 export class CudaRun extends LiveRun {
   nativeStatus: NativeStatus | undefined;
+  /** The executor child's pid (fault tests kill it). */
+  executorPid = 0;
 }
 
 /**
@@ -78,6 +83,7 @@ export class CudaBackend implements Backend {
     const trace = cudaRunTrace(plan, executorProducer, runOptions.preset);
     const run = new CudaRun(trace);
     const child = new ExecutorProcess(this.options);
+    run.executorPid = child.pid;
     const decoder = new TraceDecoder(trace);
     const graceMs = this.options.cancelGraceMs ?? 3000;
     let stopReason: string | undefined;
@@ -179,11 +185,19 @@ export class CudaBackend implements Backend {
           return;
         }
         try {
-          const native = lowerPlan(plan, trace, {
+          const lowered = lowerPlan(plan, trace, {
             firstDevice,
             devices: probe.cuda?.devices ?? [],
             pid: process.pid,
           });
+          const native =
+            runOptions.injectFaultAfterOps === undefined
+              ? lowered
+              : withInjectedFault(
+                  lowered,
+                  runOptions.injectFaultAfterOps,
+                  trace.strings.intern('fault'),
+                );
           run.grew();
           child.send({
             type: 'run',
@@ -217,4 +231,23 @@ function lostRecords(status: NativeStatus): string | undefined {
     parts.push(`${status.unmatched} GPU records could not be matched to an op`);
   }
   return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** Inserts a faulting kernel on thread 0's first stream op after `afterOps` ops. */
+function withInjectedFault(plan: NativePlan, afterOps: number, nameId: number): NativePlan {
+  const [first, ...rest] = plan.threads;
+  if (first === undefined) {
+    return plan;
+  }
+  const at = Math.min(afterOps, first.ops.length / nativeOpStride) * nativeOpStride;
+  const stream = plan.streams.findIndex((s) => s.type >= 2);
+  const fault = new Float64Array(nativeOpStride);
+  fault.set([NativeOpCode.Fault, Math.max(0, stream)]);
+  fault[nativeOpStride - 2] = nameId;
+  fault[nativeOpStride - 1] = -1;
+  const ops = new Float64Array(first.ops.length + nativeOpStride);
+  ops.set(first.ops.subarray(0, at));
+  ops.set(fault, at);
+  ops.set(first.ops.subarray(at), at + nativeOpStride);
+  return { ...plan, threads: [{ track: first.track, ops }, ...rest] };
 }

@@ -118,3 +118,37 @@ export async function probeInChild(options: ExecutorProcessOptions): Promise<Pro
     child.close();
   }
 }
+
+export interface CopyLoopOptions {
+  readonly direction: 'htod' | 'dtoh';
+  readonly pinned: boolean;
+  readonly bytes: number;
+  readonly reps: number;
+  readonly device: number;
+}
+
+/** A plain cudaMemcpy loop without tracing, in its own child: the peak traced copies are held to. */
+export async function measureCopyBandwidth(
+  options: ExecutorProcessOptions,
+  loop: CopyLoopOptions,
+): Promise<number> {
+  const child = new ExecutorProcess(options);
+  try {
+    await child.ready();
+    return await new Promise<number>((resolve, reject) => {
+      child.onMessage((message) => {
+        if (message.type === 'bandwidth') {
+          resolve(message.bytesPerS);
+        } else if (message.type === 'error') {
+          reject(new Error(message.message));
+        }
+      });
+      void child.exited.then((exit) =>
+        reject(new Error(`executor process ended (${describeExit(exit)})`)),
+      );
+      child.send({ type: 'copy-bandwidth', ...loop });
+    });
+  } finally {
+    child.close();
+  }
+}

@@ -1,5 +1,5 @@
 // Stands in for child-host.mjs in tests (no GPU needed): its "addon path" argument is a JSON
-// behaviour: {mode: 'finish' | 'hang' | 'crash' | 'cancellable' | 'no-gpu', batch: base64}.
+// behaviour: {mode: 'finish' | 'hang' | 'crash' | 'stream' | 'cancellable' | 'no-gpu', batch: base64}.
 import process from 'node:process';
 
 const behaviour = JSON.parse(process.argv[2] ?? '{}');
@@ -39,6 +39,9 @@ process.on('message', (m) => {
       send({ type: 'ended', status: { state: 'finished', dropped: 0 } });
     } else if (behaviour.mode === 'crash') {
       setTimeout(() => process.kill(process.pid, 'SIGSEGV'), 20);
+    } else if (behaviour.mode === 'stream') {
+      // Keeps running (as a long GPU run would) until it is killed.
+      setInterval(() => send({ type: 'records', bytes: new Uint8Array(0) }), 20);
     } else if (behaviour.mode === 'hang') {
       setInterval(() => undefined, 1000); // ignores cancel, like a kernel that never ends
     }

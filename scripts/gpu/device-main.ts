@@ -1,0 +1,233 @@
+// Runs on the GPU machine (bundled by build-device-runner.mjs; see README.md there):
+//   node device-main.mjs all OUT_DIR        probe, calibration, every preset, bench figures, faults
+//   node device-main.mjs preset NAME FILE [TIMING]   one preset (nsys-agreement uses TIMING=none)
+//   node device-main.mjs export-json TRACE JSON      per-stream GPU ops of a trace, for the comparison
+//   node device-main.mjs two-gpu OUT_DIR             peer copies between two devices, one trace
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import type { CudaBackendOptions, CudaRunOptions } from '@streamscope/executor';
+import { CudaBackend, runCalibration } from '@streamscope/executor';
+import { OpKind, loadTrace, opKindName, saveTrace } from '@streamscope/trace';
+import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import { collectionOverhead, copyFractions, deliveryLatency } from './executor-figures.ts';
+import { twoGpuWorkload, twoThreadsWorkload } from './extra-workloads.ts';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const options: CudaBackendOptions = {
+  addonPath: path.resolve('native/build/streamscope_native.node'),
+  childScript: path.join(here, 'child-host.mjs'),
+};
+const log = (line: string): void => {
+  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+};
+
+async function step(name: string, body: () => Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  try {
+    await body();
+    log(`${name}: ok (${Date.now() - t0} ms)`);
+  } catch (error) {
+    log(`${name}: FAILED ${(error as Error).stack ?? String(error)}`);
+  }
+}
+
+async function runPreset(
+  backend: CudaBackend,
+  name: string,
+  file: string,
+  runOptions: CudaRunOptions,
+  workload: unknown = buildPreset(name),
+): Promise<void> {
+  const validated = validateWorkload(workload);
+  if (!validated.ok) {
+    throw new Error(
+      `${name}: ${validated.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
+  }
+  const run = backend.startPlan(
+    validated.plan,
+    { timeLimitMs: 120_000 },
+    { ...runOptions, preset: name },
+  );
+  const end = await run.done;
+  const s = run.nativeStatus;
+  log(
+    `preset ${name}: ${end.status}${end.status === 'failed' ? ` (${end.reason})` : ''}; ${run.trace.ops.count} ops, ` +
+      `timing ${run.trace.meta.timingMethod}, makespan ${((s?.makespanNs ?? 0) / 1e6).toFixed(3)} ms, ` +
+      `dropped ${s?.dropped ?? '?'}, unmatched ${s?.unmatched ?? '?'}, cupti dropped ${s?.cuptiDropped ?? '?'}` +
+      `${(run.trace.meta.warnings ?? []).length > 0 ? `, warnings: ${run.trace.meta.warnings?.join(' | ')}` : ''}`,
+  );
+  if (end.status === 'finished') {
+    writeFileSync(file, saveTrace(run.trace));
+  }
+}
+
+async function faults(backend: CudaBackend): Promise<void> {
+  const pipeline = validateWorkload(buildPreset('pipeline'));
+  if (!pipeline.ok) {
+    throw new Error('pipeline does not validate');
+  }
+  const hang = validateWorkload({
+    name: 'hang',
+    streams: [{ name: 's' }],
+    threads: [
+      { name: 'main', ops: [{ op: 'kernel', name: 'forever', duration: '8s', stream: 's' }] },
+    ],
+  });
+  if (!hang.ok) {
+    throw new Error(
+      `hang workload: ${hang.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
+  }
+  const t0 = Date.now();
+  const hung = backend.startPlan(hang.plan, { timeLimitMs: 3000 });
+  const hungEnd = await hung.done;
+  log(
+    `fault hang: ${JSON.stringify(hungEnd)} after ${Date.now() - t0} ms, ${hung.trace.ops.count} ops kept`,
+  );
+
+  const faulty = backend.startPlan(
+    pipeline.plan,
+    { timeLimitMs: 30_000 },
+    { injectFaultAfterOps: 6 },
+  );
+  const faultEnd = await faulty.done;
+  log(`fault kernel: ${JSON.stringify(faultEnd)}, ${faulty.trace.ops.count} ops kept`);
+
+  const b = new (await import('@streamscope/executor')).PlanBuilder('long');
+  const s = b.stream('s');
+  for (let i = 0; i < 200; i++) {
+    b.kernel(s, 'k', 10_000_000);
+  }
+  const killed = backend.startPlan(b.build(), { timeLimitMs: 30_000 });
+  killed.onUpdate(() => {
+    if (killed.trace.ops.columns().kind.includes(OpKind.Kernel)) {
+      process.kill(killed.executorPid, 'SIGKILL');
+    }
+  });
+  const killedEnd = await killed.done;
+  log(`fault killed child: ${JSON.stringify(killedEnd)}, ${killed.trace.ops.count} ops kept`);
+
+  const after = backend.startPlan(pipeline.plan, { timeLimitMs: 30_000 });
+  log(
+    `after the faults the parent still runs: ${JSON.stringify(await after.done)}, ${after.trace.ops.count} ops`,
+  );
+}
+
+async function all(outDir: string): Promise<void> {
+  mkdirSync(path.join(outDir, 'runs'), { recursive: true });
+  const backend = new CudaBackend(options);
+  const results: string[] = [];
+  const report = (name: string, value: number, unit: string): void => {
+    const line = `${name}: ${Number.isInteger(value) ? value : value.toPrecision(4)} ${unit}`;
+    results.push(line);
+    log(line);
+  };
+  await step('probe', async () => {
+    const probe = await backend.probe();
+    writeFileSync(path.join(outDir, 'probe.json'), JSON.stringify(probe, null, 2) + '\n');
+    log(JSON.stringify(probe));
+  });
+  await step('calibrate', async () => {
+    const { calibration, trace } = await runCalibration(backend, undefined);
+    writeFileSync(
+      path.join(outDir, 'calibration.json'),
+      JSON.stringify(calibration, null, 2) + '\n',
+    );
+    writeFileSync(path.join(outDir, 'runs', 'calibration.sstrace'), saveTrace(trace));
+    log(JSON.stringify(calibration));
+  });
+  for (const preset of presets) {
+    await step(`preset ${preset.name}`, () =>
+      runPreset(backend, preset.name, path.join(outDir, 'runs', `${preset.name}.sstrace`), {}),
+    );
+  }
+  await step('two threads', () =>
+    runPreset(
+      backend,
+      'two-threads',
+      path.join(outDir, 'runs', 'two-threads.sstrace'),
+      {},
+      twoThreadsWorkload(),
+    ),
+  );
+  await step('events fallback', () =>
+    runPreset(backend, 'pipeline', path.join(outDir, 'runs', 'pipeline-events.sstrace'), {
+      timing: 'events',
+    }),
+  );
+  await step('bench overhead', () => collectionOverhead(backend, report));
+  await step('bench copies', () => copyFractions(backend, options, report));
+  await step('bench latency', () => deliveryLatency(backend, report));
+  await step('faults', () => faults(backend));
+  writeFileSync(path.join(outDir, 'bench.txt'), results.join('\n') + '\n');
+}
+
+async function twoGpu(outDir: string): Promise<void> {
+  mkdirSync(outDir, { recursive: true });
+  const backend = new CudaBackend(options);
+  const validated = validateWorkload(twoGpuWorkload());
+  if (!validated.ok) {
+    throw new Error(validated.errors.map((e) => `${e.path}: ${e.message}`).join('; '));
+  }
+  const run = backend.startPlan(validated.plan, { timeLimitMs: 60_000 });
+  const end = await run.done;
+  const ops = run.trace.ops.columns();
+  const perDevice = new Map<number, number>();
+  for (let i = 0; i < ops.count; i++) {
+    const track = run.trace.tracks[ops.track[i]!];
+    if (track?.kind === 'gpu-stream') {
+      perDevice.set(track.deviceId, (perDevice.get(track.deviceId) ?? 0) + 1);
+    }
+  }
+  log(
+    `two-gpu: ${JSON.stringify(end)}; GPU ops per device ${JSON.stringify([...perDevice])}; devices ${run.trace.devices.map((d) => d.name).join(', ')}`,
+  );
+  writeFileSync(path.join(outDir, 'two-gpu-peer.sstrace'), saveTrace(run.trace));
+}
+
+/** Per stream track, its GPU ops in start order (the nsys-agreement script reads this). */
+function exportJson(traceFile: string, jsonFile: string): void {
+  const trace = loadTrace(readFileSync(traceFile));
+  const ops = trace.ops.columns();
+  const streams: Record<
+    string,
+    { kind: string; startNs: number; durNs: number; bytes: number; name: string }[]
+  > = {};
+  for (let i = 0; i < ops.count; i++) {
+    const track = trace.tracks[ops.track[i]!];
+    if (track?.kind !== 'gpu-stream' || ops.kind[i] === OpKind.HostFunc) {
+      continue;
+    }
+    (streams[track.name] ??= []).push({
+      kind: opKindName(ops.kind[i]!),
+      startNs: ops.startNs[i]!,
+      durNs: ops.endNs[i]! - ops.startNs[i]!,
+      bytes: ops.bytes[i]!,
+      name: trace.strings.get(ops.nameId[i]!),
+    });
+  }
+  for (const list of Object.values(streams)) {
+    list.sort((a, b) => a.startNs - b.startNs);
+  }
+  writeFileSync(jsonFile, JSON.stringify({ title: trace.meta.title, streams }) + '\n');
+}
+
+const [command, a, b, c] = process.argv.slice(2);
+if (command === 'all' && a !== undefined) {
+  await all(a);
+} else if (command === 'preset' && a !== undefined && b !== undefined) {
+  await runPreset(new CudaBackend(options), a, b, {
+    timing: (c ?? 'auto') as CudaRunOptions['timing'],
+  });
+} else if (command === 'export-json' && a !== undefined && b !== undefined) {
+  exportJson(a, b);
+} else if (command === 'two-gpu' && a !== undefined) {
+  await twoGpu(a);
+} else {
+  process.stderr.write(
+    'usage: device-main.mjs all OUT | preset NAME FILE [TIMING] | export-json TRACE JSON | two-gpu OUT\n',
+  );
+  process.exitCode = 2;
+}
