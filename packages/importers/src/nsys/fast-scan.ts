@@ -9,6 +9,22 @@ const RBRACE = 0x7d;
 const MINUS = 0x2d;
 const BACKSLASH = 0x5c;
 
+/** Entries per key in a template: length, field id (-1 if unread), first, middle, last byte. */
+const slot = 5;
+const maxTemplateKeys = 96;
+
+/**
+ * The keys of the last line of one event type, in order. nsys writes protobuf messages, whose
+ * fields always come in the same order, so the next line of that type almost always has the
+ * same keys: each is then confirmed by its length, three of its bytes, and the quote and colon
+ * that must follow, instead of being read byte by byte. A line that differs is read the slow
+ * way and becomes the new template.
+ */
+export class KeyTemplate {
+  readonly keys = new Int32Array(maxTemplateKeys * slot);
+  count = 0;
+}
+
 /**
  * Reads one compact nsys JSON line (`{"Type":79,"CudaEvent":{…}}`) straight from its bytes into
  * `rec`, without building strings or objects: integers (also when quoted, as protobuf writes
@@ -17,8 +33,23 @@ const BACKSLASH = 0x5c;
  * handle — whitespace, escapes, non-ASCII, arrays, fractions, integers beyond 2^53, a line that
  * runs past `end` — and the caller then parses the line with JSON.parse: only ever a shortcut.
  */
-export function fastScan(buf: Uint8Array, start: number, end: number, rec: NsysRecord): number {
+export function fastScan(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  rec: NsysRecord,
+  template?: KeyTemplate,
+  learned?: KeyTemplate,
+): number {
   const gen = rec.gen;
+  const known = template?.keys;
+  const knownCount = template?.count ?? 0;
+  let k = 0;
+  let matching = known !== undefined;
+  let learning = learned !== undefined;
+  if (learned !== undefined) {
+    learned.count = 0;
+  }
   const num = rec.num;
   const seen = rec.seen;
   let i = start;
@@ -32,26 +63,87 @@ export function fastScan(buf: Uint8Array, start: number, end: number, rec: NsysR
     if (buf[i] !== QUOTE) {
       return -1;
     }
-    i++;
-    const keyStart = i;
-    let h = 0;
-    let c = buf[i]!;
-    while (c !== QUOTE) {
-      if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
+    let field = -1;
+    if (matching) {
+      const at = k * slot;
+      const length = k < knownCount ? known![at]! : -1;
+      if (
+        length > 0 &&
+        buf[i + length + 1] === QUOTE &&
+        buf[i + length + 2] === COLON &&
+        buf[i + 1] === known![at + 2] &&
+        buf[i + 1 + (length >> 1)] === known![at + 3] &&
+        buf[i + length] === known![at + 4]
+      ) {
+        field = known![at + 1]!;
+        i += length + 3;
+        k++;
+      } else {
+        matching = false;
+        if (learning) {
+          // the keys confirmed so far start the new template
+          learned!.keys.set(known!.subarray(0, k * slot));
+          learned!.count = k;
+        }
+      }
+    }
+    if (!matching) {
+      i++;
+      const keyStart = i;
+      let h = 0;
+      let c = buf[i]!;
+      while (c !== QUOTE) {
+        if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
+          return -1;
+        }
+        h = (Math.imul(h, 31) + c) | 0;
+        c = buf[++i]!;
+      }
+      const keyLength = i - keyStart;
+      i++;
+      if (buf[i] !== COLON) {
         return -1;
       }
-      h = (Math.imul(h, 31) + c) | 0;
-      c = buf[++i]!;
+      i++;
+      field = fieldFor(h, keyLength);
+      if (learning) {
+        const n = learned!.count;
+        if (n >= maxTemplateKeys) {
+          learning = false;
+        } else {
+          const at = n * slot;
+          const keys = learned!.keys;
+          keys[at] = keyLength;
+          keys[at + 1] = field;
+          keys[at + 2] = buf[keyStart]!;
+          keys[at + 3] = buf[keyStart + (keyLength >> 1)]!;
+          keys[at + 4] = buf[keyStart + keyLength - 1]!;
+          learned!.count = n + 1;
+        }
+      }
     }
-    const keyLength = i - keyStart;
-    i++;
-    if (buf[i] !== COLON) {
-      return -1;
-    }
-    i++;
-    const field = fieldFor(h, keyLength);
-    c = buf[i]!;
-    if (c === QUOTE) {
+    let c = buf[i]!;
+    if (field < 0 && c !== LBRACE) {
+      // A value nobody reads: find its end without parsing it.
+      if (c === QUOTE) {
+        i++;
+        c = buf[i]!;
+        while (c !== QUOTE) {
+          if (c === BACKSLASH || i >= end) {
+            return -1;
+          }
+          c = buf[++i]!;
+        }
+        i++;
+      } else {
+        while (c !== COMMA && c !== RBRACE) {
+          if (c === QUOTE || c === 0x5b /* [ */ || i >= end) {
+            return -1;
+          }
+          c = buf[++i]!;
+        }
+      }
+    } else if (c === QUOTE) {
       i++;
       const valueStart = i;
       let v = 0;
@@ -133,6 +225,16 @@ export function fastScan(buf: Uint8Array, start: number, end: number, rec: NsysR
       depth--;
       i++;
       if (depth === 0) {
+        if (matching && k !== knownCount) {
+          matching = false; // fewer keys than the template: keep this line's keys instead
+          if (learning) {
+            learned!.keys.set(known!.subarray(0, k * slot));
+            learned!.count = k;
+          }
+        }
+        if (learned !== undefined && (matching || !learning)) {
+          learned.count = -1; // nothing new to keep
+        }
         return i;
       }
       c = buf[i]!;

@@ -1,7 +1,7 @@
 import { ImportError } from '../import-error.ts';
 import { throwIfAborted } from '../io/chunks.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { fastScan } from './fast-scan.ts';
+import { KeyTemplate, fastScan } from './fast-scan.ts';
 import { NsysEventSink } from './nsys-events.ts';
 import { F, NsysRecord, fieldByHash, fieldLength, hashAscii } from './nsys-record.ts';
 import type { LaunchTable } from '@streamscope/trace';
@@ -138,6 +138,9 @@ function join(a: Uint8Array, b: Uint8Array, bEnd: number): Uint8Array {
 class NsysJsonLines {
   line = 0;
   private readonly rec = new NsysRecord();
+  /** Per event type, the keys of its last line (see KeyTemplate); `learned` is the scratch one. */
+  private readonly templates: (KeyTemplate | undefined)[] = [];
+  private learned = new KeyTemplate();
   private readonly sink: NsysEventSink;
   private sawStrings = false;
   private events = 0;
@@ -163,9 +166,14 @@ class NsysJsonLines {
     const rec = this.rec;
     rec.reset();
     rec.bytes = buf;
-    let end = fastScan(buf, start, limit, rec);
+    const template = type < 1024 ? this.templates[type] : undefined;
+    let end = fastScan(buf, start, limit, rec, template, this.learned);
     if (end < 0) {
       return -1;
+    }
+    if (this.learned.count >= 0 && type < 1024) {
+      this.templates[type] = this.learned;
+      this.learned = template ?? new KeyTemplate();
     }
     if (buf[end] === 0x0d) {
       end++;
