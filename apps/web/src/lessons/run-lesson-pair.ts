@@ -1,0 +1,148 @@
+import type { Analysis, MetricDelta } from '@streamscope/analysis';
+import { analyzeTrace, compareTraces } from '@streamscope/analysis';
+import { findProfile, simulate } from '@streamscope/simulator';
+import type { Trace } from '@streamscope/trace';
+import type { PresetInfo, WorkloadInput } from '@streamscope/workload';
+import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import type { LessonFinding } from './lesson-explain.ts';
+import type { OpLatencies } from './lesson-measure.ts';
+import { latencyFinding, opLatencies } from './lesson-measure.ts';
+import { explainDifference } from './lesson-explain.ts';
+import type { Lesson, LessonParams, ParamValue } from './lesson-types.ts';
+
+/** One of the two runs of a lesson, without its trace: plain data a worker can post. */
+export interface LessonSideSummary {
+  readonly params: LessonParams;
+  /** The spec as the preset wrote it (defaults left implicit), ready for the editor. */
+  readonly workload: WorkloadInput;
+  readonly makespanNs: number;
+  /** What the speedup compares: the makespan, or the lesson's measure (a mean latency). */
+  readonly measureNs: number;
+  readonly opCount: number;
+}
+
+/** Everything about a lesson pair except the two traces (which travel as encoded bytes). */
+export interface LessonPairSummary {
+  readonly lessonId: string;
+  readonly profile: string;
+  readonly before: LessonSideSummary;
+  readonly after: LessonSideSummary;
+  /** before.measureNs / after.measureNs: above 1 when removing the pitfall made it faster. */
+  readonly speedup: number;
+  /** What the speedup compares, for the UI: "makespan" or the lesson measure's label. */
+  readonly measureLabel: string;
+  /** compareTraces' metric differences (a = before, b = after). */
+  readonly metrics: readonly MetricDelta[];
+  readonly findings: readonly LessonFinding[];
+}
+
+export interface LessonPair extends LessonPairSummary {
+  readonly beforeTrace: Trace;
+  readonly afterTrace: Trace;
+}
+
+export class LessonRunError extends Error {
+  constructor(
+    message: string,
+    readonly paths: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'LessonRunError';
+  }
+}
+
+export function presetOf(lesson: Lesson): PresetInfo {
+  const preset = presets.find((p) => p.name === lesson.preset);
+  if (preset === undefined) {
+    throw new LessonRunError(
+      `lesson ${lesson.id} needs preset ${lesson.preset}, which does not exist`,
+    );
+  }
+  return preset;
+}
+
+/** The parameters a lesson opens with: the preset's defaults, the lesson's pins, pitfall fixed. */
+export function lessonDefaults(lesson: Lesson): LessonParams {
+  const params: Record<string, ParamValue> = {};
+  for (const param of presetOf(lesson).params) {
+    params[param.name] = param.default;
+  }
+  return { ...params, ...lesson.fixedParams, [lesson.pitfall.param]: lesson.pitfall.offValue };
+}
+
+/** The before run: the same parameters with the pitfall switched on. */
+export function beforeParams(lesson: Lesson, params: LessonParams): LessonParams {
+  return { ...params, ...lesson.fixedParams, [lesson.pitfall.param]: lesson.pitfall.onValue };
+}
+
+/** The after run: the learner's parameters, pitfall toggle included. */
+export function afterParams(lesson: Lesson, params: LessonParams): LessonParams {
+  return { ...params, ...lesson.fixedParams };
+}
+
+function simulateSide(
+  lesson: Lesson,
+  params: LessonParams,
+  profileName: string,
+): { summary: LessonSideSummary; trace: Trace; analysis: Analysis; latencies?: OpLatencies } {
+  const workload = buildPreset(lesson.preset, params);
+  const checked = validateWorkload(workload);
+  if (!checked.ok) {
+    const paths = checked.errors.map((e) => `${e.path}: ${e.message}`);
+    throw new LessonRunError(
+      `the ${lesson.preset} workload is not valid: ${paths.join('; ')}`,
+      paths,
+    );
+  }
+  const profile = findProfile(profileName);
+  if (profile === undefined) {
+    throw new LessonRunError(`no device profile named ${profileName}`);
+  }
+  const trace = simulate(checked.plan, profile);
+  const analysis = analyzeTrace(trace);
+  const latencies = lesson.measure === undefined ? undefined : opLatencies(trace, lesson.measure);
+  return {
+    summary: {
+      params,
+      workload,
+      makespanNs: analysis.metrics.makespanNs,
+      measureNs: latencies?.meanNs ?? analysis.metrics.makespanNs,
+      opCount: trace.ops.count,
+    },
+    trace,
+    analysis,
+    latencies,
+  };
+}
+
+/**
+ * Builds the lesson's workload twice (pitfall on, and as the learner set it), simulates both on
+ * one device profile, analyses both and explains the difference. Pure: runs in a worker or a test.
+ */
+export function runLessonPair(lesson: Lesson, params: LessonParams, profile: string): LessonPair {
+  const before = simulateSide(lesson, beforeParams(lesson, params), profile);
+  const after = simulateSide(lesson, afterParams(lesson, params), profile);
+  const comparison = compareTraces(before.trace, after.trace);
+  const speedup =
+    after.summary.measureNs > 0 ? before.summary.measureNs / after.summary.measureNs : 1;
+  const findings = explainDifference(before, after, comparison);
+  if (
+    lesson.measure !== undefined &&
+    before.latencies !== undefined &&
+    after.latencies !== undefined
+  ) {
+    findings.unshift(latencyFinding(lesson.measure, before.latencies, after.latencies));
+  }
+  return {
+    lessonId: lesson.id,
+    profile,
+    before: before.summary,
+    after: after.summary,
+    speedup,
+    measureLabel: lesson.measure?.label ?? 'makespan',
+    metrics: comparison.metrics,
+    findings,
+    beforeTrace: before.trace,
+    afterTrace: after.trace,
+  };
+}
