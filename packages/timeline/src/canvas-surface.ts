@@ -1,6 +1,6 @@
 import type { Rgba } from './colors.ts';
 import { cssColor } from './colors.ts';
-import type { FontRole, PaintSurface, TextAlign } from './paint-surface.ts';
+import type { FontRole, PaintSurface, StripTarget, TextAlign } from './paint-surface.ts';
 import { arrowControl, arrowHead, fontFamily, fontPx } from './paint-surface.ts';
 
 /** The Canvas2D backend: draws in CSS px on a context already scaled by devicePixelRatio. */
@@ -13,13 +13,21 @@ export class CanvasSurface implements PaintSurface {
   private readonly css = new Map<Rgba, string>();
   private readonly geometry = new Float64Array(6);
 
-  constructor(private readonly ctx: CanvasRenderingContext2D) {}
+  /** Pixel strips where OffscreenCanvas exists (every current browser; not node). */
+  readonly strips: CanvasStrips | undefined;
+
+  constructor(private readonly ctx: CanvasRenderingContext2D) {
+    this.strips = typeof OffscreenCanvas === 'undefined' ? undefined : new CanvasStrips(ctx);
+  }
 
   /** Starts a frame: the caller has sized the canvas; cached state is re-applied. */
   begin(widthPx: number, heightPx: number, pixelRatio: number): void {
     this.widthPx = widthPx;
     this.heightPx = heightPx;
     this.ctx.setTransform(pixelRatio, 0, 0, pixelRatio, 0, 0);
+    if (this.strips !== undefined) {
+      this.strips.pixelRatio = pixelRatio;
+    }
     this.lastFill = -1;
     this.lastStroke = -1;
     this.lastFont = '';
@@ -138,5 +146,53 @@ export class CanvasSurface implements PaintSurface {
     this.lastFill = -1;
     this.lastStroke = -1;
     this.lastFont = '';
+  }
+}
+
+/**
+ * Strips in one ImageData on an OffscreenCanvas: one putImageData per frame region, then a
+ * drawImage per strip, stretched vertically with smoothing off so edges stay crisp.
+ */
+class CanvasStrips implements StripTarget {
+  pixelRatio = 1;
+  private canvas: OffscreenCanvas | undefined;
+  private stripCtx: OffscreenCanvasRenderingContext2D | null = null;
+  private image: ImageData | undefined;
+  private pixels = new Uint32Array(0);
+  private widthDevPx = 0;
+  private count = 0;
+  private uploaded = false;
+
+  constructor(private readonly ctx: CanvasRenderingContext2D) {}
+
+  beginStrips(count: number, widthDevPx: number): Uint32Array {
+    if (this.image === undefined || this.image.width !== widthDevPx || this.image.height < count) {
+      const height = Math.max(
+        count,
+        (this.image?.height ?? 0) * (this.image?.width === widthDevPx ? 2 : 1),
+        16,
+      );
+      this.canvas = new OffscreenCanvas(widthDevPx, height);
+      this.stripCtx = this.canvas.getContext('2d');
+      this.image = new ImageData(widthDevPx, height);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+    }
+    this.widthDevPx = widthDevPx;
+    this.count = count;
+    this.uploaded = false;
+    this.pixels.fill(0, 0, count * widthDevPx);
+    return this.pixels;
+  }
+
+  drawStrip(index: number, xPx: number, yPx: number, wPx: number, hPx: number): void {
+    if (this.canvas === undefined || this.image === undefined || this.stripCtx === null) {
+      return;
+    }
+    if (!this.uploaded) {
+      this.stripCtx.putImageData(this.image, 0, 0, 0, 0, this.widthDevPx, this.count);
+      this.uploaded = true;
+    }
+    this.ctx.imageSmoothingEnabled = false;
+    this.ctx.drawImage(this.canvas, 0, index, this.widthDevPx, 1, xPx, yPx, wPx, hPx);
   }
 }

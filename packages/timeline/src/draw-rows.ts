@@ -7,6 +7,7 @@ import { rowEndBefore, rowFirstFrom } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
 import type { PaintSurface } from './paint-surface.ts';
+import { drawRowStrips, rowPadPx } from './draw-strips.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 
 /** Labels are drawn only on rectangles at least this wide (STYLE.md B.4). */
@@ -103,27 +104,42 @@ export function drawRows(
     surface.line(xPx, clipTopPx, xPx, clipBottomPx, chrome.gridLine, 1);
   }
   surface.pushClip(gutterPx, clipTopPx, widthPx - gutterPx, clipBottomPx - clipTopPx);
+  const strips = surface.strips;
+  if (strips !== undefined) {
+    drawRowStrips(strips, input, from, to, clipTopPx, clipBottomPx, x, fromRel, toRel, stats);
+  }
   for (let r = from; r < to; r++) {
     const row = layout.rows[r]!;
     const topPx = axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx);
     if (row.kind === 'group' || topPx >= clipBottomPx || topPx + row.heightPx <= clipTopPx) {
       continue;
     }
-    stats.gaps += drawIntervals(surface, cache.gaps, r, row, topPx, x, fromRel, toRel, input, true);
-    const drawnFrom = stats.rects;
-    const drawn = drawIntervals(
-      surface,
-      cache.intervals,
-      r,
-      row,
-      topPx,
-      x,
-      fromRel,
-      toRel,
-      input,
-      false,
-    );
-    stats.rects = drawnFrom + drawn;
+    if (strips === undefined) {
+      stats.gaps += drawIntervals(
+        surface,
+        cache.gaps,
+        r,
+        row,
+        topPx,
+        x,
+        fromRel,
+        toRel,
+        input,
+        true,
+      );
+      stats.rects += drawIntervals(
+        surface,
+        cache.intervals,
+        r,
+        row,
+        topPx,
+        x,
+        fromRel,
+        toRel,
+        input,
+        false,
+      );
+    }
     for (
       let k = cullFirst(cache.intervals, r, row, fromRel),
         end = cullEnd(cache.intervals, r, row, toRel);
@@ -192,7 +208,7 @@ function entryRect(
   x1 = Math.min(x1, input.widthPx + 2);
   const laneHeightPx =
     row.kind === 'nvtx' ? row.heightPx / Math.max(1, row.depthCount) : row.heightPx;
-  const padPx = fullHeight ? 0 : row.kind === 'nvtx' ? 1 : 3;
+  const padPx = fullHeight ? 0 : rowPadPx(row);
   out[0] = x0;
   out[1] = x1;
   out[2] = topPx + b.lanes[k]! * laneHeightPx + padPx;

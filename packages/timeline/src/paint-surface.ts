@@ -11,12 +11,26 @@ export const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-se
 export const avgCharWidthPerFontPx = 0.58;
 
 /**
+ * Pixel strips (strip-raster.ts): one line of device pixels per row lane, drawn stretched to the
+ * lane's height. Backends without it (SVG) get each rectangle as a fillRect instead.
+ */
+export interface StripTarget {
+  readonly pixelRatio: number;
+  /** Starts `count` transparent strips `widthDevPx` wide; returns their pixels, strip after strip. */
+  beginStrips(count: number, widthDevPx: number): Uint32Array;
+  /** Draws strip `index` over the CSS px rectangle (uploading the pixels on the first call). */
+  drawStrip(index: number, xPx: number, yPx: number, wPx: number, hPx: number): void;
+}
+
+/**
  * The small drawing abstraction every pass paints through, in CSS px. Canvas2D is the reference
  * backend; the SVG export implements the same calls, so an export matches the screen.
  */
 export interface PaintSurface {
   readonly widthPx: number;
   readonly heightPx: number;
+  /** Present where the backend can draw pixel strips. */
+  readonly strips?: StripTarget | undefined;
   fillRect(xPx: number, yPx: number, wPx: number, hPx: number, color: Rgba): void;
   strokeRect(
     xPx: number,

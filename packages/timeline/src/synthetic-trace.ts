@@ -75,18 +75,16 @@ export function syntheticTrace(options: SyntheticTraceOptions): Trace {
       );
     }
   }
-  const names = [
-    'gemm_kernel',
-    'softmax',
-    'layernorm_fwd',
-    'reduce_sum',
-    'H2D',
-    'D2H',
-    'memset',
-    'record',
-    'wait',
-  ];
-  const nameIds = names.map((n) => trace.strings.intern(n));
+  const kernelNames = ['gemm_kernel', 'softmax', 'layernorm_fwd', 'reduce_sum'].map((n) =>
+    trace.strings.intern(n),
+  );
+  const otherNames = new Map<number, number>([
+    [OpKind.CopyHtoD, trace.strings.intern('H2D')],
+    [OpKind.CopyDtoH, trace.strings.intern('D2H')],
+    [OpKind.Memset, trace.strings.intern('memset')],
+    [OpKind.EventRecord, trace.strings.intern('cudaEventRecord')],
+    [OpKind.StreamWait, trace.strings.intern('cudaStreamWaitEvent')],
+  ]);
   const apiNameId = trace.strings.intern('cudaLaunchKernel');
   trace.ops.reserve(options.opCount);
   const op: OpInput = {
@@ -118,8 +116,8 @@ export function syntheticTrace(options: SyntheticTraceOptions): Trace {
       op.nameId = isHost
         ? apiNameId
         : kind === OpKind.Kernel
-          ? nameIds[Math.floor(random() * 4)]!
-          : nameIds[kind + 3]!;
+          ? kernelNames[Math.floor(random() * kernelNames.length)]!
+          : (otherNames.get(kind) ?? 0);
       op.bytes = kind === OpKind.CopyHtoD || kind === OpKind.CopyDtoH ? 1 << 20 : 0;
       const index = trace.addOp(op);
       if (kind === OpKind.EventRecord) {
