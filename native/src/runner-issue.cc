@@ -45,7 +45,7 @@ uint8_t Runner::copyKind(int dst, int src, uint8_t* memKinds) const {
 }
 
 template <typename Fn>
-void Runner::call(const char* api, uint8_t hostKind, const PlanOp& op, uint32_t hostTrack,
+void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack,
                   bool capturing, bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn) {
   if (capturing) {
     cudaError_t st = fn();
@@ -67,7 +67,6 @@ void Runner::call(const char* api, uint8_t hostKind, const PlanOp& op, uint32_t 
   int64_t t1 = hostNowNs();
   uint32_t correlation = lastCorrelation();
   if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
-  bool sync = hostKind == kStreamSync || hostKind == kEventSync || hostKind == kDeviceSync;
   if (gpuWork && options_.timing == TimingMode::Cupti) {
     sink_->issued(correlation, IssuedOp{ps.track, op.nameId, op.refId, 0, op.code == OpCode::GraphLaunch});
   }
@@ -86,8 +85,9 @@ void Runner::call(const char* api, uint8_t hostKind, const PlanOp& op, uint32_t 
     }
     pairWake_.notify_all();
   }
-  sink_->pushOp(t0, t1, hostTrack, hostKind, sink_->intern(api), correlation,
-                sync ? static_cast<uint8_t>(kFlagSync) : 0);
+  // Every CUDA call is an ApiCall on its thread's track; Sync marks the synchronous cudaMemcpy
+  // and cudaMemset (as the simulator does), whose GPU work the host waited for.
+  sink_->pushOp(t0, t1, hostTrack, kApiCall, sink_->intern(api), correlation, hostFlags);
 }
 
 void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
@@ -112,14 +112,14 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
                          static_cast<unsigned>(a[5] >> 16));
       shape.sharedMemBytes = static_cast<unsigned>(a[6]);
       bool timed = op.code == OpCode::KernelTimed;
-      call("cudaLaunchKernel", kApiCall, op, hostTrack, capturing, true, kKernel, 0, 0, [&] {
+      call("cudaLaunchKernel", 0, op, hostTrack, capturing, true, kKernel, 0, 0, [&] {
         return timed ? launchTimedSpin(shape, static_cast<uint64_t>(a[0]), s)
                      : launchFixedWork(shape, static_cast<uint64_t>(a[0]), s);
       });
       break;
     }
     case OpCode::Fault:
-      call("cudaLaunchKernel", kApiCall, op, hostTrack, capturing, true, kKernel, 0, 0,
+      call("cudaLaunchKernel", 0, op, hostTrack, capturing, true, kKernel, 0, 0,
            [&] { return launchFault(s); });
       break;
     case OpCode::Copy:
@@ -134,13 +134,13 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       if (op.code == OpCode::PeerCopy) {
         int dd = plan_.buffers[dst].device;
         int sd = plan_.buffers[src].device;
-        call("cudaMemcpyPeerAsync", kApiCall, op, hostTrack, capturing, true, kCopyPtoP, bytes, memKinds,
+        call("cudaMemcpyPeerAsync", 0, op, hostTrack, capturing, true, kCopyPtoP, bytes, memKinds,
              [&] { return cudaMemcpyPeerAsync(dp, dd, sp, sd, bytes, s); });
       } else if (a[3] != 0) {
-        call("cudaMemcpyAsync", kApiCall, op, hostTrack, capturing, true, kind, bytes, memKinds,
+        call("cudaMemcpyAsync", 0, op, hostTrack, capturing, true, kind, bytes, memKinds,
              [&] { return cudaMemcpyAsync(dp, sp, bytes, cudaMemcpyDefault, s); });
       } else {
-        call("cudaMemcpy", kApiCall, op, hostTrack, capturing, true, kind, bytes, memKinds, [&] {
+        call("cudaMemcpy", kFlagSync, op, hostTrack, capturing, true, kind, bytes, memKinds, [&] {
           return ps.type == StreamType::Legacy ? cudaMemcpy(dp, sp, bytes, cudaMemcpyDefault)
                                                : syncOn(cudaMemcpyAsync(dp, sp, bytes, cudaMemcpyDefault, s));
         });
@@ -153,10 +153,10 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       int value = static_cast<int>(a[3]);
       uint8_t memKinds = static_cast<uint8_t>(kMemDevice << 4);
       if (a[2] != 0) {
-        call("cudaMemsetAsync", kApiCall, op, hostTrack, capturing, true, kMemset, bytes, memKinds,
+        call("cudaMemsetAsync", 0, op, hostTrack, capturing, true, kMemset, bytes, memKinds,
              [&] { return cudaMemsetAsync(p, value, bytes, s); });
       } else {
-        call("cudaMemset", kApiCall, op, hostTrack, capturing, true, kMemset, bytes, memKinds, [&] {
+        call("cudaMemset", kFlagSync, op, hostTrack, capturing, true, kMemset, bytes, memKinds, [&] {
           return ps.type == StreamType::Legacy ? cudaMemset(p, value, bytes)
                                                : syncOn(cudaMemsetAsync(p, value, bytes, s));
         });
@@ -165,7 +165,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
     }
     case OpCode::EventRecord: {
       size_t e = static_cast<size_t>(a[0]);
-      call("cudaEventRecord", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaEventRecord", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaEventRecord(events_.at(e), s); });
       if (!capturing) {
         {
@@ -177,20 +177,20 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       break;
     }
     case OpCode::StreamWait:
-      call("cudaStreamWaitEvent", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaStreamWaitEvent", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaStreamWaitEvent(s, events_.at(static_cast<size_t>(a[0])), 0); });
       break;
     case OpCode::StreamSync:
-      call("cudaStreamSynchronize", kStreamSync, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaStreamSynchronize", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaStreamSynchronize(s); });
       break;
     case OpCode::EventSync:
-      call("cudaEventSynchronize", kEventSync, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaEventSynchronize", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaEventSynchronize(events_.at(static_cast<size_t>(a[0]))); });
       break;
     case OpCode::DeviceSync:
       selectDevice(static_cast<int>(a[0]));
-      call("cudaDeviceSynchronize", kDeviceSync, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaDeviceSynchronize", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaDeviceSynchronize(); });
       break;
     case OpCode::HostFunc: {
@@ -200,7 +200,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
         hostFuncs_.push_back(std::make_unique<HostFuncData>(HostFuncData{this, ps.track, op.nameId, a[0]}));
         data = hostFuncs_.back().get();
       }
-      call("cudaLaunchHostFunc", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaLaunchHostFunc", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaLaunchHostFunc(s, onHostFunc, data); });
       break;
     }
@@ -218,7 +218,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
     }
     case OpCode::GraphCapture: {
       size_t g = static_cast<size_t>(a[0]);
-      call("cudaGraphInstantiate", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaGraphInstantiate", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return captureGraph(g); });
       break;
     }
@@ -227,7 +227,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       for (int64_t i = 0; i < std::max<int64_t>(1, a[1]) && !cancelled_.load(); i++) {
         cudaGraphExec_t exec = graphs_.at(g);
         if (exec == nullptr) SS_FAIL("graph " + std::to_string(g) + " launched before it was captured");
-        call("cudaGraphLaunch", kApiCall, op, hostTrack, capturing, true, kGraphLaunch, 0, 0,
+        call("cudaGraphLaunch", 0, op, hostTrack, capturing, true, kGraphLaunch, 0, 0,
              [&] { return cudaGraphLaunch(exec, s); });
       }
       break;
@@ -235,7 +235,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
     case OpCode::MallocAsync: {
       size_t b = static_cast<size_t>(a[0]);
       size_t bytes = plan_.buffers.at(b).bytes;
-      call("cudaMallocAsync", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaMallocAsync", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaMallocAsync(&buffers_.at(b), bytes, s); });
       break;
     }
@@ -243,7 +243,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       size_t b = static_cast<size_t>(a[0]);
       void* p = buffers_.at(b);
       buffers_.at(b) = nullptr;
-      call("cudaFreeAsync", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaFreeAsync", 0, op, hostTrack, capturing, false, 0, 0, 0,
            [&] { return cudaFreeAsync(p, s); });
       break;
     }
@@ -255,17 +255,17 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       void** slot = &buffers_.at(b);
       switch (buf.kind) {
         case BufferKind::Pinned:
-          call("cudaMallocHost", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+          call("cudaMallocHost", 0, op, hostTrack, capturing, false, 0, 0, 0,
                [&] { return cudaMallocHost(slot, bytes); });
           break;
         case BufferKind::Pageable:
-          call("malloc", kApiCall, op, hostTrack, capturing, false, 0, 0, 0, [&] {
+          call("malloc", 0, op, hostTrack, capturing, false, 0, 0, 0, [&] {
             *slot = std::malloc(bytes);
             return *slot != nullptr ? cudaSuccess : cudaErrorMemoryAllocation;
           });
           break;
         default:
-          call("cudaMalloc", kApiCall, op, hostTrack, capturing, false, 0, 0, 0,
+          call("cudaMalloc", 0, op, hostTrack, capturing, false, 0, 0, 0,
                [&] { return cudaMalloc(slot, bytes); });
       }
       break;
@@ -278,16 +278,16 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       buffers_.at(b) = nullptr;
       switch (buf.kind) {
         case BufferKind::Pinned:
-          call("cudaFreeHost", kApiCall, op, hostTrack, capturing, false, 0, 0, 0, [&] { return cudaFreeHost(p); });
+          call("cudaFreeHost", 0, op, hostTrack, capturing, false, 0, 0, 0, [&] { return cudaFreeHost(p); });
           break;
         case BufferKind::Pageable:
-          call("free", kApiCall, op, hostTrack, capturing, false, 0, 0, 0, [&] {
+          call("free", 0, op, hostTrack, capturing, false, 0, 0, 0, [&] {
             std::free(p);
             return cudaSuccess;
           });
           break;
         default:
-          call("cudaFree", kApiCall, op, hostTrack, capturing, false, 0, 0, 0, [&] { return cudaFree(p); });
+          call("cudaFree", 0, op, hostTrack, capturing, false, 0, 0, 0, [&] { return cudaFree(p); });
       }
       break;
     }

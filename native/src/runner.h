@@ -63,7 +63,7 @@ class Runner {
   void issueAll(size_t threadIndex);
   void issue(const PlanOp& op, uint32_t hostTrack, bool capturing);
   template <typename Fn>
-  void call(const char* api, uint8_t hostKind, const PlanOp& op, uint32_t hostTrack, bool capturing,
+  void call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack, bool capturing,
             bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn);
   void completeEvents();
   void fail(const std::string& reason);

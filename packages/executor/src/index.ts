@@ -21,3 +21,7 @@ export { unavailableReason } from './cuda/protocol.ts';
 export { PlanBuilder } from './calibrate/plan-builder.ts';
 export { calibrationFromTrace, calibrationPlan, runCalibration } from './calibrate/calibrate.ts';
 export type { Calibration } from './calibrate/calibrate.ts';
+export { SimBackend } from './sim-backend.ts';
+export type { SimBackendOptions } from './sim-backend.ts';
+export { createBackends, resolveAuto } from './create-backends.ts';
+export type { BackendOptions } from './create-backends.ts';

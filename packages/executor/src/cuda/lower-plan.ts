@@ -1,4 +1,4 @@
-import type { Plan, PlanOp, PlanStreamType } from '@streamscope/workload';
+import type { CopyDirection, Plan, PlanOp, PlanStreamType } from '@streamscope/workload';
 import type { DeviceInfo, StreamType } from '@streamscope/trace';
 import { Trace } from '@streamscope/trace';
 import type { NativeBuffer, NativePlan, NativeStream } from './native-plan.ts';
@@ -17,6 +17,15 @@ const nativeStreamType: Record<PlanStreamType, 0 | 1 | 2 | 3> = {
   'per-thread-default': 1,
   blocking: 2,
   'non-blocking': 3,
+};
+
+// GPU op labels as the simulator writes them, so runs on either backend read alike.
+const copyNames: Record<CopyDirection, string> = {
+  htod: 'memcpy HtoD',
+  dtoh: 'memcpy DtoH',
+  dtod: 'memcpy DtoD',
+  ptop: 'memcpy PtoP',
+  htoh: 'memcpy HtoH',
 };
 
 const nativeBufferKind = {
@@ -140,10 +149,6 @@ class OpLowerer {
     return this.trace.strings.intern(label);
   }
 
-  private bufferName(id: number): string {
-    return this.plan.buffers[id]?.name ?? `buffer ${id}`;
-  }
-
   /** `hostStream`: the stream whose device host-side ops select (the thread's legacy stream). */
   lower(op: PlanOp, out: NativeOpList, hostStream: number): void {
     const C = NativeOpCode;
@@ -189,9 +194,7 @@ class OpLowerer {
             op.dstOffset,
             op.srcOffset,
           ],
-          nameId: this.name(
-            `${op.direction} ${this.bufferName(op.srcBuffer)} → ${this.bufferName(op.dstBuffer)}`,
-          ),
+          nameId: this.name(copyNames[op.direction]),
         });
         return;
       case 'memset':
@@ -199,7 +202,7 @@ class OpLowerer {
           code: C.Memset,
           stream: op.stream,
           args: [op.buffer, op.bytes, op.async ? 1 : 0, op.value, op.offset],
-          nameId: this.name(`memset ${this.bufferName(op.buffer)}`),
+          nameId: this.name('memset'),
         });
         return;
       case 'eventRecord':
