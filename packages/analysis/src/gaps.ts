@@ -80,12 +80,16 @@ class GapWriter {
 /**
  * Every interval in which a stream sat idle between two of its ops (inside the window), with its
  * cause. Ops on a stream may overlap (graph nodes, imports): the stream is idle only past the
- * latest end seen so far.
+ * latest end seen so far. A stream whose first op starts after its device's first op also gets
+ * a lead-in gap from that moment (beforeOp -1): a consumer stream held back from the start by a
+ * synchronize is idle just the same.
  */
 export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
   const { window, walk } = ctx;
   const out = new GapWriter(ctx.gpuOpCount + 1);
   ctx.tracksOfDevice.forEach((tracks, slot) => {
+    const device = ctx.devices[slot]!;
+    const deviceFromNs = device.all.count > 0 ? device.all.starts[0]! : Infinity;
     for (const track of tracks) {
       let prevOp = -1;
       let busyUntilNs = -Infinity;
@@ -100,6 +104,9 @@ export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
           const fromNs = Math.max(busyUntilNs, window.fromNs);
           why.attribute(busyUntilNs, track, p);
           out.push(track, slot, fromNs, startNs, prevOp, op, why);
+        } else if (prevOp < 0 && startNs > deviceFromNs) {
+          why.attribute(deviceFromNs, track, p);
+          out.push(track, slot, deviceFromNs, startNs, -1, op, why);
         }
         if (endNs >= busyUntilNs) {
           busyUntilNs = endNs;

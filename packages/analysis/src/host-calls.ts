@@ -7,8 +7,17 @@ import type { GapCause } from './types.ts';
 export type HostHold = Extract<GapCause, 'host-sync' | 'sync-copy' | 'alloc-sync' | 'host-busy'>;
 
 const syncApi = /Synchronize$/;
-const allocApi = /^cu(da)?(Malloc|Free|MemAlloc|MemFree|MemHostAlloc|MemFreeHost)/;
-const transferApi = /^cu(da)?(Memcpy|Memset|MemcpyPeer)/;
+// cudaMalloc may, and cudaFree (cudaFreeHost too) does, synchronize the device; allocating
+// pinned host memory (cudaMallocHost, cuMemHostAlloc) is slow but does not.
+const allocApi = /^cu(da)?(Malloc(?!Host)|Free|MemAlloc|MemFree)/;
+const transferApi = /^cu(da)?(Memcpy|Memset)/;
+// nsys and CUPTI name calls with version and per-thread suffixes: cudaMemcpyAsync_ptsz_v7000.
+const apiSuffix = /(_pt(sz|ds))?(_v\d+)?$/;
+
+/** An API name without its version or per-thread suffix ("cudaStreamSynchronize_v3020" → …). */
+export function apiBaseName(name: string): string {
+  return name.replace(apiSuffix, '');
+}
 
 /**
  * Classifies host op `h` (on a host-thread track): blocked in a synchronize, in a synchronous
@@ -40,7 +49,7 @@ export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, Hos
   if (cached !== undefined) {
     return cached;
   }
-  const name = ctx.trace.strings.get(nameId);
+  const name = apiBaseName(ctx.trace.strings.get(nameId));
   let hold: HostHold = 'host-busy';
   if (syncApi.test(name)) {
     hold = 'host-sync';
@@ -62,15 +71,16 @@ export function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: numbe
   if ((cols.flags[gpu]! & OpFlag.Sync) !== 0) {
     return true;
   }
-  if (api >= 0 && !ctx.trace.strings.get(cols.nameId[api]!).includes('Async')) {
-    return transferApi.test(ctx.trace.strings.get(cols.nameId[api]!));
+  if (api >= 0 && isSyncTransferApiName(ctx.trace.strings.get(cols.nameId[api]!))) {
+    return true;
   }
   return isCopyKind(cols.kind[gpu]!) && isPageable(cols.memKinds[gpu]!);
 }
 
 /** True for an API call named like a transfer issued without `Async` (cudaMemcpy, cudaMemset). */
 export function isSyncTransferApiName(name: string): boolean {
-  return transferApi.test(name) && !name.includes('Async');
+  const base = apiBaseName(name);
+  return transferApi.test(base) && !base.includes('Async');
 }
 
 /** Bits of `nameFlagsOf`: what an API name says about the call. */

@@ -194,13 +194,16 @@ describe('rules', () => {
       startNs: t,
       endNs: t + 1,
     });
-    b.kernel(s1, 0, 40 * us, 'a', api(0));
+    const a = b.kernel(s1, 0, 40 * us, 'a', api(0));
     const barrier = b.kernel(legacy, 40 * us, 140 * us, 'on-default', api(2));
     b.kernel(s1, 140 * us, 200 * us, 'b', api(4));
     const f = fired(b, 'default-stream-serialization')!;
-    // s1 was held from 40 to 140 µs.
+    // The legacy stream was held 0 → 40 µs by "a" (its lead-in), s1 40 → 140 µs by the legacy
+    // kernel. Without the holds s1 ends at 200 − 100 = 100 µs and the legacy stream at
+    // 140 − 40 = 100 µs: the run ends 200 − 100 = 100 µs sooner. Held at all: 0 → 140 µs.
     expect(f.estimatedSavingNs).toBe(100 * us);
-    expect(f.opIndices).toEqual([barrier]);
+    expect(f.message).toContain('140 µs with at least one stream held');
+    expect(f.opIndices).toEqual([barrier, a]);
   });
 
   it('fires copy-engine-hol-blocking for depth-first issue on one copy engine', () => {

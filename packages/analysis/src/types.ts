@@ -151,7 +151,10 @@ export interface Gap {
   readonly toNs: number;
   readonly durNs: number;
   readonly cause: GapCause;
-  /** The op that ended before the gap (-1 for a device gap) and the one that ended it. */
+  /**
+   * The op that ended before the gap (-1 for a device gap, or for a stream's lead-in: the time
+   * from its device's first op to the stream's first op) and the one that ended the gap.
+   */
   readonly beforeOp: number;
   readonly afterOp: number;
   /** The op that explains the gap (event record, blocking host call, barrier op, engine op), or -1. */

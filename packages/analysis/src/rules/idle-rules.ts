@@ -1,12 +1,13 @@
 import { OpKind, formatDurationNs } from '@streamscope/trace';
 import { noEngine } from '../engines.ts';
 import { causeIndex } from '../gap-causes.ts';
+import { apiBaseName } from '../host-calls.ts';
 import { explainGap } from '../gap-report.ts';
 import { measureWithin } from '../intervals.ts';
 import type { Finding } from '../types.ts';
 import { gapCauses } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
-import { byWeightDesc, finding, nsAndShare } from './rule-input.ts';
+import { byWeightDesc, finding, nsAndShare, projectedSavingNs } from './rule-input.ts';
 
 const deviceOrStreamSync =
   /^cu(da)?(DeviceSynchronize|StreamSynchronize|CtxSynchronize|ThreadSynchronize)$/;
@@ -16,27 +17,41 @@ const deviceOrStreamSync =
  * cudaStreamSynchronize calls that left the GPU idle until the host issued more work.
  */
 export function deviceSyncRule(input: RuleInput): Finding | undefined {
-  const { ctx, deviceGaps } = input;
+  const { ctx, deviceGaps, streamGaps } = input;
   const { cols, trace } = ctx;
-  const perCall = new Map<number, number>();
-  let total = 0;
-  for (let g = 0; g < deviceGaps.count; g++) {
-    const op = deviceGaps.causeOp[g]!;
-    if (deviceGaps.cause[g] !== causeIndex['host-sync'] || op < 0) {
-      continue;
-    }
+  const hostSync = causeIndex['host-sync'];
+  const isSyncCall = (op: number): boolean => {
     const kind = cols.kind[op]!;
-    const isSyncCall =
+    return (
       kind === OpKind.DeviceSync ||
       kind === OpKind.StreamSync ||
-      deviceOrStreamSync.test(trace.strings.get(cols.nameId[op]!));
-    if (isSyncCall) {
+      deviceOrStreamSync.test(apiBaseName(trace.strings.get(cols.nameId[op]!)))
+    );
+  };
+  // Per call: device idle time it explains, and whether it held any stream.
+  const perCall = new Map<number, number>();
+  let deviceIdleNs = 0;
+  for (let g = 0; g < deviceGaps.count; g++) {
+    const op = deviceGaps.causeOp[g]!;
+    if (deviceGaps.cause[g] === hostSync && op >= 0 && isSyncCall(op)) {
       const ns = deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
       perCall.set(op, (perCall.get(op) ?? 0) + ns);
-      total += ns;
+      deviceIdleNs += ns;
     }
   }
-  if (perCall.size === 0 || total < ctx.options.minSavingNs) {
+  const heldBySync = new Uint8Array(streamGaps.count);
+  for (let g = 0; g < streamGaps.count; g++) {
+    const op = streamGaps.causeOp[g]!;
+    if (streamGaps.cause[g] === hostSync && op >= 0 && isSyncCall(op)) {
+      heldBySync[g] = 1;
+      perCall.set(op, perCall.get(op) ?? 0);
+    }
+  }
+  const savingNs = Math.max(
+    deviceIdleNs,
+    projectedSavingNs(input, (g) => heldBySync[g] === 1),
+  );
+  if (perCall.size === 0 || savingNs < ctx.options.minSavingNs) {
     return undefined;
   }
   const calls = byWeightDesc([...perCall.keys()], (op) => perCall.get(op)!);
@@ -44,10 +59,10 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
   return finding(
     'device-sync',
     'warning',
-    'Synchronization leaves the GPU idle',
-    `${calls.length} synchronization call${calls.length === 1 ? '' : 's'} (${names}) held the host until the GPU drained, and the GPU then sat idle ${nsAndShare(total, input.metrics.makespanNs)} until the host issued the next work. Synchronize only where the host needs a result; order GPU work with cudaStreamWaitEvent, and wait on one event with cudaEventSynchronize instead of the whole device.`,
+    'Synchronization holds back GPU work',
+    `${calls.length} synchronization call${calls.length === 1 ? '' : 's'} (${names}) held the host until the GPU caught up, so the next work was issued late: the GPU sat idle ${formatDurationNs(deviceIdleNs)} waiting for it, and without the waits the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Synchronize only where the host needs a result; order GPU work with cudaStreamWaitEvent, and wait on one event with cudaEventSynchronize instead of the whole device.`,
     calls,
-    total,
+    savingNs,
     ctx.options.maxFindingOps,
   );
 }

@@ -5,11 +5,11 @@ import { intersectionNs, measure, measureWithin, unionInPlace } from '../interva
 import { isPageable } from '../stats.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
-import { byWeightDesc, finding, nsAndShare } from './rule-input.ts';
+import { byWeightDesc, finding, nsAndShare, projectedSavingNs } from './rule-input.ts';
 
 /**
  * Streams held by the legacy default stream's implicit barrier: stream gaps attributed to it.
- * The saving is the union of those gaps (the time at least one stream was held), not their sum.
+ * The saving is `projectedSavingNs` of those gaps (not their sum, which counts streams twice).
  */
 export function defaultStreamSerializationRule(input: RuleInput): Finding | undefined {
   const { ctx, streamGaps } = input;
@@ -42,7 +42,8 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
     heldNsByBarrier.set(barrier, (heldNsByBarrier.get(barrier) ?? 0) + ns);
     held.add(streamGaps.track[g]!);
   }
-  const savingNs = measure(unionInPlace(starts, ends));
+  const heldUnionNs = measure(unionInPlace(starts, ends));
+  const savingNs = projectedSavingNs(input, (g) => streamGaps.cause[g] === cause);
   if (savingNs < ctx.options.minSavingNs) {
     return undefined;
   }
@@ -52,7 +53,7 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
     'default-stream-serialization',
     'warning',
     'Legacy default stream serializes other streams',
-    `Work on the legacy default stream (stream 0) waits for, and holds back, every blocking stream: ${count} gap${count === 1 ? '' : 's'} on ${streams} (${formatDurationNs(sumNs)} in all, ${nsAndShare(savingNs, input.metrics.makespanNs)} with at least one stream held) came from this implicit synchronization. Issue that work on a stream of its own, create streams with cudaStreamNonBlocking, or compile with --default-stream per-thread.`,
+    `Work on the legacy default stream (stream 0) waits for, and holds back, every blocking stream: ${count} gap${count === 1 ? '' : 's'} on ${streams} (${formatDurationNs(sumNs)} in all, ${formatDurationNs(heldUnionNs)} with at least one stream held) came from this implicit synchronization; without it the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Issue that work on a stream of its own, create streams with cudaStreamNonBlocking, or compile with --default-stream per-thread.`,
     barriers,
     savingNs,
     ctx.options.maxFindingOps,

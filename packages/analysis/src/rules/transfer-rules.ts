@@ -1,10 +1,17 @@
 import { OpFlag, OpKind, formatBytes, formatDurationNs } from '@streamscope/trace';
 import { isCopyEngine } from '../engines.ts';
 import { NameFlag } from '../host-calls.ts';
+import { intersectionNs, measure, measureWithin } from '../intervals.ts';
 import { isPageable } from '../stats.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
-import { byWeightDesc, deviceGapNsByCauseOp, finding, nsAndShare } from './rule-input.ts';
+import {
+  byWeightDesc,
+  deviceGapNsByCauseOp,
+  finding,
+  nsAndShare,
+  projectedSavingNs,
+} from './rule-input.ts';
 
 /** Issued by a synchronous API: flagged Sync, or its API is cudaMemcpy/cudaMemset without Async. */
 function issuedSync(input: RuleInput, op: number): boolean {
@@ -25,17 +32,37 @@ function issuedAsync(input: RuleInput, op: number): boolean {
   return (cols.flags[op]! & OpFlag.Sync) === 0;
 }
 
-/** Device-gap time blamed on the host calls that issued `ops`. */
+/**
+ * Time lost to the host being held in the calls that issued `ops`: device idle time blamed on
+ * them (per op, for ranking), and the larger of that and the projected saving of the stream gaps
+ * blamed on them (other streams may keep the device busy while one stream waits).
+ */
 function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: Map<number, number>) {
-  let total = 0;
+  let deviceIdleNs = 0;
   const perOp = new Map<number, number>();
+  const blamed = new Set<number>();
   for (const op of ops) {
     const api = input.ctx.apiOf[op]!;
     const ns = (api >= 0 ? (byOp.get(api) ?? 0) : 0) + (byOp.get(op) ?? 0);
     perOp.set(op, ns);
-    total += ns;
+    deviceIdleNs += ns;
+    blamed.add(op);
+    if (api >= 0) {
+      blamed.add(api);
+    }
   }
-  return { total, perOp };
+  const gaps = input.streamGaps;
+  const streamNs = projectedSavingNs(input, (g) => blamed.has(gaps.causeOp[g]!));
+  return { total: Math.max(deviceIdleNs, streamNs), deviceIdleNs, perOp };
+}
+
+/** Kernel time with no copy beside it, over all devices (what better overlap could hide). */
+function kernelOnlyNs(input: RuleInput): number {
+  let total = 0;
+  for (const device of input.ctx.devices) {
+    total += measure(device.kernels) - intersectionNs(device.copies, device.kernels);
+  }
+  return total;
 }
 
 /** Nsight's `cuda_memcpy_async`: async copies with pageable host memory run staged and block. */
@@ -77,21 +104,34 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
     slowerNs += extra;
   }
   const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
-  const saving = slowerNs + blocked.total;
+  // Pinned, they could also run beside compute: at most the kernel time no copy hides yet.
+  let exposedNs = 0;
+  for (const op of ops) {
+    const device = ctx.devices[ctx.deviceSlotOfTrack[cols.track[op]!]!]!;
+    const startNs = Math.max(cols.startNs[op]!, ctx.window.fromNs);
+    const endNs = Math.min(cols.endNs[op]!, ctx.window.toNs);
+    exposedNs += endNs - startNs - measureWithin(device.kernels, startNs, endNs);
+  }
+  const overlapNs = Math.min(exposedNs, kernelOnlyNs(input));
+  const saving = slowerNs + Math.max(blocked.total, overlapNs);
   const pageableGBps = pageableNs > 0 ? bytes / pageableNs : 0;
   const reference =
     slowerNs > 0
       ? ` Pinned copies in this trace moved the same direction faster; at their rate these would take ${formatDurationNs(pageableNs - slowerNs)} instead of ${formatDurationNs(pageableNs)}.`
       : ' This trace has no pinned copy of the same direction to compare with.';
   const idle =
-    blocked.total > 0
-      ? ` The GPU sat idle ${formatDurationNs(blocked.total)} while the host was held in them.`
+    blocked.deviceIdleNs > 0
+      ? ` The GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} while the host was held in them.`
+      : '';
+  const beside =
+    overlapNs > 0
+      ? ` Pinned, they could run beside kernels: ${formatDurationNs(overlapNs)} of compute has no copy beside it.`
       : '';
   return finding(
     'pageable-copy',
     'warning',
     'Async copies with pageable host memory',
-    `${ops.length} async cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${pageableGBps.toFixed(2)} GB/s) used pageable host memory, so the driver staged them and they did not run asynchronously.${reference}${idle} Allocate the host buffers with cudaMallocHost or cudaHostAlloc (pinned).`,
+    `${ops.length} async cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${pageableGBps.toFixed(2)} GB/s) used pageable host memory, so the driver staged them and they did not run asynchronously.${reference}${idle}${beside} Allocate the host buffers with cudaMallocHost or cudaHostAlloc (pinned).`,
     byWeightDesc(ops, (op) => (extraNs.get(op) ?? 0) + (blocked.perOp.get(op) ?? 0)),
     saving,
     ctx.options.maxFindingOps,
@@ -124,7 +164,7 @@ export function syncCopyRule(input: RuleInput): Finding | undefined {
     'sync-copy',
     'warning',
     'Synchronous copies',
-    `${ops.length} synchronous cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${formatDurationNs(durNs)} on the GPU) blocked the host until each finished; the GPU sat idle ${nsAndShare(blocked.total, input.metrics.makespanNs)} waiting for the host to issue more work after them. Use cudaMemcpyAsync on a non-default stream with pinned memory and synchronize once, where the result is needed.`,
+    `${ops.length} synchronous cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${formatDurationNs(durNs)} on the GPU) blocked the host until each finished; the GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} waiting for the host to issue more work after them, and without the waits the run could end up to ${nsAndShare(blocked.total, input.metrics.makespanNs)} sooner. Use cudaMemcpyAsync on a non-default stream with pinned memory and synchronize once, where the result is needed.`,
     byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
     blocked.total,
     ctx.options.maxFindingOps,
@@ -155,7 +195,7 @@ export function syncMemsetRule(input: RuleInput): Finding | undefined {
     'sync-memset',
     'warning',
     'Synchronous memsets',
-    `${ops.length} synchronous memset${ops.length === 1 ? '' : 's'} blocked the host; the GPU sat idle ${nsAndShare(blocked.total, input.metrics.makespanNs)} after them. Use cudaMemsetAsync on the stream that uses the buffer.`,
+    `${ops.length} synchronous memset${ops.length === 1 ? '' : 's'} blocked the host; the GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} after them, and without the waits the run could end up to ${nsAndShare(blocked.total, input.metrics.makespanNs)} sooner. Use cudaMemsetAsync on the stream that uses the buffer.`,
     byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
     blocked.total,
     ctx.options.maxFindingOps,
