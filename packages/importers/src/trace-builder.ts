@@ -9,7 +9,7 @@ export interface StagedOp {
   kind: number;
   startNs: number;
   endNs: number;
-  /** Index from `process()`. */
+  /** Index from `processFor()`. */
   proc: number;
   /** Index from `gpuLane()` or `hostLane()`. */
   lane: number;
@@ -124,7 +124,7 @@ export class TraceBuilder {
   }
 
   /** A process by the source's key (nsys: VM and pid; kineto: pid). */
-  process(key: string, pid: number): number {
+  processFor(key: string, pid: number): number {
     let index = this.processIndex.get(key);
     if (index === undefined) {
       index = this.processes.length;
@@ -135,9 +135,9 @@ export class TraceBuilder {
   }
 
   setProcessPid(proc: number, pid: number): void {
-    const process = this.processes[proc];
-    if (process !== undefined) {
-      process.pid = pid;
+    const owner = this.processes[proc];
+    if (owner !== undefined) {
+      owner.pid = pid;
     }
   }
 
@@ -146,9 +146,9 @@ export class TraceBuilder {
   }
 
   nameProcess(proc: number, name: string): void {
-    const process = this.processes[proc];
-    if (process !== undefined && name !== '') {
-      process.name = name;
+    const owner = this.processes[proc];
+    if (owner !== undefined && name !== '') {
+      owner.name = name;
     }
   }
 
@@ -488,15 +488,15 @@ export class TraceBuilder {
       if (used[i] === 0) {
         return;
       }
-      const process = this.processes[lane.proc]!;
+      const owner = this.processes[lane.proc]!;
       if (!procIndex.has(lane.proc)) {
-        procIndex.set(lane.proc, trace.addProcess({ pid: process.pid, name: process.name }));
+        procIndex.set(lane.proc, trace.addProcess({ pid: owner.pid, name: owner.name }));
       }
       if (lane.kind === 'gpu-stream') {
         trackOf[i] = trace.addTrack({
           kind: 'gpu-stream',
           name: lane.name,
-          pid: process.pid,
+          pid: owner.pid,
           deviceId: lane.deviceId,
           contextId: lane.contextId,
           streamId: lane.streamId,
@@ -507,7 +507,7 @@ export class TraceBuilder {
         const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
         const name =
           lane.name !== '' ? lane.name : nameRef === undefined ? '' : this.resolveText(nameRef);
-        trackOf[i] = trace.addTrack({ kind: 'host-thread', name, pid: process.pid, tid: lane.tid });
+        trackOf[i] = trace.addTrack({ kind: 'host-thread', name, pid: owner.pid, tid: lane.tid });
       }
     });
     return trackOf;

@@ -58,7 +58,7 @@ export class KinetoEventSink {
     private readonly launches: LaunchTable,
     private readonly file: string,
   ) {
-    this.mainProc = builder.process('kineto-main', 0);
+    this.mainProc = builder.processFor('kineto-main', 0);
   }
 
   event(e: unknown, index: number): void {
@@ -221,7 +221,7 @@ export class KinetoEventSink {
       this.mainPid = value;
       this.builder.setProcessPid(this.mainProc, value);
     }
-    return value === this.mainPid ? this.mainProc : this.builder.process(`pid:${value}`, value);
+    return value === this.mainPid ? this.mainProc : this.builder.processFor(`pid:${value}`, value);
   }
 
   /** µs (integer or with three decimals) → integer ns. */

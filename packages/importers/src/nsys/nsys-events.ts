@@ -89,7 +89,7 @@ export class NsysEventSink {
 
   threadName(globalTid: number | bigint, nameIndex: number): void {
     const { key, pid, tid } = splitGlobalId(globalTid);
-    const proc = this.builder.process(key, pid);
+    const proc = this.builder.processFor(key, pid);
     this.builder.nameThread(proc, tid, this.builder.sourceName(nameIndex));
   }
 
@@ -308,7 +308,7 @@ export class NsysEventSink {
       }
     }
     const { key, pid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const proc = this.builder.process(key, pid);
+    const proc = this.builder.processFor(key, pid);
     if (big === undefined) {
       this.procByGlobalPid.set(value, proc);
     }
@@ -348,7 +348,7 @@ export class NsysEventSink {
       }
     }
     const { key, pid, tid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const lane = this.builder.hostLane(this.builder.process(key, pid), tid);
+    const lane = this.builder.hostLane(this.builder.processFor(key, pid), tid);
     if (big === undefined) {
       this.laneByGlobalTid.set(value, lane);
       this.lastGlobalTid = value;

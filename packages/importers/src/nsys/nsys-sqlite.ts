@@ -85,7 +85,7 @@ export class NsysSqliteReader {
   }
 
   private strings(): void {
-    this.t.require('StringIds', ['id', 'value']);
+    this.t.requireColumns('StringIds', ['id', 'value']);
     this.rows('StringIds', 'SELECT id, value FROM StringIds', (v) => {
       const id = this.int(v[0], 'id');
       this.builder.setSourceString(id, typeof v[1] === 'string' ? v[1] : String(v[1] ?? ''));
@@ -99,7 +99,7 @@ export class NsysSqliteReader {
     }
     const c = (name: string, fallback = '0'): string => this.t.col(table, name, fallback);
     const nameCol = this.t.columns(table).has('demangledName') ? 'demangledName' : 'shortName';
-    this.t.require(table, [nameCol]);
+    this.t.requireColumns(table, [nameCol]);
     const sql =
       `SELECT ${this.gpuCols(table)}, "${nameCol}", ${c('gridX')}, ${c('gridY')}, ${c('gridZ')}, ` +
       `${c('blockX')}, ${c('blockY')}, ${c('blockZ')}, ${c('staticSharedMemory')}, ` +
@@ -128,7 +128,7 @@ export class NsysSqliteReader {
     if (!this.gpuTable(table)) {
       return;
     }
-    this.t.require(table, ['bytes', 'copyKind']);
+    this.t.requireColumns(table, ['bytes', 'copyKind']);
     const c = (name: string): string => this.t.col(table, name, '7');
     const sql = `SELECT ${this.gpuCols(table)}, bytes, copyKind, ${c('srcKind')}, ${c('dstKind')} FROM ${table}`;
     this.rows(table, sql, (v) => {
@@ -156,7 +156,7 @@ export class NsysSqliteReader {
     if (!this.gpuTable(table)) {
       return;
     }
-    this.t.require(table, ['bytes']);
+    this.t.requireColumns(table, ['bytes']);
     const sql = `SELECT ${this.gpuCols(table)}, bytes, ${this.t.col(table, 'memKind', '7')} FROM ${table}`;
     this.rows(table, sql, (v) => {
       const op = this.gpuOp(v);
@@ -173,7 +173,7 @@ export class NsysSqliteReader {
     if (!this.gpuTable(table)) {
       return;
     }
-    this.t.require(table, ['syncType']);
+    this.t.requireColumns(table, ['syncType']);
     const sql =
       `SELECT ${this.gpuCols(table)}, syncType, ${this.t.col(table, 'eventId', String(noId32))}, ` +
       `${this.t.col(table, 'eventSyncId')} FROM ${table}`;
@@ -199,7 +199,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['deviceId', 'contextId', 'streamId', 'globalPid', 'eventId']);
+    this.t.requireColumns(table, ['deviceId', 'contextId', 'streamId', 'globalPid', 'eventId']);
     // Device-side record times exist only when nsys collected them; else time 0, placed later.
     const start = this.t.col(table, 'timestamp', this.t.col(table, 'start', '0'));
     const sql =
@@ -221,7 +221,7 @@ export class NsysSqliteReader {
     if (!this.gpuTable(table)) {
       return;
     }
-    this.t.require(table, ['graphId']);
+    this.t.requireColumns(table, ['graphId']);
     this.rows(table, `SELECT ${this.gpuCols(table)}, graphId FROM ${table}`, (v) => {
       const op = this.gpuOp(v);
       const graphId = this.int(v[8], 'graphId');
@@ -237,7 +237,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['start', 'end', 'globalTid', 'correlationId', 'nameId']);
+    this.t.requireColumns(table, ['start', 'end', 'globalTid', 'correlationId', 'nameId']);
     // eventClass: 0 runtime, 1 driver; schemas without the column hold runtime calls only.
     const where = this.t.columns(table).has('eventClass') ? ' WHERE eventClass IN (0, 1)' : '';
     const sql = `SELECT start, end, ${tidExpr('globalTid')}, correlationId, nameId FROM ${table}${where}`;
@@ -260,7 +260,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['start', 'eventType', 'globalTid']);
+    this.t.requireColumns(table, ['start', 'eventType', 'globalTid']);
     const c = (name: string): string => this.t.col(table, name);
     const domainId = this.t.col(table, 'domainId', '0');
     const domains = new Map<number, number>();
@@ -300,7 +300,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['nameId', 'globalTid']);
+    this.t.requireColumns(table, ['nameId', 'globalTid']);
     this.rows(table, `SELECT nameId, ${tidExpr('globalTid')} FROM ${table}`, (v) => {
       const proc = this.proc(v[1], v[2]);
       this.builder.nameThread(
@@ -316,7 +316,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['globalPid', 'name']);
+    this.t.requireColumns(table, ['globalPid', 'name']);
     this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
       const proc = this.builder.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
       if (proc !== undefined && typeof v[2] === 'string') {
@@ -330,7 +330,7 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return;
     }
-    this.t.require(table, ['streamId', 'processId', 'contextId']);
+    this.t.requireColumns(table, ['streamId', 'processId', 'contextId']);
     const c = (name: string): string => this.t.col(table, name, '0');
     this.rows(
       table,
@@ -448,7 +448,14 @@ export class NsysSqliteReader {
     if (!this.t.has(table)) {
       return false;
     }
-    this.t.require(table, ['start', 'end', 'deviceId', 'contextId', 'streamId', 'globalPid']);
+    this.t.requireColumns(table, [
+      'start',
+      'end',
+      'deviceId',
+      'contextId',
+      'streamId',
+      'globalPid',
+    ]);
     return true;
   }
 
@@ -480,7 +487,7 @@ export class NsysSqliteReader {
   }
 
   private proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
-    return this.builder.process(
+    return this.builder.processFor(
       `${String(vm ?? 0)}:${String(pid ?? 0)}`,
       this.int(pid, 'globalPid'),
     );

@@ -42,7 +42,7 @@ export class SqliteTables {
   }
 
   /** Fails with the table and column when a required column is missing. */
-  require(table: string, columns: readonly string[]): void {
+  requireColumns(table: string, columns: readonly string[]): void {
     const have = this.columns(table);
     for (const column of columns) {
       if (!have.has(column)) {
