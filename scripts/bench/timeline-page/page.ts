@@ -66,6 +66,8 @@ window.bench = {
     const start = windowFor(zoom, trace.spanNs());
     const widthNs = start.endNs - start.startNs;
     view.setViewport(start);
+    // The first frame rebuilds the buffered bounds from the trace (reported as firstMs).
+    view.invalidate();
     const firstMs = frame();
     const stats = view.stats();
     const times: number[] = [];
