@@ -83,6 +83,9 @@ export class ImportService {
     };
     let receivedBytes = 0;
     this.setProgress({ ...base, phase: 'receiving', receivedBytes });
+    // The final phase is reported only after the part file is gone, so an uploader that sees
+    // 'done' or 'failed' never finds a leftover of its upload.
+    let final: UploadProgress | undefined;
     try {
       const limit = this.maxBytes;
       const counter = new Transform({
@@ -100,9 +103,7 @@ export class ImportService {
         request.body,
         counter,
         createWriteStream(partPath, { flags: 'wx', mode: 0o600 }),
-        {
-          signal: request.signal,
-        },
+        { signal: request.signal },
       );
       if (receivedBytes === 0) {
         throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
@@ -117,14 +118,17 @@ export class ImportService {
       );
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
       const entry = await this.storeTrace(trace, fileName, warnings);
-      this.setProgress({ ...base, phase: 'done', receivedBytes, traceId: entry.id });
+      final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
       const problem = asImportError(error, fileName);
-      this.setProgress({ ...base, phase: 'failed', receivedBytes, error: problem.message });
+      final = { ...base, phase: 'failed', receivedBytes, error: problem.message };
       throw problem;
     } finally {
       await rm(partPath, { force: true });
+      if (final !== undefined) {
+        this.setProgress(final);
+      }
       setTimeout(() => this.progressById.delete(uploadId), progressKeepMs).unref();
     }
   }

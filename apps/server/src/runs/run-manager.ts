@@ -246,7 +246,18 @@ export class RunManager {
     flusher.flushNow();
     flusher.dispose();
     run.log.appendFrame(encoder.encodeEnd());
-    await this.store(run, handle.trace, end);
+    try {
+      await this.store(run, handle.trace, end);
+    } catch (error) {
+      // The run must still end for its watchers, whatever storage did.
+      this.options.log(`run ${run.id}: storing failed: ${messageOf(error)}`);
+      this.close(run, {
+        type: 'failed',
+        runId: run.id,
+        frameCount: run.log.frameCount,
+        reason: `could not store the run: ${messageOf(error)}`,
+      });
+    }
   }
 
   private async store(run: LiveRun, trace: Trace, end: RunEnd): Promise<void> {

@@ -1,12 +1,31 @@
+import { CudaBackend, defaultAddonPath, unavailableReason } from '@streamscope/executor';
 import type { Command } from '../command.ts';
+import { parseFlags } from '../parse-flags.ts';
 
-// Placeholder until issue 4 lands this command; it says so rather than pretending.
+const usage = [
+  'usage: pnpm streamscope probe',
+  '',
+  'Prints one JSON object: whether a GPU run is possible (`available`, and `reason` when not),',
+  'the native addon (loaded, or why not), the CUDA runtime and driver versions with every device',
+  '(SMs, copy engines, priority range, memory), and CUPTI. The probe runs in a child process.',
+].join('\n');
+
+/** `streamscope probe`: what the cuda backend can use on this machine, or exactly why not. */
 export const probeCommand: Command = {
   name: 'probe',
   summary: 'Report the CUDA driver, CUPTI and devices as JSON, or why not',
-  usage: 'usage: pnpm streamscope probe',
-  run(_args, io) {
-    io.err('streamscope probe: not available in this build yet (issue 4)');
-    return Promise.resolve(1);
+  usage,
+  async run(args, io) {
+    parseFlags(args, {});
+    const probe = await new CudaBackend({ addonPath: defaultAddonPath }).probe();
+    const reason = unavailableReason(probe);
+    io.out(
+      JSON.stringify(
+        { available: reason === undefined, ...(reason === undefined ? {} : { reason }), ...probe },
+        null,
+        2,
+      ),
+    );
+    return 0;
   },
 };

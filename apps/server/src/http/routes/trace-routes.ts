@@ -70,7 +70,12 @@ export function traceRoutes(services: AppServices): Router {
       if (!store.hasTraceFile(id)) {
         await traceOf(id); // throws the precise no-data error
       }
-      sendBinary(res, await store.readTraceFile(id), `${id}.sstrace`);
+      // Streamed from disk: a big trace never sits whole in the server's memory for this.
+      await new Promise<void>((resolve, reject) => {
+        res.sendFile(store.tracePath(id), { headers: binaryHeaders(`${id}.sstrace`) }, (error) =>
+          error === undefined || error === null ? resolve() : reject(error),
+        );
+      });
       return;
     }
     const trace = await traceOf(id);
@@ -150,9 +155,15 @@ function parseWindow(req: Request): TraceWindow | undefined {
   return { fromNs: from, toNs: to, tracks: [...new Set(tracks)] };
 }
 
+function binaryHeaders(fileName: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/octet-stream',
+    'Content-Disposition': `attachment; filename="${fileName}"`,
+    'Cache-Control': 'no-store',
+  };
+}
+
 function sendBinary(res: Response, bytes: Uint8Array, fileName: string): void {
-  res.setHeader('Content-Type', 'application/octet-stream');
-  res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
-  res.setHeader('Cache-Control', 'no-store');
+  res.set(binaryHeaders(fileName));
   res.end(bytes);
 }
