@@ -1,0 +1,50 @@
+import { useStore } from 'zustand';
+import { LessonControls } from './LessonControls.tsx';
+import { LessonFindings } from './LessonFindings.tsx';
+import { LessonSpeedup } from './LessonSpeedup.tsx';
+import { LessonTimeline } from './LessonTimeline.tsx';
+import { LessonWorkload } from './LessonWorkload.tsx';
+import { findLesson } from './lesson-catalogue.ts';
+import { lessonStore } from './lesson-store.ts';
+
+interface LessonViewProps {
+  readonly gpuAvailable: boolean;
+}
+
+/** One lesson: explanation, controls, the two Gantts on one scale, the speedup and the findings. */
+export function LessonView({ gpuAvailable }: LessonViewProps) {
+  const lessonId = useStore(lessonStore, (s) => s.lessonId);
+  const status = useStore(lessonStore, (s) => s.status);
+  const error = useStore(lessonStore, (s) => s.error);
+  const pitfallOnLabel = useStore(lessonStore, (s) =>
+    s.lessonId === null ? '' : (findLesson(s.lessonId)?.pitfall.onLabel ?? ''),
+  );
+  const lesson = lessonId === null ? undefined : findLesson(lessonId);
+  if (lesson === undefined) {
+    return <p className="lesson-muted">Pick a lesson.</p>;
+  }
+  return (
+    <article className="lesson-view" data-testid={`lesson-${lesson.id}`} data-status={status}>
+      <h2>{lesson.title}</h2>
+      {lesson.explanation.map((paragraph) => (
+        <p key={paragraph}>{paragraph}</p>
+      ))}
+      <LessonControls lesson={lesson} gpuAvailable={gpuAvailable} />
+      {status === 'error' && (
+        <p className="lesson-error" role="alert" data-testid="lesson-error">
+          {error}
+        </p>
+      )}
+      <LessonSpeedup />
+      <section className="lesson-gantts">
+        <h3>Before: {pitfallOnLabel}</h3>
+        <LessonTimeline side="before" />
+        <h3>After: as set above</h3>
+        <LessonTimeline side="after" />
+      </section>
+      <h3>What changed</h3>
+      <LessonFindings />
+      <LessonWorkload />
+    </article>
+  );
+}
