@@ -1,5 +1,6 @@
 import { NavBar } from './components/NavBar.tsx';
 import { Notices } from './components/Notices.tsx';
+import { LessonsPage } from './lessons/LessonsPage.tsx';
 import { ComparePage } from './pages/ComparePage.tsx';
 import { ImportPage } from './pages/ImportPage.tsx';
 import { RunPage } from './pages/RunPage.tsx';
@@ -19,6 +20,7 @@ export function App() {
         {page === 'import' && <ImportPage />}
         {page === 'trace' && <TracePage />}
         {page === 'compare' && <ComparePage />}
+        {page === 'lessons' && <LessonsPage />}
       </main>
     </div>
   );

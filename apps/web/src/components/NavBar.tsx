@@ -6,6 +6,7 @@ const links: readonly { readonly route: Route; readonly label: string }[] = [
   { route: { page: 'traces' }, label: 'Traces' },
   { route: { page: 'run' }, label: 'Run' },
   { route: { page: 'import' }, label: 'Import' },
+  { route: { page: 'lessons' }, label: 'Lessons' },
 ];
 
 export function NavBar() {

@@ -13,6 +13,11 @@ export function routeFromHash(hash: string): Route {
   if (first === 'run') {
     return { page: 'run' };
   }
+  if (first === 'lessons') {
+    return segments[1] === undefined
+      ? { page: 'lessons' }
+      : { page: 'lessons', lessonId: decodeURIComponent(segments[1]) };
+  }
   if (first === 'import') {
     return { page: 'import' };
   }
@@ -66,6 +71,10 @@ export function hashFromRoute(route: Route): string {
       return '#/';
     case 'run':
       return '#/run';
+    case 'lessons':
+      return route.lessonId === undefined
+        ? '#/lessons'
+        : `#/lessons/${encodeURIComponent(route.lessonId)}`;
     case 'import':
       return '#/import';
     case 'compare':

@@ -10,4 +10,5 @@ export type Route =
       readonly view?: { readonly startNs: number; readonly endNs: number };
       readonly selectedOp?: number;
     }
-  | { readonly page: 'compare'; readonly traceA: string; readonly traceB: string };
+  | { readonly page: 'compare'; readonly traceA: string; readonly traceB: string }
+  | { readonly page: 'lessons'; readonly lessonId?: string };
