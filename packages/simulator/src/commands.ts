@@ -21,6 +21,14 @@ const copyKinds: Record<PlanCopy['direction'], number> = {
   htoh: OpKind.CopyHtoH,
 };
 
+const copyNames: Record<PlanCopy['direction'], string> = {
+  htod: 'memcpy HtoD',
+  dtoh: 'memcpy DtoH',
+  dtod: 'memcpy DtoD',
+  ptop: 'memcpy PtoP',
+  htoh: 'memcpy HtoH',
+};
+
 function memKind(kind: BufferKind): MemKind {
   return kind === 'host-pageable'
     ? MemKind.Pageable
@@ -31,7 +39,7 @@ function memKind(kind: BufferKind): MemKind {
 
 /** Builds (does not issue) the command for a kernel, copy, memset or host function. */
 export class CommandFactory {
-  private lastLaunchKey = '';
+  private lastKernel: PlanKernel | null = null;
   private lastLaunch = 0;
 
   constructor(private readonly core: SimCore) {}
@@ -65,18 +73,26 @@ export class CommandFactory {
   }
 
   private launchIndex(op: PlanKernel): number {
-    const [gx, gy, gz] = op.grid;
-    const [bx, by, bz] = op.block;
-    const key = `${gx},${gy},${gz},${bx},${by},${bz},${op.sharedMemBytes}`;
-    if (key !== this.lastLaunchKey) {
-      this.lastLaunchKey = key;
+    // Kernels in a loop share their config: compare with the last one instead of interning.
+    const last = this.lastKernel;
+    if (
+      last === null ||
+      last.grid[0] !== op.grid[0] ||
+      last.grid[1] !== op.grid[1] ||
+      last.grid[2] !== op.grid[2] ||
+      last.block[0] !== op.block[0] ||
+      last.block[1] !== op.block[1] ||
+      last.block[2] !== op.block[2] ||
+      last.sharedMemBytes !== op.sharedMemBytes
+    ) {
+      this.lastKernel = op;
       this.lastLaunch = this.core.trace.launches.intern({
-        gridX: gx,
-        gridY: gy,
-        gridZ: gz,
-        blockX: bx,
-        blockY: by,
-        blockZ: bz,
+        gridX: op.grid[0],
+        gridY: op.grid[1],
+        gridZ: op.grid[2],
+        blockX: op.block[0],
+        blockY: op.block[1],
+        blockZ: op.block[2],
         sharedMemBytes: op.sharedMemBytes,
         registersPerThread: 0,
       });
@@ -134,9 +150,7 @@ export class CommandFactory {
         : op.direction === 'htoh'
           ? CmdKind.Delay
           : CmdKind.Copy;
-    const name = core.writer.name(
-      `memcpy ${op.direction === 'ptop' ? 'PtoP' : op.direction.slice(0, 1).toUpperCase() + 'to' + op.direction.slice(3).toUpperCase()}`,
-    );
+    const name = core.writer.name(copyNames[op.direction]);
     const cmd = core.newCmd(
       kind,
       core.stream(op.stream),

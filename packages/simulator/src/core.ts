@@ -4,11 +4,12 @@ import type { Plan, PlanThread } from '@streamscope/workload';
 import { DeviceEngine } from './device-engine.ts';
 import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
-import type { SimEvent } from './event-heap.ts';
 import type { HostWait, KernelGroup, SimStream, Wave } from './model.ts';
-import { Cmd, CmdKind } from './model.ts';
+import { Cmd, CmdKind, CmdPool } from './model.ts';
 import type { DeviceProfile } from './profile.ts';
 import { TraceWriter } from './trace-writer.ts';
+
+const launchBatch = 64;
 
 /** A blocking API call in progress on a host thread. */
 export interface PendingCall {
@@ -45,6 +46,7 @@ export interface HostThreadState {
 export class SimCore implements EngineHost {
   nowNs = 0;
   readonly heap = new EventHeap();
+  readonly pool = new CmdPool();
   readonly writer: TraceWriter;
   readonly devices: DeviceEngine[];
   readonly streams: (SimStream | undefined)[] = [];
@@ -102,6 +104,7 @@ export class SimCore implements EngineHost {
     flags = 0,
   ): Cmd {
     return new Cmd(
+      this.pool,
       this.nextSeq++,
       kind,
       stream,
@@ -203,10 +206,16 @@ export class SimCore implements EngineHost {
     }
   }
 
+  /**
+   * Its stream's turn has come. Engine work may be dispatched at once and starts at
+   * `notBeforeNs` (its arrival, or the stream's gap after the previous op), which spares an
+   * event per op; markers and delays must not finish early, so they wait for an event.
+   */
   private becomeFront(cmd: Cmd): void {
     cmd.frontNs = this.nowNs;
     const notBefore = Math.max(cmd.arrivalNs, cmd.stream.lastSignalNs + cmd.gapNs);
-    if (notBefore <= this.nowNs) {
+    cmd.notBeforeNs = notBefore;
+    if (notBefore <= this.nowNs || cmd.kind === CmdKind.Compute || cmd.kind === CmdKind.Copy) {
       cmd.arrived = true;
       this.tryReady(cmd);
     } else {
@@ -225,10 +234,12 @@ export class SimCore implements EngineHost {
   settle(): void {
     for (;;) {
       const queue = this.readyQueue;
-      for (let i = 0; i < queue.length; i++) {
-        this.onReady(queue[i]!);
+      if (queue.length > 0) {
+        for (let i = 0; i < queue.length; i++) {
+          this.onReady(queue[i]!);
+        }
+        queue.length = 0;
       }
-      queue.length = 0;
       let pumped = false;
       for (let d = 0; d < this.dirty.length; d++) {
         if (this.dirty[d] === true) {
@@ -268,10 +279,15 @@ export class SimCore implements EngineHost {
     const device = cmd.stream.device;
     this.pending[device]!--;
     const throttled = this.throttled[device]!;
-    if (throttled.length > 0 && this.pending[device]! < this.profile.maxPendingLaunches) {
-      for (const t of throttled.splice(0)) {
+    // Throttled launchers wake once a batch of slots is free, then issue that batch in a row.
+    if (
+      throttled.length > 0 &&
+      this.pending[device]! <= this.profile.maxPendingLaunches - launchBatch
+    ) {
+      for (const t of throttled) {
         this.resumeThread(this.threads[t]!);
       }
+      throttled.length = 0;
     }
     const group = cmd.group;
     if (group !== null) {
@@ -311,6 +327,7 @@ export class SimCore implements EngineHost {
         }
       }
     }
+    cmd.release();
   }
 
   /** Blocks a host thread until each of `cmds` (not yet signalled) has signalled. */
@@ -337,8 +354,8 @@ export class SimCore implements EngineHost {
     return tails;
   }
 
-  /** Handles one event; stale copy and wave events (rescheduled since) are skipped. */
-  dispatch(event: SimEvent): void {
+  /** Handles the event just popped from the heap; stale copy and wave events (rescheduled since) are skipped. */
+  dispatch(event: EventHeap): void {
     switch (event.type) {
       case EventType.HostResume:
         this.resumeThread(event.target as HostThreadState);

@@ -78,7 +78,9 @@ export class DeviceEngine {
     while (progressed) {
       progressed = false;
       const candidates = this.candidates;
-      candidates.length = 0;
+      if (candidates.length > 0) {
+        candidates.length = 0;
+      }
       for (const queue of this.queues) {
         for (;;) {
           const head = queue.front();
@@ -137,8 +139,8 @@ export class DeviceEngine {
     if (fit <= 0) {
       return false;
     }
-    const now = this.host.nowNs;
     const first = cmd.startNs < 0;
+    const now = first ? Math.max(this.host.nowNs, cmd.notBeforeNs) : this.host.nowNs;
     if (first) {
       cmd.startNs = now;
     }
@@ -152,21 +154,20 @@ export class DeviceEngine {
     this.freeSmem -= fit * cmd.smemPerBlock;
     const warps = fit * cmd.warpsPerBlock;
     this.residentWarps += warps;
-    const extraNs = first ? cmd.firstWaveExtraNs : 0;
     const wave: Wave = {
       cmd,
       blocks: fit,
       warps,
       iterationsLeft: cmd.iterations,
       ratePerNs: 0,
-      updatedNs: now + extraNs,
+      updatedNs: now,
       version: 0,
     };
     if (cmd.iterations > 0) {
       this.workWaves.push(wave);
       wave.ratePerNs = -1; // scheduled by reflowWork
     } else {
-      this.host.heap.push(now + extraNs + cmd.blockNs, EventType.WaveEnd, wave);
+      this.host.heap.push(now + cmd.blockNs, EventType.WaveEnd, wave);
     }
     return true;
   }
@@ -253,8 +254,8 @@ export class DeviceEngine {
     }
     this.engines[engine] = cmd;
     cmd.engine = engine;
-    cmd.startNs = this.host.nowNs;
-    cmd.updatedNs = this.host.nowNs;
+    cmd.startNs = Math.max(this.host.nowNs, cmd.notBeforeNs);
+    cmd.updatedNs = cmd.startNs;
     this.activeCopies.push(cmd);
     this.reflowCopies();
     return true;
@@ -297,13 +298,13 @@ export class DeviceEngine {
       if (rate === c.rateBytesPerNs) {
         continue;
       }
-      if (c.rateBytesPerNs > 0) {
+      if (c.rateBytesPerNs > 0 && now > c.updatedNs) {
         c.bytesLeft = Math.max(0, c.bytesLeft - (now - c.updatedNs) * c.rateBytesPerNs);
       }
-      c.updatedNs = now;
+      c.updatedNs = Math.max(now, c.updatedNs);
       c.rateBytesPerNs = rate;
       c.version++;
-      this.host.heap.push(now + c.bytesLeft / rate, EventType.CopyEnd, c, c.version);
+      this.host.heap.push(c.updatedNs + c.bytesLeft / rate, EventType.CopyEnd, c, c.version);
     }
   }
 }

@@ -8,79 +8,131 @@ export const EventType = {
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
-export interface SimEvent {
-  timeNs: number;
-  seq: number;
-  type: EventType;
-  target: unknown;
-  /** Stale when it differs from the target's version (rescheduled copies and waves). */
-  version: number;
-}
-
-/** A binary min-heap of events by (time, insertion order): equal times run first-in first-out. */
+/**
+ * A binary min-heap of events by (time, insertion order), so equal times run first-in
+ * first-out. Stored as parallel arrays, not an object per event: a million-op run pushes
+ * millions of events. `pop` leaves the event in `type`, `target` and `version`.
+ */
 export class EventHeap {
-  private readonly items: SimEvent[] = [];
+  private times = new Float64Array(1024);
+  private seqs = new Float64Array(1024);
+  private types = new Uint8Array(1024);
+  private versions = new Float64Array(1024);
+  private targets: unknown[] = [];
+  private n = 0;
   private nextSeq = 0;
+  /** The last popped event. */
+  timeNs = 0;
+  type: EventType = 0;
+  target: unknown = null;
+  version = 0;
 
   get size(): number {
-    return this.items.length;
+    return this.n;
   }
 
   /** Time of the earliest event, or +Infinity when empty. */
   peekTimeNs(): number {
-    return this.items[0]?.timeNs ?? Infinity;
+    return this.n > 0 ? this.times[0]! : Infinity;
   }
 
   /** Times are rounded to whole ns, so the clock and the trace agree exactly. */
   push(atNs: number, type: EventType, target: unknown, version = 0): void {
+    if (this.n === this.times.length) {
+      this.grow();
+    }
     const timeNs = Math.round(atNs);
-    const items = this.items;
-    const event: SimEvent = { timeNs, seq: this.nextSeq++, type, target, version };
-    let i = items.length;
-    items.push(event);
+    const seq = this.nextSeq++;
+    const times = this.times;
+    const seqs = this.seqs;
+    let i = this.n++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = items[parent]!;
-      if (p.timeNs < timeNs || (p.timeNs === timeNs && p.seq < event.seq)) {
+      const pt = times[parent]!;
+      if (pt < timeNs || (pt === timeNs && seqs[parent]! < seq)) {
         break;
       }
-      items[i] = p;
+      this.move(parent, i);
       i = parent;
     }
-    items[i] = event;
+    times[i] = timeNs;
+    seqs[i] = seq;
+    this.types[i] = type;
+    this.versions[i] = version;
+    this.targets[i] = target;
   }
 
-  pop(): SimEvent | undefined {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (top === undefined || last === undefined || items.length === 0) {
-      return top;
+  /** Removes the earliest event into `timeNs`, `type`, `target`, `version`; false when empty. */
+  pop(): boolean {
+    if (this.n === 0) {
+      return false;
     }
-    const n = items.length;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= n) {
-        break;
-      }
-      const right = left + 1;
-      let child = left;
-      const l = items[left]!;
-      if (right < n) {
-        const r = items[right]!;
-        if (r.timeNs < l.timeNs || (r.timeNs === l.timeNs && r.seq < l.seq)) {
+    this.timeNs = this.times[0]!;
+    this.type = this.types[0]! as EventType;
+    this.target = this.targets[0];
+    this.version = this.versions[0]!;
+    const last = --this.n;
+    if (last > 0) {
+      const times = this.times;
+      const seqs = this.seqs;
+      const t = times[last]!;
+      const s = seqs[last]!;
+      const type = this.types[last]!;
+      const version = this.versions[last]!;
+      const target = this.targets[last];
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= last) {
+          break;
+        }
+        const right = left + 1;
+        let child = left;
+        if (
+          right < last &&
+          (times[right]! < times[left]! ||
+            (times[right] === times[left] && seqs[right]! < seqs[left]!))
+        ) {
           child = right;
         }
+        const ct = times[child]!;
+        if (t < ct || (t === ct && s < seqs[child]!)) {
+          break;
+        }
+        this.move(child, i);
+        i = child;
       }
-      const c = items[child]!;
-      if (last.timeNs < c.timeNs || (last.timeNs === c.timeNs && last.seq < c.seq)) {
-        break;
-      }
-      items[i] = c;
-      i = child;
+      times[i] = t;
+      seqs[i] = s;
+      this.types[i] = type;
+      this.versions[i] = version;
+      this.targets[i] = target;
     }
-    items[i] = last;
-    return top;
+    this.targets[last] = null;
+    return true;
+  }
+
+  private move(from: number, to: number): void {
+    this.times[to] = this.times[from]!;
+    this.seqs[to] = this.seqs[from]!;
+    this.types[to] = this.types[from]!;
+    this.versions[to] = this.versions[from]!;
+    this.targets[to] = this.targets[from];
+  }
+
+  private grow(): void {
+    const size = this.times.length * 2;
+    const times = new Float64Array(size);
+    times.set(this.times);
+    this.times = times;
+    const seqs = new Float64Array(size);
+    seqs.set(this.seqs);
+    this.seqs = seqs;
+    const types = new Uint8Array(size);
+    types.set(this.types);
+    this.types = types;
+    const versions = new Float64Array(size);
+    versions.set(this.versions);
+    this.versions = versions;
   }
 }

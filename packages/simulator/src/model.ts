@@ -41,7 +41,69 @@ export interface Wave {
   version: number;
 }
 
-/** A unit of device work in one stream, from issue to completion signal. */
+/**
+ * The numeric state of in-flight commands, in Float64 columns indexed by a slot. Times and
+ * byte counts exceed small integers, and as object fields each would be a separate boxed
+ * number; here they cost nothing to allocate. Slots are reused once a command has signalled.
+ */
+export class CmdPool {
+  arrivalNs = new Float64Array(1024);
+  frontNs = new Float64Array(1024);
+  notBeforeNs = new Float64Array(1024);
+  startNs = new Float64Array(1024);
+  endNs = new Float64Array(1024);
+  bytes = new Float64Array(1024);
+  bytesLeft = new Float64Array(1024);
+  rateBytesPerNs = new Float64Array(1024);
+  baseBytesPerNs = new Float64Array(1024);
+  updatedNs = new Float64Array(1024);
+  blockNs = new Float64Array(1024);
+  delayNs = new Float64Array(1024);
+  private readonly free: number[] = [];
+  private next = 0;
+
+  alloc(): number {
+    const slot = this.free.pop();
+    if (slot !== undefined) {
+      return slot;
+    }
+    if (this.next === this.startNs.length) {
+      this.grow();
+    }
+    return this.next++;
+  }
+
+  release(slot: number): void {
+    this.free.push(slot);
+  }
+
+  private grow(): void {
+    const size = this.startNs.length * 2;
+    this.arrivalNs = grown(this.arrivalNs, size);
+    this.frontNs = grown(this.frontNs, size);
+    this.notBeforeNs = grown(this.notBeforeNs, size);
+    this.startNs = grown(this.startNs, size);
+    this.endNs = grown(this.endNs, size);
+    this.bytes = grown(this.bytes, size);
+    this.bytesLeft = grown(this.bytesLeft, size);
+    this.rateBytesPerNs = grown(this.rateBytesPerNs, size);
+    this.baseBytesPerNs = grown(this.baseBytesPerNs, size);
+    this.updatedNs = grown(this.updatedNs, size);
+    this.blockNs = grown(this.blockNs, size);
+    this.delayNs = grown(this.delayNs, size);
+  }
+}
+
+function grown(column: Float64Array<ArrayBuffer>, size: number): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(size);
+  next.set(column);
+  return next;
+}
+
+/**
+ * A unit of device work in one stream, from issue to completion signal. Its numbers live in
+ * a CmdPool slot until it signals; only `signalled`, `done`, `gpuOp` and the links are read after.
+ */
 export class Cmd {
   pendingDeps = 0;
   waiters: Waiter[] | null = null;
@@ -49,10 +111,6 @@ export class Cmd {
   ready = false;
   done = false;
   signalled = false;
-  /** When it became its stream's front (its turn), for wait spans. */
-  frontNs = -1;
-  startNs = -1;
-  endNs = -1;
   hwQueue: HwQueue | null = null;
   group: KernelGroup | null = null;
   // Compute
@@ -61,45 +119,163 @@ export class Cmd {
   threadsPerBlock = 0;
   warpsPerBlock = 0;
   smemPerBlock = 0;
-  /** Timed blocks: ns each block runs. Work blocks: 0. */
-  blockNs = 0;
+  /** Work blocks: iterations per thread. 0 for timed blocks. */
   iterations = 0;
-  /** Extra time of the first wave (launch ramp), ns. */
-  firstWaveExtraNs = 0;
-  // Copy and delay
+  // Copy
   direction: CopyEngineRole | 'ptop' = 'any';
-  bytesLeft = 0;
-  rateBytesPerNs = 0;
-  baseBytesPerNs = 0;
-  updatedNs = 0;
   version = 0;
   engine = -1;
-  delayNs = 0;
   /** Least gap after the previous op of its stream signals, ns. */
   gapNs = 0;
   // Trace
   apiOp = -1;
   gpuOp = -1;
   flowFrom: Cmd | null = null;
+  readonly slot: number;
 
   constructor(
+    private readonly pool: CmdPool,
     readonly seq: number,
     readonly kind: CmdKind,
     readonly stream: SimStream,
-    readonly arrivalNs: number,
+    arrivalNs: number,
     /** OpKind of the GPU op this becomes in the trace. */
     readonly opKind: number,
     readonly nameId: number,
     readonly correlationId: number,
-    readonly bytes: number,
+    bytes: number,
     readonly memKinds: number,
     readonly refId: number,
     readonly flags: number,
-  ) {}
+  ) {
+    const slot = pool.alloc();
+    this.slot = slot;
+    pool.arrivalNs[slot] = arrivalNs;
+    pool.frontNs[slot] = -1;
+    pool.notBeforeNs[slot] = 0;
+    pool.startNs[slot] = -1;
+    pool.endNs[slot] = -1;
+    pool.bytes[slot] = bytes;
+    pool.bytesLeft[slot] = 0;
+    pool.rateBytesPerNs[slot] = 0;
+    pool.baseBytesPerNs[slot] = 0;
+    pool.updatedNs[slot] = 0;
+    pool.blockNs[slot] = 0;
+    pool.delayNs[slot] = 0;
+  }
+
+  /** Gives the slot back: call once, when the command has signalled. */
+  release(): void {
+    this.pool.release(this.slot);
+  }
+
+  /** When the launch reaches the device. */
+  get arrivalNs(): number {
+    return this.pool.arrivalNs[this.slot]!;
+  }
+
+  set arrivalNs(value: number) {
+    this.pool.arrivalNs[this.slot] = value;
+  }
+
+  /** When it became its stream's front (its turn), for wait spans. */
+  get frontNs(): number {
+    return this.pool.frontNs[this.slot]!;
+  }
+
+  set frontNs(value: number) {
+    this.pool.frontNs[this.slot] = value;
+  }
+
+  /** Earliest start: arrival at the device, or the stream's gap after its previous op. */
+  get notBeforeNs(): number {
+    return this.pool.notBeforeNs[this.slot]!;
+  }
+
+  set notBeforeNs(value: number) {
+    this.pool.notBeforeNs[this.slot] = value;
+  }
+
+  get startNs(): number {
+    return this.pool.startNs[this.slot]!;
+  }
+
+  set startNs(value: number) {
+    this.pool.startNs[this.slot] = value;
+  }
+
+  get endNs(): number {
+    return this.pool.endNs[this.slot]!;
+  }
+
+  set endNs(value: number) {
+    this.pool.endNs[this.slot] = value;
+  }
+
+  /** Bytes moved or set (trace column). */
+  get bytes(): number {
+    return this.pool.bytes[this.slot]!;
+  }
+
+  set bytes(value: number) {
+    this.pool.bytes[this.slot] = value;
+  }
+
+  /** Copies: bytes still to move (the fixed setup counted as bytes). */
+  get bytesLeft(): number {
+    return this.pool.bytesLeft[this.slot]!;
+  }
+
+  set bytesLeft(value: number) {
+    this.pool.bytesLeft[this.slot] = value;
+  }
+
+  get rateBytesPerNs(): number {
+    return this.pool.rateBytesPerNs[this.slot]!;
+  }
+
+  set rateBytesPerNs(value: number) {
+    this.pool.rateBytesPerNs[this.slot] = value;
+  }
+
+  get baseBytesPerNs(): number {
+    return this.pool.baseBytesPerNs[this.slot]!;
+  }
+
+  set baseBytesPerNs(value: number) {
+    this.pool.baseBytesPerNs[this.slot] = value;
+  }
+
+  /** When bytesLeft was last brought up to date. */
+  get updatedNs(): number {
+    return this.pool.updatedNs[this.slot]!;
+  }
+
+  set updatedNs(value: number) {
+    this.pool.updatedNs[this.slot] = value;
+  }
+
+  /** Timed blocks (and memsets, DtoD copies): ns each block runs. */
+  get blockNs(): number {
+    return this.pool.blockNs[this.slot]!;
+  }
+
+  set blockNs(value: number) {
+    this.pool.blockNs[this.slot] = value;
+  }
+
+  /** Delay commands: how long they take once started. */
+  get delayNs(): number {
+    return this.pool.delayNs[this.slot]!;
+  }
+
+  set delayNs(value: number) {
+    this.pool.delayNs[this.slot] = value;
+  }
 }
 
 export class HwQueue {
-  items: Cmd[] = [];
+  items: (Cmd | undefined)[] = [];
   head = 0;
 
   front(): Cmd | undefined {
@@ -111,7 +287,8 @@ export class HwQueue {
   }
 
   pop(): void {
-    this.head++;
+    // Drop the reference at once so finished commands die young (cheap for the GC).
+    this.items[this.head++] = undefined;
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.head = 0;
@@ -120,7 +297,7 @@ export class HwQueue {
 }
 
 export class SimStream {
-  fifo: Cmd[] = [];
+  fifo: (Cmd | undefined)[] = [];
   head = 0;
   lastCmd: Cmd | null = null;
   lastSignalNs = -Infinity;
@@ -149,7 +326,7 @@ export class SimStream {
   }
 
   pop(): void {
-    this.head++;
+    this.fifo[this.head++] = undefined;
     if (this.head > 1024 && this.head * 2 > this.fifo.length) {
       this.fifo = this.fifo.slice(this.head);
       this.head = 0;

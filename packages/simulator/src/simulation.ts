@@ -79,7 +79,6 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
     core.heap.push(0, EventType.HostResume, t);
   }
   let done = false;
-  let eventCount = 0;
   const sim: Simulation = {
     trace,
     get nowNs() {
@@ -97,7 +96,8 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
         core.heap.size > 0 &&
         core.heap.peekTimeNs() <= untilNs
       ) {
-        const event = core.heap.pop()!;
+        const event = core.heap;
+        event.pop();
         if (event.timeNs > core.nowNs) {
           core.nowNs = event.timeNs;
         }
@@ -109,7 +109,7 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
         }
         handled++;
       }
-      eventCount += handled;
+      core.writer.flush();
       if (core.heap.size === 0) {
         done = true;
         const stuck = core.threads.filter((t) => !t.done);
@@ -128,7 +128,6 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
       return done;
     },
   };
-  void eventCount;
   return sim;
 }
 

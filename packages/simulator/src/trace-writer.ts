@@ -1,11 +1,33 @@
-import type { OpInput, Trace } from '@streamscope/trace';
-import { FlowKind, OpKind, RangeKind } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import { FlowKind, OpKind, RangeKind, noRef } from '@streamscope/trace';
+import type { FlowKind as FlowKindType } from '@streamscope/trace';
 import type { Cmd } from './model.ts';
 
-/** Appends ops, flows and ranges to the trace with one reused OpInput (no object per op). */
+const batch = 4096;
+
+/**
+ * Appends ops, flows and ranges to the trace. Ops are gathered in typed columns and appended
+ * a batch at a time (`OpTable.appendColumns`), flows after the ops they name, so a reader
+ * never sees a flow to an op that is not there yet. Call `flush` before handing the trace on.
+ */
 export class TraceWriter {
-  private readonly op: OpInput = { startNs: 0, endNs: 0, track: 0, kind: 0, nameId: 0 };
   private readonly names = new Map<string, number>();
+  private readonly cols = {
+    startNs: new Float64Array(batch),
+    endNs: new Float64Array(batch),
+    bytes: new Float64Array(batch),
+    track: new Uint16Array(batch),
+    nameId: new Uint32Array(batch),
+    correlationId: new Uint32Array(batch),
+    refId: new Uint32Array(batch),
+    kind: new Uint8Array(batch),
+    memKinds: new Uint8Array(batch),
+    flags: new Uint8Array(batch),
+  };
+  private n = 0;
+  private readonly flowFrom: number[] = [];
+  private readonly flowTo: number[] = [];
+  private readonly flowKind: FlowKindType[] = [];
 
   constructor(readonly trace: Trace) {}
 
@@ -18,6 +40,62 @@ export class TraceWriter {
     return id;
   }
 
+  private add(
+    startNs: number,
+    endNs: number,
+    track: number,
+    kind: number,
+    nameId: number,
+    bytes: number,
+    memKinds: number,
+    correlationId: number,
+    refId: number,
+    flags: number,
+  ): number {
+    if (this.n === batch) {
+      this.flush();
+    }
+    const i = this.n++;
+    const c = this.cols;
+    const start = Math.round(startNs);
+    c.startNs[i] = start;
+    c.endNs[i] = Math.max(start, Math.round(endNs));
+    c.track[i] = track;
+    c.kind[i] = kind;
+    c.nameId[i] = nameId;
+    c.bytes[i] = bytes;
+    c.memKinds[i] = memKinds;
+    c.correlationId[i] = correlationId;
+    c.refId[i] = refId;
+    c.flags[i] = flags;
+    return this.trace.ops.count + i;
+  }
+
+  private flow(from: number, to: number, kind: FlowKindType): void {
+    this.flowFrom.push(from);
+    this.flowTo.push(to);
+    this.flowKind.push(kind);
+  }
+
+  /** Moves gathered ops, then flows, into the trace. */
+  flush(): void {
+    if (this.n > 0) {
+      this.trace.ops.appendColumns(this.cols, this.n);
+      this.n = 0;
+      this.trace.version++;
+    }
+    const flows = this.trace.flows;
+    for (let i = 0; i < this.flowFrom.length; i++) {
+      flows.append(this.flowFrom[i]!, this.flowTo[i]!, this.flowKind[i]!);
+    }
+    if (this.flowFrom.length > 0) {
+      this.flowFrom.length = 0;
+      this.flowTo.length = 0;
+      this.flowKind.length = 0;
+      this.trace.version++;
+    }
+  }
+
   /** A host API call (or host work) on a host-thread track; returns its op index. */
   host(
     track: number,
@@ -28,53 +106,42 @@ export class TraceWriter {
     correlationId: number,
     flags: number,
   ): number {
-    const op = this.op;
-    op.startNs = Math.round(startNs);
-    op.endNs = Math.max(op.startNs, Math.round(endNs));
-    op.track = track;
-    op.kind = kind;
-    op.nameId = nameId;
-    op.bytes = 0;
-    op.memKinds = 0;
-    op.correlationId = correlationId;
-    op.refId = undefined;
-    op.flags = flags;
-    return this.trace.addOp(op);
+    return this.add(startNs, endNs, track, kind, nameId, 0, 0, correlationId, noRef, flags);
   }
 
-  /** The GPU op of a finished command, with its flows to what is already in the trace. */
+  /** The GPU op of a finished command, with its flows to what is already written. */
   gpu(cmd: Cmd): void {
-    const op = this.op;
-    op.startNs = Math.round(cmd.startNs);
-    op.endNs = Math.max(op.startNs, Math.round(cmd.endNs));
-    op.track = cmd.stream.track;
-    op.kind = cmd.opKind;
-    op.nameId = cmd.nameId;
-    op.bytes = cmd.bytes;
-    op.memKinds = cmd.memKinds;
-    op.correlationId = cmd.correlationId;
-    op.refId = cmd.refId;
-    op.flags = cmd.flags;
-    cmd.gpuOp = this.trace.addOp(op);
+    cmd.gpuOp = this.add(
+      cmd.startNs,
+      cmd.endNs,
+      cmd.stream.track,
+      cmd.opKind,
+      cmd.nameId,
+      cmd.bytes,
+      cmd.memKinds,
+      cmd.correlationId,
+      cmd.refId,
+      cmd.flags,
+    );
     if (cmd.apiOp >= 0) {
-      this.trace.flows.append(cmd.apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
+      this.flow(cmd.apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
     }
     if (cmd.flowFrom !== null && cmd.flowFrom.gpuOp >= 0 && cmd.opKind === OpKind.StreamWait) {
-      this.trace.flows.append(cmd.flowFrom.gpuOp, cmd.gpuOp, FlowKind.EventRecordToWait);
+      this.flow(cmd.flowFrom.gpuOp, cmd.gpuOp, FlowKind.EventRecordToWait);
     }
   }
 
-  /** Links an API call to the command it issued, once both are in the trace. */
+  /** Links an API call to the command it issued, once both are written. */
   linkApi(apiOp: number, cmd: Cmd): void {
     cmd.apiOp = apiOp;
     if (cmd.gpuOp >= 0) {
-      this.trace.flows.append(apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
+      this.flow(apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
     }
   }
 
   recordToWait(record: Cmd, waitOp: number): void {
     if (record.gpuOp >= 0) {
-      this.trace.flows.append(record.gpuOp, waitOp, FlowKind.EventRecordToWait);
+      this.flow(record.gpuOp, waitOp, FlowKind.EventRecordToWait);
     }
   }
 

@@ -19,6 +19,22 @@ type MutableEvent = { -readonly [K in keyof PlanEvent]: PlanEvent[K] };
 const emptyScope: Scope = new Map();
 const refPattern = /^([A-Za-z_][A-Za-z0-9_.-]*)(?:\[(.+)\])?$/;
 
+// Loops resolve the same reference texts over and over: split each text once.
+const parsedRefs = new Map<string, readonly [string, string | undefined] | null>();
+
+function parseRef(ref: string): readonly [string, string | undefined] | null {
+  let parsed = parsedRefs.get(ref);
+  if (parsed === undefined) {
+    const match = refPattern.exec(ref);
+    parsed = match === null ? null : [match[1]!, match[2]];
+    if (parsedRefs.size >= 10_000) {
+      parsedRefs.clear();
+    }
+    parsedRefs.set(ref, parsed);
+  }
+  return parsed;
+}
+
 /** Devices, buffers, streams and events of a spec, numbered, with name resolution. */
 export class Declarations {
   readonly devices: PlanDevice[] = [];
@@ -288,12 +304,12 @@ export class Declarations {
     path: string,
     what: string,
   ): number | undefined {
-    const match = refPattern.exec(ref);
+    const match = parseRef(ref);
     if (match === null) {
       this.issues.add(path, `"${ref}" is not a ${what} reference (a name, or name[index])`);
       return undefined;
     }
-    const base = match[1]!;
+    const base = match[0];
     const declared = table.get(base);
     if (declared === undefined) {
       const known = [...table.keys()];
@@ -304,7 +320,7 @@ export class Declarations {
       );
       return undefined;
     }
-    const indexText = match[2];
+    const indexText = match[1];
     if (indexText === undefined) {
       if (declared.isArray) {
         this.issues.add(
@@ -336,5 +352,5 @@ export class Declarations {
 
 /** The base name of a reference (`"tmp[i]"` → `"tmp"`), or undefined when it is malformed. */
 export function refBase(ref: string): string | undefined {
-  return refPattern.exec(ref)?.[1];
+  return parseRef(ref)?.[0];
 }

@@ -14,6 +14,14 @@ export class ExprError extends Error {
 
 export type Scope = ReadonlyMap<string, number>;
 
+/** An expression parsed once: its dimension is static (loop variables are plain numbers). */
+interface Compiled {
+  readonly dim: Dimension;
+  readonly run: (scope: Scope) => number;
+}
+
+type Fn = (scope: Scope) => number;
+
 const functions: Readonly<Record<string, (args: number[]) => number>> = {
   min: (a) => Math.min(...a),
   max: (a) => Math.max(...a),
@@ -21,20 +29,48 @@ const functions: Readonly<Record<string, (args: number[]) => number>> = {
   ceil: (a) => Math.ceil(a[0] ?? NaN),
 };
 
+// Specs repeat the same few expressions in loops: parse each text once. Bounded, so a hostile
+// spec with millions of distinct texts cannot grow it without limit.
+const cache = new Map<string, Compiled | ExprError>();
+const cacheLimit = 10_000;
+
 /**
  * Evaluates an arithmetic expression such as `i * 4MiB`, `16MiB / n` or `(i + 1) * 50us`:
  * numbers with an optional size or time unit, loop variables from `scope`, `+ - * / %`,
  * parentheses and min/max/floor/ceil. Tracks dimensions so a duration cannot become a size.
  */
 export function evaluate(text: string, scope: Scope): Quantity {
-  const parser = new Parser(text, scope);
+  let compiled = cache.get(text);
+  if (compiled === undefined) {
+    try {
+      compiled = compile(text);
+    } catch (error) {
+      if (!(error instanceof ExprError)) {
+        throw error;
+      }
+      compiled = error;
+    }
+    if (cache.size >= cacheLimit) {
+      cache.clear();
+    }
+    cache.set(text, compiled);
+  }
+  if (compiled instanceof ExprError) {
+    throw compiled;
+  }
+  const value = compiled.run(scope);
+  if (!Number.isFinite(value)) {
+    throw new ExprError(`"${text}" does not evaluate to a finite number`);
+  }
+  return { value, dim: compiled.dim };
+}
+
+function compile(text: string): Compiled {
+  const parser = new Parser(text);
   const result = parser.expression();
   parser.skipSpace();
   if (!parser.atEnd()) {
     throw new ExprError(`unexpected "${parser.rest()}" in "${text}"`);
-  }
-  if (!Number.isFinite(result.value)) {
-    throw new ExprError(`"${text}" does not evaluate to a finite number`);
   }
   return result;
 }
@@ -42,10 +78,7 @@ export function evaluate(text: string, scope: Scope): Quantity {
 class Parser {
   private pos = 0;
 
-  constructor(
-    private readonly text: string,
-    private readonly scope: Scope,
-  ) {}
+  constructor(private readonly text: string) {}
 
   atEnd(): boolean {
     return this.pos >= this.text.length;
@@ -66,7 +99,7 @@ class Parser {
     return this.text[this.pos] ?? '';
   }
 
-  expression(): Quantity {
+  expression(): Compiled {
     let left = this.term();
     for (;;) {
       const op = this.peek();
@@ -76,11 +109,13 @@ class Parser {
       this.pos++;
       const right = this.term();
       const dim = sumDimension(left.dim, right.dim, op, this.text);
-      left = { value: op === '+' ? left.value + right.value : left.value - right.value, dim };
+      const a = left.run;
+      const b = right.run;
+      left = { dim, run: op === '+' ? (s) => a(s) + b(s) : (s) => a(s) - b(s) };
     }
   }
 
-  private term(): Quantity {
+  private term(): Compiled {
     let left = this.unary();
     for (;;) {
       const op = this.peek();
@@ -89,36 +124,43 @@ class Parser {
       }
       this.pos++;
       const right = this.unary();
+      const a = left.run;
+      const b = right.run;
       if (op === '*') {
         if (left.dim !== 'none' && right.dim !== 'none') {
           throw new ExprError(`cannot multiply a ${left.dim} by a ${right.dim} in "${this.text}"`);
         }
-        left = { value: left.value * right.value, dim: left.dim === 'none' ? right.dim : left.dim };
+        left = { dim: left.dim === 'none' ? right.dim : left.dim, run: (s) => a(s) * b(s) };
         continue;
-      }
-      if (right.value === 0) {
-        throw new ExprError(`division by zero in "${this.text}"`);
       }
       if (right.dim !== 'none' && right.dim !== left.dim) {
         throw new ExprError(`cannot divide a ${left.dim} by a ${right.dim} in "${this.text}"`);
       }
-      const value = op === '/' ? left.value / right.value : left.value % right.value;
+      const text = this.text;
+      const divisor: Fn = (s) => {
+        const v = b(s);
+        if (v === 0) {
+          throw new ExprError(`division by zero in "${text}"`);
+        }
+        return v;
+      };
       // size / size is a plain ratio; size % size stays a size.
       const dim = op === '/' && right.dim !== 'none' ? 'none' : left.dim;
-      left = { value, dim };
+      left = { dim, run: op === '/' ? (s) => a(s) / divisor(s) : (s) => a(s) % divisor(s) };
     }
   }
 
-  private unary(): Quantity {
+  private unary(): Compiled {
     if (this.peek() === '-') {
       this.pos++;
       const inner = this.unary();
-      return { value: -inner.value, dim: inner.dim };
+      const a = inner.run;
+      return { dim: inner.dim, run: (s) => -a(s) };
     }
     return this.primary();
   }
 
-  private primary(): Quantity {
+  private primary(): Compiled {
     const c = this.peek();
     if (c === '(') {
       this.pos++;
@@ -144,7 +186,7 @@ class Parser {
     this.pos++;
   }
 
-  private number(): Quantity {
+  private number(): Compiled {
     const match = /^[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?/.exec(this.rest());
     if (match === null) {
       throw new ExprError(`bad number at "${this.rest()}" in "${this.text}"`);
@@ -153,17 +195,19 @@ class Parser {
     const value = Number(match[0]);
     const unitMatch = /^[A-Za-zµ]+/.exec(this.rest());
     if (unitMatch === null) {
-      return { value, dim: 'none' };
+      return { dim: 'none', run: () => value };
     }
     const unit = unitMatch[0];
     this.pos += unit.length;
     const bytes = sizeUnits[unit];
     if (bytes !== undefined) {
-      return { value: value * bytes, dim: 'size' };
+      const v = value * bytes;
+      return { dim: 'size', run: () => v };
     }
     const ns = timeUnits[unit];
     if (ns !== undefined) {
-      return { value: value * ns, dim: 'time' };
+      const v = value * ns;
+      return { dim: 'time', run: () => v };
     }
     throw new ExprError(
       `unknown unit "${unit}" in "${this.text}" (sizes: ${Object.keys(sizeUnits).join(', ')}; ` +
@@ -171,31 +215,40 @@ class Parser {
     );
   }
 
-  private identifier(): Quantity {
+  private identifier(): Compiled {
     const match = /^[A-Za-z_][A-Za-z0-9_]*/.exec(this.rest());
     const name = match?.[0] ?? '';
     this.pos += name.length;
     const fn = functions[name];
     if (fn !== undefined && this.peek() === '(') {
       this.pos++;
-      const args: Quantity[] = [this.expression()];
+      const args: Compiled[] = [this.expression()];
       while (this.peek() === ',') {
         this.pos++;
         args.push(this.expression());
       }
       this.expect(')');
       const dim = args.reduce<Dimension>((d, a) => sumDimension(d, a.dim, name, this.text), 'none');
-      return { value: fn(args.map((a) => a.value)), dim };
+      const runs = args.map((a) => a.run);
+      return { dim, run: (s) => fn(runs.map((r) => r(s))) };
     }
-    const value = this.scope.get(name);
-    if (value === undefined) {
-      const known = [...this.scope.keys()];
-      throw new ExprError(
-        `unknown variable "${name}" in "${this.text}"` +
-          (known.length > 0 ? ` (in scope: ${known.join(', ')})` : ' (no loop variable in scope)'),
-      );
-    }
-    return { value, dim: 'none' };
+    const text = this.text;
+    return {
+      dim: 'none',
+      run: (scope) => {
+        const value = scope.get(name);
+        if (value === undefined) {
+          const known = [...scope.keys()];
+          throw new ExprError(
+            `unknown variable "${name}" in "${text}"` +
+              (known.length > 0
+                ? ` (in scope: ${known.join(', ')})`
+                : ' (no loop variable in scope)'),
+          );
+        }
+        return value;
+      },
+    };
   }
 }
 

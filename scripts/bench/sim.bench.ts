@@ -1,0 +1,99 @@
+import { deviceProfiles, simulate } from '@streamscope/simulator';
+import type { Plan, WorkloadInput } from '@streamscope/workload';
+import { buildPreset, validateWorkload } from '@streamscope/workload';
+import type { Report } from './report.ts';
+import { medianMs } from './report.ts';
+
+// Simulator speed: a pipeline of small copies and kernels over 8 streams with an event hand-off
+// per chunk, at 10k, 100k and 1M ops. ns per op should stay flat as the run grows.
+
+function pipelinePlan(ops: number): Plan {
+  const perChunk = 5;
+  const spec: WorkloadInput = {
+    name: `bench ${ops} ops`,
+    buffers: [
+      { name: 'h', kind: 'host-pinned', size: '8MiB' },
+      { name: 'd', kind: 'device', size: '8MiB' },
+    ],
+    streams: [{ name: 's', count: 8, type: 'non-blocking' }],
+    events: [{ name: 'e', count: 8 }],
+    threads: [
+      {
+        name: 'main',
+        ops: [
+          {
+            op: 'repeat',
+            count: Math.floor(ops / perChunk),
+            ops: [
+              {
+                op: 'copy',
+                src: 'h',
+                dst: 'd',
+                srcOffset: '(i % 8) * 1MiB',
+                dstOffset: '(i % 8) * 1MiB',
+                bytes: '64KiB',
+                stream: 's[i % 8]',
+              },
+              { op: 'kernel', name: 'step', duration: '5us', grid: 32, stream: 's[i % 8]' },
+              { op: 'eventRecord', event: 'e[i % 8]', stream: 's[i % 8]' },
+              { op: 'streamWait', event: 'e[i % 8]', stream: 's[(i + 1) % 8]' },
+              {
+                op: 'copy',
+                src: 'd',
+                dst: 'h',
+                srcOffset: '(i % 8) * 1MiB',
+                dstOffset: '(i % 8) * 1MiB',
+                bytes: '64KiB',
+                stream: 's[i % 8]',
+              },
+            ],
+          },
+          { op: 'deviceSync' },
+        ],
+      },
+    ],
+  };
+  const result = validateWorkload(spec);
+  if (!result.ok) {
+    throw new Error(JSON.stringify(result.errors));
+  }
+  return result.plan;
+}
+
+/** Simulated makespan of the blog preset divided by the sequential one. */
+function blogRatio(profile: 'c1060' | 'c2050' | 'k20c' | 'h100', variant: string): number {
+  const run = (v: string): number => {
+    const result = validateWorkload(buildPreset('overlap-blog', { variant: v }));
+    if (!result.ok) {
+      throw new Error(JSON.stringify(result.errors));
+    }
+    return simulate(result.plan, deviceProfiles[profile]).ops.maxEndNs;
+  };
+  return run(variant) / run('sequential');
+}
+
+export async function run(report: Report): Promise<void> {
+  const perOp: number[] = [];
+  for (const [label, ops, runs] of [
+    ['10k', 10_000, 7],
+    ['100k', 100_000, 5],
+    ['1m', 1_000_000, 3],
+  ] as const) {
+    const plan = pipelinePlan(ops);
+    const ms = medianMs(() => simulate(plan, deviceProfiles.h100), runs);
+    const nsPerOp = (ms * 1e6) / plan.executedOpCount;
+    perOp.push(nsPerOp);
+    report(`sim.ns_per_op_${label}`, nsPerOp, 'ns');
+    if (label === '1m') {
+      report('sim.ms_1m_ops', ms, 'ms');
+      const validateMs = medianMs(() => void pipelinePlan(ops), 1);
+      report('sim.validate_ns_per_op_1m', (validateMs * 1e6) / plan.executedOpCount, 'ns');
+    }
+  }
+  report('sim.ns_per_op_ratio_1m_to_10k', perOp[2]! / perOp[0]!, 'x');
+  for (const profile of ['c1060', 'c2050', 'k20c', 'h100'] as const) {
+    report(`sim.blog_${profile}_depth_first_ratio`, blogRatio(profile, 'depth-first'), 'x');
+    report(`sim.blog_${profile}_breadth_first_ratio`, blogRatio(profile, 'breadth-first'), 'x');
+  }
+  await Promise.resolve();
+}
