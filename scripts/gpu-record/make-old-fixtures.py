@@ -118,11 +118,14 @@ def write_sqlite(path, new):
     create(db, "StringIds", ["id", "value"], list(enumerate(STRINGS)))
     kcols = ["start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "demangledName",
              "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "staticSharedMemory",
-             "dynamicSharedMemory", "registersPerThread"] + (["mangledName", "graphId", "greenContextId"] if new else [])
+             "dynamicSharedMemory", "registersPerThread"] + (["mangledName", "graphId", "greenContextId", "graphNodeId"] if new else [])
     krows = []
     for pid, base in ((1001, 0), (1002, 100000)):
-        krows.append([base + 2000, base + 9000, 0, 1, 7, 10, gpid(pid), 3, 3, 4, 1, 1, 128, 1, 1, 0, 1024, 32] + ([3, 0, 0] if new else []))
-    krows.append([32000, 33000, 0, 1, 7, 999, gpid(1001), 4, 4, 1, 1, 1, 32, 1, 1, 0, 0, 16] + ([4, 0, 0] if new else []))
+        krows.append([base + 2000, base + 9000, 0, 1, 7, 10, gpid(pid), 3, 3, 4, 1, 1, 128, 1, 1, 0, 1024, 32] + ([3, 0, 0, None] if new else []))
+    krows.append([32000, 33000, 0, 1, 7, 999, gpid(1001), 4, 4, 1, 1, 1, 32, 1, 1, 0, 0, 16] + ([4, 0, 0, None] if new else []))
+    if new:  # a graph launched with --cuda-graph-trace=node: its kernels share the launch's correlation id
+        for n in range(2):
+            krows.append([60000 + n * 3000, 62000 + n * 3000, 0, 1, 7, 32, gpid(1001), 4, 4, 1, 1, 1, 32, 1, 1, 0, 0, 16, 4, 1, 0, 100 + n])
     create(db, "CUPTI_ACTIVITY_KIND_KERNEL", kcols, krows)
     mcols = ["start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "bytes", "copyKind", "srcKind", "dstKind"]
     create(db, "CUPTI_ACTIVITY_KIND_MEMCPY", mcols, [
@@ -144,7 +147,8 @@ def write_sqlite(path, new):
         [101000, 101400, gtid(1002, 1002), 10, 1] + extra(0), [101500, 101700, gtid(1002, 1002), 11, 2] + extra(0),
         [20000, 20100, gtid(1001, 1001), 20, 5] + extra(0), [20200, 20300, gtid(1001, 1001), 21, 6] + extra(0),
         [24000, 24100, gtid(1001, 1001), 22, 5] + extra(0), [24200, 24300, gtid(1001, 1001), 23, 6] + extra(0),
-        [27000, 29500, gtid(1001, 1001), 24, 11] + extra(0), [33900, 35100, gtid(1001, 1001), 26, 6] + extra(0)])
+        [27000, 29500, gtid(1001, 1001), 24, 11] + extra(0), [33900, 35100, gtid(1001, 1001), 26, 6] + extra(0)]
+        + ([[59000, 59500, gtid(1001, 1001), 32, 1, 0, 0, None]] if new else []))
     ncols = ["start", "end", "eventType", "text", "globalTid", "endGlobalTid", "textId", "domainId"]
     create(db, "NVTX_EVENTS", ncols, [
         [500, None, 75, "my-domain", gtid(1001, 1001), None, None, 3],
@@ -241,6 +245,15 @@ def write_broken():
     create(db, "CUPTI_ACTIVITY_KIND_KERNEL", ["start", "end", "deviceId", "contextId", "globalPid"], [[1, 2, 0, 1, gpid(5)]])
     db.commit()
     db.close()
+    p = f"{d}/absurd-numbers.sqlite"
+    if os.path.exists(p):
+        os.remove(p)
+    db = sqlite3.connect(p)
+    create(db, "StringIds", ["id", "value"], [[0, ""], [1, "k"]])
+    create(db, "CUPTI_ACTIVITY_KIND_KERNEL", ["start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "demangledName"],
+           [[1000, 2000, 0, 1, 7, 1, gpid(5), 1], [1 << 60, (1 << 60) + 5, 0, 1, 7, 2, gpid(5), 1]])
+    db.commit()
+    db.close()
     # Flows and waits that point at nothing: kept, with warnings.
     with open(f"{d}/dangling-flows.json", "w") as f:
         f.write(line({"data": STRINGS}) + "\n")
@@ -248,7 +261,7 @@ def write_broken():
         f.write(line(api(10, 20, 5, 1001, 1001, 1)) + "\n")
         f.write(line(cuda(79, 300, 400, 6, 1001, 7, "kernel", kernel(3))) + "\n")
         f.write(line(cuda(79, 500, 600, 7, 1001, 7, "kernel", {"demangledName": "4000"})) + "\n")
-    with gzip.open(f"{d}/gzip-bomb.json.gz", "wb", compresslevel=9) as f:
+    with gzip.GzipFile(f"{d}/gzip-bomb.json.gz", "wb", 9, mtime=0) as f:
         f.write(b"[")
         block = b" " * (1 << 20)
         for _ in range(256):

@@ -146,3 +146,11 @@ describe('cancelling', () => {
     expect(error.message).toMatch(/cancelled/);
   });
 });
+
+describe('bad SQLite values', () => {
+  it('names the table, column and row of an absurd time', async () => {
+    const error = await importErrorOf(importFixture('broken/absurd-numbers.sqlite'));
+    expect(error).toMatchObject({ table: 'CUPTI_ACTIVITY_KIND_KERNEL', field: 'start' });
+    expect(error.message).toMatch(/row 2: expected a time in ns in \[0, 2\^53\)/);
+  });
+});

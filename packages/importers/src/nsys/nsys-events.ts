@@ -1,4 +1,4 @@
-import { MemKind, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
+import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
 import type { StagedOp, TraceBuilder } from '../trace-builder.ts';
@@ -117,6 +117,9 @@ export class NsysEventSink {
         ? this.builder.sourceName(rec.get(nameField))
         : this.literal('kernel');
       op.refId = this.launch(rec);
+      if (rec.get(F.graphNodeId) !== 0) {
+        op.flags = OpFlag.InGraph; // --cuda-graph-trace=node: a node of a graph launch
+      }
     } else if (sub === F.memcpy) {
       const kind = copyOpKind(rec.get(F.copyKind));
       op.kind = kind < 0 ? OpKind.CopyDtoD : kind;

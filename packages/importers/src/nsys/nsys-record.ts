@@ -22,6 +22,7 @@ export const fieldNames = [
   'staticSharedMemory',
   'dynamicSharedMemory',
   'registersPerThread',
+  'graphNodeId',
   'sizebytes',
   'copyKind',
   'srcKind',

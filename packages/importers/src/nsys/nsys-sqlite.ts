@@ -1,6 +1,6 @@
 import type initSqlJs from 'sql.js';
 import type { LaunchTable } from '@streamscope/trace';
-import { MemKind, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
+import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
 import type { StagedOp, TraceBuilder } from '../trace-builder.ts';
 import { newStagedOp } from '../trace-builder.ts';
@@ -103,7 +103,7 @@ export class NsysSqliteReader {
     const sql =
       `SELECT ${this.gpuCols(table)}, "${nameCol}", ${c('gridX')}, ${c('gridY')}, ${c('gridZ')}, ` +
       `${c('blockX')}, ${c('blockY')}, ${c('blockZ')}, ${c('staticSharedMemory')}, ` +
-      `${c('dynamicSharedMemory')}, ${c('registersPerThread')} FROM ${table}`;
+      `${c('dynamicSharedMemory')}, ${c('registersPerThread')}, ${c('graphNodeId')} FROM ${table}`;
     this.rows(table, sql, (v) => {
       const op = this.gpuOp(v);
       op.kind = OpKind.Kernel;
@@ -119,6 +119,9 @@ export class NsysSqliteReader {
           this.int(v[15], 'staticSharedMemory') + this.int(v[16], 'dynamicSharedMemory'),
         registersPerThread: this.int(v[17], 'registersPerThread'),
       });
+      if (v[18] !== null && v[18] !== 0) {
+        op.flags = OpFlag.InGraph; // --cuda-graph-trace=node: a node of a graph launch
+      }
       this.builder.addOp(op);
     });
   }
