@@ -11,8 +11,11 @@ export function kernelStats(ctx: AnalysisContext): KernelStat[] {
   const nameCount = trace.strings.count;
   const perName = new Int32Array(nameCount + 1);
   let kernelTotal = 0;
+  // Kernels only: a graph traced as one item keeps the compute engine busy but is no kernel.
+  const isKernel = (i: number): boolean =>
+    engineOf[i] === Engine.Compute && cols.kind[i] === OpKind.Kernel;
   for (let i = 0; i < cols.count; i++) {
-    if (engineOf[i] === Engine.Compute) {
+    if (isKernel(i)) {
       perName[cols.nameId[i]! + 1]!++;
       kernelTotal++;
     }
@@ -25,7 +28,7 @@ export function kernelStats(ctx: AnalysisContext): KernelStat[] {
   const durations = new Float64Array(kernelTotal);
   let grandTotalNs = 0;
   for (let i = 0; i < cols.count; i++) {
-    if (engineOf[i] === Engine.Compute) {
+    if (isKernel(i)) {
       const durNs = cols.endNs[i]! - cols.startNs[i]!;
       durations[fill[cols.nameId[i]!]!++] = durNs;
       grandTotalNs += durNs;

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { importTrace } from '@streamscope/importers';
+import type { Trace } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { analyzeTrace } from './analyze.ts';
+import { ruleIds } from './types.ts';
+
+// Real traces recorded with nsys 2025.3.1 and PyTorch's profiler (fixtures/, scrubbed).
+const fixtures = [
+  'nsys/2025.3.1/train.json',
+  'nsys/2025.3.1/train.sqlite',
+  'nsys/2025.3.1/graph.json.gz',
+  'kineto/train.pt.trace.json.gz',
+];
+
+async function load(relative: string): Promise<Trace> {
+  const path = fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url));
+  const buffer = readFileSync(path);
+  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+  return (await importTrace(bytes, { fileName: relative })).trace;
+}
+
+describe('analysis of recorded traces', () => {
+  for (const file of fixtures) {
+    it(`accounts for every ns of ${file} and names only real ops`, async () => {
+      const trace = await load(file);
+      const a = analyzeTrace(trace);
+      const m = a.metrics;
+      expect(m.makespanNs).toBeGreaterThan(0);
+      // One device: its busy time and its idle gaps partition the makespan.
+      expect(m.deviceBusyNs + a.gaps.device.totalNs).toBeCloseTo(m.makespanNs, 3);
+      for (const ratio of [m.overlap.all, m.overlap.htoD, m.overlap.dtoH, m.deviceUtilization]) {
+        expect(ratio).toBeGreaterThanOrEqual(0);
+        expect(ratio).toBeLessThanOrEqual(1);
+      }
+      const kernelCount = a.kernelStats.reduce((sum, row) => sum + row.count, 0);
+      expect(kernelCount).toBe(m.opCounts.kernel ?? 0);
+      for (const f of a.findings) {
+        expect(ruleIds).toContain(f.ruleId);
+        expect(f.opIndices.every((op) => op >= 0 && op < trace.ops.count)).toBe(true);
+        expect(f.estimatedSavingNs).toBeGreaterThanOrEqual(0);
+      }
+      expect(JSON.parse(JSON.stringify(a))).toEqual(a);
+    });
+  }
+
+  it('finds the stream synchronizes of the nsys training run and what they cost', async () => {
+    const trace = await load('nsys/2025.3.1/train.json');
+    const a = analyzeTrace(trace);
+    expect(a.gaps.device.countByCause['host-sync']).toBeGreaterThan(0);
+    const f = a.findings.find((x) => x.ruleId === 'device-sync')!;
+    const cols = trace.ops.columns();
+    for (const op of f.opIndices) {
+      expect(trace.strings.get(cols.nameId[op]!)).toMatch(/^cudaStreamSynchronize/);
+    }
+    // The mostly idle run (host-side setup dominates) is flagged.
+    expect(a.findings.map((x) => x.ruleId)).toEqual(
+      expect.arrayContaining(['gpu-gaps', 'low-utilization']) as unknown,
+    );
+  });
+
+  it('gives the same answers for the JSON and the SQLite export of one run', async () => {
+    const fromJson = analyzeTrace(await load('nsys/2025.3.1/train.json'));
+    const fromSqlite = analyzeTrace(await load('nsys/2025.3.1/train.sqlite'));
+    expect(fromSqlite.metrics.makespanNs).toBe(fromJson.metrics.makespanNs);
+    expect(fromSqlite.metrics.busyNsByEngine).toEqual(fromJson.metrics.busyNsByEngine);
+    expect(fromSqlite.gaps.device.countByCause).toEqual(fromJson.gaps.device.countByCause);
+    expect(fromSqlite.findings.map((f) => f.ruleId)).toEqual(
+      fromJson.findings.map((f) => f.ruleId),
+    );
+  });
+
+  it('splits busy time exactly between two halves of a window', async () => {
+    const trace = await load('kineto/train.pt.trace.json.gz');
+    const whole = analyzeTrace(trace).metrics;
+    const midNs = (whole.gpuFromNs + whole.gpuToNs) / 2;
+    const first = analyzeTrace(trace, { fromNs: whole.gpuFromNs, toNs: midNs }).metrics;
+    const second = analyzeTrace(trace, { fromNs: midNs, toNs: whole.gpuToNs }).metrics;
+    expect(first.busyNsByEngine.compute + second.busyNsByEngine.compute).toBeCloseTo(
+      whole.busyNsByEngine.compute,
+      3,
+    );
+    expect(first.deviceBusyNs + second.deviceBusyNs).toBeCloseTo(whole.deviceBusyNs, 3);
+  });
+});
