@@ -37,8 +37,11 @@ export function textColorOn(background: Rgba): Rgba {
   const g = (background >>> 16) & 0xff;
   const b = (background >>> 8) & 0xff;
   const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return luminance > 140 ? hexRgba('#000000') : hexRgba('#ffffff');
+  return luminance > 140 ? black : white;
 }
+
+const black = hexRgba('#000000');
+const white = hexRgba('#ffffff');
 
 /** One legend line: what a colour means and which op kinds wear it. */
 export interface LegendEntry {

@@ -13,6 +13,8 @@ import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 /** Labels are drawn only on rectangles at least this wide (STYLE.md B.4). */
 export const minLabelWidthPx = 5;
 const labelCharPx = fontPx.label * avgCharWidthPerFontPx;
+/** Fewest glyphs (ellipsis included) a label shows; shorter names show whole. */
+const minLabelChars = 4;
 
 /** x = offset + rel * scale, where rel is a Float32 offset from the cache's baseNs. */
 export interface XTransform {
@@ -31,10 +33,17 @@ export class LabelFitter {
 
   constructor(private readonly nameOf: (nameId: number) => string) {}
 
-  /** The name cut to fit `widthPx` (with an ellipsis), or '' when not even two glyphs fit. */
+  /**
+   * The name cut to fit `widthPx` (with an ellipsis), or '' when fewer than `minLabelChars`
+   * glyphs fit: a lone letter and an ellipsis tell nothing and text is the costliest thing drawn.
+   */
   fit(nameId: number, widthPx: number): string {
     const maxChars = Math.floor((widthPx - 4) / labelCharPx);
-    if (widthPx < minLabelWidthPx || maxChars < 2) {
+    if (widthPx < minLabelWidthPx || maxChars < 1) {
+      return '';
+    }
+    const name = this.nameOf(nameId);
+    if (name === '' || maxChars < Math.min(minLabelChars, name.length)) {
       return '';
     }
     let byLength = this.cache.get(nameId);
@@ -42,7 +51,6 @@ export class LabelFitter {
       byLength = [];
       this.cache.set(nameId, byLength);
     }
-    const name = this.nameOf(nameId);
     const n = Math.min(maxChars, name.length);
     let value = byLength[n];
     if (value === undefined) {
@@ -256,7 +264,15 @@ export function drawIntervals(
       continue;
     }
     entryRect(b, k, row, topPx, x, input, fullHeight, out);
-    surface.fillRect(out[0]!, out[2]!, out[1]! - out[0]!, out[3]!, b.colors[k]!);
+    const mix = fullHeight || row.kind !== 'track' ? 0 : b.mixes[k]!;
+    if (mix === 0) {
+      surface.fillRect(out[0]!, out[2]!, out[1]! - out[0]!, out[3]!, b.colors[k]!);
+    } else {
+      // A mixed bucket: its busiest kind above, the runner-up below (as draw-strips.ts does).
+      const halfPx = out[3]! / 2;
+      surface.fillRect(out[0]!, out[2]!, out[1]! - out[0]!, halfPx, b.colors[k]!);
+      surface.fillRect(out[0]!, out[2]! + halfPx, out[1]! - out[0]!, halfPx, mix);
+    }
     drawn++;
   }
   return drawn;

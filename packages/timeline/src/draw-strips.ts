@@ -20,8 +20,9 @@ export function rowPadPx(row: LayoutRow): number {
   return row.kind === 'nvtx' ? 1 : 3;
 }
 
+/** Interval strips of a row: one per NVTX depth; two for an op row (upper and lower half). */
 function laneCount(row: LayoutRow): number {
-  return row.kind === 'nvtx' ? Math.max(1, row.depthCount) : 1;
+  return row.kind === 'nvtx' ? Math.max(1, row.depthCount) : 2;
 }
 
 /**
@@ -66,6 +67,8 @@ export function drawRowStrips(
   const offsetDev = (x.offset - gutterPx) * dpr;
   const raster = (b: IntervalBuilder, r: number, row: LayoutRow, firstStrip: number): number => {
     const multiLane = row.depthCount > 1;
+    // Op rows: the lower half takes a merged bucket's second colour (`mixes`).
+    const halves = row.kind === 'track' && b === cache.intervals;
     const first = multiLane ? (b.rowFirst[r] ?? 0) : rowFirstFrom(b, r, fromRel);
     const end = multiLane ? first + (b.rowCount[r] ?? 0) : rowEndBefore(b, r, toRel);
     let drawn = 0;
@@ -76,8 +79,15 @@ export function drawRowStrips(
       const x0 = offsetDev + b.starts[k]! * scaleDev;
       const x1 = Math.max(x0 + dpr, offsetDev + b.ends[k]! * scaleDev);
       const strip = firstStrip + b.lanes[k]!;
-      rasterSpan(pixels, strip * stripWidthPx, stripWidthPx, x0, x1, rgbaToPixel(b.colors[k]!));
+      const pixel = rgbaToPixel(b.colors[k]!);
+      rasterSpan(pixels, strip * stripWidthPx, stripWidthPx, x0, x1, pixel);
       stripUsed[strip] = 1;
+      if (halves) {
+        const mix = b.mixes[k]!;
+        const lower = mix === 0 ? pixel : rgbaToPixel(mix);
+        rasterSpan(pixels, (strip + 1) * stripWidthPx, stripWidthPx, x0, x1, lower);
+        stripUsed[strip + 1] = 1;
+      }
       drawn++;
     }
     return drawn;
@@ -104,12 +114,19 @@ export function drawRowStrips(
       strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
     }
     const lanes = laneCount(row);
-    const laneHeightPx = row.heightPx / lanes;
     const padPx = rowPadPx(row);
     for (let lane = 0; lane < lanes; lane++) {
-      if (stripUsed[s + 1 + lane] === 1) {
+      if (stripUsed[s + 1 + lane] !== 1) {
+        continue;
+      }
+      if (row.kind === 'nvtx') {
+        const laneHeightPx = row.heightPx / lanes;
         const yPx = topPx + lane * laneHeightPx + padPx;
         strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, laneHeightPx - 2 * padPx);
+      } else {
+        const halfPx = (row.heightPx - 2 * padPx) / 2;
+        const yPx = topPx + padPx + lane * halfPx;
+        strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, halfPx);
       }
     }
     s += 1 + lanes;

@@ -12,6 +12,11 @@ export interface IntervalBuffers {
   readonly lanes: Uint8Array;
   /** 0xRRGGBBAA; merged buckets carry their density in the alpha byte. */
   readonly colors: Uint32Array;
+  /**
+   * A merged bucket's second colour, where another class kept it at least a third as busy as
+   * the first (drawn as the lower half, so mixed kinds stay visible); 0 = one colour.
+   */
+  readonly mixes: Uint32Array;
   /** Op (or range, or gap) index for an exact interval; -1 for a merged bucket of several. */
   readonly items: Int32Array;
   /** How many source intervals this rectangle stands for. */
@@ -29,6 +34,7 @@ export class IntervalBuilder implements IntervalBuffers {
   rows = new Uint16Array(1024);
   lanes = new Uint8Array(1024);
   colors = new Uint32Array(1024);
+  mixes = new Uint32Array(1024);
   items = new Int32Array(1024);
   counts = new Uint32Array(1024);
   count = 0;
@@ -80,6 +86,7 @@ export class IntervalBuilder implements IntervalBuffers {
     this.rows[i] = row;
     this.lanes[i] = lane;
     this.colors[i] = color;
+    this.mixes[i] = 0;
     this.items[i] = item;
     this.counts[i] = count;
     this.count = i + 1;
@@ -112,6 +119,7 @@ export class IntervalBuilder implements IntervalBuffers {
       this.rows.byteLength +
       this.lanes.byteLength +
       this.colors.byteLength +
+      this.mixes.byteLength +
       this.items.byteLength +
       this.counts.byteLength +
       this.rowFirst.byteLength * 3
@@ -131,6 +139,9 @@ export class IntervalBuilder implements IntervalBuffers {
     const colors = new Uint32Array(n);
     colors.set(this.colors);
     this.colors = colors;
+    const mixes = new Uint32Array(n);
+    mixes.set(this.mixes);
+    this.mixes = mixes;
     const items = new Int32Array(n);
     items.set(this.items);
     this.items = items;

@@ -131,3 +131,22 @@ describe('bucketIntervals', () => {
     );
   });
 });
+
+describe('mixed buckets', () => {
+  it('carry a second colour when another kind kept the bucket at least a third as busy', () => {
+    // 1024 ns bucket: 300 ns of kernel and 200 ns of H→D copy; then a pure-kernel bucket.
+    const { out } = build(
+      [
+        [0, 300, 0],
+        [400, 600, 1],
+        [1024, 1324, 0],
+      ],
+      0,
+      1024,
+    );
+    expect(out.count).toBe(2);
+    expect(out.colors[0]! >>> 8).toBe(kindColors[0]! >>> 8);
+    expect(out.mixes[0]! >>> 8).toBe(kindColors[1]! >>> 8);
+    expect(out.mixes[1]).toBe(0);
+  });
+});

@@ -44,7 +44,8 @@ let busyScratch = new Float64Array(32);
 /**
  * Appends `order`'s items (sorted by start) to `out` for one row and lane: items at least
  * `exactMinBuckets` long as exact rectangles; shorter ones merged per bucket into one rectangle in the
- * colour of the class that kept the bucket busiest, with the bucket's busy fraction as alpha.
+ * colour of the class that kept the bucket busiest (and a second colour, `mixes`, when another
+ * class kept it at least a third as busy), with the bucket's busy fraction as alpha.
  * Adjacent merged buckets of the same colour and density join into one rectangle. Every item is
  * covered by a rectangle (nothing is lost), and counts add up to `order.length`.
  */
@@ -79,22 +80,36 @@ export function bucketIntervals(
   const flush = (): void => {
     let best = 0;
     let bestNs = -1;
+    let second = -1;
+    let secondNs = -1;
     for (let c = 0; c < classCount; c++) {
       const ns = busy[c]!;
       if (ns > bestNs) {
+        second = best;
+        secondNs = bestNs;
         bestNs = ns;
         best = c;
+      } else if (ns > secondNs) {
+        secondNs = ns;
+        second = c;
       }
       busy[c] = 0;
     }
     const spanNs = pendingEndNs - pendingStartNs;
-    const color = withAlpha(classColors[best]!, densityAlpha(pendingBusyNs / spanNs));
+    const alpha = densityAlpha(pendingBusyNs / spanNs);
+    const color = withAlpha(classColors[best]!, alpha);
+    const secondColor = classColors[second];
+    const mix =
+      second >= 0 && secondNs > 0 && secondNs * 3 >= bestNs && secondColor !== classColors[best]
+        ? withAlpha(secondColor!, alpha)
+        : 0;
     const startRel = Math.fround(pendingStartNs - baseNs);
     const endRel = Math.fround(pendingEndNs - baseNs);
     if (
       lastMerged === out.count - 1 &&
       lastMerged >= 0 &&
       out.colors[lastMerged] === color &&
+      out.mixes[lastMerged] === mix &&
       out.ends[lastMerged]! >= startRel
     ) {
       out.extendLast(endRel, pendingCount);
@@ -110,6 +125,7 @@ export function bucketIntervals(
       );
       lastMerged = out.count - 1;
       lastStartNs = pendingStartNs;
+      out.mixes[lastMerged] = mix;
     }
     pendingCount = 0;
     pendingBusyNs = 0;

@@ -21,6 +21,10 @@ export function blendOver(dst: number, src: number, coverage: number): number {
   if (sa <= 0) {
     return dst;
   }
+  if (dst >>> 24 === 0) {
+    // Over nothing (the common case at a rectangle's edge): the source with scaled alpha.
+    return ((Math.round(sa * 255) << 24) | (src & 0xffffff)) >>> 0;
+  }
   const da = (dst >>> 24) / 255;
   const outA = sa + da * (1 - sa);
   const dw = (da * (1 - sa)) / outA;
