@@ -10,6 +10,8 @@ const snapshotted = [
   'nsys/2025.3.1/train.sqlite',
   'nsys/2025.3.1/graph.json.gz',
   'nsys/2025.3.1/graph.sqlite.gz',
+  'nsys/2025.3.1/graphnode.json.gz',
+  'nsys/2025.3.1/multi.sqlite.gz',
   'nsys/older/layout-a-2021.json',
   'nsys/older/layout-c-separate-strings.json',
   'nsys/older/schema-2021.sqlite',
@@ -45,7 +47,7 @@ function flowsOfKind(trace: Trace, kind: number): [number, number][] {
 
 describe('nsys 2025.3.1 exports of one run', () => {
   it('give the same counts from JSON and from SQLite', async () => {
-    for (const run of ['train', 'graph']) {
+    for (const run of ['train', 'graph', 'graphnode', 'multi']) {
       const ext = run === 'train' ? '' : '.gz';
       const json = importSummary((await importFixture(`nsys/2025.3.1/${run}.json${ext}`)).trace);
       const sqlite = importSummary(
@@ -126,6 +128,48 @@ describe('nsys 2025.3.1 exports of one run', () => {
       }
     }
     expect(graphs).toBe(20);
+  });
+});
+
+describe('nsys 2025.3.1 exports of two processes and of a graph traced node by node', () => {
+  it('joins within each process although both processes use the same correlation ids', async () => {
+    for (const file of ['nsys/2025.3.1/multi.json.gz', 'nsys/2025.3.1/multi.sqlite.gz']) {
+      const { trace, warnings } = await importFixture(file);
+      expect(warnings).toEqual([]);
+      expect(trace.processes.map((p) => p.name)).toEqual(['python3', 'python3']);
+      const ops = trace.ops.columns();
+      const idsByPid = new Map<number, Set<number>>();
+      for (let i = 0; i < ops.count; i++) {
+        if (ops.kind[i] === OpKind.ApiCall && ops.correlationId[i] !== 0) {
+          const pid = trace.tracks[ops.track[i]!]!.pid;
+          idsByPid.set(pid, (idsByPid.get(pid) ?? new Set()).add(ops.correlationId[i]!));
+        }
+      }
+      const [a, b] = [...idsByPid.values()];
+      expect([...a!].filter((id) => b!.has(id)).length).toBeGreaterThan(400);
+      const launches = flowsOfKind(trace, FlowKind.ApiToGpu);
+      expect(launches.length).toBeGreaterThan(300);
+      for (const [from, to] of launches) {
+        expect(trace.tracks[ops.track[from]!]!.pid).toBe(trace.tracks[ops.track[to]!]!.pid);
+      }
+    }
+  });
+
+  it('flags the kernels of a graph traced node by node as in-graph, joined to the launch', async () => {
+    for (const file of ['nsys/2025.3.1/graphnode.json.gz', 'nsys/2025.3.1/graphnode.sqlite.gz']) {
+      const { trace } = await importFixture(file);
+      const ops = trace.ops.columns();
+      let inGraph = 0;
+      for (let i = 0; i < ops.count; i++) {
+        if ((ops.flags[i]! & OpFlag.InGraph) !== 0) {
+          inGraph++;
+          expect(ops.kind[i]).toBe(OpKind.Kernel);
+          expect(ops.flags[i]! & OpFlag.Orphan).toBe(0);
+        }
+      }
+      expect(inGraph).toBe(100); // 20 replays of a 5-kernel graph
+      expect(importSummary(trace).counts.graph).toBe(0);
+    }
   });
 });
 
