@@ -109,6 +109,14 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
                       kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0, m->graphNodeId};
         break;
       }
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+        // When the stream reached the cudaEventRecord: an instant on the stream's track.
+        const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
+        if (e->deviceTimestamp == 0) continue;
+        r = GpuRecord{static_cast<int64_t>(e->deviceTimestamp), static_cast<int64_t>(e->deviceTimestamp),
+                      e->correlationId, kEventRecord, 0, 0, 0, 0};
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
@@ -179,6 +187,11 @@ std::string cuptiStart() {
     if (error.empty()) {
       error = check(api.activityEnable(kind), "cuptiActivityEnable");
     }
+  }
+  if (error.empty() && api.activityEnableCudaEventDeviceTimestamps != nullptr &&
+      api.activityEnableCudaEventDeviceTimestamps(1) == CUPTI_SUCCESS) {
+    // Optional: event records as GPU instants. Without device timestamps they carry no GPU time.
+    api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
   }
   if (error.empty()) {
     // A second subscriber (Nsight Systems profiling this process) makes this fail: we then fall

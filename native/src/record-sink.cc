@@ -161,7 +161,8 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       op.correlationId = r.correlationId;
       op.bytes = r.bytes;
       op.memKinds = r.memKinds;
-      op.refId = info->second.graph || r.kind != kKernel ? kNoRef : info->second.refId;
+      // Kernels point at their launch config, event records at their event.
+      op.refId = info->second.graph || (r.kind != kKernel && r.kind != kEventRecord) ? kNoRef : info->second.refId;
       if (info->second.graph) {
         auto node = graphNodes_.find(r.graphNodeId);
         if (node != graphNodes_.end()) {

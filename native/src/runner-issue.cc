@@ -54,7 +54,8 @@ void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t
   }
   const PlanStream& ps = plan_.streams.at(op.stream);
   cudaStream_t stream = streams_.at(op.stream);
-  bool pair = gpuWork && options_.timing == TimingMode::Events;
+  // Events mode times GPU work with a pair; an event record is itself only a marker.
+  bool pair = gpuWork && gpuKind != kEventRecord && options_.timing == TimingMode::Events;
   PendingPair pending{};
   if (pair) {
     SS_CUDA_CHECK(cudaEventCreate(&pending.start));
@@ -165,7 +166,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
     }
     case OpCode::EventRecord: {
       size_t e = static_cast<size_t>(a[0]);
-      call("cudaEventRecord", 0, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaEventRecord", 0, op, hostTrack, capturing, true, kEventRecord, 0, 0,
            [&] { return cudaEventRecord(events_.at(e), s); });
       if (!capturing) {
         {

@@ -206,7 +206,13 @@ class OpLowerer {
         });
         return;
       case 'eventRecord':
-        out.push({ code: C.EventRecord, stream: op.stream, args: [op.event] });
+        out.push({
+          code: C.EventRecord,
+          stream: op.stream,
+          args: [op.event],
+          nameId: this.name('event record'),
+          refId: op.event,
+        });
         return;
       case 'streamWait':
         if (op.afterRecord !== null) {
