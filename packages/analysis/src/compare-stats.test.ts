@@ -1,0 +1,107 @@
+import { OpKind } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { analyzeTrace } from './analyze.ts';
+import { compareTraces, matchOps } from './compare.ts';
+import { TestTraceBuilder, pageableToDevice, pinnedToDevice } from './test-trace-builder.ts';
+
+/** Two streams (ids differ per run, as real handles do) with "a", "b", "a" on the first. */
+function run(streamBase: number, scale: number): TestTraceBuilder {
+  const b = new TestTraceBuilder();
+  const s1 = b.stream(streamBase);
+  const s2 = b.stream(streamBase + 1);
+  b.kernel(s1, 0, 100 * scale, 'a');
+  b.kernel(s1, 100 * scale, 150 * scale, 'b');
+  b.kernel(s1, 150 * scale, 250 * scale, 'a');
+  b.gpu({
+    track: s2,
+    kind: OpKind.CopyHtoD,
+    startNs: 0,
+    endNs: 40,
+    bytes: 4000,
+    memKinds: pinnedToDevice,
+  });
+  return b;
+}
+
+describe('compareTraces', () => {
+  it('matches ops by stream rank, kind, name and occurrence, across different stream ids', () => {
+    const a = run(13, 2).trace;
+    const b = run(21, 1).trace;
+    const match = matchOps(a, b);
+    // Op i of a is op i of b: both were built in the same order.
+    expect(Array.from(match)).toEqual([0, 1, 2, 3]);
+    const c = compareTraces(a, b);
+    expect(c.matchedOps).toBe(4);
+    expect(c.unmatchedA + c.unmatchedB).toBe(0);
+    // Makespan 500 ns → 250 ns.
+    expect(c.speedup).toBe(2);
+    const kernelA = c.groups.find((g) => g.name === 'a')!;
+    // Two "a" kernels: 200 + 200 ns before, 100 + 100 after.
+    expect(kernelA).toMatchObject({ countA: 2, countB: 2, totalNsA: 400, totalNsB: 200 });
+    expect(kernelA.deltaNs).toBe(-200);
+    expect(c.largestDiffs[0]).toMatchObject({ name: 'a', durNsA: 200, durNsB: 100, deltaNs: -100 });
+  });
+
+  it('counts ops only one run has as unmatched', () => {
+    const a = run(1, 1);
+    const b = run(1, 1);
+    b.kernel(b.trace.tracks.length - 2, 250, 300, 'extra');
+    const c = compareTraces(a.trace, b.trace);
+    expect(c.unmatchedA).toBe(0);
+    expect(c.unmatchedB).toBe(1);
+    expect(c.groups.find((g) => g.name === 'extra')).toMatchObject({ countA: 0, countB: 1 });
+  });
+});
+
+describe('summary tables', () => {
+  it('gives count, total, average, median, min, max and sample std dev per kernel name', () => {
+    const b = new TestTraceBuilder();
+    const s = b.stream(1);
+    // "k": 10, 20, 30 ns; "q": 5 ns.
+    b.kernel(s, 0, 10, 'k');
+    b.kernel(s, 10, 30, 'k');
+    b.kernel(s, 30, 60, 'k');
+    b.kernel(s, 60, 65, 'q');
+    const [k, q] = analyzeTrace(b.trace).kernelStats;
+    // Mean 20; squared deviations 100 + 0 + 100 = 200; 200 / (3 − 1) = 100; √100 = 10.
+    expect(k).toEqual({
+      name: 'k',
+      count: 3,
+      totalNs: 60,
+      avgNs: 20,
+      medNs: 20,
+      minNs: 10,
+      maxNs: 30,
+      stdDevNs: 10,
+      timeShare: 60 / 65,
+    });
+    expect(q).toMatchObject({ name: 'q', count: 1, stdDevNs: 0 });
+  });
+
+  it('gives count, bytes, time, bandwidth and pageable count per copy kind', () => {
+    const b = new TestTraceBuilder();
+    const s = b.stream(1);
+    const copy = (from: number, to: number, bytes: number, memKinds: number) =>
+      b.gpu({ track: s, kind: OpKind.CopyHtoD, startNs: from, endNs: to, bytes, memKinds });
+    copy(0, 100, 1000, pinnedToDevice);
+    copy(100, 400, 2000, pageableToDevice);
+    b.gpu({ track: s, kind: OpKind.Memset, startNs: 400, endNs: 410, bytes: 64 });
+    const rows = analyzeTrace(b.trace).copyStats;
+    // H2D: 3000 B over 400 ns = 7.5 GB/s.
+    expect(rows).toEqual([
+      {
+        kind: 'copy-htod',
+        count: 2,
+        bytes: 3000,
+        totalNs: 400,
+        avgNs: 200,
+        minNs: 100,
+        maxNs: 300,
+        stdDevNs: Math.sqrt(((100 - 200) ** 2 + (300 - 200) ** 2) / 1),
+        avgGBps: 7.5,
+        pageableCount: 1,
+      },
+      expect.objectContaining({ kind: 'memset', count: 1, bytes: 64 }) as unknown,
+    ]);
+  });
+});
