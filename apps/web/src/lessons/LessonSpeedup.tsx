@@ -2,15 +2,27 @@ import { formatDurationNs } from '@streamscope/trace';
 import { useStore } from 'zustand';
 import { lessonStore } from './lesson-store.ts';
 
-/** Both makespans and the speedup of after over before; on the GPU, the simulator's prediction. */
+function offBy(measuredNs: number, predictedNs: number): string {
+  if (predictedNs <= 0) {
+    return '';
+  }
+  const share = measuredNs / predictedNs - 1;
+  return `${share >= 0 ? '+' : '−'}${Math.round(Math.abs(share) * 100)}%`;
+}
+
+/**
+ * The before and after measure (makespan, or the lesson's latency) and the speedup; on the GPU,
+ * the simulator's prediction beside the measurement.
+ */
 export function LessonSpeedup() {
   const summary = useStore(lessonStore, (s) => s.summary);
   const simulated = useStore(lessonStore, (s) => s.simulated);
   const status = useStore(lessonStore, (s) => s.status);
+  const backend = useStore(lessonStore, (s) => s.backend);
   if (summary === null) {
     return (
       <p className="lesson-muted" data-testid="lesson-speedup-pending">
-        {status === 'running' ? 'Simulating…' : ''}
+        {status === 'running' ? (backend === 'cuda' ? 'Running on the GPU…' : 'Simulating…') : ''}
       </p>
     );
   }
@@ -19,22 +31,25 @@ export function LessonSpeedup() {
   return (
     <div className="lesson-speedup" data-status={status}>
       <span>
-        before {formatDurationNs(summary.before.makespanNs)} → after{' '}
-        {formatDurationNs(summary.after.makespanNs)}
+        {summary.measureLabel}: before {formatDurationNs(summary.before.measureNs)} → after{' '}
+        {formatDurationNs(summary.after.measureNs)}
       </span>
       <strong
         data-testid="lesson-speedup"
         data-speedup={summary.speedup}
         data-lesson={summary.lessonId}
         data-profile={summary.profile}
+        title={`speedup of the ${summary.measureLabel}: before / after`}
       >
         {summary.speedup.toFixed(2)}×
       </strong>
-      {predicted !== null && (
+      <span className="lesson-muted">on {summary.profile}</span>
+      {simulated !== null && predicted !== null && (
         <span data-testid="lesson-sim-vs-gpu">
-          measured on the GPU; the simulator predicted {formatDurationNs(simulated?.beforeNs ?? 0)}{' '}
-          → {formatDurationNs(simulated?.afterNs ?? 0)} ({predicted.toFixed(2)}×, off by{' '}
-          {Math.round(Math.abs(summary.speedup / predicted - 1) * 100)}%)
+          The simulator predicted {formatDurationNs(simulated.beforeNs)} →{' '}
+          {formatDurationNs(simulated.afterNs)} ({predicted.toFixed(2)}×): the GPU measured{' '}
+          {offBy(summary.before.measureNs, simulated.beforeNs)} before and{' '}
+          {offBy(summary.after.measureNs, simulated.afterNs)} after.
         </span>
       )}
     </div>

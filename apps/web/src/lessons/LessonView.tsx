@@ -16,10 +16,10 @@ export function LessonView({ gpuAvailable }: LessonViewProps) {
   const lessonId = useStore(lessonStore, (s) => s.lessonId);
   const status = useStore(lessonStore, (s) => s.status);
   const error = useStore(lessonStore, (s) => s.error);
-  const pitfallOnLabel = useStore(lessonStore, (s) =>
-    s.lessonId === null ? '' : (findLesson(s.lessonId)?.pitfall.onLabel ?? ''),
-  );
   const lesson = lessonId === null ? undefined : findLesson(lessonId);
+  const afterPitfallOn = useStore(lessonStore, (s) =>
+    lesson === undefined ? false : s.params[lesson.pitfall.param] === lesson.pitfall.onValue,
+  );
   if (lesson === undefined) {
     return <p className="lesson-muted">Pick a lesson.</p>;
   }
@@ -37,9 +37,12 @@ export function LessonView({ gpuAvailable }: LessonViewProps) {
       )}
       <LessonSpeedup />
       <section className="lesson-gantts">
-        <h3>Before: {pitfallOnLabel}</h3>
+        <h3>Before: {lesson.pitfall.onLabel}</h3>
         <LessonTimeline side="before" />
-        <h3>After: as set above</h3>
+        <h3>
+          After: {afterPitfallOn ? lesson.pitfall.onLabel : lesson.pitfall.offLabel}
+          {afterPitfallOn ? ' (the pitfall kept: both runs are the same)' : ''}
+        </h3>
         <LessonTimeline side="after" />
       </section>
       <h3>What changed</h3>

@@ -4,7 +4,8 @@ import { useApp } from '../store/use-app.ts';
 import { LessonList } from './LessonList.tsx';
 import { LessonView } from './LessonView.tsx';
 import { lessons } from './lesson-catalogue.ts';
-import { openLesson } from './lesson-controller.ts';
+import { openLesson, setGpuRun } from './lesson-controller.ts';
+import { gpuPairRunner, serverGpuRunner } from './lesson-gpu.ts';
 import { lessonStore } from './lesson-store.ts';
 import './lessons.css';
 
@@ -17,8 +18,11 @@ export function LessonsPage() {
     let live = true;
     listBackends().then(
       (backends) => {
-        if (live) {
-          setGpuAvailable(backends.some((b) => b.name === 'cuda' && b.available));
+        const cuda = backends.find((b) => b.name === 'cuda' && b.available);
+        if (live && cuda !== undefined) {
+          const target = cuda.targets[0] ?? '';
+          setGpuRun(gpuPairRunner(serverGpuRunner(target), target === '' ? 'GPU' : target));
+          setGpuAvailable(true);
         }
       },
       // Without the server the simulator still serves every lesson.

@@ -12,7 +12,7 @@ import { lessonDefaults } from './run-lesson-pair.ts';
 
 let runner: LessonRunner | undefined;
 let runnerFactory: () => LessonRunner = createBrowserLessonRunner;
-/** Runs the pair on the GPU through the server; installed by the GPU module when available. */
+/** Runs the simulated pair's workloads on a GPU; installed by the page when the server has one. */
 let gpuRun: ((simulated: LessonRunResult) => Promise<LessonRunResult>) | undefined;
 let generation = 0;
 
@@ -51,10 +51,14 @@ async function rerun(): Promise<void> {
       return;
     }
     let simulated: { beforeNs: number; afterNs: number } | null = null;
-    if (state.backend === 'cuda' && gpuRun !== undefined) {
+    if (state.backend === 'cuda') {
+      if (gpuRun === undefined) {
+        throw new Error('the server reports no GPU: only the simulator can run this lesson');
+      }
+      // Keep the simulator's answer to show where it and the measurement differ.
       simulated = {
-        beforeNs: result.summary.before.makespanNs,
-        afterNs: result.summary.after.makespanNs,
+        beforeNs: result.summary.before.measureNs,
+        afterNs: result.summary.after.measureNs,
       };
       result = await gpuRun(result);
       if (myGeneration !== generation) {

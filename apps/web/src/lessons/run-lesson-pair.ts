@@ -2,7 +2,7 @@ import type { Analysis, MetricDelta } from '@streamscope/analysis';
 import { analyzeTrace, compareTraces } from '@streamscope/analysis';
 import { findProfile, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
-import type { PresetInfo, WorkloadInput } from '@streamscope/workload';
+import type { Plan, PresetInfo, WorkloadInput } from '@streamscope/workload';
 import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
 import type { LessonFinding } from './lesson-explain.ts';
 import type { OpLatencies } from './lesson-measure.ts';
@@ -80,11 +80,25 @@ export function afterParams(lesson: Lesson, params: LessonParams): LessonParams 
   return { ...params, ...lesson.fixedParams };
 }
 
-function simulateSide(
+/** One run of a pair: its parameters, the spec built from them and the trace it produced. */
+export interface LessonRun {
+  readonly params: LessonParams;
+  readonly workload: WorkloadInput;
+  readonly trace: Trace;
+}
+
+interface AnalysedSide {
+  readonly summary: LessonSideSummary;
+  readonly trace: Trace;
+  readonly analysis: Analysis;
+  readonly latencies?: OpLatencies;
+}
+
+/** Builds and validates the preset's workload; the plan is what a backend runs. */
+export function buildLessonWorkload(
   lesson: Lesson,
   params: LessonParams,
-  profileName: string,
-): { summary: LessonSideSummary; trace: Trace; analysis: Analysis; latencies?: OpLatencies } {
+): { workload: WorkloadInput; plan: Plan } {
   const workload = buildPreset(lesson.preset, params);
   const checked = validateWorkload(workload);
   if (!checked.ok) {
@@ -94,34 +108,48 @@ function simulateSide(
       paths,
     );
   }
+  return { workload, plan: checked.plan };
+}
+
+function simulateRun(lesson: Lesson, params: LessonParams, profileName: string): LessonRun {
+  const { workload, plan } = buildLessonWorkload(lesson, params);
   const profile = findProfile(profileName);
   if (profile === undefined) {
     throw new LessonRunError(`no device profile named ${profileName}`);
   }
-  const trace = simulate(checked.plan, profile);
-  const analysis = analyzeTrace(trace);
-  const latencies = lesson.measure === undefined ? undefined : opLatencies(trace, lesson.measure);
+  return { params, workload, trace: simulate(plan, profile) };
+}
+
+function analyseRun(lesson: Lesson, run: LessonRun): AnalysedSide {
+  const analysis = analyzeTrace(run.trace);
+  const latencies =
+    lesson.measure === undefined ? undefined : opLatencies(run.trace, lesson.measure);
   return {
     summary: {
-      params,
-      workload,
+      params: run.params,
+      workload: run.workload,
       makespanNs: analysis.metrics.makespanNs,
       measureNs: latencies?.meanNs ?? analysis.metrics.makespanNs,
-      opCount: trace.ops.count,
+      opCount: run.trace.ops.count,
     },
-    trace,
+    trace: run.trace,
     analysis,
     latencies,
   };
 }
 
 /**
- * Builds the lesson's workload twice (pitfall on, and as the learner set it), simulates both on
- * one device profile, analyses both and explains the difference. Pure: runs in a worker or a test.
+ * Analyses the two runs of a lesson (simulated or measured on a GPU), compares them and explains
+ * the difference. `profile` names where they ran: a device profile or a GPU.
  */
-export function runLessonPair(lesson: Lesson, params: LessonParams, profile: string): LessonPair {
-  const before = simulateSide(lesson, beforeParams(lesson, params), profile);
-  const after = simulateSide(lesson, afterParams(lesson, params), profile);
+export function pairFromRuns(
+  lesson: Lesson,
+  profile: string,
+  beforeRun: LessonRun,
+  afterRun: LessonRun,
+): LessonPair {
+  const before = analyseRun(lesson, beforeRun);
+  const after = analyseRun(lesson, afterRun);
   const comparison = compareTraces(before.trace, after.trace);
   const speedup =
     after.summary.measureNs > 0 ? before.summary.measureNs / after.summary.measureNs : 1;
@@ -145,4 +173,17 @@ export function runLessonPair(lesson: Lesson, params: LessonParams, profile: str
     beforeTrace: before.trace,
     afterTrace: after.trace,
   };
+}
+
+/**
+ * Builds the lesson's workload twice (pitfall on, and as the learner set it), simulates both on
+ * one device profile, analyses both and explains the difference. Pure: runs in a worker or a test.
+ */
+export function runLessonPair(lesson: Lesson, params: LessonParams, profile: string): LessonPair {
+  return pairFromRuns(
+    lesson,
+    profile,
+    simulateRun(lesson, beforeParams(lesson, params), profile),
+    simulateRun(lesson, afterParams(lesson, params), profile),
+  );
 }
