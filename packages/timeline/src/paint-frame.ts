@@ -1,3 +1,4 @@
+import type { AxisTicks } from './axis-ticks.ts';
 import { axisTicks } from './axis-ticks.ts';
 import { chrome } from './colors.ts';
 import { drawArea, drawAxis, drawMarks } from './draw-overlays.ts';
@@ -5,6 +6,20 @@ import type { LabelFitter } from './draw-rows.ts';
 import { drawRows } from './draw-rows.ts';
 import type { FrameInput, FrameStats } from './frame-input.ts';
 import type { PaintSurface } from './paint-surface.ts';
+
+// Ticks of the last window: a redraw that does not move the view (selection, search, a live
+// append outside it) reuses them instead of formatting labels again.
+let lastTicks: AxisTicks | undefined;
+let lastTicksKey = [Number.NaN, Number.NaN, Number.NaN];
+
+function ticksFor(startNs: number, endNs: number, widthPx: number): AxisTicks {
+  const key = lastTicksKey;
+  if (lastTicks === undefined || key[0] !== startNs || key[1] !== endNs || key[2] !== widthPx) {
+    lastTicks = axisTicks(startNs, endNs, widthPx);
+    lastTicksKey = [startNs, endNs, widthPx];
+  }
+  return lastTicks;
+}
 
 /**
  * One whole frame through a PaintSurface: the scrolling rows, the pinned band over them, the area
@@ -23,7 +38,7 @@ export function paintFrame(
   stats.gaps = 0;
   const { layout, widthPx, heightPx, axisHeightPx } = input;
   surface.fillRect(0, 0, widthPx, heightPx, chrome.background);
-  const ticks = axisTicks(input.window.startNs, input.window.endNs, widthPx - input.gutterPx);
+  const ticks = ticksFor(input.window.startNs, input.window.endNs, widthPx - input.gutterPx);
   const pinnedBottomPx = axisHeightPx + layout.pinnedHeightPx;
   if (pinnedBottomPx < heightPx) {
     drawRows(

@@ -63,12 +63,20 @@ export class SvgSurface implements PaintSurface {
     color: Rgba,
     role: FontRole,
     align: TextAlign,
-    _maxWidthPx?: number,
+    maxWidthPx?: number,
   ): void {
     const anchor = align === 'left' ? 'start' : align === 'right' ? 'end' : 'middle';
     const weight = role === 'header' ? ' font-weight="600"' : '';
+    const attributes = `font-size="${fontPx[role]}"${weight} text-anchor="${anchor}" dominant-baseline="central"${fill(color)}`;
+    if (maxWidthPx === undefined || align !== 'left') {
+      this.parts.push(`<text x="${n(xPx)}" y="${n(yPx)}" ${attributes}>${escapeXml(value)}</text>`);
+      return;
+    }
+    // A nested <svg> clips its content: a label never spills past its rectangle, as on canvas.
+    const halfPx = fontPx[role];
     this.parts.push(
-      `<text x="${n(xPx)}" y="${n(yPx)}" font-size="${fontPx[role]}"${weight} text-anchor="${anchor}" dominant-baseline="central"${fill(color)}>${escapeXml(value)}</text>`,
+      `<svg x="${n(xPx)}" y="${n(yPx - halfPx)}" width="${n(maxWidthPx)}" height="${2 * halfPx}">` +
+        `<text x="0" y="${halfPx}" ${attributes}>${escapeXml(value)}</text></svg>`,
     );
   }
 
