@@ -28,7 +28,7 @@ const rules: readonly Rule[] = [
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */
-export function findGaps(ctx: AnalysisContext): { stream: GapRecords; device: GapRecords } {
+function findGaps(ctx: AnalysisContext): { stream: GapRecords; device: GapRecords } {
   const why = new GapAttributor(ctx);
   return { stream: findStreamGaps(ctx, why), device: findDeviceGaps(ctx, why) };
 }

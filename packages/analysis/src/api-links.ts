@@ -1,7 +1,7 @@
 import type { OpColumns, Trace } from '@streamscope/trace';
 import { FlowKind } from '@streamscope/trace';
 
-export interface ApiLinks {
+interface ApiLinks {
   /** Per op: the host API call that enqueued it, or -1. */
   readonly apiOf: Int32Array;
   /** Per op: the GPU op an API call enqueued, or -1. */

@@ -66,7 +66,7 @@ function largest(gaps: GapRecords, limit: number): number[] {
 }
 
 /** One gap as JSON, with its explanation. */
-export function gapAt(ctx: AnalysisContext, gaps: GapRecords, g: number): Gap {
+function gapAt(ctx: AnalysisContext, gaps: GapRecords, g: number): Gap {
   const track = gaps.track[g]!;
   const fromNs = gaps.fromNs[g]!;
   const toNs = gaps.toNs[g]!;

@@ -66,7 +66,7 @@ export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, Hos
  * A copy or memset the host waited for: flagged Sync, issued by a non-Async API, or an async
  * copy with pageable host memory (which the driver stages synchronously).
  */
-export function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: number): boolean {
+function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: number): boolean {
   const { cols } = ctx;
   if ((cols.flags[gpu]! & OpFlag.Sync) !== 0) {
     return true;
@@ -78,7 +78,7 @@ export function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: numbe
 }
 
 /** True for an API call named like a transfer issued without `Async` (cudaMemcpy, cudaMemset). */
-export function isSyncTransferApiName(name: string): boolean {
+function isSyncTransferApiName(name: string): boolean {
   const base = apiBaseName(name);
   return transferApi.test(base) && !base.includes('Async');
 }

@@ -7,12 +7,6 @@ export interface IntervalList {
   readonly count: number;
 }
 
-export const emptyIntervals: IntervalList = {
-  starts: new Float64Array(0),
-  ends: new Float64Array(0),
-  count: 0,
-};
-
 /**
  * Union of intervals given as separate start and end columns (any order; both are sorted in
  * place). Sorting starts and ends apart is exact for a union: at any time the number of open

@@ -4,13 +4,8 @@ import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
 import { mergeSorted, sortIfNeeded } from './intervals.ts';
 import type { Distribution, LaunchLatencyMetrics, QueueDepth } from './types.ts';
 
-/** Distribution of the values in `values` (sorted in place). */
-export function distributionOf(values: Float64Array): Distribution {
-  return distributionOfSorted(sortIfNeeded(values));
-}
-
 /** Distribution of values already sorted ascending. */
-export function distributionOfSorted(values: Float64Array): Distribution {
+function distributionOfSorted(values: Float64Array): Distribution {
   const n = values.length;
   if (n === 0) {
     return { count: 0, meanNs: 0, minNs: 0, p50Ns: 0, p90Ns: 0, p99Ns: 0, maxNs: 0 };

@@ -102,7 +102,7 @@ function engineBusy(ctx: AnalysisContext): EngineBusyNs {
 }
 
 /** |∪copies ∩ ∪kernels| / |∪copies| (HTA's comm/comp overlap with copies as the communication). */
-export function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
+function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
   let overlappedNs = 0;
   let copyBusyNs = 0;
   const perEngine = new Float64Array(engineCount * 2);
