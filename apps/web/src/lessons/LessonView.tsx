@@ -1,6 +1,7 @@
 import { useStore } from 'zustand';
 import { LessonControls } from './LessonControls.tsx';
 import { LessonFindings } from './LessonFindings.tsx';
+import { LessonMetrics } from './LessonMetrics.tsx';
 import { LessonSpeedup } from './LessonSpeedup.tsx';
 import { LessonTimeline } from './LessonTimeline.tsx';
 import { LessonWorkload } from './LessonWorkload.tsx';
@@ -47,6 +48,7 @@ export function LessonView({ gpuAvailable }: LessonViewProps) {
       </section>
       <h3>What changed</h3>
       <LessonFindings />
+      <LessonMetrics />
       <LessonWorkload />
     </article>
   );

@@ -1,4 +1,5 @@
 import type { TimelineView, Viewport } from '@streamscope/timeline';
+import { gapTableFrom } from '../lib/gap-table.ts';
 import { addIdleProbe } from '../test-mode/activity.ts';
 import { forgetRendererStats, recordRendererStats } from '../test-mode/renderer-stats.ts';
 import type { LessonSideName } from './lesson-explain.ts';
@@ -75,6 +76,8 @@ export function bindLessonTimeline(
   let frames = 0;
   const showTraces = (state: LessonState): void => {
     view.setTrace(lessonTrace(side));
+    const gaps = state.summary?.[side].gaps;
+    view.setGaps(gaps === undefined ? undefined : gapTableFrom(gaps));
     fitLessonTimelines();
     applyHighlight(view, side, state);
   };

@@ -1,4 +1,4 @@
-import type { Analysis, MetricDelta } from '@streamscope/analysis';
+import type { Analysis, Gap, MetricDelta } from '@streamscope/analysis';
 import { analyzeTrace, compareTraces } from '@streamscope/analysis';
 import { findProfile, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
@@ -19,6 +19,8 @@ export interface LessonSideSummary {
   /** What the speedup compares: the makespan, or the lesson's measure (a mean latency). */
   readonly measureNs: number;
   readonly opCount: number;
+  /** Stream gaps with their causes (the analysis' listed ones), for shading the timeline. */
+  readonly gaps: readonly Gap[];
 }
 
 /** Everything about a lesson pair except the two traces (which travel as encoded bytes). */
@@ -131,6 +133,7 @@ function analyseRun(lesson: Lesson, run: LessonRun): AnalysedSide {
       makespanNs: analysis.metrics.makespanNs,
       measureNs: latencies?.meanNs ?? analysis.metrics.makespanNs,
       opCount: run.trace.ops.count,
+      gaps: analysis.gaps.stream.listed,
     },
     trace: run.trace,
     analysis,
