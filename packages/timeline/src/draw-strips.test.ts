@@ -1,0 +1,115 @@
+import { OpKind, Trace } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { kindColors } from './colors.ts';
+import { LabelFitter } from './draw-rows.ts';
+import { FrameCache } from './frame-cache.ts';
+import type { FrameInput } from './frame-input.ts';
+import { emptyStats } from './frame-input.ts';
+import { computeLayout } from './layout.ts';
+import { paintFrame } from './paint-frame.ts';
+import type { PaintSurface, StripTarget } from './paint-surface.ts';
+import { rgbaToPixel } from './strip-raster.ts';
+
+/** A surface that keeps strip pixels and records strip draws; vector calls are counted. */
+function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number) {
+  const draws: { index: number; xPx: number; yPx: number; wPx: number; hPx: number }[] = [];
+  let pixels = new Uint32Array(0);
+  let stripWidthPx = 0;
+  let fillRects = 0;
+  const strips: StripTarget = {
+    pixelRatio,
+    beginStrips(count, widthDevPx) {
+      pixels = new Uint32Array(count * widthDevPx);
+      stripWidthPx = widthDevPx;
+      return pixels;
+    },
+    drawStrip(index, xPx, yPx, wPx, hPx) {
+      draws.push({ index, xPx, yPx, wPx, hPx });
+    },
+  };
+  const surface: PaintSurface = {
+    widthPx,
+    heightPx,
+    strips,
+    fillRect: () => {
+      fillRects++;
+    },
+    strokeRect: () => undefined,
+    line: () => undefined,
+    arrow: () => undefined,
+    text: () => undefined,
+    pushClip: () => undefined,
+    popClip: () => undefined,
+  };
+  return {
+    surface,
+    draws,
+    strip: (index: number) => pixels.subarray(index * stripWidthPx, (index + 1) * stripWidthPx),
+    fillRects: () => fillRects,
+  };
+}
+
+describe('drawing through pixel strips', () => {
+  it('rasterizes an op into its row strip at device resolution and stretches it over the row', () => {
+    const trace = new Trace();
+    trace.addDevice({ deviceId: 0, name: '' });
+    trace.addTrack({
+      kind: 'gpu-stream',
+      name: '',
+      pid: 1,
+      deviceId: 0,
+      contextId: 1,
+      streamId: 1,
+      streamType: 'blocking',
+      priority: 0,
+    });
+    trace.addOp({ startNs: 25_000, endNs: 75_000, track: 0, kind: OpKind.Kernel, nameId: 0 });
+    trace.addOp({ startNs: 80_000, endNs: 90_000, track: 0, kind: OpKind.CopyHtoD, nameId: 0 });
+    const layout = computeLayout(trace);
+    const cache = new FrameCache();
+    const window = { startNs: 0, endNs: 100_000 };
+    // 1000 CSS px wide with a 200 px gutter: 800 px for 100 µs, 8 px per µs, 16 device px at 2x.
+    cache.update(trace, layout, window, 125, undefined);
+    const input: FrameInput = {
+      trace,
+      layout,
+      cache,
+      window,
+      widthPx: 1000,
+      heightPx: 300,
+      gutterPx: 200,
+      axisHeightPx: 28,
+      scrollTopPx: 0,
+      selectedOp: undefined,
+      selectedFlows: [],
+      search: undefined,
+      currentMatch: undefined,
+      area: undefined,
+    };
+    const rec = recordingSurface(1000, 300, 2);
+    const stats = emptyStats();
+    paintFrame(rec.surface, input, new LabelFitter(() => ''), stats);
+    expect(stats.rects).toBe(2);
+    expect(stats.drawnOps).toBe(2);
+    expect(stats.gaps).toBe(1);
+    // Strips: 0 = gaps, 1 = upper half, 2 = lower half of the stream row.
+    const upper = rec.strip(1);
+    expect(upper.length).toBe(1600);
+    const kernel = rgbaToPixel(kindColors[OpKind.Kernel]!);
+    expect(upper[399]).toBe(0);
+    expect(upper[400]).toBe(kernel); // 25 µs * 16 device px/µs
+    expect(upper[1199]).toBe(kernel);
+    expect(upper[1200]).toBe(0);
+    expect(upper[1280]).toBe(rgbaToPixel(kindColors[OpKind.CopyHtoD]!));
+    expect(Array.from(rec.strip(2))).toEqual(Array.from(upper));
+    // The idle gap 75–80 µs fills the gap strip.
+    expect(rec.strip(0)[1220]! >>> 24).toBeGreaterThan(0);
+    const row = layout.rows[layout.rowOfTrack[0]!]!;
+    const halves = rec.draws.filter((d) => d.index === 1 || d.index === 2);
+    expect(halves.map((d) => d.yPx)).toEqual([
+      28 + row.topPx + 3,
+      28 + row.topPx + 3 + (row.heightPx - 6) / 2,
+    ]);
+    expect(halves.every((d) => d.xPx === 200 && d.wPx === 800)).toBe(true);
+  });
+});
