@@ -1,4 +1,5 @@
 import { deviceProfiles, simulate } from '@streamscope/simulator';
+import process from 'node:process';
 import type { Plan, WorkloadInput } from '@streamscope/workload';
 import { buildPreset, validateWorkload } from '@streamscope/workload';
 import type { Report } from './report.ts';
@@ -72,6 +73,19 @@ function blogRatio(profile: 'c1060' | 'c2050' | 'k20c' | 'h100', variant: string
   return run(variant) / run('sequential');
 }
 
+/** Median process CPU time of `fn` in ms (less disturbed than wall time on a shared machine). */
+function medianCpuMs(fn: () => void, runs: number): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const before = process.cpuUsage();
+    fn();
+    const used = process.cpuUsage(before);
+    times.push((used.user + used.system) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
 export async function run(report: Report): Promise<void> {
   const perOp: number[] = [];
   for (const [label, ops, runs] of [
@@ -86,6 +100,8 @@ export async function run(report: Report): Promise<void> {
     report(`sim.ns_per_op_${label}`, nsPerOp, 'ns');
     if (label === '1m') {
       report('sim.ms_1m_ops', ms, 'ms');
+      const cpuMs = medianCpuMs(() => simulate(plan, deviceProfiles.h100), 3);
+      report('sim.cpu_ns_per_op_1m', (cpuMs * 1e6) / plan.executedOpCount, 'ns');
       const validateMs = medianMs(() => void pipelinePlan(ops), 1);
       report('sim.validate_ns_per_op_1m', (validateMs * 1e6) / plan.executedOpCount, 'ns');
     }

@@ -201,6 +201,9 @@ export class SimCore implements EngineHost {
   }
 
   closeAllGroups(): void {
+    if (!this.profile.delayedKernelSignal) {
+      return;
+    }
     for (let d = 0; d < this.openGroup.length; d++) {
       this.closeGroup(d);
     }

@@ -68,6 +68,7 @@ export class Expander {
   private copyBytes = 0;
   private nextOpId = 0;
   private stopped = false;
+  private iterations = 0;
   /** Allocation state of op-allocated buffers, in issue order of the threads as expanded. */
   private readonly allocated = new Map<number, boolean>();
 
@@ -434,6 +435,15 @@ export class Expander {
     const scope = new Map(ctx.scope);
     const inner: Ctx = { ...ctx, scope, depth: ctx.depth + 1 };
     for (let k = 0; k < count && !this.stopped; k++) {
+      // Empty or op-less loop bodies cost time too: bound the iterations, not only the ops.
+      if (++this.iterations > 2 * this.limits.maxOps) {
+        this.issues.add(
+          path,
+          `loops run more than ${2 * this.limits.maxOps} iterations (twice the limit maxOps)`,
+        );
+        this.stopped = true;
+        return;
+      }
       scope.set(op.var, k);
       this.block(inner, op.ops, `${path}.ops`);
     }

@@ -256,6 +256,28 @@ describe('validateWorkload', () => {
     expect(tooLong['$.threads[0].ops[0].ops[0]']).toMatch(/limit maxTotalDurationNs/);
   });
 
+  it('refuses specs nested absurdly deep and loops that spin without ops', () => {
+    let ops: unknown[] = [{ op: 'deviceSync' }];
+    for (let i = 0; i < 5000; i++) {
+      ops = [{ op: 'repeat', count: 1, ops }];
+    }
+    const deep = validateWorkload(spec(ops));
+    expect(deep.ok).toBe(false);
+    expect(deep.ok ? '' : deep.errors[0]!.message).toMatch(/nests deeper than 100 levels/);
+    const spin = errors(
+      validateWorkload(
+        spec([
+          {
+            op: 'repeat',
+            count: 2_000_000,
+            ops: [{ op: 'repeat', count: 2_000_000, var: 'j', ops: [] }],
+          },
+        ]),
+      ),
+    );
+    expect(spin['$.threads[0].ops[0].ops[0]']).toMatch(/loops run more than 4000000 iterations/);
+  });
+
   it('expands loops with the index in offsets, sizes and names into numbered plan ops', () => {
     const input: WorkloadInput = {
       name: 'chunks',

@@ -25,6 +25,13 @@ export function validateWorkload(
   limits: Partial<WorkloadLimits> = {},
 ): ValidationResult {
   const bounds: WorkloadLimits = { ...defaultLimits, ...limits };
+  const tooDeep = deepestPath(input, maxJsonDepth);
+  if (tooDeep !== undefined) {
+    return {
+      ok: false,
+      errors: [{ path: tooDeep, message: `the spec nests deeper than ${maxJsonDepth} levels` }],
+    };
+  }
   const parsed = workloadSchema.safeParse(input);
   if (!parsed.success) {
     return { ok: false, errors: parsed.error.issues.flatMap(zodIssue) };
@@ -76,6 +83,29 @@ export function validateWorkload(
     declaredDurationNs: expander.declaredDurationNs,
   };
   return { ok: true, workload, plan };
+}
+
+// Far beyond any real spec (maxNesting blocks take 3 levels each), and well inside the stack.
+const maxJsonDepth = 100;
+
+/** The path of the first value nested deeper than `limit`, found without recursion. */
+function deepestPath(input: unknown, limit: number): string | undefined {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) {
+      continue;
+    }
+    if (item.path.length >= limit) {
+      return jsonPath(item.path);
+    }
+    const entries = Array.isArray(item.value) ? item.value.entries() : Object.entries(item.value);
+    for (const [key, value] of entries) {
+      if (typeof value === 'object' && value !== null) {
+        stack.push({ value, path: [...item.path, key] });
+      }
+    }
+  }
+  return undefined;
 }
 
 function zodIssue(issue: {
