@@ -1,6 +1,8 @@
 import type { DeviceInfo, LaunchTable, StreamType, TraceMeta } from '@streamscope/trace';
-import { FlowKind, OpFlag, OpKind, RangeKind, Trace, isCopyKind, noRef } from '@streamscope/trace';
+import { FlowKind, OpFlag, OpKind, Trace, isCopyKind, noRef } from '@streamscope/trace';
 import { CorrelationIndex } from './correlation-index.ts';
+import { linkEventRecords } from './event-links.ts';
+import { RangeStaging } from './range-staging.ts';
 import { StagingColumn } from './staging-columns.ts';
 import { Warnings } from './warnings.ts';
 
@@ -60,8 +62,6 @@ interface Process {
   name: string;
 }
 
-const unresolvedRangeEnd = -1;
-
 /**
  * Collects ops, lanes and ranges from any importer, then builds the trace in one go: joins API
  * calls to GPU ops by (process, correlation id), event records to waits, resolves names that
@@ -95,13 +95,7 @@ export class TraceBuilder {
   private readonly sourceStrings: (string | undefined)[] = [];
   private readonly devices = new Map<number, DeviceInfo>();
 
-  private rn = 0;
-  private readonly rStart = new StagingColumn(Float64Array, 256);
-  private readonly rEnd = new StagingColumn(Float64Array, 256);
-  private readonly rLane = new StagingColumn(Uint32Array, 256);
-  private readonly rName = new StagingColumn(Int32Array, 256);
-  private readonly rDomain = new StagingColumn(Int32Array, 256);
-  private readonly rKind = new StagingColumn(Uint8Array, 256);
+  private readonly ranges = new RangeStaging();
 
   /** Record→wait links that the source states directly (kineto): wait op → record correlation. */
   private readonly waitOnCorrelation = new Map<number, number>();
@@ -115,7 +109,7 @@ export class TraceBuilder {
   }
 
   get rangeCount(): number {
-    return this.rn;
+    return this.ranges.count;
   }
 
   /** Kernel launch configurations go straight into the trace. */
@@ -302,14 +296,7 @@ export class TraceBuilder {
     domainRef: number,
     kind: number,
   ): void {
-    const i = this.rn;
-    this.rStart.at(i)[i] = startNs;
-    this.rEnd.at(i)[i] = endNs < 0 ? unresolvedRangeEnd : endNs;
-    this.rLane.at(i)[i] = lane;
-    this.rName.at(i)[i] = nameRef;
-    this.rDomain.at(i)[i] = domainRef;
-    this.rKind.at(i)[i] = kind;
-    this.rn = i + 1;
+    this.ranges.add(lane, startNs, endNs, nameRef, domainRef, kind);
   }
 
   /** The source says which record (by its API call's correlation id) a wait waited on. */
@@ -395,8 +382,28 @@ export class TraceBuilder {
         `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
       );
     }
-    this.linkEvents(trace, apiByCorr);
-    this.addRanges(trace, trackOf, originNs);
+    linkEventRecords(
+      {
+        count: n,
+        kind: kinds,
+        proc,
+        corr,
+        eventId: this.eventId.data,
+        eventSyncId: this.eventSyncId.data,
+      },
+      this.waitOnCorrelation,
+      apiByCorr,
+      trace.flows,
+      this.warnings,
+    );
+    this.ranges.appendTo(
+      trace,
+      trackOf,
+      originNs,
+      trace.ops.maxEndNs + originNs,
+      (ref) => this.resolveName(ref),
+      this.warnings,
+    );
     const firstProcess = this.processes.find((p) => p.name !== '');
     trace.meta = {
       ...trace.meta,
@@ -456,12 +463,7 @@ export class TraceBuilder {
         min = s;
       }
     }
-    for (let i = 0; i < this.rn; i++) {
-      const s = this.rStart.data[i]!;
-      if (s < min) {
-        min = s;
-      }
-    }
+    min = Math.min(min, this.ranges.earliestNs());
     if (!Number.isFinite(min)) {
       return 0;
     }
@@ -479,9 +481,7 @@ export class TraceBuilder {
     for (let i = 0; i < this.n; i++) {
       used[this.lane.data[i]!] = 1;
     }
-    for (let i = 0; i < this.rn; i++) {
-      used[this.rLane.data[i]!] = 1;
-    }
+    this.ranges.markLanes(used);
     const procIndex = new Map<number, number>();
     const trackOf = new Uint32Array(this.lanes.length);
     this.lanes.forEach((lane, i) => {
@@ -542,132 +542,6 @@ export class TraceBuilder {
       return `string #${index}`;
     }
     return value;
-  }
-
-  /** Event record → wait/sync flows: by (process, event id, sync id), else the latest earlier record. */
-  private linkEvents(trace: Trace, apiByCorr: CorrelationIndex): void {
-    const records = new Map<string, number[]>();
-    for (let i = 0; i < this.n; i++) {
-      if (this.kind.data[i] === OpKind.EventRecord && !Number.isNaN(this.eventId.data[i]!)) {
-        const key = `${this.proc.data[i]},${this.eventId.data[i]}`;
-        const list = records.get(key);
-        if (list === undefined) {
-          records.set(key, [i]);
-        } else {
-          list.push(i);
-        }
-      }
-    }
-    let dangling = 0;
-    for (let i = 0; i < this.n; i++) {
-      const kind = this.kind.data[i];
-      if (kind !== OpKind.StreamWait && kind !== OpKind.EventSync) {
-        continue;
-      }
-      const direct = this.waitOnCorrelation.get(i);
-      if (direct !== undefined) {
-        const from = apiByCorr.get(this.proc.data[i]!, direct);
-        if (from < 0) {
-          dangling++;
-        } else {
-          trace.flows.append(from, i, FlowKind.EventRecordToWait);
-        }
-        continue;
-      }
-      const eventId = this.eventId.data[i]!;
-      if (Number.isNaN(eventId)) {
-        continue;
-      }
-      const from = this.findRecord(records.get(`${this.proc.data[i]},${eventId}`), i);
-      if (from === undefined) {
-        dangling++;
-      } else {
-        trace.flows.append(from, i, FlowKind.EventRecordToWait);
-      }
-    }
-    if (dangling > 0) {
-      this.warnings.add(
-        `${dangling} waits name an event record that is not in the trace (kept without a link)`,
-      );
-    }
-  }
-
-  private findRecord(candidates: number[] | undefined, wait: number): number | undefined {
-    if (candidates === undefined) {
-      return undefined;
-    }
-    const syncId = this.eventSyncId.data[wait]!;
-    if (!Number.isNaN(syncId) && syncId !== 0xffffffff) {
-      const exact = candidates.filter((r) => this.eventSyncId.data[r] === syncId);
-      if (exact.length > 0) {
-        return exact[exact.length - 1];
-      }
-    }
-    // Older exports reuse event ids: the latest record issued before the wait (by correlation id).
-    const waitCorr = this.corr.data[wait]!;
-    let best: number | undefined;
-    for (const r of candidates) {
-      if (
-        (waitCorr === 0 || this.corr.data[r]! < waitCorr) &&
-        (best === undefined || this.corr.data[r]! > this.corr.data[best]!)
-      ) {
-        best = r;
-      }
-    }
-    return best;
-  }
-
-  /** Ranges sorted per lane by start, with their nesting depth; unended ranges end at the last time. */
-  private addRanges(trace: Trace, trackOf: Uint32Array, originNs: number): void {
-    const order = Array.from({ length: this.rn }, (_, i) => i);
-    const start = this.rStart.data;
-    const end = this.rEnd.data;
-    let lastNs = trace.ops.maxEndNs + originNs;
-    for (let i = 0; i < this.rn; i++) {
-      lastNs = Math.max(lastNs, end[i]!);
-    }
-    let unended = 0;
-    for (let i = 0; i < this.rn; i++) {
-      if (end[i] === unresolvedRangeEnd && this.rKind.data[i] !== RangeKind.Mark) {
-        end[i] = lastNs;
-        unended++;
-      } else if (end[i] === unresolvedRangeEnd || end[i]! < start[i]!) {
-        end[i] = start[i]!;
-      }
-    }
-    if (unended > 0) {
-      this.warnings.add(`${unended} ranges never ended; drawn to the end of the trace`);
-    }
-    const lane = this.rLane.data;
-    order.sort(
-      (a, b) => lane[a]! - lane[b]! || start[a]! - start[b]! || end[b]! - end[a]! || a - b,
-    );
-    const stack: number[] = [];
-    let currentLane = -1;
-    for (const i of order) {
-      if (lane[i] !== currentLane) {
-        stack.length = 0;
-        currentLane = lane[i]!;
-      }
-      const kind = this.rKind.data[i]! as RangeKind;
-      while (stack.length > 0 && stack[stack.length - 1]! <= start[i]!) {
-        stack.pop();
-      }
-      const depth = kind === RangeKind.PushPop ? stack.length : 0;
-      if (kind === RangeKind.PushPop) {
-        stack.push(end[i]!);
-      }
-      const domain = this.rDomain.data[i]!;
-      trace.ranges.append({
-        startNs: start[i]! - originNs,
-        endNs: end[i]! - originNs,
-        track: trackOf[lane[i]!]!,
-        nameId: this.resolveName(this.rName.data[i]!),
-        domainId: domain === 0 ? 0 : this.resolveName(domain),
-        depth,
-        kind,
-      });
-    }
   }
 }
 

@@ -4,22 +4,11 @@ import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@stream
 import { ImportError } from '../import-error.ts';
 import type { StagedOp, TraceBuilder } from '../trace-builder.ts';
 import { newStagedOp } from '../trace-builder.ts';
-import {
-  copyKindLabel,
-  copyOpKind,
-  noId32,
-  nsysMemKind,
-  streamTypeFromFlag,
-  syncOpKind,
-} from './nsys-enums.ts';
+import { copyKindLabel, copyOpKind, noId32, nsysMemKind, syncOpKind } from './nsys-enums.ts';
+import type { SqlValue } from './sqlite-rows.ts';
+import { SqliteRowReader, pidExpr, tidExpr } from './sqlite-rows.ts';
 import { SqliteTables } from './sqlite-tables.ts';
-
-type SqlValue = initSqlJs.SqlValue;
-
-const maxSafe = 2 ** 53;
-/** Process key parts computed in SQL, so ids above 2^53 stay exact: VM id, pid (and tid). */
-const pidExpr = (col: string): string => `("${col}" >> 48), (("${col}" >> 24) & 16777215)`;
-const tidExpr = (col: string): string => `${pidExpr(col)}, ("${col}" & 16777215)`;
+import { SqliteTargetInfo } from './sqlite-target-info.ts';
 
 const syncNames: Record<number, string> = {
   [OpKind.StreamWait]: 'Stream wait event',
@@ -34,20 +23,16 @@ const syncNames: Record<number, string> = {
  * the ENUM_* tables are missing before 2022). Tables holding environments, command lines and
  * other machine facts are never read.
  */
-export class NsysSqliteReader {
+export class NsysSqliteReader extends SqliteRowReader {
   private readonly op: StagedOp = newStagedOp();
-  private readonly t: SqliteTables;
-  private table = '';
-  private rowIndex = 0;
-  private readonly literals = new Map<string, number>();
 
   constructor(
     db: initSqlJs.Database,
-    private readonly file: string,
-    private readonly builder: TraceBuilder,
+    file: string,
+    builder: TraceBuilder,
     private readonly launches: LaunchTable,
   ) {
-    this.t = new SqliteTables(db, file);
+    super(new SqliteTables(db, file), file, builder);
   }
 
   read(): { producer: string; createdAt?: string } {
@@ -77,11 +62,7 @@ export class NsysSqliteReader {
     this.graphs();
     this.runtime();
     this.nvtx();
-    this.threadNames();
-    this.processNames();
-    this.streams();
-    this.devices();
-    return this.meta();
+    return new SqliteTargetInfo(this.t, this.file, this.builder).read();
   }
 
   private strings(): void {
@@ -298,150 +279,6 @@ export class NsysSqliteReader {
     });
   }
 
-  private threadNames(): void {
-    const table = 'ThreadNames';
-    if (!this.t.has(table)) {
-      return;
-    }
-    this.t.requireColumns(table, ['nameId', 'globalTid']);
-    this.rows(table, `SELECT nameId, ${tidExpr('globalTid')} FROM ${table}`, (v) => {
-      const proc = this.proc(v[1], v[2]);
-      this.builder.nameThread(
-        proc,
-        this.int(v[3], 'globalTid'),
-        this.builder.sourceName(this.int(v[0], 'nameId')),
-      );
-    });
-  }
-
-  private processNames(): void {
-    const table = 'PROCESSES';
-    if (!this.t.has(table)) {
-      return;
-    }
-    this.t.requireColumns(table, ['globalPid', 'name']);
-    this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
-      const proc = this.builder.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
-      if (proc !== undefined && typeof v[2] === 'string') {
-        this.builder.nameProcess(proc, v[2]);
-      }
-    });
-  }
-
-  private streams(): void {
-    const table = 'TARGET_INFO_CUDA_STREAM';
-    if (!this.t.has(table)) {
-      return;
-    }
-    this.t.requireColumns(table, ['streamId', 'processId', 'contextId']);
-    const c = (name: string): string => this.t.col(table, name, '0');
-    this.rows(
-      table,
-      `SELECT streamId, processId, contextId, ${c('priority')}, ${c('flag')}, ${c('vmId')} FROM ${table}`,
-      (v) => {
-        const proc = this.builder.hasProcess(`${String(v[5] ?? 0)}:${String(v[1] ?? 0)}`);
-        if (proc !== undefined) {
-          // priority is stored unsigned: 4294967291 is -5
-          const priority = this.int(v[3], 'priority') | 0;
-          this.builder.describeStream(
-            proc,
-            this.int(v[2], 'contextId'),
-            this.int(v[0], 'streamId'),
-            streamTypeFromFlag(this.int(v[4], 'flag')),
-            priority,
-          );
-        }
-      },
-    );
-  }
-
-  private devices(): void {
-    const table = this.t.firstOf('TARGET_INFO_GPU', 'TARGET_INFO_CUDA_GPU');
-    if (table === undefined) {
-      return;
-    }
-    const cols = this.t.columns(table);
-    const idCol = cols.has('cuDevice') ? 'cuDevice' : cols.has('id') ? 'id' : undefined;
-    if (idCol === undefined || !cols.has('name')) {
-      this.builder.warnings.add(
-        `${table} lacks the device id or name; devices are named by number`,
-      );
-      return;
-    }
-    const c = (name: string): string => this.t.col(table, name);
-    const sql =
-      `SELECT ${idCol}, name, ${c('smCount')}, ${c('totalMemory')}, ${c('computeMajor')}, ${c('computeMinor')}, ` +
-      `${c('busLocation')}, ${c('asyncEngines')}, ${c('clockRate')}, ${c('memoryBandwidth')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
-      const num = (value: SqlValue | undefined): number | undefined =>
-        typeof value === 'number' && value > 0 ? value : undefined;
-      const sm = num(v[2]);
-      const memory = num(v[3]);
-      const engines = num(v[7]);
-      const clockHz = num(v[8]);
-      const bandwidth = num(v[9]);
-      this.builder.addDevice({
-        deviceId: this.int(v[0], idCol),
-        name: String(v[1]),
-        ...(sm === undefined ? {} : { smCount: sm }),
-        ...(memory === undefined ? {} : { memoryBytes: memory }),
-        ...(v[4] === null || v[4] === undefined
-          ? {}
-          : { computeCapability: `${String(v[4])}.${String(v[5])}` }),
-        ...(typeof v[6] === 'string' && v[6] !== '' ? { pciBusId: v[6] } : {}),
-        ...(engines === undefined ? {} : { copyEngineCount: engines }),
-        ...(clockHz === undefined ? {} : { clockRateKHz: Math.round(clockHz / 1000) }),
-        ...(bandwidth === undefined ? {} : { memoryBandwidthBytesPerS: bandwidth }),
-      });
-    });
-  }
-
-  private meta(): { producer: string; createdAt?: string } {
-    let producer = '';
-    const metaTable = this.t.firstOf('META_DATA_EXPORT', 'EXPORT_META_DATA');
-    if (metaTable !== undefined && this.t.columns(metaTable).has('name')) {
-      this.rows(
-        metaTable,
-        `SELECT name, value FROM ${metaTable} WHERE name = 'EXPORT_PRODUCT_VERSION'`,
-        (v) => {
-          producer = `nsys ${String(v[1])}`;
-        },
-      );
-    }
-    if (producer === '') {
-      this.rows(
-        'StringIds',
-        "SELECT value FROM StringIds WHERE value LIKE '%nsight-systems/%' LIMIT 1",
-        (v) => {
-          const version = /nsight-systems\/(\d{4}\.\d+(\.\d+)*)/i.exec(String(v[0]));
-          if (version !== null) {
-            producer = `nsys ${version[1]}`;
-          }
-        },
-      );
-    }
-    let createdAt: string | undefined;
-    if (
-      this.t.has('TARGET_INFO_SESSION_START_TIME') &&
-      this.t.columns('TARGET_INFO_SESSION_START_TIME').has('utcEpochNs')
-    ) {
-      this.rows(
-        'TARGET_INFO_SESSION_START_TIME',
-        'SELECT utcEpochNs / 1000000 FROM TARGET_INFO_SESSION_START_TIME LIMIT 1',
-        (v) => {
-          const ms = typeof v[0] === 'number' ? v[0] : Number.NaN;
-          if (Number.isFinite(ms) && ms > 0 && ms < 8.64e15) {
-            createdAt = new Date(ms).toISOString();
-          }
-        },
-      );
-    }
-    return {
-      producer: producer === '' ? 'nsys (SQLite export)' : producer,
-      ...(createdAt === undefined ? {} : { createdAt }),
-    };
-  }
-
   /** Common GPU activity columns: start, end, deviceId, contextId, streamId, correlationId, vm, pid. */
   private gpuCols(table: string): string {
     return `start, end, deviceId, contextId, streamId, ${this.t.col(table, 'correlationId', '0')}, ${pidExpr('globalPid')}`;
@@ -489,13 +326,6 @@ export class NsysSqliteReader {
     return op;
   }
 
-  private proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
-    return this.builder.processFor(
-      `${String(vm ?? 0)}:${String(pid ?? 0)}`,
-      this.int(pid, 'globalPid'),
-    );
-  }
-
   private textRef(text: SqlValue | undefined, textId: SqlValue | undefined): number {
     if (typeof text === 'string') {
       return this.builder.name(text);
@@ -504,53 +334,4 @@ export class NsysSqliteReader {
       ? 0
       : this.builder.sourceName(this.int(textId, 'textId'));
   }
-
-  private literal(name: string): number {
-    let id = this.literals.get(name);
-    if (id === undefined) {
-      id = this.builder.name(name);
-      this.literals.set(name, id);
-    }
-    return id;
-  }
-
-  private rows(table: string, sql: string, row: (values: SqlValue[]) => void): void {
-    this.table = table;
-    this.rowIndex = 0;
-    this.t.each(sql, table, (values) => {
-      this.rowIndex++;
-      row(values);
-    });
-  }
-
-  private int(value: SqlValue | undefined, column: string): number {
-    if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < maxSafe) {
-      return value;
-    }
-    if (value === null || value === undefined) {
-      return 0; // old schemas keep NOT NULL defaults; NULL means "not recorded"
-    }
-    throw new ImportError(
-      { file: this.file, table: this.table, field: column },
-      `row ${this.rowIndex}: expected an integer, got ${describeValue(value)}`,
-    );
-  }
-
-  private time(value: SqlValue | undefined, column: string): number {
-    const ns = typeof value === 'number' ? value : Number.NaN;
-    if (!Number.isInteger(ns) || ns < 0 || ns >= maxSafe) {
-      throw new ImportError(
-        { file: this.file, table: this.table, field: column },
-        `row ${this.rowIndex}: expected a time in ns in [0, 2^53), got ${describeValue(value ?? null)}`,
-      );
-    }
-    return ns;
-  }
-}
-
-function describeValue(value: SqlValue): string {
-  if (value instanceof Uint8Array) {
-    return `a ${value.length}-byte blob`;
-  }
-  return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
 }

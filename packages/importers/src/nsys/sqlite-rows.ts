@@ -1,0 +1,80 @@
+import type initSqlJs from 'sql.js';
+import { ImportError } from '../import-error.ts';
+import type { TraceBuilder } from '../trace-builder.ts';
+import type { SqliteTables } from './sqlite-tables.ts';
+
+export type SqlValue = initSqlJs.SqlValue;
+
+const maxSafe = 2 ** 53;
+/** Process key parts computed in SQL, so ids above 2^53 stay exact: VM id, pid (and tid). */
+export const pidExpr = (col: string): string => `("${col}" >> 48), (("${col}" >> 24) & 16777215)`;
+export const tidExpr = (col: string): string => `${pidExpr(col)}, ("${col}" & 16777215)`;
+
+/** Row reading shared by the nsys SQLite readers: checked integers and times, named by table, column and row. */
+export class SqliteRowReader {
+  protected table = '';
+  protected rowIndex = 0;
+  private readonly literals = new Map<string, number>();
+
+  constructor(
+    protected readonly t: SqliteTables,
+    protected readonly file: string,
+    protected readonly builder: TraceBuilder,
+  ) {}
+
+  protected proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
+    return this.builder.processFor(
+      `${String(vm ?? 0)}:${String(pid ?? 0)}`,
+      this.int(pid, 'globalPid'),
+    );
+  }
+
+  protected literal(name: string): number {
+    let id = this.literals.get(name);
+    if (id === undefined) {
+      id = this.builder.name(name);
+      this.literals.set(name, id);
+    }
+    return id;
+  }
+
+  protected rows(table: string, sql: string, row: (values: SqlValue[]) => void): void {
+    this.table = table;
+    this.rowIndex = 0;
+    this.t.each(sql, table, (values) => {
+      this.rowIndex++;
+      row(values);
+    });
+  }
+
+  protected int(value: SqlValue | undefined, column: string): number {
+    if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < maxSafe) {
+      return value;
+    }
+    if (value === null || value === undefined) {
+      return 0; // old schemas keep NOT NULL defaults; NULL means "not recorded"
+    }
+    throw new ImportError(
+      { file: this.file, table: this.table, field: column },
+      `row ${this.rowIndex}: expected an integer, got ${describeValue(value)}`,
+    );
+  }
+
+  protected time(value: SqlValue | undefined, column: string): number {
+    const ns = typeof value === 'number' ? value : Number.NaN;
+    if (!Number.isInteger(ns) || ns < 0 || ns >= maxSafe) {
+      throw new ImportError(
+        { file: this.file, table: this.table, field: column },
+        `row ${this.rowIndex}: expected a time in ns in [0, 2^53), got ${describeValue(value ?? null)}`,
+      );
+    }
+    return ns;
+  }
+}
+
+function describeValue(value: SqlValue): string {
+  if (value instanceof Uint8Array) {
+    return `a ${value.length}-byte blob`;
+  }
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
+}

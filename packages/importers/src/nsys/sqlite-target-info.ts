@@ -1,0 +1,162 @@
+import { streamTypeFromFlag } from './nsys-enums.ts';
+import type { SqlValue } from './sqlite-rows.ts';
+import { SqliteRowReader, pidExpr, tidExpr } from './sqlite-rows.ts';
+
+/**
+ * The side tables of an nsys SQLite export: thread and process names, stream types and
+ * priorities, devices, producer version and capture time. Read after the activity tables, so
+ * that only processes with lanes get names. Environment and command-line tables are never read.
+ */
+export class SqliteTargetInfo extends SqliteRowReader {
+  read(): { producer: string; createdAt?: string } {
+    this.threadNames();
+    this.processNames();
+    this.streams();
+    this.devices();
+    return this.meta();
+  }
+
+  private threadNames(): void {
+    const table = 'ThreadNames';
+    if (!this.t.has(table)) {
+      return;
+    }
+    this.t.requireColumns(table, ['nameId', 'globalTid']);
+    this.rows(table, `SELECT nameId, ${tidExpr('globalTid')} FROM ${table}`, (v) => {
+      const proc = this.proc(v[1], v[2]);
+      this.builder.nameThread(
+        proc,
+        this.int(v[3], 'globalTid'),
+        this.builder.sourceName(this.int(v[0], 'nameId')),
+      );
+    });
+  }
+
+  private processNames(): void {
+    const table = 'PROCESSES';
+    if (!this.t.has(table)) {
+      return;
+    }
+    this.t.requireColumns(table, ['globalPid', 'name']);
+    this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
+      const proc = this.builder.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
+      if (proc !== undefined && typeof v[2] === 'string') {
+        this.builder.nameProcess(proc, v[2]);
+      }
+    });
+  }
+
+  private streams(): void {
+    const table = 'TARGET_INFO_CUDA_STREAM';
+    if (!this.t.has(table)) {
+      return;
+    }
+    this.t.requireColumns(table, ['streamId', 'processId', 'contextId']);
+    const c = (name: string): string => this.t.col(table, name, '0');
+    this.rows(
+      table,
+      `SELECT streamId, processId, contextId, ${c('priority')}, ${c('flag')}, ${c('vmId')} FROM ${table}`,
+      (v) => {
+        const proc = this.builder.hasProcess(`${String(v[5] ?? 0)}:${String(v[1] ?? 0)}`);
+        if (proc !== undefined) {
+          // priority is stored unsigned: 4294967291 is -5
+          const priority = this.int(v[3], 'priority') | 0;
+          this.builder.describeStream(
+            proc,
+            this.int(v[2], 'contextId'),
+            this.int(v[0], 'streamId'),
+            streamTypeFromFlag(this.int(v[4], 'flag')),
+            priority,
+          );
+        }
+      },
+    );
+  }
+
+  private devices(): void {
+    const table = this.t.firstOf('TARGET_INFO_GPU', 'TARGET_INFO_CUDA_GPU');
+    if (table === undefined) {
+      return;
+    }
+    const cols = this.t.columns(table);
+    const idCol = cols.has('cuDevice') ? 'cuDevice' : cols.has('id') ? 'id' : undefined;
+    if (idCol === undefined || !cols.has('name')) {
+      this.builder.warnings.add(
+        `${table} lacks the device id or name; devices are named by number`,
+      );
+      return;
+    }
+    const c = (name: string): string => this.t.col(table, name);
+    const sql =
+      `SELECT ${idCol}, name, ${c('smCount')}, ${c('totalMemory')}, ${c('computeMajor')}, ${c('computeMinor')}, ` +
+      `${c('busLocation')}, ${c('asyncEngines')}, ${c('clockRate')}, ${c('memoryBandwidth')} FROM ${table}`;
+    this.rows(table, sql, (v) => {
+      const num = (value: SqlValue | undefined): number | undefined =>
+        typeof value === 'number' && value > 0 ? value : undefined;
+      const sm = num(v[2]);
+      const memory = num(v[3]);
+      const engines = num(v[7]);
+      const clockHz = num(v[8]);
+      const bandwidth = num(v[9]);
+      this.builder.addDevice({
+        deviceId: this.int(v[0], idCol),
+        name: String(v[1]),
+        ...(sm === undefined ? {} : { smCount: sm }),
+        ...(memory === undefined ? {} : { memoryBytes: memory }),
+        ...(v[4] === null || v[4] === undefined
+          ? {}
+          : { computeCapability: `${String(v[4])}.${String(v[5])}` }),
+        ...(typeof v[6] === 'string' && v[6] !== '' ? { pciBusId: v[6] } : {}),
+        ...(engines === undefined ? {} : { copyEngineCount: engines }),
+        ...(clockHz === undefined ? {} : { clockRateKHz: Math.round(clockHz / 1000) }),
+        ...(bandwidth === undefined ? {} : { memoryBandwidthBytesPerS: bandwidth }),
+      });
+    });
+  }
+
+  private meta(): { producer: string; createdAt?: string } {
+    let producer = '';
+    const metaTable = this.t.firstOf('META_DATA_EXPORT', 'EXPORT_META_DATA');
+    if (metaTable !== undefined && this.t.columns(metaTable).has('name')) {
+      this.rows(
+        metaTable,
+        `SELECT name, value FROM ${metaTable} WHERE name = 'EXPORT_PRODUCT_VERSION'`,
+        (v) => {
+          producer = `nsys ${String(v[1])}`;
+        },
+      );
+    }
+    if (producer === '') {
+      this.rows(
+        'StringIds',
+        "SELECT value FROM StringIds WHERE value LIKE '%nsight-systems/%' LIMIT 1",
+        (v) => {
+          const version = /nsight-systems\/(\d{4}\.\d+(\.\d+)*)/i.exec(String(v[0]));
+          if (version !== null) {
+            producer = `nsys ${version[1]}`;
+          }
+        },
+      );
+    }
+    let createdAt: string | undefined;
+    if (
+      this.t.has('TARGET_INFO_SESSION_START_TIME') &&
+      this.t.columns('TARGET_INFO_SESSION_START_TIME').has('utcEpochNs')
+    ) {
+      this.rows(
+        'TARGET_INFO_SESSION_START_TIME',
+        'SELECT utcEpochNs / 1000000 FROM TARGET_INFO_SESSION_START_TIME LIMIT 1',
+        (v) => {
+          const ms = typeof v[0] === 'number' ? v[0] : Number.NaN;
+          if (Number.isFinite(ms) && ms > 0 && ms < 8.64e15) {
+            createdAt = new Date(ms).toISOString();
+          }
+        },
+      );
+    }
+    return {
+      producer: producer === '' ? 'nsys (SQLite export)' : producer,
+      ...(createdAt === undefined ? {} : { createdAt }),
+    };
+  }
+}
