@@ -18,7 +18,7 @@ function LessonTimelineInner({ side }: LessonTimelineProps) {
       return;
     }
     const view = createTimelineView(canvas, { gutterPx: 160 });
-    const unbind = bindLessonTimeline(view, side, viewId);
+    const unbind = bindLessonTimeline(view, canvas, side, viewId);
     const detachInput = attachLessonTimelineInput(canvas, view);
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);

@@ -52,6 +52,19 @@ export function fitLessonTimelines(): void {
   }
 }
 
+/** Axis plus a little slack below the last row, CSS px. */
+const chromeHeightPx = 40;
+const minHeightPx = 120;
+const maxHeightPx = 520;
+
+/** Sizes the canvas to its rows, so a trace with few streams does not sit in blank space. */
+function fitHeight(view: TimelineView, canvas: HTMLCanvasElement): void {
+  const rowsPx = view.getScroll().contentHeightPx;
+  const heightPx = Math.min(maxHeightPx, Math.max(minHeightPx, rowsPx + chromeHeightPx));
+  canvas.style.height = `${heightPx}px`;
+  view.resize();
+}
+
 function applyHighlight(view: TimelineView, side: LessonSideName, state: LessonState): void {
   const highlight = state.highlight;
   if (highlight === null || highlight.side !== side || highlight.opIndices.length === 0) {
@@ -69,6 +82,7 @@ function applyHighlight(view: TimelineView, side: LessonSideName, state: LessonS
  */
 export function bindLessonTimeline(
   view: TimelineView,
+  canvas: HTMLCanvasElement,
   side: LessonSideName,
   viewId: string,
 ): () => void {
@@ -76,6 +90,7 @@ export function bindLessonTimeline(
   let frames = 0;
   const showTraces = (state: LessonState): void => {
     view.setTrace(lessonTrace(side));
+    fitHeight(view, canvas);
     const gaps = state.summary?.[side].gaps;
     view.setGaps(gaps === undefined ? undefined : gapTableFrom(gaps));
     fitLessonTimelines();
