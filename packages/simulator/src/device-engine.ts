@@ -12,6 +12,11 @@ export interface EngineHost {
   finished(cmd: Cmd): void;
 }
 
+/** Block scheduling order: higher priority (numerically lower) first, then issue order. */
+function byPriorityThenIssue(a: Cmd, b: Cmd): number {
+  return a.stream.priority - b.stream.priority || a.seq - b.seq;
+}
+
 /**
  * One GPU: hardware queues in front of the copy engines and the SMs. Commands enter a queue in
  * issue order; only a queue's head may be dispatched, once it is ready (its stream's turn and
@@ -106,7 +111,7 @@ export class DeviceEngine {
         return;
       }
       if (candidates.length > 1) {
-        candidates.sort((a, b) => a.stream.priority - b.stream.priority || a.seq - b.seq);
+        candidates.sort(byPriorityThenIssue);
       }
       let dispatched = false;
       for (const cmd of candidates) {
@@ -160,7 +165,8 @@ export class DeviceEngine {
       warps,
       iterationsLeft: cmd.iterations,
       ratePerNs: 0,
-      updatedNs: now,
+      // Only work waves track progress; a timed wave keeps 0 here (no boxed number per wave).
+      updatedNs: cmd.iterations > 0 ? now : 0,
       version: 0,
     };
     if (cmd.iterations > 0) {

@@ -3,6 +3,22 @@ import { z } from 'zod';
 // The workload spec: one zod source for the TypeScript type and the JSON Schema. Values that
 // may hold expressions (sizes, durations, counts, indexed names) are checked by the expander,
 // which knows the loop variables in scope.
+//
+// A spec declares devices (default one, "gpu0"), buffers, streams and events (each may be an
+// array: `count: 4` declares s[0]..s[3]), then host threads with ops. Built-in streams are
+// "legacy" (the legacy default stream, the default) and "per-thread" (the issuing thread's
+// per-thread default stream). Example: 64 MiB in 4 chunks over 4 streams, breadth-first:
+//
+//   { "name": "chunks",
+//     "buffers": [{ "name": "h", "kind": "host-pinned", "size": "64MiB" },
+//                 { "name": "d", "kind": "device", "size": "64MiB" }],
+//     "streams": [{ "name": "s", "count": 4, "type": "non-blocking" }],
+//     "threads": [{ "name": "main", "ops": [
+//       { "op": "repeat", "count": 4, "ops": [{ "op": "copy", "src": "h", "dst": "d",
+//         "srcOffset": "i * 16MiB", "dstOffset": "i * 16MiB", "bytes": "16MiB", "stream": "s[i]" }] },
+//       { "op": "repeat", "count": 4, "ops": [{ "op": "kernel", "name": "k{i}", "duration": "2ms",
+//         "grid": 264, "block": 1024, "stream": "s[i]" }] },
+//       { "op": "deviceSync" } ] }] }
 
 const name = z
   .string()
