@@ -166,10 +166,10 @@ export async function run(report: Report): Promise<void> {
   let findings = 0;
   const analyzeMs = medianMs(() => {
     findings = analyzeTrace(trace).findings.length;
-  }, 3);
+  }, 5);
   const summaryMs = medianMs(() => {
     summarizeRun(trace);
-  }, 3);
+  }, 5);
   // CPU time of one more run: on a shared, loaded machine wall time also counts waiting.
   const cpuBefore = process.cpuUsage();
   analyzeTrace(trace);

@@ -19,26 +19,36 @@ export interface GapRecords {
   readonly causeOp: Int32Array;
 }
 
+/** Appends gaps to columns that grow geometrically (most traces have far fewer gaps than ops). */
 class GapWriter {
   count = 0;
-  readonly track: Int32Array;
-  readonly deviceSlot: Int32Array;
-  readonly fromNs: Float64Array;
-  readonly toNs: Float64Array;
-  readonly cause: Uint8Array;
-  readonly beforeOp: Int32Array;
-  readonly afterOp: Int32Array;
-  readonly causeOp: Int32Array;
+  track = new Int32Array(1024);
+  deviceSlot = new Int32Array(1024);
+  fromNs = new Float64Array(1024);
+  toNs = new Float64Array(1024);
+  cause = new Uint8Array(1024);
+  beforeOp = new Int32Array(1024);
+  afterOp = new Int32Array(1024);
+  causeOp = new Int32Array(1024);
 
-  constructor(capacity: number) {
-    this.track = new Int32Array(capacity);
-    this.deviceSlot = new Int32Array(capacity);
-    this.fromNs = new Float64Array(capacity);
-    this.toNs = new Float64Array(capacity);
-    this.cause = new Uint8Array(capacity);
-    this.beforeOp = new Int32Array(capacity);
-    this.afterOp = new Int32Array(capacity);
-    this.causeOp = new Int32Array(capacity);
+  private grow(): void {
+    const size = this.track.length * 2;
+    const grown = <T extends Int32Array | Float64Array | Uint8Array>(
+      old: T,
+      make: (n: number) => T,
+    ): T => {
+      const next = make(size);
+      next.set(old);
+      return next;
+    };
+    this.track = grown(this.track, (n) => new Int32Array(n));
+    this.deviceSlot = grown(this.deviceSlot, (n) => new Int32Array(n));
+    this.fromNs = grown(this.fromNs, (n) => new Float64Array(n));
+    this.toNs = grown(this.toNs, (n) => new Float64Array(n));
+    this.cause = grown(this.cause, (n) => new Uint8Array(n));
+    this.beforeOp = grown(this.beforeOp, (n) => new Int32Array(n));
+    this.afterOp = grown(this.afterOp, (n) => new Int32Array(n));
+    this.causeOp = grown(this.causeOp, (n) => new Int32Array(n));
   }
 
   push(
@@ -50,6 +60,9 @@ class GapWriter {
     afterOp: number,
     why: GapAttributor,
   ): void {
+    if (this.count === this.track.length) {
+      this.grow();
+    }
     const k = this.count++;
     this.track[k] = track;
     this.deviceSlot[k] = slot;
@@ -86,7 +99,7 @@ class GapWriter {
  */
 export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
   const { window, walk } = ctx;
-  const out = new GapWriter(ctx.gpuOpCount + 1);
+  const out = new GapWriter();
   ctx.tracksOfDevice.forEach((tracks, slot) => {
     const device = ctx.devices[slot]!;
     const deviceFromNs = device.all.count > 0 ? device.all.starts[0]! : Infinity;
@@ -124,11 +137,7 @@ export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
  */
 export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
   const { walk } = ctx;
-  let capacity = 1;
-  for (const device of ctx.devices) {
-    capacity += device.all.count;
-  }
-  const out = new GapWriter(capacity);
+  const out = new GapWriter();
   ctx.devices.forEach((device, slot) => {
     if (device.all.count === 0) {
       return;

@@ -1,6 +1,11 @@
 /** Below this many values the native sort is as fast and needs no scratch memory. */
 const radixMinLength = 4096;
 
+// Scratch reused across sorts (grown geometrically): an analysis sorts a dozen large arrays, and
+// fresh scratch for each was a good part of its garbage.
+let scratch = new Uint32Array(0);
+const counts = new Uint32Array(65536);
+
 /**
  * Sorts a Float64Array ascending in place, in linear time: an LSD radix sort on the IEEE-754
  * bits, four passes of 16 bits. V8's typed-array sort costs ~25 ms per 166k values, this about
@@ -15,9 +20,11 @@ export function sortFloat64(values: Float64Array): Float64Array {
   }
   const words = new Uint32Array(values.buffer, values.byteOffset, n * 2);
   toSortable(words, n);
+  if (scratch.length < n * 2) {
+    scratch = new Uint32Array(Math.max(n * 2, scratch.length * 2));
+  }
   let src: Uint32Array = words;
-  let dst: Uint32Array = new Uint32Array(n * 2);
-  const counts = new Uint32Array(65536);
+  let dst: Uint32Array = scratch.subarray(0, n * 2);
   for (let pass = 0; pass < 4; pass++) {
     const word = pass >> 1;
     const shift = (pass & 1) * 16;
