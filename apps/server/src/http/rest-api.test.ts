@@ -51,6 +51,13 @@ describe('REST API', () => {
       { name: 'cuda', available: false, reason: 'no test device here', targets: [] },
       { name: 'replay', available: true, targets: ['test-device'] },
     ]);
+    const devices = await t.api('GET', '/api/devices', '/api/devices');
+    expect(devices.body).toMatchObject({
+      probe: { addon: { loaded: false, reason: 'no addon in tests' } },
+    });
+    expect(
+      (devices.body as { profiles: { name: string }[] }).profiles.map((p) => p.name),
+    ).toContain('h200');
   });
 
   it('lists presets and validates workloads with JSON paths (real workload package)', async () => {

@@ -13,6 +13,10 @@ import { RunQueue } from './run-queue.ts';
 export interface BackendSet {
   readonly backends: Readonly<Record<BackendName, Backend>>;
   resolveAuto(): Promise<{ readonly backend: Backend; readonly reason: string }>;
+  /** The CUDA probe (addon, driver, CUPTI, devices), when this build can take one. */
+  readonly probe?: () => Promise<unknown>;
+  /** The simulator's device profiles (calibrated or published numbers). */
+  readonly profiles?: () => readonly unknown[];
 }
 
 /** A validated request to run. */

@@ -8,6 +8,7 @@ import type {
 } from '@streamscope/executor';
 import type { OpInput } from '@streamscope/trace';
 import { OpKind, StreamType, Trace } from '@streamscope/trace';
+import { deviceProfiles } from '@streamscope/simulator';
 import type { BackendSet } from '../runs/run-manager.ts';
 
 /** A run whose trace grows when the test says so: `addOps`, then `finish`/`fail`. */
@@ -149,6 +150,11 @@ export function controlledBackends(): {
       backends: { sim, cuda, replay },
       resolveAuto: () =>
         Promise.resolve({ backend: sim, reason: 'no CUDA device in tests; using the simulator' }),
+      probe: () =>
+        Promise.resolve({
+          addon: { loaded: false, path: 'native/build', reason: 'no addon in tests' },
+        }),
+      profiles: () => Object.values(deviceProfiles),
     },
   };
 }

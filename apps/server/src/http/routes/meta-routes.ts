@@ -27,6 +27,14 @@ export function metaRoutes(services: AppServices): Router {
     res.json(await Promise.all(backends.map((backend) => backend.status())));
   });
 
+  router.get('/api/devices', async (_req, res) => {
+    const { probe, profiles } = services.backendSet;
+    res.json({
+      probe: probe === undefined ? null : await probe(),
+      profiles: profiles === undefined ? [] : profiles(),
+    });
+  });
+
   router.get('/api/presets', (_req, res) => {
     res.json(requireWorkloads(services).presets());
   });
