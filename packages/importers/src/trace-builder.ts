@@ -1,7 +1,8 @@
-import type { DeviceInfo, LaunchTable, StreamType, TraceMeta } from '@streamscope/trace';
+import type { DeviceInfo, LaunchTable, TraceMeta } from '@streamscope/trace';
 import { FlowKind, OpFlag, OpKind, Trace, isCopyKind, noRef } from '@streamscope/trace';
 import { CorrelationIndex } from './correlation-index.ts';
 import { linkEventRecords } from './event-links.ts';
+import { LaneRegistry } from './lane-registry.ts';
 import { RangeStaging } from './range-staging.ts';
 import { StagingColumn } from './staging-columns.ts';
 import { Warnings } from './warnings.ts';
@@ -45,23 +46,6 @@ export function newStagedOp(): StagedOp {
   };
 }
 
-interface Lane {
-  readonly kind: 'gpu-stream' | 'host-thread';
-  readonly proc: number;
-  readonly deviceId: number;
-  readonly contextId: number;
-  readonly streamId: number;
-  readonly tid: number;
-  name: string;
-  streamType: StreamType;
-  priority: number;
-}
-
-interface Process {
-  pid: number;
-  name: string;
-}
-
 /**
  * Collects ops, lanes and ranges from any importer, then builds the trace in one go: joins API
  * calls to GPU ops by (process, correlation id), event records to waits, resolves names that
@@ -87,11 +71,8 @@ export class TraceBuilder {
   private readonly memKinds = new StagingColumn(Uint8Array);
   private readonly flags = new StagingColumn(Uint8Array);
 
-  private readonly lanes: Lane[] = [];
-  private readonly laneIndex = new Map<string, number>();
-  private readonly processes: Process[] = [];
-  private readonly processIndex = new Map<string, number>();
-  private readonly threadNames = new Map<string, number>();
+  /** Processes, GPU stream lanes and host thread lanes, by the source's keys. */
+  readonly lanes = new LaneRegistry();
   private readonly sourceStrings: (string | undefined)[] = [];
   private readonly devices = new Map<number, DeviceInfo>();
 
@@ -115,115 +96,6 @@ export class TraceBuilder {
   /** Kernel launch configurations go straight into the trace. */
   launchTable(): LaunchTable {
     return this.trace.launches;
-  }
-
-  /** A process by the source's key (nsys: VM and pid; kineto: pid). */
-  processFor(key: string, pid: number): number {
-    let index = this.processIndex.get(key);
-    if (index === undefined) {
-      index = this.processes.length;
-      this.processes.push({ pid, name: '' });
-      this.processIndex.set(key, index);
-    }
-    return index;
-  }
-
-  setProcessPid(proc: number, pid: number): void {
-    const owner = this.processes[proc];
-    if (owner !== undefined) {
-      owner.pid = pid;
-    }
-  }
-
-  hasProcess(key: string): number | undefined {
-    return this.processIndex.get(key);
-  }
-
-  nameProcess(proc: number, name: string): void {
-    const owner = this.processes[proc];
-    if (owner !== undefined && name !== '') {
-      owner.name = name;
-    }
-  }
-
-  /** The lane of a GPU stream, keyed by process, device, context and stream. */
-  gpuLane(proc: number, deviceId: number, contextId: number, streamId: number): number {
-    const key = `g${proc},${deviceId},${contextId},${streamId}`;
-    let index = this.laneIndex.get(key);
-    if (index === undefined) {
-      index = this.lanes.length;
-      this.lanes.push({
-        kind: 'gpu-stream',
-        proc,
-        deviceId,
-        contextId,
-        streamId,
-        tid: 0,
-        name: '',
-        streamType: 'unknown',
-        priority: 0,
-      });
-      this.laneIndex.set(key, index);
-    }
-    return index;
-  }
-
-  hostLane(proc: number, tid: number): number {
-    const key = `h${proc},${tid}`;
-    let index = this.laneIndex.get(key);
-    if (index === undefined) {
-      index = this.lanes.length;
-      this.lanes.push({
-        kind: 'host-thread',
-        proc,
-        deviceId: 0,
-        contextId: 0,
-        streamId: 0,
-        tid,
-        name: '',
-        streamType: 'unknown',
-        priority: 0,
-      });
-      this.laneIndex.set(key, index);
-    }
-    return index;
-  }
-
-  /** Stream facts known from a side table (nsys SQLite TARGET_INFO_CUDA_STREAM). */
-  describeStream(
-    proc: number,
-    contextId: number,
-    streamId: number,
-    type: StreamType,
-    priority: number,
-  ): void {
-    for (const lane of this.lanes) {
-      if (
-        lane.kind === 'gpu-stream' &&
-        lane.proc === proc &&
-        lane.contextId === contextId &&
-        lane.streamId === streamId
-      ) {
-        lane.streamType = type;
-        lane.priority = priority;
-      }
-    }
-  }
-
-  laneProc(lane: number): number {
-    return this.lanes[lane]?.proc ?? 0;
-  }
-
-  nameLane(lane: number, name: string): void {
-    const found = this.lanes[lane];
-    if (found !== undefined) {
-      found.name = name;
-    }
-  }
-
-  /** A thread's name as a name ref, applied to its lane when the trace is built. */
-  nameThread(proc: number, tid: number, nameRef: number): void {
-    this.threadNames.set(`${proc},${tid}`, nameRef);
   }
 
   /** A literal name as a name ref. */
@@ -310,7 +182,12 @@ export class TraceBuilder {
     const apiByCorr = this.indexApiCalls();
     this.placeUntimedRecords(apiByCorr);
     const originNs = this.earliestNs();
-    const trackOf = this.addTracks(trace);
+    const used = new Uint8Array(this.lanes.count);
+    for (let i = 0; i < this.n; i++) {
+      used[this.lane.data[i]!] = 1;
+    }
+    this.ranges.markLanes(used);
+    const trackOf = this.lanes.addTracks(trace, used, (ref) => this.resolveText(ref));
     this.addDevices(trace);
     const n = this.n;
     const kinds = this.kind.data;
@@ -404,7 +281,7 @@ export class TraceBuilder {
       (ref) => this.resolveName(ref),
       this.warnings,
     );
-    const firstProcess = this.processes.find((p) => p.name !== '');
+    const firstProcess = this.lanes.firstNamedProcess();
     trace.meta = {
       ...trace.meta,
       ...meta,
@@ -476,50 +353,8 @@ export class TraceBuilder {
     return min;
   }
 
-  private addTracks(trace: Trace): Uint32Array {
-    const used = new Uint8Array(this.lanes.length);
-    for (let i = 0; i < this.n; i++) {
-      used[this.lane.data[i]!] = 1;
-    }
-    this.ranges.markLanes(used);
-    const procIndex = new Map<number, number>();
-    const trackOf = new Uint32Array(this.lanes.length);
-    this.lanes.forEach((lane, i) => {
-      if (used[i] === 0) {
-        return;
-      }
-      const owner = this.processes[lane.proc]!;
-      if (!procIndex.has(lane.proc)) {
-        procIndex.set(lane.proc, trace.addProcess({ pid: owner.pid, name: owner.name }));
-      }
-      if (lane.kind === 'gpu-stream') {
-        trackOf[i] = trace.addTrack({
-          kind: 'gpu-stream',
-          name: lane.name,
-          pid: owner.pid,
-          deviceId: lane.deviceId,
-          contextId: lane.contextId,
-          streamId: lane.streamId,
-          streamType: lane.streamType,
-          priority: lane.priority,
-        });
-      } else {
-        const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
-        const name =
-          lane.name !== '' ? lane.name : nameRef === undefined ? '' : this.resolveText(nameRef);
-        trackOf[i] = trace.addTrack({ kind: 'host-thread', name, pid: owner.pid, tid: lane.tid });
-      }
-    });
-    return trackOf;
-  }
-
   private addDevices(trace: Trace): void {
-    const seen = new Set<number>();
-    for (const lane of this.lanes) {
-      if (lane.kind === 'gpu-stream') {
-        seen.add(lane.deviceId);
-      }
-    }
+    const seen = this.lanes.deviceIds();
     for (const id of [...new Set([...seen, ...this.devices.keys()])].sort((a, b) => a - b)) {
       trace.addDevice(this.devices.get(id) ?? { deviceId: id, name: `GPU ${id}` });
     }

@@ -58,7 +58,7 @@ export class KinetoEventSink {
     private readonly launches: LaunchTable,
     private readonly file: string,
   ) {
-    this.mainProc = builder.processFor('kineto-main', 0);
+    this.mainProc = builder.lanes.processFor('kineto-main', 0);
   }
 
   event(e: unknown, index: number): void {
@@ -96,9 +96,10 @@ export class KinetoEventSink {
 
   finish(): void {
     for (const [pid, name] of this.processNames) {
-      const proc = pid === this.mainPid ? this.mainProc : this.builder.hasProcess(`pid:${pid}`);
+      const proc =
+        pid === this.mainPid ? this.mainProc : this.builder.lanes.hasProcess(`pid:${pid}`);
       if (proc !== undefined) {
-        this.builder.nameProcess(proc, name);
+        this.builder.lanes.nameProcess(proc, name);
       }
     }
   }
@@ -142,7 +143,7 @@ export class KinetoEventSink {
       typeof e['tid'] === 'number' &&
       pid === this.mainPid
     ) {
-      this.builder.nameThread(this.mainProc, e['tid'], this.builder.name(name));
+      this.builder.lanes.nameThread(this.mainProc, e['tid'], this.builder.name(name));
     }
   }
 
@@ -155,9 +156,14 @@ export class KinetoEventSink {
     const deviceId = intOr(args['device'], intOr(e['pid'], 0));
     const streamId = intOr(args['stream'], streamFromTid(e['tid']));
     const contextId = intOr(args['context'], 0);
-    op.lane = this.builder.gpuLane(op.proc, deviceId, contextId, streamId < 0 ? noId32 : streamId);
+    op.lane = this.builder.lanes.gpuLane(
+      op.proc,
+      deviceId,
+      contextId,
+      streamId < 0 ? noId32 : streamId,
+    );
     if (streamId < 0) {
-      this.builder.nameLane(op.lane, `Context ${contextId} sync`);
+      this.builder.lanes.nameLane(op.lane, `Context ${contextId} sync`);
     }
     op.correlationId = intOr(args['correlation'], 0);
     const name = typeof e['name'] === 'string' ? e['name'] : cat;
@@ -201,7 +207,7 @@ export class KinetoEventSink {
     op.startNs = this.ts(e, index);
     op.endNs = op.startNs + this.dur(e, index);
     op.proc = this.procOf(e['pid']);
-    op.lane = this.builder.hostLane(op.proc, intOr(e['tid'], 0));
+    op.lane = this.builder.lanes.hostLane(op.proc, intOr(e['tid'], 0));
     op.correlationId = intOr(args['correlation'], 0);
     op.nameRef = this.name(typeof e['name'] === 'string' ? e['name'] : 'CUDA API');
     this.builder.addOp(op);
@@ -210,7 +216,7 @@ export class KinetoEventSink {
   private range(e: Json, cat: string, index: number): void {
     const startNs = this.ts(e, index);
     const endNs = startNs + this.dur(e, index);
-    const lane = this.builder.hostLane(this.procOf(e['pid']), intOr(e['tid'], 0));
+    const lane = this.builder.lanes.hostLane(this.procOf(e['pid']), intOr(e['tid'], 0));
     const name = this.name(typeof e['name'] === 'string' ? e['name'] : cat);
     this.builder.addRange(lane, startNs, endNs, name, this.name(cat), RangeKind.PushPop);
   }
@@ -219,9 +225,11 @@ export class KinetoEventSink {
     const value = intOr(pid, 0);
     if (this.mainPid === undefined) {
       this.mainPid = value;
-      this.builder.setProcessPid(this.mainProc, value);
+      this.builder.lanes.setProcessPid(this.mainProc, value);
     }
-    return value === this.mainPid ? this.mainProc : this.builder.processFor(`pid:${value}`, value);
+    return value === this.mainPid
+      ? this.mainProc
+      : this.builder.lanes.processFor(`pid:${value}`, value);
   }
 
   /** µs (integer or with three decimals) → integer ns. */

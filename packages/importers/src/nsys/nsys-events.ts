@@ -80,17 +80,17 @@ export class NsysEventSink {
   /** Process names from CommEvents, applied to the processes that have lanes. */
   finish(): void {
     for (const [key, name] of this.processNames) {
-      const proc = this.builder.hasProcess(key);
+      const proc = this.builder.lanes.hasProcess(key);
       if (proc !== undefined) {
-        this.builder.nameProcess(proc, name);
+        this.builder.lanes.nameProcess(proc, name);
       }
     }
   }
 
   threadName(globalTid: number | bigint, nameIndex: number): void {
     const { key, pid, tid } = splitGlobalId(globalTid);
-    const proc = this.builder.processFor(key, pid);
-    this.builder.nameThread(proc, tid, this.builder.sourceName(nameIndex));
+    const proc = this.builder.lanes.processFor(key, pid);
+    this.builder.lanes.nameThread(proc, tid, this.builder.sourceName(nameIndex));
   }
 
   private gpuEvent(rec: NsysRecord): void {
@@ -150,8 +150,8 @@ export class NsysEventSink {
         op.refId = eventId;
       }
       if (streamId === noId32) {
-        op.lane = this.builder.gpuLane(op.proc, deviceId, contextId, noId32);
-        this.builder.nameLane(op.lane, `Context ${contextId} sync`);
+        op.lane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, noId32);
+        this.builder.lanes.nameLane(op.lane, `Context ${contextId} sync`);
       }
     } else if (sub === F.cudaEventRecord) {
       op.kind = OpKind.EventRecord;
@@ -180,7 +180,7 @@ export class NsysEventSink {
     op.startNs = this.time(rec, F.startNs);
     op.endNs = this.time(rec, F.endNs);
     op.lane = this.hostLaneOf(rec, F.globalTid);
-    op.proc = this.builder.laneProc(op.lane);
+    op.proc = this.builder.lanes.laneProc(op.lane);
     op.nameRef = rec.has(F.name)
       ? this.builder.sourceName(rec.get(F.name))
       : this.literal('CUDA API');
@@ -311,7 +311,7 @@ export class NsysEventSink {
       }
     }
     const { key, pid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const proc = this.builder.processFor(key, pid);
+    const proc = this.builder.lanes.processFor(key, pid);
     if (big === undefined) {
       this.procByGlobalPid.set(value, proc);
     }
@@ -324,7 +324,7 @@ export class NsysEventSink {
     if (last[0] === proc && last[1] === deviceId && last[2] === contextId && last[3] === streamId) {
       return last[4]!;
     }
-    const lane = this.builder.gpuLane(proc, deviceId, contextId, streamId);
+    const lane = this.builder.lanes.gpuLane(proc, deviceId, contextId, streamId);
     last[0] = proc;
     last[1] = deviceId;
     last[2] = contextId;
@@ -351,7 +351,7 @@ export class NsysEventSink {
       }
     }
     const { key, pid, tid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const lane = this.builder.hostLane(this.builder.processFor(key, pid), tid);
+    const lane = this.builder.lanes.hostLane(this.builder.lanes.processFor(key, pid), tid);
     if (big === undefined) {
       this.laneByGlobalTid.set(value, lane);
       this.lastGlobalTid = value;

@@ -172,7 +172,7 @@ export class NsysSqliteReader extends SqliteRowReader {
         op.refId = eventId;
       }
       if (this.int(v[4], 'streamId') === noId32) {
-        this.builder.nameLane(op.lane, `Context ${this.int(v[3], 'contextId')} sync`);
+        this.builder.lanes.nameLane(op.lane, `Context ${this.int(v[3], 'contextId')} sync`);
       }
       this.builder.addOp(op);
     });
@@ -232,7 +232,7 @@ export class NsysSqliteReader extends SqliteRowReader {
       op.startNs = this.time(v[0], 'start');
       op.endNs = this.time(v[1], 'end');
       op.proc = this.proc(v[2], v[3]);
-      op.lane = this.builder.hostLane(op.proc, this.int(v[4], 'globalTid'));
+      op.lane = this.builder.lanes.hostLane(op.proc, this.int(v[4], 'globalTid'));
       op.correlationId = this.int(v[5], 'correlationId');
       op.nameRef = this.builder.sourceName(this.int(v[6], 'nameId'));
       this.builder.addOp(op);
@@ -264,7 +264,7 @@ export class NsysSqliteReader extends SqliteRowReader {
         type === 59 ? RangeKind.PushPop : type === 60 ? RangeKind.StartEnd : RangeKind.Mark;
       const startNs = this.time(v[0], 'start');
       const endNs = v[1] === null ? -1 : this.time(v[1], 'end');
-      const lane = this.builder.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
+      const lane = this.builder.lanes.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
       const domain = this.int(v[8], 'domainId');
       const domainRef =
         domain === 0 ? 0 : (domains.get(domain) ?? this.literal(`domain ${domain}`));
@@ -304,7 +304,7 @@ export class NsysSqliteReader extends SqliteRowReader {
     op.startNs = this.time(v[0], 'start');
     op.endNs = this.time(v[1], 'end');
     op.proc = this.proc(v[6], v[7]);
-    op.lane = this.builder.gpuLane(
+    op.lane = this.builder.lanes.gpuLane(
       op.proc,
       this.int(v[2], 'deviceId'),
       this.int(v[3], 'contextId'),

@@ -23,7 +23,7 @@ export class SqliteRowReader {
   ) {}
 
   protected proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
-    return this.builder.processFor(
+    return this.builder.lanes.processFor(
       `${String(vm ?? 0)}:${String(pid ?? 0)}`,
       this.int(pid, 'globalPid'),
     );

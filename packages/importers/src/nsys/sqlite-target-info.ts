@@ -24,7 +24,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
     this.t.requireColumns(table, ['nameId', 'globalTid']);
     this.rows(table, `SELECT nameId, ${tidExpr('globalTid')} FROM ${table}`, (v) => {
       const proc = this.proc(v[1], v[2]);
-      this.builder.nameThread(
+      this.builder.lanes.nameThread(
         proc,
         this.int(v[3], 'globalTid'),
         this.builder.sourceName(this.int(v[0], 'nameId')),
@@ -39,9 +39,9 @@ export class SqliteTargetInfo extends SqliteRowReader {
     }
     this.t.requireColumns(table, ['globalPid', 'name']);
     this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
-      const proc = this.builder.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
+      const proc = this.builder.lanes.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
       if (proc !== undefined && typeof v[2] === 'string') {
-        this.builder.nameProcess(proc, v[2]);
+        this.builder.lanes.nameProcess(proc, v[2]);
       }
     });
   }
@@ -57,11 +57,11 @@ export class SqliteTargetInfo extends SqliteRowReader {
       table,
       `SELECT streamId, processId, contextId, ${c('priority')}, ${c('flag')}, ${c('vmId')} FROM ${table}`,
       (v) => {
-        const proc = this.builder.hasProcess(`${String(v[5] ?? 0)}:${String(v[1] ?? 0)}`);
+        const proc = this.builder.lanes.hasProcess(`${String(v[5] ?? 0)}:${String(v[1] ?? 0)}`);
         if (proc !== undefined) {
           // priority is stored unsigned: 4294967291 is -5
           const priority = this.int(v[3], 'priority') | 0;
-          this.builder.describeStream(
+          this.builder.lanes.describeStream(
             proc,
             this.int(v[2], 'contextId'),
             this.int(v[0], 'streamId'),
