@@ -31,3 +31,5 @@ export { defaultAnalysisOptions, gapCauses, ruleIds } from './types.ts';
 export { summarizeRun, computeMetrics } from './metrics.ts';
 export { analyzeTrace } from './analyze.ts';
 export { compareTraces, matchOps } from './compare.ts';
+export type { QueueDepthSeries } from './launch.ts';
+export { launchLatencies, queueDepthSeries } from './launch.ts';

@@ -1,4 +1,6 @@
+import type { Trace } from '@streamscope/trace';
 import { trackLabel } from '@streamscope/trace';
+import { linkApiCalls } from './api-links.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
 import { mergeSorted, sortIfNeeded } from './intervals.ts';
@@ -161,4 +163,62 @@ function sweepDepth(
     }
   }
   return { maxDepth, depthNs };
+}
+
+/** Per op: GPU start − end of its enqueuing API call, in ns; NaN where no call is known. */
+export function launchLatencies(trace: Trace): Float64Array {
+  const cols = trace.ops.columns();
+  const { apiOf } = linkApiCalls(trace, cols);
+  const out = new Float64Array(cols.count).fill(NaN);
+  for (let i = 0; i < cols.count; i++) {
+    const api = apiOf[i]!;
+    if (api >= 0) {
+      out[i] = cols.startNs[i]! - cols.endNs[api]!;
+    }
+  }
+  return out;
+}
+
+/** A stream's queue depth over time, as a step counter: `depth[k]` holds from `timesNs[k]`. */
+export interface QueueDepthSeries {
+  readonly timesNs: Float64Array;
+  readonly depth: Int32Array;
+}
+
+/** The queue depth counter of one stream track (HTA's queue length), for a counter lane. */
+export function queueDepthSeries(trace: Trace, track: number): QueueDepthSeries {
+  const cols = trace.ops.columns();
+  const { apiOf } = linkApiCalls(trace, cols);
+  const order = trace.ops.trackOrder(track);
+  const ups: number[] = [];
+  const downs: number[] = [];
+  for (let k = 0; k < order.length; k++) {
+    const api = apiOf[order[k]!]!;
+    if (api >= 0) {
+      ups.push(cols.startNs[api]!);
+      downs.push(cols.startNs[order[k]!]!);
+    }
+  }
+  const up = sortIfNeeded(Float64Array.from(ups));
+  const down = sortIfNeeded(Float64Array.from(downs));
+  const timesNs = new Float64Array(up.length + down.length);
+  const depth = new Int32Array(up.length + down.length);
+  let i = 0;
+  let j = 0;
+  let level = 0;
+  let n = 0;
+  while (j < down.length) {
+    const isUp = i < up.length && up[i]! < down[j]!;
+    const nowNs = isUp ? up[i++]! : down[j++]!;
+    level += isUp ? 1 : -1;
+    // Several changes at one instant collapse into the last.
+    if (n > 0 && timesNs[n - 1] === nowNs) {
+      depth[n - 1] = level;
+    } else {
+      timesNs[n] = nowNs;
+      depth[n] = level;
+      n++;
+    }
+  }
+  return { timesNs: timesNs.subarray(0, n), depth: depth.subarray(0, n) };
 }

@@ -1,5 +1,6 @@
 import { OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
+import { launchLatencies, queueDepthSeries } from './launch.ts';
 import { computeMetrics, summarizeRun } from './metrics.ts';
 import { TestTraceBuilder, deviceToPinned, pinnedToDevice } from './test-trace-builder.ts';
 
@@ -157,5 +158,11 @@ describe('computeMetrics', () => {
     ]);
     // Over the window [30,120): depth 2 for 30 ns, 1 for 30 ns, 0 for 30 → 90/90 = 1.
     expect(m.queueDepth[0]!.meanDepth).toBeCloseTo(1, 12);
+    const series = queueDepthSeries(b.trace, s);
+    expect(Array.from(series.timesNs)).toEqual([0, 10, 20, 30, 60, 90]);
+    expect(Array.from(series.depth)).toEqual([1, 2, 3, 2, 1, 0]);
+    const perOp = launchLatencies(b.trace);
+    // Host API calls have no latency of their own; kernels 25, 45, 65 as above.
+    expect(Array.from(perOp).filter((v) => !Number.isNaN(v))).toEqual([25, 45, 65]);
   });
 });
