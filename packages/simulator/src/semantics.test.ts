@@ -207,6 +207,28 @@ describe('engines and queues', () => {
     expect(timed[0]!.endNs - timed[0]!.startNs).toBe(100_000 + h100.spinOffsetNs);
   });
 
+  it('two kernels that each fill the GPU run one after the other; small ones side by side', () => {
+    const twoKernels = (blocks: number) => ({
+      name: 'two kernels',
+      streams: [{ name: 's', count: 2, type: 'non-blocking' }],
+      threads: [
+        {
+          name: 'main',
+          ops: [
+            { op: 'kernel', name: 'a', duration: '1ms', grid: blocks, block: 1024, stream: 's[0]' },
+            { op: 'kernel', name: 'b', duration: '1ms', grid: blocks, block: 1024, stream: 's[1]' },
+            { op: 'deviceSync' },
+          ],
+        },
+      ],
+    });
+    // 264 blocks of 1024 threads = 2 per SM on 132 SMs: the whole GPU (research: H200 probe)
+    const [a, b] = gpuOps(runSpec(twoKernels(264), deviceProfiles.h200), 'kernel');
+    expect(b!.startNs).toBeGreaterThanOrEqual(a!.endNs);
+    const [c, d] = gpuOps(runSpec(twoKernels(1), deviceProfiles.h200), 'kernel');
+    expect(overlapNs(c!, d!)).toBeGreaterThan(900_000);
+  });
+
   it('more streams speed up small kernels until the GPU is full', () => {
     const times = [1, 2, 8, 32].map((streams) =>
       makespanNs(runPreset('stream-count', { streams }, h100)),

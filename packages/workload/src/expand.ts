@@ -509,24 +509,35 @@ export class Expander {
       : this.defaultStreamOnly(ctx, op.stream, `${path}.stream`, 'a synchronous copy (cudaMemcpy)');
     const srcId = this.decl.buffer(op.src, ctx.scope, `${path}.src`);
     const dstId = this.decl.buffer(op.dst, ctx.scope, `${path}.dst`);
-    if (stream === undefined || srcId === undefined || dstId === undefined) {
+    const inGraphOk = op.async || this.notInGraph(ctx, path, 'a synchronous copy');
+    // Check what can be checked even when another field is wrong: every problem at once.
+    const src = srcId === undefined ? undefined : this.decl.buffers[srcId]!;
+    const dst = dstId === undefined ? undefined : this.decl.buffers[dstId]!;
+    const from =
+      src === undefined
+        ? undefined
+        : this.range(src, op.srcOffset, op.bytes, ctx, path, 'srcOffset');
+    const to =
+      dst === undefined
+        ? undefined
+        : this.range(dst, op.dstOffset, from?.bytes ?? op.bytes, ctx, path, 'dstOffset');
+    if (
+      stream === undefined ||
+      srcId === undefined ||
+      dstId === undefined ||
+      src === undefined ||
+      dst === undefined ||
+      from === undefined ||
+      to === undefined ||
+      !inGraphOk
+    ) {
       return;
     }
-    if (!op.async && !this.notInGraph(ctx, path, 'a synchronous copy')) {
-      return;
-    }
-    const src = this.decl.buffers[srcId]!;
-    const dst = this.decl.buffers[dstId]!;
     if (!this.usable(srcId, ctx, `${path}.src`) || !this.usable(dstId, ctx, `${path}.dst`)) {
       return;
     }
     if (ctx.graph !== null && (src.kind === 'host-pageable' || dst.kind === 'host-pageable')) {
       this.issues.add(path, 'a copy from or to pageable memory cannot be captured into a graph');
-      return;
-    }
-    const from = this.range(src, op.srcOffset, op.bytes, ctx, path, 'srcOffset');
-    const to = this.range(dst, op.dstOffset, from?.bytes ?? op.bytes, ctx, path, 'dstOffset');
-    if (from === undefined || to === undefined) {
       return;
     }
     const plan: PlanOp = {

@@ -52,6 +52,7 @@ describe('validateWorkload', () => {
           { op: 'kernel', duration: '5MiB', stream: 's[2]' },
           { op: 'memset', dst: 'nowhere' },
           { op: 'copy', src: 'h', dst: 'd', srcOffset: '-1', bytes: 16 },
+          { op: 'copy', src: 'h', dst: 'd', bytes: '8MiB', stream: 'nope' },
         ]),
       ),
     );
@@ -64,6 +65,9 @@ describe('validateWorkload', () => {
     );
     expect(found['$.threads[0].ops[2].dst']).toMatch(/unknown buffer "nowhere" \(declared: h, d\)/);
     expect(found['$.threads[0].ops[3].srcOffset']).toMatch(/below the minimum 0/);
+    // a wrong stream does not hide a range outside the buffer
+    expect(found['$.threads[0].ops[4].stream']).toMatch(/unknown stream "nope"/);
+    expect(found['$.threads[0].ops[4].bytes']).toMatch(/fall outside buffer "h"/);
   });
 
   it('rejects absurd sizes and device memory beyond capacity', () => {
