@@ -133,3 +133,17 @@ test('the workload behind a run is there to take to the editor', async ({ page }
   };
   expect(String(json.name)).toContain('graphs');
 });
+
+test('a lesson pair opens in the Compare view after running on the server', async ({ page }) => {
+  await openLessons(page);
+  await page.getByTestId('lesson-item-pinned-vs-pageable').click();
+  const lessonSpeedup = await speedupOf(page, 'pinned-vs-pageable');
+  await page.getByTestId('lesson-open-compare').click();
+  await expect(page.getByTestId('page-compare')).toBeVisible();
+  await expect(page).toHaveURL(/#\/compare\?a=.+&b=.+/);
+  await idle(page);
+  // The server's simulator ran the same two workloads on the same profile.
+  const text = (await page.getByTestId('compare-speedup').textContent()) ?? '';
+  const compared = Number(/(\d+\.\d+)×/.exec(text)?.[1]);
+  expect(compared).toBeCloseTo(lessonSpeedup, 1);
+});

@@ -1,4 +1,5 @@
 import { useStore } from 'zustand';
+import { LessonCompareButton } from './LessonCompareButton.tsx';
 import { LessonControls } from './LessonControls.tsx';
 import { LessonFindings } from './LessonFindings.tsx';
 import { LessonMetrics } from './LessonMetrics.tsx';
@@ -37,6 +38,7 @@ export function LessonView({ gpuAvailable }: LessonViewProps) {
         </p>
       )}
       <LessonSpeedup />
+      <LessonCompareButton />
       <section className="lesson-gantts">
         <h3>Before: {lesson.pitfall.onLabel}</h3>
         <LessonTimeline side="before" />

@@ -11,41 +11,47 @@ import { pairFromRuns } from './run-lesson-pair.ts';
 export type RunWorkload = (workload: WorkloadInput) => Promise<Trace>;
 
 /**
- * Runs a workload on the server's cuda backend (`target`: one of its devices, or '' for the
- * first) and fetches the stored trace once the live channel says the run finished.
+ * Runs a workload on one of the server's backends (`target`: a device profile for sim, a device
+ * for cuda, '' for the first) and resolves with the id of its stored trace once the live channel
+ * says the run finished.
  */
+export async function runOnServer(
+  workload: WorkloadInput,
+  backend: 'sim' | 'cuda',
+  target: string,
+): Promise<string> {
+  const ticket = await startRun({ workload, backend, ...(target === '' ? {} : { target }) });
+  const outcome = await new Promise<{ type: string; reason: string }>((resolve) => {
+    const subscription = new LiveSubscription(ticket.id, {
+      // The trace is read whole at the end; live batches are not needed here.
+      onBatches: () => undefined,
+      onControl: (control) => {
+        if (
+          control.type === 'finished' ||
+          control.type === 'failed' ||
+          control.type === 'cancelled'
+        ) {
+          subscription.close();
+          const reason = control.message['reason'];
+          resolve({ type: control.type, reason: typeof reason === 'string' ? reason : '' });
+        }
+      },
+      onError: () => undefined,
+    });
+  });
+  if (outcome.type !== 'finished') {
+    throw new Error(
+      `the ${backend} run ${ticket.id} ${outcome.type}${outcome.reason === '' ? '' : `: ${outcome.reason}`}`,
+    );
+  }
+  // A run's trace is stored under the run's id.
+  return ticket.id;
+}
+
+/** Runs a workload on the server's GPU and fetches the trace it recorded. */
 export function serverGpuRunner(target: string): RunWorkload {
-  return async (workload) => {
-    const ticket = await startRun({
-      workload,
-      backend: 'cuda',
-      ...(target === '' ? {} : { target }),
-    });
-    const outcome = await new Promise<{ type: string; reason: string }>((resolve) => {
-      const subscription = new LiveSubscription(ticket.id, {
-        // The trace is fetched whole at the end; live batches are not needed here.
-        onBatches: () => undefined,
-        onControl: (control) => {
-          if (
-            control.type === 'finished' ||
-            control.type === 'failed' ||
-            control.type === 'cancelled'
-          ) {
-            subscription.close();
-            const reason = control.message['reason'];
-            resolve({ type: control.type, reason: typeof reason === 'string' ? reason : '' });
-          }
-        },
-        onError: () => undefined,
-      });
-    });
-    if (outcome.type !== 'finished') {
-      throw new Error(
-        `the GPU run ${ticket.id} ${outcome.type}${outcome.reason === '' ? '' : `: ${outcome.reason}`}`,
-      );
-    }
-    return loadTrace(await getTraceBytes(ticket.id));
-  };
+  return async (workload) =>
+    loadTrace(await getTraceBytes(await runOnServer(workload, 'cuda', target)));
 }
 
 /**
