@@ -101,15 +101,62 @@ describe('drawing through pixel strips', () => {
     expect(upper[1199]).toBe(kernel);
     expect(upper[1200]).toBe(0);
     expect(upper[1280]).toBe(rgbaToPixel(kindColors[OpKind.CopyHtoD]!));
-    expect(Array.from(rec.strip(2))).toEqual(Array.from(upper));
+    // No mixed bucket: the upper strip alone covers the row's inner height.
     // The idle gap 75–80 µs fills the gap strip.
     expect(rec.strip(0)[1220]! >>> 24).toBeGreaterThan(0);
     const row = layout.rows[layout.rowOfTrack[0]!]!;
-    const halves = rec.draws.filter((d) => d.index === 1 || d.index === 2);
-    expect(halves.map((d) => d.yPx)).toEqual([
-      28 + row.topPx + 3,
-      28 + row.topPx + 3 + (row.heightPx - 6) / 2,
+    const opDraws = rec.draws.filter((d) => d.index === 1 || d.index === 2);
+    expect(opDraws).toEqual([
+      { index: 1, xPx: 200, yPx: 28 + row.topPx + 3, wPx: 800, hPx: row.heightPx - 6 },
     ]);
-    expect(halves.every((d) => d.xPx === 200 && d.wPx === 800)).toBe(true);
+  });
+
+  it('splits a row into halves where a merged bucket mixes kinds', () => {
+    const trace = new Trace();
+    trace.addDevice({ deviceId: 0, name: '' });
+    trace.addTrack({
+      kind: 'gpu-stream',
+      name: '',
+      pid: 1,
+      deviceId: 0,
+      contextId: 1,
+      streamId: 1,
+      streamType: 'blocking',
+      priority: 0,
+    });
+    // 1.6 ms over 800 px: 2000 ns/px → 2048 ns buckets; both ops share bucket 0.
+    trace.addOp({ startNs: 0, endNs: 600, track: 0, kind: OpKind.Kernel, nameId: 0 });
+    trace.addOp({ startNs: 700, endNs: 1100, track: 0, kind: OpKind.CopyDtoH, nameId: 0 });
+    const layout = computeLayout(trace);
+    const cache = new FrameCache();
+    const window = { startNs: 0, endNs: 1_600_000 };
+    cache.update(trace, layout, window, 2000, undefined);
+    const rec = recordingSurface(1000, 300, 1);
+    paintFrame(
+      rec.surface,
+      {
+        trace,
+        layout,
+        cache,
+        window,
+        widthPx: 1000,
+        heightPx: 300,
+        gutterPx: 200,
+        axisHeightPx: 28,
+        scrollTopPx: 0,
+        selectedOp: undefined,
+        selectedFlows: [],
+        search: undefined,
+        currentMatch: undefined,
+        area: undefined,
+      },
+      new LabelFitter(() => ''),
+      emptyStats(),
+    );
+    expect(rec.draws.filter((d) => d.index === 1 || d.index === 2).map((d) => d.index)).toEqual([
+      1, 2,
+    ]);
+    expect(rec.strip(1)[0]! & 0xffffff).toBe(rgbaToPixel(kindColors[OpKind.Kernel]!) & 0xffffff);
+    expect(rec.strip(2)[0]! & 0xffffff).toBe(rgbaToPixel(kindColors[OpKind.CopyDtoH]!) & 0xffffff);
   });
 });

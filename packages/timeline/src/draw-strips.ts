@@ -72,6 +72,7 @@ export function drawRowStrips(
     const first = multiLane ? (b.rowFirst[r] ?? 0) : rowFirstFrom(b, r, fromRel);
     const end = multiLane ? first + (b.rowCount[r] ?? 0) : rowEndBefore(b, r, toRel);
     let drawn = 0;
+    let mixed = false;
     for (let k = first; k < end; k++) {
       if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
         continue;
@@ -79,16 +80,31 @@ export function drawRowStrips(
       const x0 = offsetDev + b.starts[k]! * scaleDev;
       const x1 = Math.max(x0 + dpr, offsetDev + b.ends[k]! * scaleDev);
       const strip = firstStrip + b.lanes[k]!;
-      const pixel = rgbaToPixel(b.colors[k]!);
-      rasterSpan(pixels, strip * stripWidthPx, stripWidthPx, x0, x1, pixel);
+      rasterSpan(pixels, strip * stripWidthPx, stripWidthPx, x0, x1, rgbaToPixel(b.colors[k]!));
       stripUsed[strip] = 1;
-      if (halves) {
-        const mix = b.mixes[k]!;
-        const lower = mix === 0 ? pixel : rgbaToPixel(mix);
-        rasterSpan(pixels, (strip + 1) * stripWidthPx, stripWidthPx, x0, x1, lower);
-        stripUsed[strip + 1] = 1;
-      }
+      mixed ||= halves && b.mixes[k] !== 0;
       drawn++;
+    }
+    if (mixed) {
+      // The lower half: every entry again, mixed buckets in their second colour.
+      const lower = (firstStrip + 1) * stripWidthPx;
+      stripUsed[firstStrip + 1] = 1;
+      for (let k = first; k < end; k++) {
+        if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+          continue;
+        }
+        const x0 = offsetDev + b.starts[k]! * scaleDev;
+        const x1 = Math.max(x0 + dpr, offsetDev + b.ends[k]! * scaleDev);
+        const mix = b.mixes[k]!;
+        rasterSpan(
+          pixels,
+          lower,
+          stripWidthPx,
+          x0,
+          x1,
+          rgbaToPixel(mix === 0 ? b.colors[k]! : mix),
+        );
+      }
     }
     return drawn;
   };
@@ -115,19 +131,21 @@ export function drawRowStrips(
     }
     const lanes = laneCount(row);
     const padPx = rowPadPx(row);
-    for (let lane = 0; lane < lanes; lane++) {
-      if (stripUsed[s + 1 + lane] !== 1) {
-        continue;
+    if (row.kind === 'nvtx') {
+      const laneHeightPx = row.heightPx / lanes;
+      for (let lane = 0; lane < lanes; lane++) {
+        if (stripUsed[s + 1 + lane] === 1) {
+          const yPx = topPx + lane * laneHeightPx + padPx;
+          strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, laneHeightPx - 2 * padPx);
+        }
       }
-      if (row.kind === 'nvtx') {
-        const laneHeightPx = row.heightPx / lanes;
-        const yPx = topPx + lane * laneHeightPx + padPx;
-        strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, laneHeightPx - 2 * padPx);
-      } else {
-        const halfPx = (row.heightPx - 2 * padPx) / 2;
-        const yPx = topPx + padPx + lane * halfPx;
-        strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, halfPx);
-      }
+    } else if (stripUsed[s + 2] === 1) {
+      const halfPx = (row.heightPx - 2 * padPx) / 2;
+      strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, halfPx);
+      strips.drawStrip(s + 2, gutterPx, topPx + padPx + halfPx, timelineWidthPx, halfPx);
+    } else if (stripUsed[s + 1] === 1) {
+      // No mixed bucket in view: one strip covers the whole row.
+      strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, row.heightPx - 2 * padPx);
     }
     s += 1 + lanes;
   }

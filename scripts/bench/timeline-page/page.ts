@@ -2,11 +2,10 @@ import type { Trace } from '@streamscope/trace';
 import type { TimelineView } from '@streamscope/timeline';
 import { createTimelineView, syntheticTrace } from '@streamscope/timeline';
 
-/** What one zoom level measured: frame times (ms) and what the frames drew. */
-export interface ZoomResult {
-  readonly medianMs: number;
-  readonly p95Ms: number;
-  /** The first frame at this zoom (rebuilds the buffered bounds). */
+/** A batch of frames at one zoom: their times (ms) and what the unpanned frame drew. */
+export interface FrameBatch {
+  readonly timesMs: number[];
+  /** The first frame at this zoom, rebuilding the buffered bounds (only when firstFrame is 0). */
   readonly firstMs: number;
   readonly rects: number;
   readonly drawnOps: number;
@@ -19,7 +18,11 @@ export type Zoom = 'full' | 'mid' | 'deep';
 /** The page's API, driven by timeline.bench.ts through page.evaluate. */
 export interface BenchApi {
   load(opCount: number): { opCount: number; spanNs: number; loadMs: number };
-  measure(zoom: Zoom, frames: number): ZoomResult;
+  /**
+   * Draws `count` frames at `zoom`, panning as frames firstFrame, firstFrame + 1, … of a drag;
+   * firstFrame 0 starts the zoom (and times the rebuild).
+   */
+  frames(zoom: Zoom, count: number, firstFrame: number): FrameBatch;
 }
 
 declare global {
@@ -59,29 +62,29 @@ window.bench = {
     view.setTrace(trace);
     return { opCount: trace.ops.count, spanNs: trace.spanNs(), loadMs: performance.now() - t0 };
   },
-  measure(zoom, frames) {
+  frames(zoom, count, firstFrame) {
     if (trace === undefined) {
       throw new Error('load a trace first');
     }
     const start = windowFor(zoom, trace.spanNs());
     const widthNs = start.endNs - start.startNs;
-    view.setViewport(start);
-    // The first frame rebuilds the buffered bounds from the trace (reported as firstMs).
-    view.invalidate();
-    const firstMs = frame();
+    let firstMs = -1;
+    if (firstFrame === 0) {
+      view.setViewport(start);
+      // The first frame rebuilds the buffered bounds from the trace.
+      view.invalidate();
+      firstMs = frame();
+    }
     const stats = view.stats();
-    const times: number[] = [];
-    // Each frame pans by 1% of the window, sweeping ±10% around the start as a drag would; the
-    // first frame (which builds the buffered bounds) is reported apart as firstMs.
-    for (let f = 0; f < frames; f++) {
+    const timesMs: number[] = [];
+    // Each frame pans by 1% of the window, sweeping ±10% around the start as a drag would.
+    for (let f = firstFrame; f < firstFrame + count; f++) {
       const offsetNs = widthNs * 0.01 * ((f % 20) - 10);
       view.setViewport({ startNs: start.startNs + offsetNs, endNs: start.endNs + offsetNs });
-      times.push(frame());
+      timesMs.push(frame());
     }
-    times.sort((a, b) => a - b);
     return {
-      medianMs: times[Math.floor(times.length / 2)] ?? 0,
-      p95Ms: times[Math.floor(times.length * 0.95)] ?? 0,
+      timesMs,
       firstMs,
       rects: stats.rects,
       drawnOps: stats.drawnOps,
