@@ -31,7 +31,10 @@ export const analyzeCommand: Command = {
     }
     const failOn = parseFailOn(flags.values.get('fail-on') ?? []);
     const file = flags.positional[0]!;
-    const trace = await readTrace(file);
+    const { trace, warnings } = await readTrace(file);
+    for (const warning of warnings) {
+      io.err(`warning: ${warning}`);
+    }
     const analysis = analyzeTrace(trace);
     if (flags.switches.has('json')) {
       io.out(JSON.stringify(analysis));
@@ -65,13 +68,13 @@ function parseFailOn(values: readonly string[]): Set<RuleId> {
   return out;
 }
 
-async function readTrace(file: string): Promise<Trace> {
+/** A .sstrace is loaded as is; anything else goes through the importers (format sniffed). */
+async function readTrace(file: string): Promise<{ trace: Trace; warnings: readonly string[] }> {
   const bytes = new Uint8Array(await readFile(file));
   if (file.endsWith('.sstrace')) {
-    return loadTrace(bytes);
+    return { trace: loadTrace(bytes), warnings: [] };
   }
-  const { trace } = await importTrace(bytes, { fileName: path.basename(file) });
-  return trace;
+  return importTrace(bytes, { fileName: path.basename(file) });
 }
 
 const pct = (ratio: number): string => `${(100 * ratio).toFixed(1)}%`;
