@@ -20,7 +20,7 @@ export interface PlanBuffer {
   readonly name: string;
   readonly kind: BufferKind;
   readonly bytes: number;
-  /** Device id for device and stream-ordered buffers; the thread's device otherwise (pinned memory is portable). */
+  /** Device id of device and stream-ordered buffers; for host buffers the declared device, else 0 (pinned memory is portable). */
   readonly device: number;
   /**
    * `setup`: allocated before the timed run starts and freed after it.
@@ -43,7 +43,7 @@ export interface PlanStream {
 export interface PlanEvent {
   readonly id: number;
   readonly name: string;
-  /** The one host thread that records this event (validation guarantees there is exactly one). */
+  /** The one host thread that records this event (never two, by validation); -1 when nothing records it. */
   readonly recordedBy: number;
 }
 
