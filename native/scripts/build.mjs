@@ -3,7 +3,7 @@
 // writes build/status.json saying why and exits 0, so `pnpm install` works on machines without
 // CUDA and the simulator serves. STREAMSCOPE_NATIVE_REQUIRED=1 turns that into a failure (CI).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
@@ -27,6 +27,7 @@ function status(built, reason) {
 }
 
 function giveUp(reason) {
+  rmSync(output, { force: true }); // a stale addon must not outlive a failed build
   status(false, reason);
   console.error(`streamscope native addon not built: ${reason}`);
   console.error('the CUDA backend is unavailable; the simulator and replay backends still work');

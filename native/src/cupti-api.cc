@@ -47,7 +47,8 @@ void load(CuptiApi& api) {
             resolve(api, api.getGraphNodeId, "cuptiGetGraphNodeId", false) &&
             resolve(api, api.subscribe, "cuptiSubscribe", true) &&
             resolve(api, api.unsubscribe, "cuptiUnsubscribe", true) &&
-            resolve(api, api.enableDomain, "cuptiEnableDomain", true);
+            resolve(api, api.enableDomain, "cuptiEnableDomain", true) &&
+            resolve(api, api.enableCallback, "cuptiEnableCallback", true);
   if (!ok) {
     dlclose(api.handle);
     api.handle = nullptr;

@@ -29,6 +29,7 @@ struct CuptiApi {
   CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
   CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
   CUptiResult (*enableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
+  CUptiResult (*enableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) = nullptr;
 
   bool loaded() const { return handle != nullptr; }
   /** "CUPTI_ERROR_X" for a result code, or the number when the library cannot say. */

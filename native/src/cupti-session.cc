@@ -31,6 +31,27 @@ std::condition_variable flushWake;
 std::thread flushThread;
 bool flushStop = false;
 
+// The runtime calls whose correlation id the issue loop needs (those that make GPU records).
+constexpr CUpti_CallbackId kCorrelatedCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+};
+
 bool ignoredForCorrelation(CUpti_CallbackId cbid) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020:
@@ -199,7 +220,12 @@ std::string cuptiStart() {
     error = check(api.subscribe(&subscriber, onApi, nullptr), "cuptiSubscribe");
   }
   if (error.empty()) {
-    error = check(api.enableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain");
+    // Only the calls that issue GPU work: every callback costs time on the issuing thread.
+    for (CUpti_CallbackId cbid : kCorrelatedCalls) {
+      if (error.empty()) {
+        error = check(api.enableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid), "cuptiEnableCallback");
+      }
+    }
   }
   if (!error.empty()) {
     for (CUpti_ActivityKind kind : kinds) {

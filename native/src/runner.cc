@@ -116,6 +116,11 @@ Runner::~Runner() {
   for (std::thread& t : issueThreads_) {
     if (t.joinable()) t.join();
   }
+  teardown();
+}
+
+void Runner::teardown() {
+  std::lock_guard<std::mutex> lock(teardownMutex_);
   // Best effort: after a sticky error these fail, and the child process exits anyway.
   for (size_t i = 0; i < streams_.size(); i++) {
     if (plan_.streams[i].type == StreamType::Blocking || plan_.streams[i].type == StreamType::NonBlocking) {
@@ -139,6 +144,12 @@ Runner::~Runner() {
       case BufferKind::StreamOrdered: cudaFree(buffers_[i]); break;
     }
   }
+  streams_.clear();
+  events_.clear();
+  baseEvents_.clear();
+  graphs_.clear();
+  graphTemplates_.clear();
+  buffers_.clear();
 }
 
 void Runner::selectDevice(int device) {
@@ -298,6 +309,9 @@ void Runner::control() {
     pairWake_.notify_all();
     completion_.join();
   }
+  // The GPU is idle and every pair is read: free the run's memory now, not when the next run
+  // replaces this one (or never, when the process exits first).
+  teardown();
   RunState expected = RunState::Running;
   state_.compare_exchange_strong(expected, cancelled_.load() ? RunState::Cancelled : RunState::Finished);
   if (doorbell_) doorbell_();  // always: JS learns the run ended even with nothing left to drain

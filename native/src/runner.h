@@ -55,6 +55,7 @@ class Runner {
   };
 
   void setup();
+  void teardown();
   void warmDevice(int device);
   void threadMain(size_t threadIndex);
   void openGate();
@@ -94,6 +95,7 @@ class Runner {
   bool pairsClosed_ = false;
   std::thread completion_;
 
+  std::mutex teardownMutex_;
   std::mutex gateMutex_;
   std::condition_variable gateWake_;
   bool gateOpen_ = false;

@@ -1,6 +1,6 @@
 // Runs on the GPU machine (bundled by build-device-runner.mjs; see README.md there):
 //   node device-main.mjs all OUT_DIR        probe, calibration, every preset, bench figures, faults
-//   node device-main.mjs preset NAME FILE [TIMING]   one preset (nsys-agreement uses TIMING=none)
+//   node device-main.mjs preset NAME[:P=V,...] FILE [TIMING]   one preset (TIMING=none under nsys)
 //   node device-main.mjs export-json TRACE JSON      per-stream GPU ops of a trace, for the comparison
 //   node device-main.mjs two-gpu OUT_DIR             peer copies between two devices, one trace
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -218,16 +218,28 @@ const [command, a, b, c] = process.argv.slice(2);
 if (command === 'all' && a !== undefined) {
   await all(a);
 } else if (command === 'preset' && a !== undefined && b !== undefined) {
-  await runPreset(new CudaBackend(options), a, b, {
-    timing: (c ?? 'auto') as CudaRunOptions['timing'],
-  });
+  // NAME or NAME:param=value,param=value
+  const [name = a, params = ''] = a.split(':');
+  const values = Object.fromEntries(
+    params
+      .split(',')
+      .filter((p) => p !== '')
+      .map((p) => p.split('=') as [string, string]),
+  );
+  await runPreset(
+    new CudaBackend(options),
+    name,
+    b,
+    { timing: (c ?? 'auto') as CudaRunOptions['timing'] },
+    buildPreset(name, values),
+  );
 } else if (command === 'export-json' && a !== undefined && b !== undefined) {
   exportJson(a, b);
 } else if (command === 'two-gpu' && a !== undefined) {
   await twoGpu(a);
 } else {
   process.stderr.write(
-    'usage: device-main.mjs all OUT | preset NAME FILE [TIMING] | export-json TRACE JSON | two-gpu OUT\n',
+    'usage: device-main.mjs all OUT | preset NAME[:P=V,...] FILE [TIMING] | export-json TRACE JSON | two-gpu OUT\n',
   );
   process.exitCode = 2;
 }

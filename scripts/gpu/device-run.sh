@@ -3,8 +3,9 @@
 # output folder). Needs, carried from the build machine: .gpu/ (bash ../shared/gpu/prepare.sh)
 # and native/build/ (pnpm install builds the addon; node scripts/gpu/build-device-runner.mjs
 # bundles the runner). Writes at most 6 files to $OUT:
-#   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt
-# usage: bash scripts/gpu/device-run.sh [all|nsys|two-gpu]...
+#   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
+#   sanitizer.txt
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|two-gpu]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 source .gpu/on-device.sh
@@ -17,16 +18,32 @@ for part in "${@:-all}"; do
       cp "$work"/probe.json "$work"/calibration.json "$work"/bench.txt "$OUT"/ 2>/dev/null
       ;;
     nsys)
-      # The same workload twice: timed by the executor (CUPTI), and under nsys with the
-      # executor's own timing off (one CUPTI subscriber per process).
-      for preset in pipeline overlap-blog pinned-vs-pageable; do
-        node "$runner" preset "$preset" "$work/$preset.ours.sstrace" auto >> "$OUT/device-log.txt" 2>&1
-        node "$runner" export-json "$work/$preset.ours.sstrace" "$work/$preset.ours.json"
-        if nsys_profile "$work/nsys-$preset" node "$runner" preset "$preset" "$work/$preset.nsys.sstrace" none; then
-          python3 scripts/gpu/nsys-agreement.py "$work/$preset.ours.json" "$work/nsys-$preset.sqlite" >> "$OUT/nsys-agreement.txt" 2>&1
+      # The same workload timed by the executor (CUPTI) and under nsys with the executor's own
+      # timing off (one CUPTI subscriber per process); a second executor run gives the spread.
+      for preset in overlap-blog:variant=sequential pipeline:chunks=1 pipeline pinned-vs-pageable; do
+        tag=${preset//[:=,]/-}
+        node "$runner" preset "$preset" "$work/$tag.a.sstrace" auto >> "$OUT/device-log.txt" 2>&1
+        node "$runner" preset "$preset" "$work/$tag.b.sstrace" auto >> "$OUT/device-log.txt" 2>&1
+        node "$runner" export-json "$work/$tag.a.sstrace" "$work/$tag.a.json"
+        node "$runner" export-json "$work/$tag.b.sstrace" "$work/$tag.b.json"
+        if nsys_profile "$work/nsys-$tag" node "$runner" preset "$preset" "$work/$tag.nsys.sstrace" none; then
+          echo "== $preset: executor vs nsys" >> "$OUT/nsys-agreement.txt"
+          python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/nsys-$tag.sqlite" >> "$OUT/nsys-agreement.txt" 2>&1
         else
           echo "nsys profile of $preset failed" >> "$OUT/nsys-agreement.txt"
         fi
+        echo "== $preset: executor vs a second executor run" >> "$OUT/nsys-agreement.txt"
+        python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/$tag.b.json" >> "$OUT/nsys-agreement.txt" 2>&1
+      done
+      ;;
+    sanitize)
+      # Leak and race checks of the executor child (compute-sanitizer follows child processes).
+      sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+      for tool in memcheck racecheck; do
+        timeout 240 "$sanitizer" --tool "$tool" --target-processes all --leak-check full \
+          node "$runner" preset pipeline "$work/sanitize-$tool.sstrace" auto > "$work/sanitize-$tool.txt" 2>&1
+        echo "== $tool (exit $?)" >> "$OUT/sanitizer.txt"
+        grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|Error|error" "$work/sanitize-$tool.txt" | head -20 >> "$OUT/sanitizer.txt"
       done
       ;;
     two-gpu)

@@ -18,13 +18,13 @@ function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-/** executor.collection_overhead: chunked-pipeline makespan with collection on ÷ off. */
-export async function collectionOverhead(
+/** Median makespans of a preset with collection on and off, runs alternating. */
+async function makespans(
   backend: CudaBackend,
-  report: Report,
-  runs = 5,
-): Promise<void> {
-  const validated = validateWorkload(buildPreset('pipeline'));
+  params: Readonly<Record<string, string>>,
+  runs: number,
+): Promise<{ onNs: number; offNs: number }> {
+  const validated = validateWorkload(buildPreset('pipeline', params));
   if (!validated.ok) {
     throw new Error('pipeline preset does not validate');
   }
@@ -42,9 +42,25 @@ export async function collectionOverhead(
       (timing === 'auto' ? on : off).push(run.nativeStatus?.makespanNs ?? Number.NaN);
     }
   }
-  report('executor.collection_overhead', median(on) / median(off), 'ratio');
-  report('executor.pipeline_makespan_collection_on_ms', median(on) / 1e6, 'ms');
-  report('executor.pipeline_makespan_collection_off_ms', median(off) / 1e6, 'ms');
+  return { onNs: median(on), offNs: median(off) };
+}
+
+/**
+ * executor.collection_overhead: chunked-pipeline makespan with collection on ÷ off (preset
+ * defaults, about 2 ms on an H100, so per-call costs show); the same for a 256 MiB pipeline.
+ */
+export async function collectionOverhead(
+  backend: CudaBackend,
+  report: Report,
+  runs = 9,
+): Promise<void> {
+  const small = await makespans(backend, {}, runs);
+  report('executor.collection_overhead', small.onNs / small.offNs, 'ratio');
+  report('executor.pipeline_makespan_collection_on_ms', small.onNs / 1e6, 'ms');
+  report('executor.pipeline_makespan_collection_off_ms', small.offNs / 1e6, 'ms');
+  const large = await makespans(backend, { size: '256MiB', chunks: '16' }, 5);
+  report('executor.collection_overhead_pipeline_256MiB', large.onNs / large.offNs, 'ratio');
+  report('executor.pipeline_256MiB_makespan_collection_on_ms', large.onNs / 1e6, 'ms');
 }
 
 /** executor.{h2d,d2h}_fraction_of_peak: traced pinned copies vs a plain cudaMemcpy loop. */

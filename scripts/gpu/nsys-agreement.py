@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Agreement between the executor and Nsight Systems on the same workload.
 
-usage: nsys-agreement.py OURS.json NSYS.sqlite
+usage: nsys-agreement.py OURS.json (NSYS.sqlite | OTHER_RUN.json)
 
 OURS.json: `device-main.mjs export-json` of a run the executor timed with CUPTI.
 NSYS.sqlite: `nsys export --type sqlite` of the same workload run under nsys (executor timing off).
 Checks, per GPU stream: the same ops in the same order (kind and bytes), and every kernel and copy
 duration within max(2 us, 2 %) of nsys. Streams are paired by their op sequences: our stream's
 ops must be the tail of exactly one nsys stream (nsys also sees setup work before the run).
+Given a second executor run (OTHER_RUN.json) instead, the same checks measure the executor's own
+run-to-run spread: copies that share PCIe with other copies vary from run to run.
 Prints a report; exit status 0 when everything agrees.
 """
 import json
@@ -43,6 +45,15 @@ def nsys_streams(db_path):
     return streams
 
 
+def json_streams(path):
+    """Another executor run (export-json form), to measure run-to-run spread the same way."""
+    other = json.load(open(path))
+    return {
+        (0, 0, name): [{"kind": o["kind"], "durNs": o["durNs"], "bytes": o["bytes"], "start": o["startNs"]} for o in ops]
+        for name, ops in other["streams"].items()
+    }
+
+
 def signature(ops):
     return [(op["kind"], int(op["bytes"])) for op in ops]
 
@@ -53,7 +64,7 @@ def ops_of(ours, name):
 
 def main(ours_path, nsys_path):
     ours = json.load(open(ours_path))
-    theirs = nsys_streams(nsys_path)
+    theirs = json_streams(nsys_path) if nsys_path.endswith(".json") else nsys_streams(nsys_path)
     lines = [f"workload: {ours['title']}"]
     ok = True
     worst = {"kernel": (0.0, 0.0), "copy": (0.0, 0.0)}  # max |diff| ns, max relative diff
