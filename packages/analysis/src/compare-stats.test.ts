@@ -105,3 +105,28 @@ describe('summary tables', () => {
     ]);
   });
 });
+
+describe('edge cases', () => {
+  it('analyzes an empty trace and a trace with host ops only', () => {
+    const empty = analyzeTrace(new TestTraceBuilder().trace);
+    expect(empty.metrics.makespanNs).toBe(0);
+    expect(empty.findings).toEqual([]);
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    b.stream(1);
+    b.apiCall({ hostTrack: host, name: 'cudaDeviceSynchronize', startNs: 0, endNs: 10 });
+    const hostOnly = analyzeTrace(b.trace);
+    expect(hostOnly.gaps.stream.count).toBe(0);
+    expect(hostOnly.metrics.streams).toEqual([
+      { track: 1, label: 'Stream 1', busyNs: 0, utilization: 0, opCount: 0 },
+    ]);
+    expect(JSON.parse(JSON.stringify(hostOnly))).toEqual(hostOnly);
+  });
+
+  it('analyzes a window with no ops in it', () => {
+    const a = analyzeTrace(run(1, 1).trace, { fromNs: 10_000, toNs: 20_000 });
+    expect(a.metrics.gpuOpCount).toBe(0);
+    expect(a.metrics.busyNsByEngine.compute).toBe(0);
+    expect(a.gaps.device.count).toBe(0);
+  });
+});
