@@ -3,7 +3,7 @@ import { analyzeTrace, compareTraces } from '@streamscope/analysis';
 import { findProfile, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
 import type { Plan, PresetInfo, WorkloadInput } from '@streamscope/workload';
-import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import { buildPreset, parseSize, presets, validateWorkload } from '@streamscope/workload';
 import type { LessonFinding } from './lesson-explain.ts';
 import type { OpLatencies } from './lesson-measure.ts';
 import { latencyFinding, opLatencies } from './lesson-measure.ts';
@@ -67,7 +67,11 @@ export function presetOf(lesson: Lesson): PresetInfo {
 export function lessonDefaults(lesson: Lesson): LessonParams {
   const params: Record<string, ParamValue> = {};
   for (const param of presetOf(lesson).params) {
-    params[param.name] = param.default;
+    // Size defaults are written as text ("64MiB"); the sliders work in bytes.
+    params[param.name] =
+      param.type === 'size' && typeof param.default === 'string'
+        ? parseSize(param.default)
+        : param.default;
   }
   return { ...params, ...lesson.fixedParams, [lesson.pitfall.param]: lesson.pitfall.offValue };
 }

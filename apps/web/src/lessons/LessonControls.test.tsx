@@ -1,0 +1,123 @@
+import { act } from 'react';
+import type { Root } from 'react-dom/client';
+import { createRoot } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeLessonWorker } from './fake-lesson-worker.test-helper.ts';
+import { LessonControls } from './LessonControls.tsx';
+import { LessonFindings } from './LessonFindings.tsx';
+import { LessonSpeedup } from './LessonSpeedup.tsx';
+import { findLesson } from './lesson-catalogue.ts';
+import { closeLesson, openLesson, setLessonRunnerFactory } from './lesson-controller.ts';
+import { createWorkerLessonRunner } from './lesson-runner.ts';
+import { initialLessonState, lessonStore } from './lesson-store.ts';
+import type { Lesson } from './lesson-types.ts';
+
+declare global {
+  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
+}
+
+let container: HTMLDivElement;
+let root: Root;
+
+function lessonOf(id: string): Lesson {
+  const lesson = findLesson(id);
+  if (lesson === undefined) {
+    throw new Error(`no lesson ${id}`);
+  }
+  return lesson;
+}
+
+function byTestId<T extends Element>(id: string): T {
+  const found = container.querySelector<T>(`[data-testid="${id}"]`);
+  if (found === null) {
+    throw new Error(`nothing with data-testid ${id}`);
+  }
+  return found;
+}
+
+/** Waits for the pair the last action started (the fake worker answers on a later task). */
+async function settle(): Promise<void> {
+  await act(async () => {
+    for (let i = 0; i < 50 && lessonStore.getState().status === 'running'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  });
+}
+
+describe('the lesson controls and results', () => {
+  beforeEach(() => {
+    globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+    lessonStore.setState(initialLessonState(), true);
+    setLessonRunnerFactory(() => createWorkerLessonRunner(new FakeLessonWorker().asWorker()));
+    container = document.createElement('div');
+    document.body.append(container);
+    root = createRoot(container);
+  });
+  afterEach(() => {
+    act(() => root.unmount());
+    container.remove();
+    closeLesson();
+  });
+
+  it('flips the pitfall from the toggle and shows the speedup fall to 1', async () => {
+    const lesson = lessonOf('pinned-vs-pageable');
+    await act(() => openLesson(lesson.id));
+    act(() =>
+      root.render(
+        <>
+          <LessonControls lesson={lesson} gpuAvailable={false} />
+          <LessonSpeedup />
+        </>,
+      ),
+    );
+    const toggle = byTestId<HTMLInputElement>('lesson-pitfall-toggle');
+    expect(toggle.checked).toBe(false);
+    const fixed = Number(byTestId('lesson-speedup').getAttribute('data-speedup'));
+    expect(fixed).toBeGreaterThan(1.1);
+
+    act(() => toggle.click());
+    await settle();
+    expect(lessonStore.getState().params['hostMemory']).toBe('pageable');
+    expect(byTestId<HTMLInputElement>('lesson-pitfall-toggle').checked).toBe(true);
+    expect(byTestId('lesson-speedup').getAttribute('data-speedup')).toBe('1');
+  });
+
+  it('shows one control per slider, sizes on a power-of-two range, and the lesson profiles first', async () => {
+    const lesson = lessonOf('chunked-pipeline');
+    await act(() => openLesson(lesson.id));
+    act(() => root.render(<LessonControls lesson={lesson} gpuAvailable={false} />));
+    for (const name of lesson.sliders) {
+      expect(byTestId<HTMLInputElement>(`lesson-param-${name}`).type).toBe('range');
+    }
+    const size = byTestId<HTMLInputElement>('lesson-param-size');
+    // 64 MiB = 2^26 bytes.
+    expect(size.value).toBe('26');
+    expect(byTestId('lesson-param-size-value').textContent).toBe('64 MiB');
+    const profiles = [...byTestId<HTMLSelectElement>('lesson-profile').options].map((o) => o.value);
+    expect(profiles.slice(0, Object.keys(lesson.effects).length)).toEqual([
+      'h100',
+      'h200',
+      'c2050',
+      'k20c',
+      'c1060',
+    ]);
+    const gpu = [...byTestId<HTMLSelectElement>('lesson-backend').options].find(
+      (o) => o.value === 'cuda',
+    );
+    expect(gpu?.disabled).toBe(true);
+  });
+
+  it('marks a finding active when clicked and highlights its ops', async () => {
+    await act(() => openLesson('legacy-vs-non-blocking'));
+    act(() => root.render(<LessonFindings />));
+    const buttons = container.querySelectorAll<HTMLButtonElement>('[data-testid="lesson-finding"]');
+    expect(buttons.length).toBe(lessonStore.getState().summary?.findings.length);
+    const first = buttons[0];
+    expect(first?.getAttribute('aria-pressed')).toBe('false');
+    act(() => first?.click());
+    expect(first?.getAttribute('aria-pressed')).toBe('true');
+    const highlight = lessonStore.getState().highlight;
+    expect(highlight?.key).toBe(first?.getAttribute('data-key'));
+    expect(highlight?.opIndices.length).toBe(Number(first?.getAttribute('data-ops')));
+  });
+});
