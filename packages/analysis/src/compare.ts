@@ -2,6 +2,7 @@ import type { Trace } from '@streamscope/trace';
 import { displayOrder, opKindName, trackLabel } from '@streamscope/trace';
 import { analyzeTrace } from './analyze.ts';
 import { occupiesStream } from './engines.ts';
+import { sortFloat64 } from './radix-sort.ts';
 import type { Analysis, Comparison, MetricDelta, OpDiff, OpGroupDiff } from './types.ts';
 
 const maxGroups = 100;
@@ -15,11 +16,19 @@ function streamRanks(trace: Trace): number[] {
   return displayOrder(trace.tracks).filter((t) => trace.tracks[t]!.kind === 'gpu-stream');
 }
 
-/** Stream-occupying ops of one trace grouped by "rank|kind|name", each list in start order. */
-function groupOps(trace: Trace): Map<string, number[]> {
+/**
+ * Stream-occupying ops of one trace grouped by "rank|kind|name", each group in start order.
+ * Ops get a numeric group id through one Map lookup each (name id, rank and kind packed into a
+ * safe integer); strings are made per group, never per op.
+ */
+function groupOps(trace: Trace): Map<string, Uint32Array> {
   const cols = trace.ops.columns();
-  const groups = new Map<string, number[]>();
-  streamRanks(trace).forEach((track, rank) => {
+  const ranks = streamRanks(trace);
+  const groupOf = new Map<number, number>();
+  const keys: string[] = [];
+  const sizes: number[] = [];
+  const opGroup = new Int32Array(cols.count).fill(-1);
+  ranks.forEach((track, rank) => {
     const order = trace.ops.trackOrder(track);
     for (let k = 0; k < order.length; k++) {
       const op = order[k]!;
@@ -27,17 +36,34 @@ function groupOps(trace: Trace): Map<string, number[]> {
       if (!occupiesStream(kind)) {
         continue;
       }
-      const key = `${rank}|${kind}|${trace.strings.get(cols.nameId[op]!)}`;
-      let list = groups.get(key);
-      if (list === undefined) {
-        list = [];
-        groups.set(key, list);
+      // rank < 2^16 and kind < 32 fit 21 bits; name ids < 2^32: below 2^53, exact.
+      const packed = cols.nameId[op]! * 2 ** 21 + rank * 32 + kind;
+      let group = groupOf.get(packed);
+      if (group === undefined) {
+        group = keys.length;
+        groupOf.set(packed, group);
+        keys.push(`${rank}|${kind}|${trace.strings.get(cols.nameId[op]!)}`);
+        sizes.push(0);
       }
-      list.push(op);
+      opGroup[op] = group;
+      sizes[group]!++;
     }
   });
-  return groups;
+  const lists = sizes.map((n) => new Uint32Array(n));
+  const fill = new Int32Array(sizes.length);
+  for (const track of ranks) {
+    const order = trace.ops.trackOrder(track);
+    for (let k = 0; k < order.length; k++) {
+      const group = opGroup[order[k]!]!;
+      if (group >= 0) {
+        lists[group]![fill[group]!++] = order[k]!;
+      }
+    }
+  }
+  return new Map(keys.map((key, g) => [key, lists[g]!]));
 }
+
+const none = new Uint32Array(0);
 
 /**
  * Matches ops of `a` to ops of `b` by stream rank, kind, name and occurrence order. Returns, per
@@ -47,7 +73,7 @@ export function matchOps(a: Trace, b: Trace): Int32Array {
   const match = new Int32Array(a.ops.count).fill(-1);
   const groupsB = groupOps(b);
   for (const [key, listA] of groupOps(a)) {
-    const listB = groupsB.get(key) ?? [];
+    const listB = groupsB.get(key) ?? none;
     const n = Math.min(listA.length, listB.length);
     for (let k = 0; k < n; k++) {
       match[listA[k]!] = listB[k]!;
@@ -66,38 +92,31 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
   const groupsB = groupOps(b);
   const ranksA = streamRanks(a);
   const ranksB = streamRanks(b);
-  const originA = analysisA.metrics.gpuFromNs;
-  const originB = analysisB.metrics.gpuFromNs;
 
   const groups: OpGroupDiff[] = [];
-  const diffs: OpDiff[] = [];
-  let matched = 0;
   let unmatchedA = 0;
   let unmatchedB = 0;
+  // Matched pairs as columns; only the largest differences become objects.
+  const pairA: number[] = [];
+  const pairB: number[] = [];
+  const pairGroup: number[] = [];
+  const groupNames: string[] = [];
+  const groupStreams: string[] = [];
   const keys = new Set([...groupsA.keys(), ...groupsB.keys()]);
   for (const key of keys) {
-    const listA = groupsA.get(key) ?? [];
-    const listB = groupsB.get(key) ?? [];
+    const listA = groupsA.get(key) ?? none;
+    const listB = groupsB.get(key) ?? none;
     const [rankText, kindText] = key.split('|', 2) as [string, string];
     const name = key.slice(rankText.length + kindText.length + 2);
     const rank = Number(rankText);
-    const track = ranksA[rank] ?? ranksB[rank];
+    const trackA = ranksA[rank];
     const stream =
-      ranksA[rank] !== undefined
-        ? trackLabel(a.tracks[ranksA[rank]]!)
-        : trackLabel(b.tracks[track!]!);
+      trackA !== undefined ? trackLabel(a.tracks[trackA]!) : trackLabel(b.tracks[ranksB[rank]!]!);
     const n = Math.min(listA.length, listB.length);
-    matched += n;
     unmatchedA += listA.length - n;
     unmatchedB += listB.length - n;
-    let totalNsA = 0;
-    let totalNsB = 0;
-    for (const op of listA) {
-      totalNsA += colsA.endNs[op]! - colsA.startNs[op]!;
-    }
-    for (const op of listB) {
-      totalNsB += colsB.endNs[op]! - colsB.startNs[op]!;
-    }
+    const totalNsA = totalDurNs(colsA.startNs, colsA.endNs, listA);
+    const totalNsB = totalDurNs(colsB.startNs, colsB.endNs, listB);
     groups.push({
       name,
       kind: opKindName(Number(kindText)),
@@ -108,25 +127,49 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
       totalNsB,
       deltaNs: totalNsB - totalNsA,
     });
+    const g = groupNames.length;
+    groupNames.push(name);
+    groupStreams.push(stream);
     for (let k = 0; k < n; k++) {
-      const opA = listA[k]!;
-      const opB = listB[k]!;
-      const durNsA = colsA.endNs[opA]! - colsA.startNs[opA]!;
-      const durNsB = colsB.endNs[opB]! - colsB.startNs[opB]!;
-      const startShiftNs = colsB.startNs[opB]! - originB - (colsA.startNs[opA]! - originA);
-      keepLargest(diffs, {
-        opA,
-        opB,
-        name,
-        stream,
-        durNsA,
-        durNsB,
-        deltaNs: durNsB - durNsA,
-        startShiftNs,
-      });
+      pairA.push(listA[k]!);
+      pairB.push(listB[k]!);
+      pairGroup.push(g);
     }
   }
   groups.sort((x, y) => Math.abs(y.deltaNs) - Math.abs(x.deltaNs) || x.name.localeCompare(y.name));
+
+  const originA = analysisA.metrics.gpuFromNs;
+  const originB = analysisB.metrics.gpuFromNs;
+  const absDelta = new Float64Array(pairA.length);
+  for (let k = 0; k < pairA.length; k++) {
+    const opA = pairA[k]!;
+    const opB = pairB[k]!;
+    absDelta[k] = Math.abs(
+      colsB.endNs[opB]! - colsB.startNs[opB]! - (colsA.endNs[opA]! - colsA.startNs[opA]!),
+    );
+  }
+  const threshold =
+    pairA.length > maxDiffs ? sortFloat64(absDelta.slice())[pairA.length - maxDiffs]! : 0;
+  const diffs: OpDiff[] = [];
+  for (let k = 0; k < pairA.length; k++) {
+    if (absDelta[k]! < threshold) {
+      continue;
+    }
+    const opA = pairA[k]!;
+    const opB = pairB[k]!;
+    const durNsA = colsA.endNs[opA]! - colsA.startNs[opA]!;
+    const durNsB = colsB.endNs[opB]! - colsB.startNs[opB]!;
+    diffs.push({
+      opA,
+      opB,
+      name: groupNames[pairGroup[k]!]!,
+      stream: groupStreams[pairGroup[k]!]!,
+      durNsA,
+      durNsB,
+      deltaNs: durNsB - durNsA,
+      startShiftNs: colsB.startNs[opB]! - originB - (colsA.startNs[opA]! - originA),
+    });
+  }
   diffs.sort((x, y) => Math.abs(y.deltaNs) - Math.abs(x.deltaNs) || x.opA - y.opA);
 
   const rulesA = new Set(analysisA.findings.map((f) => f.ruleId));
@@ -138,11 +181,11 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
     makespanNsB,
     speedup: makespanNsB > 0 ? makespanNsA / makespanNsB : 0,
     metrics: metricDeltas(analysisA, analysisB),
-    matchedOps: matched,
+    matchedOps: pairA.length,
     unmatchedA,
     unmatchedB,
     groups: groups.slice(0, maxGroups),
-    largestDiffs: diffs,
+    largestDiffs: diffs.slice(0, maxDiffs),
     findings: {
       onlyA: [...rulesA].filter((r) => !rulesB.has(r)),
       onlyB: [...rulesB].filter((r) => !rulesA.has(r)),
@@ -151,21 +194,12 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
   };
 }
 
-/** Keeps the `maxDiffs` largest |deltaNs| without sorting every matched op. */
-function keepLargest(diffs: OpDiff[], diff: OpDiff): void {
-  if (diffs.length < maxDiffs) {
-    diffs.push(diff);
-    return;
+function totalDurNs(starts: Float64Array, ends: Float64Array, ops: Uint32Array): number {
+  let total = 0;
+  for (let k = 0; k < ops.length; k++) {
+    total += ends[ops[k]!]! - starts[ops[k]!]!;
   }
-  let smallest = 0;
-  for (let k = 1; k < diffs.length; k++) {
-    if (Math.abs(diffs[k]!.deltaNs) < Math.abs(diffs[smallest]!.deltaNs)) {
-      smallest = k;
-    }
-  }
-  if (Math.abs(diff.deltaNs) > Math.abs(diffs[smallest]!.deltaNs)) {
-    diffs[smallest] = diff;
-  }
+  return total;
 }
 
 function metricDeltas(a: Analysis, b: Analysis): MetricDelta[] {
