@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
 import type { Trace } from '@streamscope/trace';
+import serverPackage from '../package.json' with { type: 'json' };
 import type { ServerLimits, ServerTiming } from './config.ts';
 import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
 import { createApp } from './http/app.ts';
@@ -31,6 +31,8 @@ export interface StartOptions {
   /** Required beyond loopback; generated when absent. On loopback, set only to demand one. */
   readonly token?: string;
   readonly webDistDir?: string;
+  /** sql.js's WebAssembly file, for a bundled server; the sql.js package's own by default. */
+  readonly sqlWasmPath?: string;
   readonly limits?: Partial<ServerLimits>;
   readonly timing?: Partial<ServerTiming>;
   readonly workloads?: WorkloadService;
@@ -58,13 +60,6 @@ export interface RunningServer {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as {
-    version?: string;
-  };
-  return pkg.version ?? '0.0.0';
-}
-
 /** Opens the data directory, starts Express and the live channel, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const log = options.log ?? (() => undefined);
@@ -75,7 +70,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const token = options.token ?? (loopbackOnly ? undefined : randomBytes(24).toString('base64url'));
   const policy = token === undefined ? { loopbackOnly } : { loopbackOnly, token };
 
-  const { store, notes } = await TraceStore.open(options.dataDir);
+  const { store, notes } = await TraceStore.open(options.dataDir, options.sqlWasmPath);
   const auto = await options.backendSet.resolveAuto();
   const autoBackend = { name: auto.backend.name, reason: auto.reason };
   const runs = new RunManager({
@@ -99,7 +94,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     policy,
     defaultBackend: options.backend ?? 'auto',
     autoBackend,
-    version: packageVersion(),
+    version: serverPackage.version,
     webDistDir: options.webDistDir ?? path.resolve(here, '..', '..', 'web', 'dist'),
     log,
     ...(options.workloads !== undefined ? { workloads: options.workloads } : {}),

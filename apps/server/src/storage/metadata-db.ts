@@ -6,13 +6,20 @@ import initSqlJs from 'sql.js';
 import type { TraceEntry, TraceStatus } from '../api-types.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 
-let sqlModule: Promise<SqlJsStatic> | undefined;
+const sqlModules = new Map<string, Promise<SqlJsStatic>>();
 
-function loadSql(): Promise<SqlJsStatic> {
-  // The WASM file ships inside the sql.js package; resolve it from there, never by a fixed path.
-  const wasmPath = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
-  sqlModule ??= initSqlJs({ locateFile: () => wasmPath });
-  return sqlModule;
+/**
+ * sql.js with its WebAssembly file: by default the one inside the sql.js package (resolved, never
+ * a fixed path); a bundled server passes the file it ships beside itself.
+ */
+function loadSql(wasmPath?: string): Promise<SqlJsStatic> {
+  const path = wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
+  let module = sqlModules.get(path);
+  if (module === undefined) {
+    module = initSqlJs({ locateFile: () => path });
+    sqlModules.set(path, module);
+  }
+  return module;
 }
 
 const schema = `
@@ -82,8 +89,11 @@ export class MetadataDb {
   ) {}
 
   /** Opens the database file, or starts a new one; a corrupt file is set aside, not lost. */
-  static async open(filePath: string): Promise<{ db: MetadataDb; warning?: string }> {
-    const SQL = await loadSql();
+  static async open(
+    filePath: string,
+    sqlWasmPath?: string,
+  ): Promise<{ db: MetadataDb; warning?: string }> {
+    const SQL = await loadSql(sqlWasmPath);
     let warning: string | undefined;
     let db: Database;
     if (existsSync(filePath)) {

@@ -13,9 +13,15 @@ import { MetadataDb } from './metadata-db.ts';
 export const traceFileExtension = '.sstrace';
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A fresh id: 12 url-safe characters, usable as a file name. */
+/** A fresh id: 12 url-safe characters starting with a letter or digit, usable as a file name. */
 export function newId(): string {
-  return randomBytes(9).toString('base64url');
+  for (;;) {
+    // Never a leading '-' or '_': ids appear on command lines and in file names.
+    const id = randomBytes(9).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(id)) {
+      return id;
+    }
+  }
 }
 
 export function isValidId(id: string): boolean {
@@ -43,9 +49,15 @@ export class TraceStore {
   }
 
   /** Opens (or creates) a data directory and recovers from a crash; returns what it repaired. */
-  static async open(dataDir: string): Promise<{ store: TraceStore; notes: string[] }> {
+  static async open(
+    dataDir: string,
+    sqlWasmPath?: string,
+  ): Promise<{ store: TraceStore; notes: string[] }> {
     await mkdir(dataDir, { recursive: true });
-    const { db, warning } = await MetadataDb.open(path.join(dataDir, 'streamscope.db'));
+    const { db, warning } = await MetadataDb.open(
+      path.join(dataDir, 'streamscope.db'),
+      sqlWasmPath,
+    );
     const store = new TraceStore(dataDir, db);
     const notes = warning === undefined ? [] : [warning];
     await mkdir(store.tracesDir, { recursive: true });
