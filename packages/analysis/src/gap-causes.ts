@@ -24,13 +24,19 @@ const maxHostScan = 64;
  * Every constraint that could have held it has a release time: the event it waited on fired,
  * the legacy default stream's barrier lifted, the engine it needs came free, the host issued
  * it. The cause is the constraint released last inside the gap; ties go to the one listed
- * first. With none inside the gap, what is left is launch latency (or unknown without the API
- * call). Results are left in fields to keep the per-gap path free of allocation.
+ * first. With none inside the gap, what is left is launch latency, or unknown without the API
+ * call or when the wait is longer than any launch latency (`maxLaunchLatencyNs`). Results are left in fields to keep the per-gap path free of allocation.
  */
 export class GapAttributor {
+  /** The result of the last `attribute`: index into `gapCauses`, and the op that explains it. */
   cause = 0;
   causeOp = -1;
-  releaseNs = 0;
+
+  // The constraint released last so far (see `offer`).
+  private bestNs = 0;
+  private bestCause = -1;
+  private bestOp = -1;
+  private limitNs = 0;
 
   private readonly streamTypeOf: StreamType[];
   private readonly legacyTracks: number[][];
@@ -51,12 +57,6 @@ export class GapAttributor {
       (d) => ctx.trace.devices.find((info) => info.deviceId === d.deviceId)?.copyEngineCount === 1,
     );
   }
-
-  // The constraint released last so far (see `offer`).
-  private bestNs = 0;
-  private bestCause = -1;
-  private bestOp = -1;
-  private limitNs = 0;
 
   /** Attributes the idle time before the op at walk position `p` (on stream `track`). */
   attribute(prevEndNs: number, track: number, p: number): void {
@@ -127,14 +127,15 @@ export class GapAttributor {
     }
 
     if (this.bestCause < 0) {
-      this.cause = causeIndex[api >= 0 ? 'launch-latency' : 'unknown'];
+      // Issued in time and nothing recorded held it: launch latency, if plausibly that short.
+      const waitedNs = startNs - Math.max(prevEndNs, walk.apiEndNs[p]!);
+      const latency = api >= 0 && waitedNs <= this.ctx.options.maxLaunchLatencyNs;
+      this.cause = causeIndex[latency ? 'launch-latency' : 'unknown'];
       this.causeOp = api;
-      this.releaseNs = prevEndNs;
       return;
     }
     this.cause = this.bestCause;
     this.causeOp = this.bestOp;
-    this.releaseNs = this.bestNs;
     if (hostLate) {
       this.explainHost(prevEndNs, api);
     }

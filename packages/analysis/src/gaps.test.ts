@@ -162,6 +162,21 @@ describe('stream gaps and their causes', () => {
     expect(streamGaps(b)[0]).toMatchObject({ fromNs: 100, toNs: 104, cause: 'launch-latency' });
   });
 
+  it('calls a long wait with nothing recorded to explain it unknown, not launch latency', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s = b.stream(1);
+    b.kernel(s, 10, 100, 'k1', { hostTrack: host, name: 'cudaLaunchKernel', startNs: 0, endNs: 5 });
+    // Issued at 9, started 200 µs after the stream went idle: longer than the 100 µs cutoff.
+    b.kernel(s, 200_100, 200_200, 'k2', {
+      hostTrack: host,
+      name: 'cudaLaunchKernel',
+      startNs: 6,
+      endNs: 9,
+    });
+    expect(streamGaps(b)[0]).toMatchObject({ durNs: 200_000, cause: 'unknown' });
+  });
+
   it('attributes a copy that waited for its engine to engine-busy', () => {
     const b = new TestTraceBuilder();
     const host = b.host();

@@ -262,6 +262,8 @@ export interface AnalysisOptions {
   readonly syncCopyMinHtoDBytes: number;
   /** A constraint released this close before an op's start counts as what held it. */
   readonly dispatchSlackNs: number;
+  /** A longer unexplained wait is 'unknown', not launch latency (HTA's outlier cutoff). */
+  readonly maxLaunchLatencyNs: number;
   /** A rule fires only when its estimated saving is at least this (and, where stated, a share). */
   readonly minSavingNs: number;
   readonly maxListedGaps: number;
@@ -275,6 +277,7 @@ export const defaultAnalysisOptions: AnalysisOptions = {
   utilizationThreshold: 0.5,
   syncCopyMinHtoDBytes: 64 * 1024,
   dispatchSlackNs: 2_000,
+  maxLaunchLatencyNs: 100_000,
   minSavingNs: 1_000,
   maxListedGaps: 500,
   maxFindingOps: 50,
