@@ -55,7 +55,11 @@ function expectMove(fixed: number, withPitfall: number, effect: Effect): void {
 }
 
 test('the lesson list holds every lesson this walk checks', async ({ page }) => {
-  await openLessons(page);
+  await page.goto('/');
+  await page.getByTestId('nav-lessons').click();
+  await expect(page).toHaveURL(/#\/lessons/);
+  await expect(page.getByTestId('lessons-page')).toBeVisible();
+  await idle(page);
   const items = await page.locator('[data-testid^="lesson-item-"]').all();
   const testIds = await Promise.all(items.map((item) => item.getAttribute('data-testid')));
   const ids = testIds.map((testId) => (testId ?? '').slice('lesson-item-'.length));

@@ -1,5 +1,5 @@
 import { useStore } from 'zustand';
-import type { LessonFinding } from './lesson-explain.ts';
+import type { LessonFinding } from './lesson-finding.ts';
 import { lessonStore, toggleHighlight } from './lesson-store.ts';
 
 const toneLabel: Record<LessonFinding['tone'], string> = {

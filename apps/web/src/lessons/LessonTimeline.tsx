@@ -1,6 +1,6 @@
 import { createTimelineView } from '@streamscope/timeline';
 import { memo, useEffect, useRef } from 'react';
-import type { LessonSideName } from './lesson-explain.ts';
+import type { LessonSideName } from './lesson-finding.ts';
 import { bindLessonTimeline } from './lesson-timeline-binding.ts';
 import { attachLessonTimelineInput } from './lesson-timeline-input.ts';
 

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
-import type { LessonSideName } from './lesson-explain.ts';
+import type { LessonSideName } from './lesson-finding.ts';
 import { lessonStore } from './lesson-store.ts';
 
 /** The workloads behind the two runs, as JSON a learner can take to the editor. */

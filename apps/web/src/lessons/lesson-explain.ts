@@ -1,38 +1,15 @@
 import type { Analysis, Comparison, Finding, GapCause } from '@streamscope/analysis';
 import { gapCauses } from '@streamscope/analysis';
-import type { Trace } from '@streamscope/trace';
-import { OpKind, formatDurationNs, isCopyKind, opKindName } from '@streamscope/trace';
-
-export type LessonSideName = 'before' | 'after';
-
-/**
- * One sentence about the difference between the two runs, built from their analyses, pointing
- * at ops of one side (indices into that side's `trace.ops`).
- */
-export interface LessonFinding {
-  /** Stable within one result, for React keys and test ids. */
-  readonly key: string;
-  /** `fixed`: the before run had it and the after run does not; `introduced`: the reverse. */
-  readonly tone: 'fixed' | 'reduced' | 'introduced' | 'change';
-  readonly side: LessonSideName;
-  /** An analysis rule id, or `metric:<name>` for a metric difference. */
-  readonly source: string;
-  readonly title: string;
-  readonly message: string;
-  readonly opIndices: readonly number[];
-}
-
-export interface ExplainSide {
-  readonly trace: Trace;
-  readonly analysis: Analysis;
-}
-
-/** At most this many ops per finding: enough to highlight, small enough to post to the UI. */
-const maxOpsPerFinding = 64;
-/** A metric difference smaller than this share of the before makespan is not worth a sentence. */
-const minTimeShare = 0.03;
-/** Relative change of a rate (bandwidth) below which it is not mentioned. */
-const minRateChange = 0.2;
+import { formatDurationNs } from '@streamscope/trace';
+import { concurrencyDifference, copyOps, groupDifferences } from './lesson-explain-ops.ts';
+import type { ExplainSide, LessonFinding, LessonSideName } from './lesson-finding.ts';
+import {
+  maxOpsPerFinding,
+  minRateChange,
+  minTimeShare,
+  percent,
+  plural,
+} from './lesson-finding.ts';
 
 const causeWords: Record<GapCause, string> = {
   'event-wait': 'waiting on an event',
@@ -45,14 +22,6 @@ const causeWords: Record<GapCause, string> = {
   'launch-latency': 'waiting out launch latency',
   unknown: 'for no attributed reason',
 };
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
-function percent(share: number): string {
-  return `${Math.round(share * 100)}%`;
-}
 
 /** Findings of the two analyses side by side: what the change removed, reduced or introduced. */
 function ruleDifferences(before: Analysis, after: Analysis): LessonFinding[] {
@@ -147,62 +116,6 @@ function gapDifferences(before: Analysis, after: Analysis, scaleNs: number): Les
   return out;
 }
 
-function copyOps(trace: Trace, kindName?: string): number[] {
-  const cols = trace.ops.columns();
-  const ops: number[] = [];
-  for (let i = 0; i < cols.count && ops.length < maxOpsPerFinding; i++) {
-    const kind = cols.kind[i]!;
-    if (isCopyKind(kind) && (kindName === undefined || opKindName(kind) === kindName)) {
-      ops.push(i);
-    }
-  }
-  return ops;
-}
-
-function kernelOps(trace: Trace): number[] {
-  const cols = trace.ops.columns();
-  const ops: number[] = [];
-  for (let i = 0; i < cols.count && ops.length < maxOpsPerFinding; i++) {
-    if (cols.kind[i] === OpKind.Kernel) {
-      ops.push(i);
-    }
-  }
-  return ops;
-}
-
-/** ns during which at least two kernels ran at once. */
-function concurrentKernelNs(analysis: Analysis): number {
-  return analysis.metrics.concurrency.kernelNsAtLevel.reduce(
-    (sum, ns, level) => (level >= 2 ? sum + ns : sum),
-    0,
-  );
-}
-
-function concurrencyDifference(before: ExplainSide, after: ExplainSide): LessonFinding[] {
-  const cb = before.analysis.metrics.concurrency;
-  const ca = after.analysis.metrics.concurrency;
-  const nsBefore = concurrentKernelNs(before.analysis);
-  const nsAfter = concurrentKernelNs(after.analysis);
-  const scaleNs = Math.max(before.analysis.metrics.makespanNs, 1);
-  if (cb.maxKernels === ca.maxKernels && Math.abs(nsBefore - nsAfter) < scaleNs * minTimeShare) {
-    return [];
-  }
-  const side: LessonSideName = nsAfter >= nsBefore ? 'after' : 'before';
-  return [
-    {
-      key: 'kernel-concurrency',
-      tone: 'change',
-      side,
-      source: 'metric:concurrency',
-      title: 'Kernels running at once',
-      message:
-        `At most ${plural(cb.maxKernels, 'kernel')} ran at once before, with two or more together for ` +
-        `${formatDurationNs(nsBefore)}; at most ${ca.maxKernels} after, together for ${formatDurationNs(nsAfter)}.`,
-      opIndices: kernelOps((side === 'after' ? after : before).trace),
-    },
-  ];
-}
-
 function metricDifferences(before: ExplainSide, after: ExplainSide): LessonFinding[] {
   const out: LessonFinding[] = [];
   const mb = before.analysis.metrics;
@@ -266,42 +179,6 @@ function metricDifferences(before: ExplainSide, after: ExplainSide): LessonFindi
         .map((g) => g.afterOp)
         .filter((op) => op >= 0)
         .slice(0, maxOpsPerFinding),
-    });
-  }
-  return out;
-}
-
-/** The op groups (name, kind, stream) whose total time changed most, pointing at their ops. */
-function groupDifferences(comparison: Comparison, scaleNs: number): LessonFinding[] {
-  const out: LessonFinding[] = [];
-  for (const group of comparison.groups) {
-    if (out.length >= 2) {
-      break;
-    }
-    if (Math.abs(group.deltaNs) < scaleNs * minTimeShare) {
-      break;
-    }
-    if (group.countA === 0 || group.countB === 0) {
-      // Ops that moved to another stream: the concurrency and idle findings tell that story.
-      continue;
-    }
-    const side: LessonSideName = 'before';
-    const ops = comparison.largestDiffs
-      .filter((d) => d.name === group.name && d.stream === group.stream)
-      .map((d) => d.opA)
-      .slice(0, maxOpsPerFinding);
-    const change = group.deltaNs < 0 ? 'less' : 'more';
-    out.push({
-      key: `group:${group.stream}|${group.kind}|${group.name}`,
-      tone: 'change',
-      side,
-      source: 'compare:groups',
-      title: `${group.name} (${group.kind}) on ${group.stream}`,
-      message:
-        `${plural(group.countA, 'op')} took ${formatDurationNs(group.totalNsA)} in total before; ` +
-        `${plural(group.countB, 'op')} took ${formatDurationNs(group.totalNsB)} after ` +
-        `(${formatDurationNs(Math.abs(group.deltaNs))} ${change}).`,
-      opIndices: ops,
     });
   }
   return out;

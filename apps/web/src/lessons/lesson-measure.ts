@@ -1,6 +1,6 @@
 import type { Trace } from '@streamscope/trace';
 import { OpKind, formatDurationNs } from '@streamscope/trace';
-import type { LessonFinding } from './lesson-explain.ts';
+import type { LessonFinding } from './lesson-finding.ts';
 import type { LessonMeasure } from './lesson-types.ts';
 
 export interface OpLatencies {

@@ -1,5 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-import type { LessonFinding, LessonSideName } from './lesson-explain.ts';
+import type { LessonFinding, LessonSideName } from './lesson-finding.ts';
 import type { LessonParams } from './lesson-types.ts';
 import type { LessonPairSummary } from './run-lesson-pair.ts';
 

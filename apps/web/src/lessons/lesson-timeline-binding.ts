@@ -2,7 +2,7 @@ import type { TimelineView, Viewport } from '@streamscope/timeline';
 import { gapTableFrom } from '../lib/gap-table.ts';
 import { addIdleProbe } from '../test-mode/activity.ts';
 import { forgetRendererStats, recordRendererStats } from '../test-mode/renderer-stats.ts';
-import type { LessonSideName } from './lesson-explain.ts';
+import type { LessonSideName } from './lesson-finding.ts';
 import type { LessonState } from './lesson-store.ts';
 import { lessonStore } from './lesson-store.ts';
 import { lessonTrace } from './lesson-traces.ts';

@@ -4,7 +4,7 @@ import { findProfile, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
 import type { Plan, PresetInfo, WorkloadInput } from '@streamscope/workload';
 import { buildPreset, parseSize, presets, validateWorkload } from '@streamscope/workload';
-import type { LessonFinding } from './lesson-explain.ts';
+import type { LessonFinding } from './lesson-finding.ts';
 import type { OpLatencies } from './lesson-measure.ts';
 import { latencyFinding, opLatencies } from './lesson-measure.ts';
 import { explainDifference } from './lesson-explain.ts';
