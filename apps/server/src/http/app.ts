@@ -16,7 +16,16 @@ export function createApp(services: AppServices): Express {
   app.set('query parser', 'simple');
   app.use(securityHeaders);
   app.use(guard(services.policy));
-  app.use('/api', express.json({ limit: services.limits.jsonBodyBytes, type: 'application/json' }));
+  const jsonBody = express.json({ limit: services.limits.jsonBodyBytes, type: 'application/json' });
+  // Uploads stream their raw body to disk whatever their Content-Type (a browser sends a .json
+  // file as application/json): never parse them here.
+  app.use('/api', (req: Request, res: Response, next: NextFunction) => {
+    if (req.path === '/imports') {
+      next();
+      return;
+    }
+    jsonBody(req, res, next);
+  });
   app.use(metaRoutes(services));
   app.use(runRoutes(services));
   app.use(traceRoutes(services));

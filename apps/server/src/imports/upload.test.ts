@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpKind, StreamType, Trace, loadTrace, saveTrace } from '@streamscope/trace';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { checkResponse } from '../test-support/openapi-check.ts';
 
 let t: TestServer;
 
@@ -40,9 +41,15 @@ function sampleTrace(opCount: number): Trace {
 async function upload(
   body: Uint8Array | string,
   query: string,
+  contentType = 'application/octet-stream',
 ): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${t.base}/api/imports?${query}`, { method: 'PUT', body });
+  const response = await fetch(`${t.base}/api/imports?${query}`, {
+    method: 'PUT',
+    body,
+    headers: { 'content-type': contentType },
+  });
   const parsed: unknown = await response.json();
+  checkResponse('PUT', '/api/imports', response.status, parsed);
   return { status: response.status, body: parsed };
 }
 
@@ -77,6 +84,12 @@ describe('uploads', () => {
       receivedBytes: bytes.length,
       traceId: id,
     });
+  });
+
+  it('streams an upload to disk whatever its Content-Type says (a browser sends .json as JSON)', async () => {
+    const bytes = saveTrace(sampleTrace(10));
+    const asJson = await upload(bytes, 'filename=sample.json', 'application/json');
+    expect(asJson).toMatchObject({ status: 201, body: { opCount: 10 } });
   });
 
   it('refuses an upload over the size limit and keeps nothing of it', async () => {
