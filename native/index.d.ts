@@ -91,6 +91,9 @@ export interface NativeRunStatus {
   readonly dropped?: number;
   readonly unmatched?: number;
   readonly cuptiDropped?: number;
+  readonly beforeOrigin?: number;
+  readonly eventRecords?: number;
+  readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;
 }

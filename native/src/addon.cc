@@ -10,6 +10,7 @@
 #include "check.h"
 #include "plan.h"
 #include "probe.h"
+#include "cupti-session.h"
 #include "runner.h"
 
 namespace streamscope {
@@ -242,6 +243,9 @@ Napi::Value Status(const Napi::CallbackInfo& info) {
   o.Set("dropped", static_cast<double>(c.dropped));
   o.Set("unmatched", static_cast<double>(c.unmatched));
   o.Set("cuptiDropped", static_cast<double>(c.cuptiDropped));
+  o.Set("beforeOrigin", static_cast<double>(c.beforeOrigin));
+  o.Set("eventRecords", static_cast<double>(c.eventRecords));
+  o.Set("cuptiNotes", cuptiNotes());
   o.Set("makespanNs", static_cast<double>(currentRun->makespanNs()));
   o.Set("timingMethod", timingName(currentRun->timing()));
   return o;

@@ -24,6 +24,7 @@ std::atomic<RecordSink*> currentSink{nullptr};
 std::mutex startMutex;
 bool started = false;
 std::string startError;
+std::string notes;
 CUpti_SubscriberHandle subscriber = nullptr;
 
 std::mutex flushMutex;
@@ -180,6 +181,11 @@ void stopFlushThread() {
 void resetCorrelation() { tlsCorrelation = 0; }
 uint32_t lastCorrelation() { return tlsCorrelation; }
 
+std::string cuptiNotes() {
+  std::lock_guard<std::mutex> lock(startMutex);
+  return notes;
+}
+
 uint32_t cuptiVersion() {
   const CuptiApi& api = cuptiApi();
   uint32_t version = 0;
@@ -209,10 +215,15 @@ std::string cuptiStart() {
       error = check(api.activityEnable(kind), "cuptiActivityEnable");
     }
   }
-  if (error.empty() && api.activityEnableCudaEventDeviceTimestamps != nullptr &&
-      api.activityEnableCudaEventDeviceTimestamps(1) == CUPTI_SUCCESS) {
+  if (error.empty()) {
     // Optional: event records as GPU instants. Without device timestamps they carry no GPU time.
-    api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    std::string timestamps = api.activityEnableCudaEventDeviceTimestamps == nullptr
+                                 ? "not in this CUPTI"
+                                 : check(api.activityEnableCudaEventDeviceTimestamps(1), "device timestamps");
+    // CUPTI links event records to synchronization records; it emits them with that kind on.
+    std::string kind = timestamps.empty() ? check(api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT), "enable") : "";
+    if (kind.empty()) api.activityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    notes = "cuda-event activity: " + (timestamps.empty() && kind.empty() ? std::string("on") : timestamps + kind);
   }
   if (error.empty()) {
     // A second subscriber (Nsight Systems profiling this process) makes this fail: we then fall

@@ -16,6 +16,8 @@ std::string cuptiStart();
 void cuptiAttach(RecordSink* sink, int flushIntervalMs);
 /** Forced flush (after the GPU is idle), then stops the flush thread and detaches the sink. */
 void cuptiFinish();
+/** What optional CUPTI features did at start (for status and diagnosis). */
+std::string cuptiNotes();
 /** CUPTI's version number, or 0 when not loaded. */
 uint32_t cuptiVersion();
 

@@ -140,7 +140,9 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     // Join GPU records to the op that issued them; keep the unknown ones for a later drain.
     std::vector<GpuRecord> waiting;
     for (GpuRecord& r : gpu_) {
+      if (r.kind == kEventRecord) counts_.eventRecords++;
       if (r.startNs < originNs_) {
+        counts_.beforeOrigin++;
         continue;  // setup work (buffer initialization) before the run's window: not part of it
       }
       auto info = issued_.find(r.correlationId);

@@ -68,6 +68,8 @@ struct SinkCounts {
   uint64_t dropped = 0;        // past the memory cap
   uint64_t unmatched = 0;      // GPU records whose API call never became known
   uint64_t cuptiDropped = 0;   // reported by cuptiActivityGetNumDroppedRecords
+  uint64_t beforeOrigin = 0;   // GPU records of setup work, before the run's window (not lost)
+  uint64_t eventRecords = 0;   // CUDA event records received from CUPTI
 };
 
 class RecordSink {

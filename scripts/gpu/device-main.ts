@@ -187,6 +187,32 @@ async function twoGpu(outDir: string): Promise<void> {
   writeFileSync(path.join(outDir, 'two-gpu-peer.sstrace'), saveTrace(run.trace));
 }
 
+/** Where collection costs time on a larger pipeline, and what CUPTI said about event records. */
+async function diagnose(): Promise<void> {
+  const backend = new CudaBackend(options);
+  const events = validateWorkload(buildPreset('events-vs-device-sync'));
+  if (events.ok) {
+    const run = backend.startPlan(events.plan, { timeLimitMs: 60_000 });
+    await run.done;
+    log(`events-vs-device-sync status: ${JSON.stringify(run.nativeStatus)}`);
+  }
+  const large = validateWorkload(buildPreset('pipeline', { size: '256MiB', chunks: '16' }));
+  if (!large.ok) {
+    return;
+  }
+  for (const timing of ['auto', 'none', 'events', 'auto', 'none', 'events'] as const) {
+    const makespans: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = backend.startPlan(large.plan, { timeLimitMs: 60_000 }, { timing });
+      await run.done;
+      makespans.push((run.nativeStatus?.makespanNs ?? 0) / 1e6);
+    }
+    log(
+      `pipeline 256MiB/16 timing ${timing}: makespans ${makespans.map((m) => m.toFixed(3)).join(', ')} ms`,
+    );
+  }
+}
+
 /** Per stream track, its GPU ops in start order (the nsys-agreement script reads this). */
 function exportJson(traceFile: string, jsonFile: string): void {
   const trace = loadTrace(readFileSync(traceFile));
@@ -235,6 +261,8 @@ if (command === 'all' && a !== undefined) {
   );
 } else if (command === 'export-json' && a !== undefined && b !== undefined) {
   exportJson(a, b);
+} else if (command === 'diagnose') {
+  await diagnose();
 } else if (command === 'two-gpu' && a !== undefined) {
   await twoGpu(a);
 } else {

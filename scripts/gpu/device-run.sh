@@ -5,7 +5,7 @@
 # bundles the runner). Writes at most 6 files to $OUT:
 #   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
 #   sanitizer.txt
-# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|two-gpu]...
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|two-gpu]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 source .gpu/on-device.sh
@@ -45,6 +45,9 @@ for part in "${@:-all}"; do
         echo "== $tool (exit $?)" >> "$OUT/sanitizer.txt"
         grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|Error|error" "$work/sanitize-$tool.txt" | head -20 >> "$OUT/sanitizer.txt"
       done
+      ;;
+    diagnose)
+      node "$runner" diagnose 2>&1 | tee -a "$OUT/device-log.txt"
       ;;
     two-gpu)
       node "$runner" two-gpu "$work/runs" 2>&1 | tee -a "$OUT/device-log.txt"

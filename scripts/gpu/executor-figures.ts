@@ -58,7 +58,7 @@ export async function collectionOverhead(
   report('executor.collection_overhead', small.onNs / small.offNs, 'ratio');
   report('executor.pipeline_makespan_collection_on_ms', small.onNs / 1e6, 'ms');
   report('executor.pipeline_makespan_collection_off_ms', small.offNs / 1e6, 'ms');
-  const large = await makespans(backend, { size: '256MiB', chunks: '16' }, 5);
+  const large = await makespans(backend, { size: '256MiB', chunks: '16' }, runs);
   report('executor.collection_overhead_pipeline_256MiB', large.onNs / large.offNs, 'ratio');
   report('executor.pipeline_256MiB_makespan_collection_on_ms', large.onNs / 1e6, 'ms');
 }

@@ -42,6 +42,11 @@ export interface NativeStatus {
   readonly dropped?: number;
   readonly unmatched?: number;
   readonly cuptiDropped?: number;
+  /** GPU records of setup work before the run's window (not part of the run, not lost). */
+  readonly beforeOrigin?: number;
+  /** CUDA event records CUPTI delivered, and what optional CUPTI features did. */
+  readonly eventRecords?: number;
+  readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;
 }
