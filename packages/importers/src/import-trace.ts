@@ -105,6 +105,10 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   const launches = builder.launchTable();
   let producer: string;
   let createdAt: string | undefined;
+  if (format === 'nsys-json' && totalBytes !== undefined && !sniffed.gzip) {
+    // nsys JSON lines average a few hundred bytes: one op per ~300 bytes, capped.
+    builder.reserve(Math.min(totalBytes / 300, 1 << 22));
+  }
   if (format === 'nsys-json') {
     const lines = await readNsysJson(
       chunks,

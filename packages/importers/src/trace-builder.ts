@@ -93,6 +93,16 @@ export class TraceBuilder {
     return this.ranges.count;
   }
 
+  /** Pre-sizes the op staging for about `ops` ops (a hint: it still grows past it). */
+  reserve(ops: number): void {
+    if (ops > this.capacity) {
+      this.capacity = Math.ceil(ops);
+      for (const column of this.opColumns()) {
+        column.resize(this.capacity);
+      }
+    }
+  }
+
   /** Kernel launch configurations go straight into the trace. */
   launchTable(): LaunchTable {
     return this.trace.launches;

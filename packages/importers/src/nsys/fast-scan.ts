@@ -152,32 +152,34 @@ export function fastScan(
       if (c === MINUS) {
         c = buf[++i]!;
       }
-      while (c !== QUOTE) {
-        if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
-          return -1;
+      // Digits first: most quoted values are protobuf int64s.
+      let d = c - 0x30;
+      while (d >= 0 && d <= 9) {
+        v = v * 10 + d;
+        d = buf[++i]! - 0x30;
+      }
+      c = buf[i]!;
+      if (c !== QUOTE) {
+        digits = false;
+        while (c !== QUOTE) {
+          if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
+            return -1;
+          }
+          c = buf[++i]!;
         }
-        const d = c - 0x30;
-        if (d >= 0 && d <= 9) {
-          v = v * 10 + d;
-        } else {
-          digits = false;
-        }
-        c = buf[++i]!;
       }
       if (field >= 0) {
         const length = i - valueStart;
         if (digits && length > 0 && length <= 15) {
           num[field] = buf[valueStart] === MINUS ? -v : v;
-          rec.strStart[field] = -1;
         } else if (digits && length > 15) {
           return -1; // beyond 2^53: the exact path keeps the decimal text
         } else {
           num[field] = Number.NaN;
           rec.strStart[field] = valueStart;
           rec.strEnd[field] = i;
+          rec.strGen[field] = gen;
         }
-        rec.text[field] = undefined;
-        rec.bigText[field] = undefined;
         seen[field] = gen;
       }
       i++;
@@ -207,9 +209,6 @@ export function fastScan(
       }
       if (field >= 0) {
         num[field] = negative ? -v : v;
-        rec.strStart[field] = -1;
-        rec.text[field] = undefined;
-        rec.bigText[field] = undefined;
         seen[field] = gen;
       }
     } else if (c === 0x74 /* true */ || c === 0x66 /* false */ || c === 0x6e /* null */) {

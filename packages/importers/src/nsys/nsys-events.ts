@@ -249,16 +249,15 @@ export class NsysEventSink {
     if (!rec.has(field)) {
       return undefined;
     }
-    const text = rec.text[field];
+    const text = rec.textOf(field);
     if (text !== undefined) {
       return text;
     }
-    const start = rec.strStart[field]!;
-    if (start < 0) {
+    if (!rec.hasRange(field)) {
       return String(rec.num[field]);
     }
     // The fast path only keeps ASCII strings without escapes, so latin1 decodes them exactly.
-    return latin1.decode(rec.bytes.subarray(start, rec.strEnd[field]));
+    return latin1.decode(rec.bytes.subarray(rec.strStart[field], rec.strEnd[field]));
   }
 
   private time(rec: NsysRecord, field: number): number {
@@ -269,7 +268,7 @@ export class NsysEventSink {
     if (!Number.isInteger(value) || value < 0 || value >= maxTimeNs) {
       throw this.error(
         field,
-        `must be a time in ns in [0, 2^53), got ${rec.bigText[field] ?? rec.text[field] ?? value}`,
+        `must be a time in ns in [0, 2^53), got ${rec.bigOf(field) ?? rec.textOf(field) ?? value}`,
       );
     }
     return value;
@@ -280,7 +279,7 @@ export class NsysEventSink {
     if (!Number.isInteger(value) || value < 0 || value >= maxTimeNs) {
       throw this.error(
         field,
-        `must be a byte count in [0, 2^53), got ${rec.bigText[field] ?? value}`,
+        `must be a byte count in [0, 2^53), got ${rec.bigOf(field) ?? value}`,
       );
     }
     return value;
@@ -297,7 +296,7 @@ export class NsysEventSink {
     if (!rec.has(field)) {
       throw this.error(field, 'is missing');
     }
-    const big = rec.bigText[field];
+    const big = rec.bigOf(field);
     const value = rec.num[field]!;
     if (big === undefined && value === this.lastGlobalPid) {
       return this.lastProc;
@@ -337,7 +336,7 @@ export class NsysEventSink {
     if (!rec.has(field)) {
       throw this.error(field, 'is missing');
     }
-    const big = rec.bigText[field];
+    const big = rec.bigOf(field);
     const value = rec.num[field]!;
     if (big === undefined && value === this.lastGlobalTid) {
       return this.lastHostLane;
@@ -409,7 +408,7 @@ export class NsysEventSink {
 
 /** The exact id of a global pid/tid field (a number below 2^53, else the decimal text). */
 export function globalIdValue(rec: NsysRecord, field: number): number | bigint {
-  const big = rec.bigText[field];
+  const big = rec.bigOf(field);
   return big === undefined ? rec.num[field]! : BigInt(big);
 }
 

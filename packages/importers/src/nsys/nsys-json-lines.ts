@@ -46,17 +46,9 @@ export class NsysJsonLines {
     if (type < 0) {
       return -1;
     }
-    const rec = this.rec;
-    rec.reset();
-    rec.bytes = buf;
-    const template = type < 1024 ? this.templates[type] : undefined;
-    let end = fastScan(buf, start, limit, rec, template, this.learned);
+    let end = this.scan(type, buf, start, limit);
     if (end < 0) {
       return -1;
-    }
-    if (this.learned.count >= 0 && type < 1024) {
-      this.templates[type] = this.learned;
-      this.learned = template ?? new KeyTemplate();
     }
     if (buf[end] === 0x0d) {
       end++;
@@ -66,7 +58,22 @@ export class NsysJsonLines {
     }
     this.sink.line = this.line;
     this.events++;
-    this.sink.handle(type, rec);
+    this.sink.handle(type, this.rec);
+    return end;
+  }
+
+  /** The fast scanner with this type's key template; the template follows the line's keys. */
+  private scan(type: number, buf: Uint8Array, start: number, limit: number): number {
+    const rec = this.rec;
+    rec.reset();
+    rec.bytes = buf;
+    const slot = type < 1024 ? type : 1023;
+    const template = this.templates[slot];
+    const end = fastScan(buf, start, limit, rec, template, this.learned);
+    if (end >= 0 && this.learned.count >= 0) {
+      this.templates[slot] = this.learned;
+      this.learned = template ?? new KeyTemplate();
+    }
     return end;
   }
 
@@ -90,8 +97,7 @@ export class NsysJsonLines {
     this.sink.line = this.line;
     const type = typePrefix(buf, start, end);
     if (type >= 0) {
-      rec.bytes = buf;
-      if (fastScan(buf, start, end, rec) === end) {
+      if (this.scan(type, buf, start, end) === end) {
         this.events++;
         this.sink.handle(type, rec);
         return;
@@ -358,9 +364,10 @@ function fillRecord(rec: NsysRecord, value: Record<string, unknown>, depth: numb
     } else if (typeof v === 'string') {
       if (/^-?\d+$/.test(v)) {
         const n = Number(v);
-        rec.setNumber(field, n);
-        if (!Number.isSafeInteger(n)) {
-          rec.bigText[field] = v;
+        if (Number.isSafeInteger(n)) {
+          rec.setNumber(field, n);
+        } else {
+          rec.setBig(field, v);
         }
       } else {
         rec.setText(field, v);

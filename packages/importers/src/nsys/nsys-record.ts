@@ -107,16 +107,23 @@ export function fieldFor(h: number, length: number): number {
 
 /**
  * One event's fields, reused for every line: numbers in `num`, strings as byte ranges of the
- * line (fast path) or as text (JSON.parse path). `seen[f] === gen` marks a field as present.
+ * line (fast path) or as text (JSON.parse path). A field is present when `seen[f] === gen`;
+ * its byte range, text or exact big-integer text only when their own generation matches too,
+ * so the fast path writes two slots per field and never clears anything.
  */
 export class NsysRecord {
   readonly num = new Float64Array(fieldNames.length);
   readonly seen = new Uint32Array(fieldNames.length);
   readonly strStart = new Int32Array(fieldNames.length);
   readonly strEnd = new Int32Array(fieldNames.length);
-  readonly text: (string | undefined)[] = new Array<string | undefined>(fieldNames.length);
+  readonly strGen = new Uint32Array(fieldNames.length);
+  private readonly text: (string | undefined)[] = new Array<string | undefined>(fieldNames.length);
+  private readonly textGen = new Uint32Array(fieldNames.length);
   /** Exact decimal text of 64-bit ids above 2^53 (only from the JSON.parse path). */
-  readonly bigText: (string | undefined)[] = new Array<string | undefined>(fieldNames.length);
+  private readonly bigText: (string | undefined)[] = new Array<string | undefined>(
+    fieldNames.length,
+  );
+  private readonly bigGen = new Uint32Array(fieldNames.length);
   /** Field id of the sub-object (kernel, memcpy, …), or -1. */
   sub = -1;
   gen = 1;
@@ -141,19 +148,36 @@ export class NsysRecord {
     return Number.isNaN(value) ? fallback : value;
   }
 
+  /** The field's text from the JSON.parse path, if it was a non-numeric string there. */
+  textOf(field: number): string | undefined {
+    return this.textGen[field] === this.gen ? this.text[field] : undefined;
+  }
+
+  /** The exact decimal text of an integer above 2^53 (JSON.parse path only). */
+  bigOf(field: number): string | undefined {
+    return this.bigGen[field] === this.gen ? this.bigText[field] : undefined;
+  }
+
+  /** True when the fast path kept the field as a byte range `strStart..strEnd` of `bytes`. */
+  hasRange(field: number): boolean {
+    return this.strGen[field] === this.gen;
+  }
+
   setNumber(field: number, value: number): void {
     this.seen[field] = this.gen;
     this.num[field] = value;
-    this.text[field] = undefined;
-    this.bigText[field] = undefined;
-    this.strStart[field] = -1;
+  }
+
+  setBig(field: number, decimal: string): void {
+    this.setNumber(field, Number(decimal));
+    this.bigGen[field] = this.gen;
+    this.bigText[field] = decimal;
   }
 
   setText(field: number, value: string): void {
     this.seen[field] = this.gen;
     this.num[field] = Number.NaN;
+    this.textGen[field] = this.gen;
     this.text[field] = value;
-    this.bigText[field] = undefined;
-    this.strStart[field] = -1;
   }
 }
