@@ -378,7 +378,7 @@ export class SimCore implements EngineHost {
       }
       case EventType.CopyEnd: {
         const cmd = event.target as Cmd;
-        if (cmd.version === event.version && !cmd.done) {
+        if (!cmd.done && cmd.version === event.version) {
           this.devices[cmd.stream.device]!.copyEnded(cmd);
         }
         return;

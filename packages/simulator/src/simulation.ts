@@ -27,6 +27,7 @@ export interface Simulation {
 
 export const simulatorVersion = '0.1';
 const simPid = 1;
+const maxReservedOps = 4_000_000;
 
 /** Sets up a run of `plan` on `profile`; nothing happens until `step`. */
 export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation {
@@ -52,6 +53,9 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
     });
   }
   trace.addProcess({ pid: simPid, name: 'streamscope-sim' });
+  // Each executed op gives at most an API call and a GPU op: size the columns once instead of
+  // doubling them (each doubling copies and, for large runs, provokes a full GC).
+  trace.ops.reserve(Math.min(2 * plan.executedOpCount + 16, maxReservedOps));
   const core = new SimCore(plan, profile, trace);
   const runner = new HostRunner(core);
   for (const thread of plan.threads) {
@@ -112,6 +116,7 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
       core.writer.flush();
       if (core.heap.size === 0) {
         done = true;
+        trace.ops.trim();
         const stuck = core.threads.filter((t) => !t.done);
         if (stuck.length > 0) {
           trace.meta = {
