@@ -242,6 +242,8 @@ std::string cuptiStart() {
     for (CUpti_ActivityKind kind : kinds) {
       api.activityDisable(kind);
     }
+    api.activityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    api.activityDisable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   }
   startError = error;
   return startError;
