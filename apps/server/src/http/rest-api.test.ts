@@ -105,6 +105,7 @@ describe('REST API', () => {
       [{ workload: { name: 'w' }, target: '' }, 400, 'bad-request', '$.target'],
       [{ workload: { name: 'w' }, params: {} }, 400, 'bad-request', '$.params'],
       [{ workload: { name: 'w' }, backend: 'cuda' }, 422, 'backend-unavailable', '$.backend'],
+      [{ workload: { name: 'w' }, target: 'gtx480' }, 422, 'bad-target', '$.target'],
       [{ backend: 'replay' }, 400, 'bad-request', '$.replayOf'],
       [{ backend: 'replay', replayOf: 'missing' }, 422, 'not-found', '$.replayOf'],
       [{ workload: { nom: 1 } }, 422, 'invalid-workload', '$.workload.name'],

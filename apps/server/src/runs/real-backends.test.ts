@@ -58,6 +58,23 @@ describe('runs on the executor backends', () => {
     await client.close();
   });
 
+  it('runs on a chosen simulator profile and refuses an unknown one', async () => {
+    const { id, client } = await runAndWatch({ preset: 'pipeline', target: 'h100', pace: 'fast' });
+    expect(client.messages.at(-1)).toMatchObject({ type: 'finished' });
+    expect((await t.api('GET', `/api/traces/${id}`, '/api/traces/{id}')).body).toMatchObject({
+      target: 'h100',
+    });
+    await client.close();
+    const refused = await t.api('POST', '/api/runs', '/api/runs', {
+      preset: 'pipeline',
+      target: 'gtx480',
+    });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { error: { code: 'bad-target', path: '$.target' } },
+    });
+  });
+
   it('replays a stored trace', async () => {
     const first = await runAndWatch({ preset: 'overlap-blog', pace: 'fast' });
     await first.client.close();

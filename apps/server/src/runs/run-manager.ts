@@ -76,6 +76,9 @@ export class RunManager {
       throw new ApiError(503, 'shutting-down', 'the server is shutting down');
     }
     const { backend, reason } = await this.chooseBackend(submission.backend);
+    if (submission.target !== undefined) {
+      await checkTarget(backend, submission.target);
+    }
     let replayOf: Trace | undefined;
     if (backend.name === 'replay') {
       replayOf = await this.replaySource(submission.replayOf);
@@ -354,6 +357,31 @@ export class RunManager {
       run.handle?.cancel();
     }
     await Promise.all(ended);
+  }
+}
+
+/** A target must name one of the backend's: a device ordinal (cuda) or a profile (sim). */
+async function checkTarget(backend: Backend, target: string): Promise<void> {
+  const { targets } = await backend.status();
+  if (backend.name === 'cuda') {
+    const ordinal = Number(target);
+    if (!/^\d+$/.test(target) || ordinal >= targets.length) {
+      throw new ApiError(
+        422,
+        'bad-target',
+        `target '${target}' is not a device ordinal of this machine (devices: ${targets.join('; ') || 'none'})`,
+        '$.target',
+      );
+    }
+    return;
+  }
+  if (targets.length > 0 && !targets.includes(target)) {
+    throw new ApiError(
+      422,
+      'bad-target',
+      `target '${target}' is not one of backend ${backend.name}'s: ${targets.join(', ')}`,
+      '$.target',
+    );
   }
 }
 
