@@ -33,3 +33,4 @@ export { analyzeTrace } from './analyze.ts';
 export { compareTraces, matchOps } from './compare.ts';
 export type { QueueDepthSeries } from './launch.ts';
 export { launchLatencies, queueDepthSeries } from './launch.ts';
+export { copyBandwidthsGBps } from './stats.ts';

@@ -2,6 +2,7 @@ import { OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { launchLatencies, queueDepthSeries } from './launch.ts';
 import { computeMetrics, summarizeRun } from './metrics.ts';
+import { copyBandwidthsGBps } from './stats.ts';
 import { TestTraceBuilder, deviceToPinned, pinnedToDevice } from './test-trace-builder.ts';
 
 /** Two streams: s1 copies H2D [0,100) then runs a kernel [100,300); s2 copies H2D [100,200). */
@@ -99,6 +100,9 @@ describe('computeMetrics', () => {
     const m = computeMetrics(twoStreams().trace);
     const h2d = m.bandwidth.find((r) => r.kind === 'copy-htod');
     // 1500 B over 200 ns = 7.5 B/ns = 7.5 GB/s; per op 1000/100 = 10 and 500/100 = 5.
+    const perOp = copyBandwidthsGBps(twoStreams().trace);
+    // Ops in order: H2D 1000 B / 100 ns, the kernel (none), H2D 500 / 100, D2H 300 / 150.
+    expect(Array.from(perOp)).toEqual([10, NaN, 5, 2]);
     expect(h2d).toMatchObject({
       count: 2,
       bytes: 1500,

@@ -1,4 +1,12 @@
-import { MemKind, OpKind, dstMemKind, opKindName, srcMemKind } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import {
+  MemKind,
+  OpKind,
+  dstMemKind,
+  isCopyKind,
+  opKindName,
+  srcMemKind,
+} from '@streamscope/trace';
 import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, noEngine } from './engines.ts';
@@ -205,4 +213,18 @@ function medianOfSorted(values: Float64Array): number {
   const n = values.length;
   const mid = n >>> 1;
   return n % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
+}
+
+/** Per op: achieved bandwidth of each copy and memset in GB/s (bytes per ns); NaN for others. */
+export function copyBandwidthsGBps(trace: Trace): Float64Array {
+  const cols = trace.ops.columns();
+  const out = new Float64Array(cols.count).fill(NaN);
+  for (let i = 0; i < cols.count; i++) {
+    const kind = cols.kind[i]!;
+    const durNs = cols.endNs[i]! - cols.startNs[i]!;
+    if ((isCopyKind(kind) || kind === OpKind.Memset) && durNs > 0) {
+      out[i] = cols.bytes[i]! / durNs;
+    }
+  }
+  return out;
 }
