@@ -116,7 +116,6 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
       core.writer.flush();
       if (core.heap.size === 0) {
         done = true;
-        trace.ops.trim();
         const stuck = core.threads.filter((t) => !t.done);
         if (stuck.length > 0) {
           trace.meta = {
