@@ -44,7 +44,6 @@ void load(CuptiApi& api) {
             resolve(api, api.activitySetAttribute, "cuptiActivitySetAttribute", true) &&
             resolve(api, api.activityEnableCudaEventDeviceTimestamps,
                     "cuptiActivityEnableCudaEventDeviceTimestamps", false) &&
-            resolve(api, api.getGraphNodeId, "cuptiGetGraphNodeId", false) &&
             resolve(api, api.subscribe, "cuptiSubscribe", true) &&
             resolve(api, api.unsubscribe, "cuptiUnsubscribe", true) &&
             resolve(api, api.enableDomain, "cuptiEnableDomain", true) &&

@@ -25,7 +25,6 @@ struct CuptiApi {
                                            CUpti_BuffersCallbackCompleteFunc) = nullptr;
   CUptiResult (*activitySetAttribute)(CUpti_ActivityAttribute, size_t*, void*) = nullptr;
   CUptiResult (*activityEnableCudaEventDeviceTimestamps)(uint8_t) = nullptr;  // optional
-  CUptiResult (*getGraphNodeId)(CUgraphNode, uint64_t*) = nullptr;  // optional
   CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
   CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
   CUptiResult (*enableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;

@@ -116,19 +116,19 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         r = GpuRecord{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), k->correlationId,
-                      kKernel, 0, 0, 0, k->graphNodeId};
+                      kKernel, 0, 0, 0};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      copyKindOf(m->copyKind), packKinds(m->srcKind, m->dstKind), m->bytes, 0, m->graphNodeId};
+                      copyKindOf(m->copyKind), packKinds(m->srcKind, m->dstKind), m->bytes, 0};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0, m->graphNodeId};
+                      kCopyPtoP, packKinds(m->srcKind, m->dstKind), m->bytes, 0};
         break;
       }
       case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
@@ -136,13 +136,13 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
         const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
         if (e->deviceTimestamp == 0) continue;
         r = GpuRecord{static_cast<int64_t>(e->deviceTimestamp), static_cast<int64_t>(e->deviceTimestamp),
-                      e->correlationId, kEventRecord, 0, 0, 0, 0};
+                      e->correlationId, kEventRecord, 0, 0, 0};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         r = GpuRecord{static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), m->correlationId,
-                      kMemset, packKinds(0, m->memoryKind), m->bytes, 0, m->graphNodeId};
+                      kMemset, packKinds(0, m->memoryKind), m->bytes, 0};
         break;
       }
       default:

@@ -1,5 +1,6 @@
 #include "record-sink.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace streamscope {
@@ -59,9 +60,10 @@ void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
   issued_[correlationId] = op;
 }
 
-void RecordSink::graphNode(uint64_t nodeId, uint32_t nameId, uint32_t refId) {
+void RecordSink::graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32_t>> nodes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  graphNodes_[nodeId] = {nameId, refId};
+  if (graphNodes_.size() <= graph) graphNodes_.resize(graph + 1);
+  graphNodes_[graph] = std::move(nodes);
 }
 
 void RecordSink::pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth) {
@@ -139,6 +141,8 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     }
     // Join GPU records to the op that issued them; keep the unknown ones for a later drain.
     std::vector<GpuRecord> waiting;
+    std::stable_sort(gpu_.begin(), gpu_.end(),
+                     [](const GpuRecord& a, const GpuRecord& b) { return a.startNs < b.startNs; });
     for (GpuRecord& r : gpu_) {
       if (r.kind == kEventRecord) counts_.eventRecords++;
       if (r.startNs < originNs_) {
@@ -165,11 +169,14 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       op.memKinds = r.memKinds;
       // Kernels point at their launch config, event records at their event.
       op.refId = info->second.graph || (r.kind != kKernel && r.kind != kEventRecord) ? kNoRef : info->second.refId;
-      if (info->second.graph) {
-        auto node = graphNodes_.find(r.graphNodeId);
-        if (node != graphNodes_.end()) {
-          op.nameId = node->second.first;
-          op.refId = r.kind == kKernel ? node->second.second : kNoRef;
+      int32_t g = info->second.graphIndex;
+      if (info->second.graph && g >= 0 && static_cast<size_t>(g) < graphNodes_.size()) {
+        // A linear graph runs its nodes in order: the k-th record of a launch is its k-th node.
+        uint32_t k = graphRecordsSeen_[r.correlationId]++;
+        const auto& nodes = graphNodes_[static_cast<size_t>(g)];
+        if (k < nodes.size()) {
+          op.nameId = nodes[k].first;
+          op.refId = r.kind == kKernel ? nodes[k].second : kNoRef;
         }
       }
       op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));

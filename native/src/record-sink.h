@@ -49,6 +49,7 @@ struct IssuedOp {
   uint32_t refId = kNoRef;
   uint8_t flags = 0;
   bool graph = false;  // a graph launch: several GPU records share its correlation id
+  int32_t graphIndex = -1;
 };
 
 /** A GPU activity as CUPTI reported it (absolute ns), before it is joined to its op. */
@@ -60,7 +61,6 @@ struct GpuRecord {
   uint8_t memKinds = 0;
   uint64_t bytes = 0;
   int drainsWaited = 0;
-  uint64_t graphNodeId = 0;  // nonzero for work that ran as a graph node
 };
 
 struct SinkCounts {
@@ -84,8 +84,11 @@ class RecordSink {
               uint32_t refId = kNoRef);
   /** Tells the sink which op a correlation id belongs to (the API call's op is pushed separately). */
   void issued(uint32_t correlationId, const IssuedOp& op);
-  /** Names the GPU work of one graph node (its op's label and launch config). */
-  void graphNode(uint64_t nodeId, uint32_t nameId, uint32_t refId);
+  /**
+   * The name and launch config of each GPU-work node of a captured linear graph, in order: a
+   * launch's records (all with its correlation id) are named by their order of start.
+   */
+  void graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32_t>> nodes);
   /** A push/pop range on a host thread (absolute times). */
   void pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth);
   void pushGpu(const std::vector<GpuRecord>& records);
@@ -116,7 +119,8 @@ class RecordSink {
   std::vector<CodecRange> ranges_;
   uint32_t rangesSent_ = 0;
   std::unordered_map<uint32_t, IssuedOp> issued_;
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> graphNodes_;  // node id -> name, ref
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
+  std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
   std::unordered_map<uint32_t, uint32_t> apiOpIndex_;  // correlation id -> op index of the API call
   uint32_t opsSent_ = 0;
   uint32_t flowsSent_ = 0;

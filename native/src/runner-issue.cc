@@ -69,7 +69,9 @@ void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t
   uint32_t correlation = lastCorrelation();
   if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
   if (gpuWork && options_.timing == TimingMode::Cupti) {
-    sink_->issued(correlation, IssuedOp{ps.track, op.nameId, op.refId, 0, op.code == OpCode::GraphLaunch});
+    bool graph = op.code == OpCode::GraphLaunch;
+    sink_->issued(correlation,
+                  IssuedOp{ps.track, op.nameId, op.refId, 0, graph, graph ? static_cast<int32_t>(op.a[0]) : -1});
   }
   if (pair) {
     SS_CUDA_CHECK(cudaEventRecord(pending.end, stream));

@@ -7,7 +7,6 @@
 #include "check.h"
 #include "clock.h"
 #include "cupti-session.h"
-#include "cupti-api.h"
 #include "kernels.h"
 
 namespace streamscope {
@@ -257,21 +256,12 @@ cudaError_t Runner::captureGraph(size_t index) {
   if (graphs_[index] != nullptr) cudaGraphExecDestroy(graphs_[index]);
   graphTemplates_[index] = graph;
   st = cudaGraphInstantiate(&graphs_[index], graph, 0);
-  if (st == cudaSuccess && sink_ && cuptiApi().getGraphNodeId != nullptr) {
-    // A linear capture: the graph's nodes, in creation order, are the plan graph's ops. CUPTI
-    // reports each node's kernel or copy with its graph node id; name them after their op.
-    size_t count = 0;
-    if (cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count == g.ops.size()) {
-      std::vector<cudaGraphNode_t> nodes(count);
-      if (cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess) {
-        for (size_t i = 0; i < count; i++) {
-          uint64_t id = 0;
-          if (cuptiApi().getGraphNodeId(nodes[i], &id) == CUPTI_SUCCESS) {
-            sink_->graphNode(id, g.ops[i].nameId, g.ops[i].refId);
-          }
-        }
-      }
+  if (st == cudaSuccess && sink_) {
+    std::vector<std::pair<uint32_t, uint32_t>> nodes;
+    for (const PlanOp& op : g.ops) {
+      if (op.code != OpCode::HostFunc) nodes.emplace_back(op.nameId, op.refId);  // host nodes make no record
     }
+    sink_->graphNodes(index, std::move(nodes));
   }
   return st;
 }
