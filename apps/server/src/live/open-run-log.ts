@@ -26,7 +26,8 @@ export async function openRunLog(
   const { entry } = stored;
   const stream = store.hasTraceFile(runId) ? await store.readTraceFile(runId) : new Uint8Array(0);
   // Imports and recovered files were never streamed: the whole file is frame 0.
-  const frameEnds = stored.frameEnds ?? (stream.length > 0 ? [stream.length] : []);
+  const frameEnds =
+    (await store.readFrameEnds(runId, stream.length)) ?? (stream.length > 0 ? [stream.length] : []);
   const frameCount = frameEnds.length;
   let final: ServerMessage | undefined;
   switch (entry.status) {

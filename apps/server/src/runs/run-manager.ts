@@ -273,6 +273,7 @@ export class RunManager {
     let final = end;
     try {
       fileBytes = await store.writeTraceFile(run.id, run.log.recordStream());
+      await store.writeFrameEnds(run.id, run.log.frameEnds);
     } catch (error) {
       final = { status: 'failed', reason: `could not store the trace: ${messageOf(error)}` };
       this.options.log(`run ${run.id}: ${final.reason}`);
@@ -290,7 +291,7 @@ export class RunManager {
       spanNs: summary.spanNs,
       format: trace.meta.sourceFormat,
       ...(final.status === 'failed' ? { reason: final.reason } : {}),
-      ...(fileBytes !== undefined ? { fileBytes, frameEnds: run.log.frameEnds } : {}),
+      ...(fileBytes !== undefined ? { fileBytes } : {}),
       ...(trace.meta.warnings !== undefined ? { warnings: trace.meta.warnings } : {}),
     });
     await store.flush();

@@ -39,17 +39,14 @@ CREATE TABLE IF NOT EXISTS traces (
   preset TEXT,
   file_name TEXT,
   file_bytes INTEGER,
-  warnings TEXT,
-  frame_ends TEXT
+  warnings TEXT
 );
 CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at);
 `;
 
-/** A stored row: the listed entry plus where each live frame ends in the codec file. */
+/** A stored row. */
 export interface StoredTrace {
   readonly entry: TraceEntry;
-  /** Byte offsets where live frames end in the stored file (runs only), for exact resume. */
-  readonly frameEnds?: readonly number[];
 }
 
 type Column = keyof typeof columnOf;
@@ -70,9 +67,7 @@ const columnOf = {
   fileBytes: 'file_bytes',
 } as const;
 
-export type EntryPatch = Partial<Omit<TraceEntry, 'id' | 'position'>> & {
-  readonly frameEnds?: readonly number[];
-};
+export type EntryPatch = Partial<Omit<TraceEntry, 'id' | 'position'>>;
 
 /**
  * Trace metadata in SQLite (sql.js, in memory), written to `streamscope.db` after each change by
@@ -114,11 +109,11 @@ export class MetadataDb {
     return warning === undefined ? { db: store } : { db: store, warning };
   }
 
-  insert(entry: TraceEntry, frameEnds?: readonly number[]): void {
+  insert(entry: TraceEntry): void {
     this.db.run(
       `INSERT INTO traces (id, source, title, status, created_at, finished_at, op_count, span_ns, format,
-        backend, target, reason, preset, file_name, file_bytes, warnings, frame_ends)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        backend, target, reason, preset, file_name, file_bytes, warnings)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         entry.id,
         entry.source,
@@ -136,7 +131,6 @@ export class MetadataDb {
         entry.fileName ?? null,
         entry.fileBytes ?? null,
         entry.warnings === undefined ? null : JSON.stringify(entry.warnings),
-        frameEnds === undefined ? null : JSON.stringify(frameEnds),
       ],
     );
     this.schedulePersist();
@@ -146,8 +140,8 @@ export class MetadataDb {
     const sets: string[] = [];
     const values: SqlValue[] = [];
     for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
-      if (key === 'warnings' || key === 'frameEnds') {
-        sets.push(key === 'warnings' ? 'warnings = ?' : 'frame_ends = ?');
+      if (key === 'warnings') {
+        sets.push('warnings = ?');
         values.push(value === undefined ? null : JSON.stringify(value));
       } else if (key in columnOf) {
         sets.push(`${columnOf[key as Column]} = ?`);
@@ -229,7 +223,6 @@ function rowToStored(row: Record<string, SqlValue>): StoredTrace {
     return typeof value === 'number' ? value : undefined;
   };
   const warnings = text('warnings');
-  const frameEnds = text('frame_ends');
   const entry: TraceEntry = {
     id: text('id') ?? '',
     source: text('source') === 'import' ? 'import' : 'run',
@@ -251,9 +244,7 @@ function rowToStored(row: Record<string, SqlValue>): StoredTrace {
       warnings === undefined ? undefined : (JSON.parse(warnings) as string[]),
     ),
   };
-  return frameEnds === undefined
-    ? { entry }
-    : { entry, frameEnds: JSON.parse(frameEnds) as number[] };
+  return { entry };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

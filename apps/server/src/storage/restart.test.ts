@@ -109,6 +109,7 @@ describe('storage across restarts', () => {
     await db.close();
     await writeFile(path.join(dataDir, 'uploads', 'abc.part'), 'half an upload');
     await writeFile(path.join(dataDir, 'traces', 'tmpone.sstrace.0a1b.tmp'), 'half a trace');
+    await writeFile(path.join(dataDir, 'traces', 'gone1.frames'), new Uint8Array(8));
     const orphan = new Trace({ title: 'orphan', sourceFormat: 'nsys-json' });
     await writeFile(path.join(dataDir, 'traces', 'orphan1.sstrace'), saveTrace(orphan));
 

@@ -11,6 +11,8 @@ import type { EntryPatch, StoredTrace } from './metadata-db.ts';
 import { MetadataDb } from './metadata-db.ts';
 
 export const traceFileExtension = '.sstrace';
+/** Beside a run's trace file: where each live frame ends in it (Float64 LE byte offsets). */
+export const framesFileExtension = '.frames';
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A fresh id: 12 url-safe characters starting with a letter or digit, usable as a file name. */
@@ -93,6 +95,15 @@ export class TraceStore {
       }
     }
     for (const name of await readdir(this.tracesDir)) {
+      // Frame ends of a trace that is gone (deleted, or never renamed into place).
+      if (name.endsWith(framesFileExtension)) {
+        const id = name.slice(0, -framesFileExtension.length);
+        if (!existsSync(this.tracePath(id))) {
+          await rm(path.join(this.tracesDir, name), { force: true });
+        }
+      }
+    }
+    for (const name of await readdir(this.tracesDir)) {
       const id = name.slice(0, -traceFileExtension.length);
       if (!name.endsWith(traceFileExtension) || known.has(id) || !isValidId(id)) {
         continue;
@@ -127,6 +138,36 @@ export class TraceStore {
 
   tracePath(id: string): string {
     return path.join(this.tracesDir, `${id}${traceFileExtension}`);
+  }
+
+  private framesPath(id: string): string {
+    return path.join(this.tracesDir, `${id}${framesFileExtension}`);
+  }
+
+  /**
+   * Records where a run's live frames end in its trace file, so a client can resume at any frame
+   * after the run ended or the server restarted. Kept out of the database: it grows with the run.
+   */
+  async writeFrameEnds(id: string, frameEnds: readonly number[]): Promise<void> {
+    await writeFileAtomic(this.framesPath(id), new Uint8Array(Float64Array.from(frameEnds).buffer));
+  }
+
+  /** The frame ends of a stored run, or undefined when none were kept (imports) or they do not fit the file. */
+  async readFrameEnds(id: string, fileBytes: number): Promise<number[] | undefined> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.framesPath(id));
+    } catch {
+      return undefined;
+    }
+    if (bytes.length % 8 !== 0) {
+      return undefined;
+    }
+    const ends = Array.from(
+      new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)),
+    );
+    const ordered = ends.every((end, i) => end > (i === 0 ? 0 : ends[i - 1]!));
+    return ordered && ends.at(-1) === fileBytes ? ends : undefined;
   }
 
   list(): TraceEntry[] {
@@ -182,6 +223,7 @@ export class TraceStore {
   async remove(id: string): Promise<void> {
     this.cache.delete(id);
     await rm(this.tracePath(id), { force: true });
+    await rm(this.framesPath(id), { force: true });
     this.db.delete(id);
     await this.db.flush();
   }
