@@ -631,9 +631,9 @@ export class Expander {
     max: readonly [number, number, number],
     ctx: Ctx,
     path: string,
-  ): [number, number, number] | undefined {
+  ): readonly [number, number, number] | undefined {
     const parts = Array.isArray(value) ? value : [value, 1, 1];
-    const out: number[] = [];
+    const out: [number, number, number] = [0, 0, 0];
     for (let k = 0; k < 3; k++) {
       const v = this.values.count(
         parts[k] as number | string,
@@ -645,9 +645,25 @@ export class Expander {
       if (v === undefined) {
         return undefined;
       }
-      out.push(v);
+      out[k] = v;
     }
-    return [out[0]!, out[1]!, out[2]!];
+    return this.shared(out);
+  }
+
+  private readonly recentDims: (readonly [number, number, number])[] = [];
+
+  /** Kernels in a loop share their grid and block arrays: fewer objects in a large plan. */
+  private shared(dims: readonly [number, number, number]): readonly [number, number, number] {
+    for (const d of this.recentDims) {
+      if (d[0] === dims[0] && d[1] === dims[1] && d[2] === dims[2]) {
+        return d;
+      }
+    }
+    if (this.recentDims.length >= 4) {
+      this.recentDims.shift();
+    }
+    this.recentDims.push(dims);
+    return dims;
   }
 
   private memset(ctx: Ctx, op: Extract<WorkloadOp, { op: 'memset' }>, path: string): void {

@@ -15,7 +15,7 @@ export class ExprError extends Error {
 export type Scope = ReadonlyMap<string, number>;
 
 /** An expression parsed once: its dimension is static (loop variables are plain numbers). */
-interface Compiled {
+export interface Compiled {
   readonly dim: Dimension;
   readonly run: (scope: Scope) => number;
 }
@@ -40,6 +40,12 @@ const cacheLimit = 10_000;
  * parentheses and min/max/floor/ceil. Tracks dimensions so a duration cannot become a size.
  */
 export function evaluate(text: string, scope: Scope): Quantity {
+  const compiled = compiledExpression(text);
+  return { value: runExpression(compiled, text, scope), dim: compiled.dim };
+}
+
+/** The parsed form of `text` (cached), or throws ExprError for text that does not parse. */
+export function compiledExpression(text: string): Compiled {
   let compiled = cache.get(text);
   if (compiled === undefined) {
     try {
@@ -58,11 +64,16 @@ export function evaluate(text: string, scope: Scope): Quantity {
   if (compiled instanceof ExprError) {
     throw compiled;
   }
+  return compiled;
+}
+
+/** Evaluates a parsed expression in `scope`: a finite number, or ExprError. */
+export function runExpression(compiled: Compiled, text: string, scope: Scope): number {
   const value = compiled.run(scope);
   if (!Number.isFinite(value)) {
     throw new ExprError(`"${text}" does not evaluate to a finite number`);
   }
-  return { value, dim: compiled.dim };
+  return value;
 }
 
 function compile(text: string): Compiled {

@@ -1,5 +1,5 @@
 import type { Scope } from './expr.ts';
-import { ExprError, evaluate } from './expr.ts';
+import { ExprError, compiledExpression, runExpression } from './expr.ts';
 import type { IssueList } from './issues.ts';
 import type { Dimension } from './units.ts';
 
@@ -98,15 +98,16 @@ export class Values {
       return value;
     }
     try {
-      const q = evaluate(value, scope);
-      if (q.dim !== 'none' && q.dim !== want) {
+      // No object per evaluation: specs expand to millions of values.
+      const compiled = compiledExpression(value);
+      if (compiled.dim !== 'none' && compiled.dim !== want) {
         this.issues.add(
           path,
-          `expected ${article(want)}, got ${article(q.dim)}: ${describe(value)}`,
+          `expected ${article(want)}, got ${article(compiled.dim)}: ${describe(value)}`,
         );
         return undefined;
       }
-      return q.value;
+      return runExpression(compiled, value, scope);
     } catch (error) {
       if (error instanceof ExprError) {
         this.issues.add(path, error.message + at(scope));
