@@ -52,13 +52,14 @@ export const serveCommand: Command = {
     const maxRunS = intValue(flags, 'max-run-s', 1, 24 * 3600);
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
     const env = readEnv();
+    const backendSet = executorBackends();
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
     const server = await startServer({
       dataDir,
       port,
       host: oneValue(flags, 'host') ?? defaultHost,
       backend: backend as BackendChoice,
-      backendSet: executorBackends(),
+      backendSet,
       workloads: workloadService(),
       tools: traceTools(),
       importForeign,
@@ -89,6 +90,14 @@ export const serveCommand: Command = {
         ? `backend: simulator (${backend === 'auto' ? auto.reason : 'chosen with --backend sim'})`
         : `backend: ${runsOn} (${backend === 'auto' ? auto.reason : `chosen with --backend ${backend}`})`,
     );
+    if (backend !== 'auto') {
+      const status = await backendSet.backends[backend as 'cuda' | 'sim'].status();
+      if (!status.available) {
+        io.err(
+          `warning: ${backend} is not available here (${status.reason ?? 'no reason given'}); runs that use it will be refused`,
+        );
+      }
+    }
     if (server.token !== undefined) {
       io.out('access beyond loopback needs the token in the URL above; keep it private');
     }
