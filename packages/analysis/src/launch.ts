@@ -29,7 +29,20 @@ function distributionOfSorted(values: Float64Array): Distribution {
   };
 }
 
-/** Launch latency = GPU start − end of the API call that enqueued the op (HTA's launch delay). */
+/**
+ * Launch latency of one op: GPU start − end of the API call that enqueued it (HTA's launch
+ * delay). A blocking call (cudaMemcpy, a pageable cudaMemcpyAsync) returns only after its GPU
+ * op began, which would make that negative; for those the latency runs from the call's start.
+ */
+export function launchLatencyOfNs(
+  gpuStartNs: number,
+  apiStartNs: number,
+  apiEndNs: number,
+): number {
+  const issuedNs = apiEndNs <= gpuStartNs ? apiEndNs : apiStartNs;
+  return Math.max(0, gpuStartNs - issuedNs);
+}
+
 export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
   const { walk } = ctx;
   const total = walk.op.length;
@@ -61,7 +74,7 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
     if (e === noEngine || Number.isNaN(apiEndNs)) {
       continue;
     }
-    const latencyNs = walk.startNs[p]! - apiEndNs;
+    const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs);
     if (e === Engine.Compute) {
       kernelNs[k++] = latencyNs;
     } else if (isCopyEngine(e)) {
@@ -173,7 +186,7 @@ export function launchLatencies(trace: Trace): Float64Array {
   for (let i = 0; i < cols.count; i++) {
     const api = apiOf[i]!;
     if (api >= 0) {
-      out[i] = cols.startNs[i]! - cols.endNs[api]!;
+      out[i] = launchLatencyOfNs(cols.startNs[i]!, cols.startNs[api]!, cols.endNs[api]!);
     }
   }
   return out;
