@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -9,8 +8,7 @@ import serverPackage from '../package.json' with { type: 'json' };
 import type { ServerLimits, ServerTiming } from './config.ts';
 import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
 import { createApp } from './http/app.ts';
-import { isLoopbackHost } from './http/security.ts';
-import { authorizeUpgrade } from './http/security.ts';
+import { authorizeUpgrade, securityPolicyFor } from './http/security.ts';
 import type { TraceTools, WorkloadService } from './http/services.ts';
 import type { ForeignImporter } from './imports/import-service.ts';
 import { ImportService } from './imports/import-service.ts';
@@ -66,9 +64,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const host = options.host ?? defaultHost;
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
   const timing: ServerTiming = { ...defaultTiming, ...options.timing };
-  const loopbackOnly = isLoopbackHost(host);
-  const token = options.token ?? (loopbackOnly ? undefined : randomBytes(24).toString('base64url'));
-  const policy = token === undefined ? { loopbackOnly } : { loopbackOnly, token };
+  const policy = securityPolicyFor(host, options.token);
+  const token = policy.token;
 
   const { store, notes } = await TraceStore.open(options.dataDir, options.sqlWasmPath);
   const auto = await options.backendSet.resolveAuto();

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LiveClient } from '../test-support/live-client.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { securityPolicyFor } from './security.ts';
 
 let t: TestServer | undefined;
 
@@ -31,6 +32,19 @@ function getWithHost(
 }
 
 describe('security defaults', () => {
+  it('needs no token on loopback and generates one for any other address', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.1.1']) {
+      expect(securityPolicyFor(host)).toEqual({ loopbackOnly: true });
+    }
+    for (const host of ['0.0.0.0', '::', '192.168.1.20']) {
+      const policy = securityPolicyFor(host);
+      expect(policy.loopbackOnly).toBe(false);
+      expect(policy.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(securityPolicyFor(host).token).not.toBe(policy.token);
+    }
+    expect(securityPolicyFor('0.0.0.0', token)).toEqual({ loopbackOnly: false, token });
+  });
+
   it('requires the token on the API and the live channel when one is set, but not on health', async () => {
     t = await startTestServer({ token });
     expect(t.server.url).toBe(`http://127.0.0.1:${t.server.port}/?token=${token}`);

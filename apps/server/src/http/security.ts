@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './api-error.ts';
@@ -10,6 +10,16 @@ export interface SecurityPolicy {
   readonly token?: string;
   /** Serving on a loopback address: Host must name this machine (defeats DNS rebinding). */
   readonly loopbackOnly: boolean;
+}
+
+/**
+ * Loopback serving needs no token (but checks Host); any other address requires one: the given
+ * token, or 24 random bytes generated at start.
+ */
+export function securityPolicyFor(host: string, token?: string): SecurityPolicy {
+  const loopbackOnly = isLoopbackHost(host);
+  const required = token ?? (loopbackOnly ? undefined : randomBytes(24).toString('base64url'));
+  return required === undefined ? { loopbackOnly } : { loopbackOnly, token: required };
 }
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);

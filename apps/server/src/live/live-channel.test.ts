@@ -204,6 +204,19 @@ describe('live channel', () => {
     await client.close();
   });
 
+  it('closes a socket that sends an oversized message (1009) and keeps serving others', async () => {
+    const client = await LiveClient.connect(t.liveUrl);
+    const closed = new Promise<number>((resolve) =>
+      client.socket.once('close', (code) => resolve(code)),
+    );
+    client.send('x'.repeat(64 * 1024));
+    expect(await closed).toBe(1009);
+    const other = await LiveClient.connect(t.liveUrl);
+    other.send({ type: 'subscribe', runId: 'nosuchrun' });
+    await other.untilMessage('error');
+    await other.close();
+  });
+
   it('refuses a socket from another origin', async () => {
     await expect(
       LiveClient.connect(t.liveUrl, { headers: { Origin: 'http://evil.example' } }),
