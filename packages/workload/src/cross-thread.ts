@@ -1,4 +1,4 @@
-import type { RecordSite, ThreadCtx, WaitSite } from './expand.ts';
+import type { RecordSite, ThreadCtx, WaitSite } from './expand-types.ts';
 import type { IssueList } from './issues.ts';
 import type { PlanEvent, PlanOp } from './plan.ts';
 

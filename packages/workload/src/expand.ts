@@ -1,61 +1,11 @@
 import type { Declarations } from './declarations.ts';
 import type { IssueList } from './issues.ts';
 import type { WorkloadLimits } from './limits.ts';
-import type {
-  CopyDirection,
-  PlanBuffer,
-  PlanGraph,
-  PlanOp,
-  PlanStreamWait,
-  PlanEventSync,
-} from './plan.ts';
+import { WorkExpander } from './expand-work.ts';
+import type { Ctx, GraphCtx, RecordSite, ThreadCtx, WaitSite } from './expand-types.ts';
+import type { PlanGraph, PlanOp, PlanStreamWait, PlanEventSync } from './plan.ts';
 import type { WorkloadOp } from './schema.ts';
 import type { Values } from './values.ts';
-import { at } from './values.ts';
-
-export interface ThreadCtx {
-  readonly id: number;
-  readonly name: string;
-  readonly device: number;
-  readonly ops: PlanOp[];
-  readonly graphs: Map<string, number>;
-}
-
-interface GraphCtx {
-  readonly id: number;
-  readonly stream: number;
-  readonly nodes: PlanOp[];
-  durationNs: number;
-  copyBytes: number;
-}
-
-interface Ctx {
-  readonly thread: ThreadCtx;
-  readonly scope: Map<string, number>;
-  readonly graph: GraphCtx | null;
-  readonly out: PlanOp[];
-  readonly depth: number;
-}
-
-/** The first record of an event by one thread. */
-export interface RecordSite {
-  readonly thread: number;
-  readonly opId: number;
-  readonly index: number;
-  readonly path: string;
-}
-
-/** A wait (streamWait or eventSync) to bind once every thread is expanded. */
-export interface WaitSite {
-  readonly thread: number;
-  readonly index: number;
-  readonly event: number;
-  readonly path: string;
-}
-
-const maxGrid = [2 ** 31 - 1, 65_535, 65_535] as const;
-const maxBlockDims = [1024, 1024, 64] as const;
-const maxSharedMemBytes = 227 * 1024;
 
 /** Expands spec ops into plan ops, checking each against the declarations and limits. */
 export class Expander {
@@ -69,14 +19,13 @@ export class Expander {
   private nextOpId = 0;
   private stopped = false;
   private iterations = 0;
-  /** Allocation state of op-allocated buffers, in issue order of the threads as expanded. */
-  private readonly allocated = new Map<number, boolean>();
+  private readonly work = new WorkExpander(this);
 
   constructor(
-    private readonly issues: IssueList,
-    private readonly values: Values,
-    private readonly limits: WorkloadLimits,
-    private readonly decl: Declarations,
+    readonly issues: IssueList,
+    readonly values: Values,
+    readonly limits: WorkloadLimits,
+    readonly decl: Declarations,
   ) {}
 
   expandThread(thread: ThreadCtx, ops: readonly WorkloadOp[], path: string): void {
@@ -89,7 +38,7 @@ export class Expander {
     }
   }
 
-  private emit(ctx: Ctx, op: PlanOp, path: string, durationNs: number, bytes: number): void {
+  emit(ctx: Ctx, op: PlanOp, path: string, durationNs: number, bytes: number): void {
     this.opCount++;
     if (ctx.graph !== null) {
       ctx.graph.durationNs += durationNs;
@@ -123,11 +72,11 @@ export class Expander {
     }
   }
 
-  private id(): number {
+  id(): number {
     return this.nextOpId++;
   }
 
-  private stream(ctx: Ctx, ref: string | undefined, path: string): number | undefined {
+  stream(ctx: Ctx, ref: string | undefined, path: string): number | undefined {
     if (ctx.graph !== null) {
       if (ref === undefined) {
         return ctx.graph.stream;
@@ -159,7 +108,7 @@ export class Expander {
     );
   }
 
-  private notInGraph(ctx: Ctx, path: string, what: string): boolean {
+  notInGraph(ctx: Ctx, path: string, what: string): boolean {
     if (ctx.graph !== null) {
       this.issues.add(path, `${what} cannot be captured into a graph`);
       return false;
@@ -167,7 +116,7 @@ export class Expander {
     return true;
   }
 
-  private defaultStreamOnly(
+  defaultStreamOnly(
     ctx: Ctx,
     ref: string | undefined,
     path: string,
@@ -183,56 +132,6 @@ export class Expander {
     return this.stream(ctx, ref, path);
   }
 
-  private usable(buffer: number, ctx: Ctx, path: string): boolean {
-    const b = this.decl.buffers[buffer]!;
-    if (b.allocation === 'op' && this.allocated.get(buffer) !== true) {
-      this.issues.add(
-        path,
-        `buffer "${b.name}" is used while not allocated (before its malloc or after its free)${at(ctx.scope)}`,
-      );
-      return false;
-    }
-    return true;
-  }
-
-  private range(
-    buffer: PlanBuffer,
-    offsetValue: number | string | undefined,
-    bytesValue: number | string | undefined,
-    ctx: Ctx,
-    path: string,
-    offsetField: string,
-  ): { offset: number; bytes: number } | undefined {
-    const offset =
-      offsetValue === undefined
-        ? 0
-        : this.values.size(offsetValue, ctx.scope, `${path}.${offsetField}`, 0, buffer.bytes - 1);
-    if (offset === undefined) {
-      return undefined;
-    }
-    const bytes =
-      bytesValue === undefined
-        ? buffer.bytes - offset
-        : this.values.size(
-            bytesValue,
-            ctx.scope,
-            `${path}.bytes`,
-            1,
-            this.limits.maxTotalCopyBytes,
-          );
-    if (bytes === undefined) {
-      return undefined;
-    }
-    if (offset + bytes > buffer.bytes) {
-      this.issues.add(
-        `${path}.bytes`,
-        `bytes [${offset}, ${offset + bytes}) fall outside buffer "${buffer.name}" of ${buffer.bytes} bytes${at(ctx.scope)}`,
-      );
-      return undefined;
-    }
-    return { offset, bytes };
-  }
-
   private op(ctx: Ctx, op: WorkloadOp, path: string): void {
     switch (op.op) {
       case 'repeat':
@@ -242,11 +141,11 @@ export class Expander {
       case 'graph':
         return this.graph(ctx, op, path);
       case 'copy':
-        return this.copy(ctx, op, path);
+        return this.work.copy(ctx, op, path);
       case 'kernel':
-        return this.kernel(ctx, op, path);
+        return this.work.kernel(ctx, op, path);
       case 'memset':
-        return this.memset(ctx, op, path);
+        return this.work.memset(ctx, op, path);
       case 'eventRecord': {
         const stream = this.stream(ctx, op.stream, `${path}.stream`);
         const event = this.decl.event(op.event, ctx.scope, `${path}.event`);
@@ -368,7 +267,7 @@ export class Expander {
       }
       case 'malloc':
       case 'free':
-        return this.memory(ctx, op, path);
+        return this.work.memory(ctx, op, path);
       case 'graphLaunch': {
         const stream = this.stream(ctx, op.stream, `${path}.stream`);
         const count = this.values.count(
@@ -502,285 +401,4 @@ export class Expander {
     ctx.thread.graphs.set(name, id);
     this.emit(ctx, { kind: 'graphCapture', opId: this.id(), src: path, graph: id }, path, 0, 0);
   }
-
-  private copy(ctx: Ctx, op: Extract<WorkloadOp, { op: 'copy' }>, path: string): void {
-    const stream = op.async
-      ? this.stream(ctx, op.stream, `${path}.stream`)
-      : this.defaultStreamOnly(ctx, op.stream, `${path}.stream`, 'a synchronous copy (cudaMemcpy)');
-    const srcId = this.decl.buffer(op.src, ctx.scope, `${path}.src`);
-    const dstId = this.decl.buffer(op.dst, ctx.scope, `${path}.dst`);
-    const inGraphOk = op.async || this.notInGraph(ctx, path, 'a synchronous copy');
-    // Check what can be checked even when another field is wrong: every problem at once.
-    const src = srcId === undefined ? undefined : this.decl.buffers[srcId]!;
-    const dst = dstId === undefined ? undefined : this.decl.buffers[dstId]!;
-    const from =
-      src === undefined
-        ? undefined
-        : this.range(src, op.srcOffset, op.bytes, ctx, path, 'srcOffset');
-    const to =
-      dst === undefined
-        ? undefined
-        : this.range(dst, op.dstOffset, from?.bytes ?? op.bytes, ctx, path, 'dstOffset');
-    if (
-      stream === undefined ||
-      srcId === undefined ||
-      dstId === undefined ||
-      src === undefined ||
-      dst === undefined ||
-      from === undefined ||
-      to === undefined ||
-      !inGraphOk
-    ) {
-      return;
-    }
-    if (!this.usable(srcId, ctx, `${path}.src`) || !this.usable(dstId, ctx, `${path}.dst`)) {
-      return;
-    }
-    if (ctx.graph !== null && (src.kind === 'host-pageable' || dst.kind === 'host-pageable')) {
-      this.issues.add(path, 'a copy from or to pageable memory cannot be captured into a graph');
-      return;
-    }
-    const plan: PlanOp = {
-      kind: 'copy',
-      opId: this.id(),
-      src: path,
-      stream,
-      direction: direction(src, dst),
-      srcBuffer: srcId,
-      srcOffset: from.offset,
-      dstBuffer: dstId,
-      dstOffset: to.offset,
-      bytes: from.bytes,
-      async: op.async,
-    };
-    this.emit(ctx, plan, path, 0, from.bytes);
-  }
-
-  private kernel(ctx: Ctx, op: Extract<WorkloadOp, { op: 'kernel' }>, path: string): void {
-    const stream = this.stream(ctx, op.stream, `${path}.stream`);
-    if ((op.duration === undefined) === (op.iterations === undefined)) {
-      this.issues.add(
-        path,
-        'a kernel needs exactly one of duration (timed) or iterations (fixed work)',
-      );
-      return;
-    }
-    const durNs =
-      op.duration === undefined
-        ? 0
-        : this.values.duration(
-            op.duration,
-            ctx.scope,
-            `${path}.duration`,
-            0,
-            this.limits.maxOpDurationNs,
-          );
-    const iterations =
-      op.iterations === undefined
-        ? 0
-        : this.values.count(
-            op.iterations,
-            ctx.scope,
-            `${path}.iterations`,
-            1,
-            this.limits.maxIterationsPerBlock,
-          );
-    const grid = this.dims(op.grid ?? 1, maxGrid, ctx, `${path}.grid`);
-    const block = this.dims(op.block ?? 256, maxBlockDims, ctx, `${path}.block`);
-    const sharedMemBytes =
-      op.sharedMem === undefined
-        ? 0
-        : this.values.size(op.sharedMem, ctx.scope, `${path}.sharedMem`, 0, maxSharedMemBytes);
-    if (
-      stream === undefined ||
-      durNs === undefined ||
-      iterations === undefined ||
-      grid === undefined ||
-      block === undefined ||
-      sharedMemBytes === undefined
-    ) {
-      return;
-    }
-    if (block[0] * block[1] * block[2] > 1024) {
-      this.issues.add(
-        `${path}.block`,
-        `a block has at most 1024 threads, not ${block[0] * block[1] * block[2]}`,
-      );
-      return;
-    }
-    const name = this.values.interpolate(op.name ?? 'kernel', ctx.scope, `${path}.name`);
-    const mode = op.duration === undefined ? 'work' : 'timed';
-    const plan: PlanOp = {
-      kind: 'kernel',
-      opId: this.id(),
-      src: path,
-      stream,
-      name,
-      mode,
-      durNs,
-      iterations,
-      grid,
-      block,
-      sharedMemBytes,
-    };
-    this.emit(ctx, plan, path, durNs, 0);
-  }
-
-  private dims(
-    value: number | string | readonly (number | string)[],
-    max: readonly [number, number, number],
-    ctx: Ctx,
-    path: string,
-  ): readonly [number, number, number] | undefined {
-    const parts = Array.isArray(value) ? value : [value, 1, 1];
-    const out: [number, number, number] = [0, 0, 0];
-    for (let k = 0; k < 3; k++) {
-      const v = this.values.count(
-        parts[k] as number | string,
-        ctx.scope,
-        Array.isArray(value) ? `${path}[${k}]` : path,
-        1,
-        max[k]!,
-      );
-      if (v === undefined) {
-        return undefined;
-      }
-      out[k] = v;
-    }
-    return this.shared(out);
-  }
-
-  private readonly recentDims: (readonly [number, number, number])[] = [];
-
-  /** Kernels in a loop share their grid and block arrays: fewer objects in a large plan. */
-  private shared(dims: readonly [number, number, number]): readonly [number, number, number] {
-    for (const d of this.recentDims) {
-      if (d[0] === dims[0] && d[1] === dims[1] && d[2] === dims[2]) {
-        return d;
-      }
-    }
-    if (this.recentDims.length >= 4) {
-      this.recentDims.shift();
-    }
-    this.recentDims.push(dims);
-    return dims;
-  }
-
-  private memset(ctx: Ctx, op: Extract<WorkloadOp, { op: 'memset' }>, path: string): void {
-    const stream = op.async
-      ? this.stream(ctx, op.stream, `${path}.stream`)
-      : this.defaultStreamOnly(
-          ctx,
-          op.stream,
-          `${path}.stream`,
-          'a synchronous memset (cudaMemset)',
-        );
-    const bufferId = this.decl.buffer(op.dst, ctx.scope, `${path}.dst`);
-    if (
-      stream === undefined ||
-      bufferId === undefined ||
-      !this.usable(bufferId, ctx, `${path}.dst`)
-    ) {
-      return;
-    }
-    if (!op.async && !this.notInGraph(ctx, path, 'a synchronous memset')) {
-      return;
-    }
-    const buffer = this.decl.buffers[bufferId]!;
-    if (buffer.kind === 'host-pageable') {
-      this.issues.add(
-        `${path}.dst`,
-        `cudaMemset needs device or pinned memory; "${buffer.name}" is pageable`,
-      );
-      return;
-    }
-    const r = this.range(buffer, op.offset, op.bytes, ctx, path, 'offset');
-    if (r === undefined) {
-      return;
-    }
-    const plan: PlanOp = {
-      kind: 'memset',
-      opId: this.id(),
-      src: path,
-      stream,
-      buffer: bufferId,
-      offset: r.offset,
-      bytes: r.bytes,
-      value: op.value,
-      async: op.async,
-    };
-    this.emit(ctx, plan, path, 0, r.bytes);
-  }
-
-  private memory(ctx: Ctx, op: Extract<WorkloadOp, { op: 'malloc' | 'free' }>, path: string): void {
-    const bufferId = this.decl.buffer(op.buffer, ctx.scope, `${path}.buffer`);
-    if (!this.notInGraph(ctx, path, `${op.op}`) || bufferId === undefined) {
-      return;
-    }
-    const buffer = this.decl.buffers[bufferId]!;
-    let stream: number | null = null;
-    if (op.async) {
-      if (buffer.kind !== 'stream-ordered') {
-        this.issues.add(
-          `${path}.async`,
-          `cudaMallocAsync/cudaFreeAsync need a stream-ordered buffer; "${buffer.name}" is ${buffer.kind}`,
-        );
-        return;
-      }
-      const s = this.stream(ctx, op.stream, `${path}.stream`);
-      if (s === undefined) {
-        return;
-      }
-      stream = s;
-    } else {
-      if (buffer.kind === 'stream-ordered') {
-        this.issues.add(
-          `${path}.async`,
-          `stream-ordered buffer "${buffer.name}" is allocated with async: true (cudaMallocAsync)`,
-        );
-        return;
-      }
-      if (op.stream !== undefined) {
-        this.issues.add(`${path}.stream`, `a synchronous ${op.op} takes no stream`);
-        return;
-      }
-    }
-    const isAllocated = this.allocated.get(bufferId) === true;
-    if (op.op === 'malloc' && isAllocated) {
-      this.issues.add(
-        `${path}.buffer`,
-        `buffer "${buffer.name}" is allocated again before it is freed${at(ctx.scope)}`,
-      );
-      return;
-    }
-    if (op.op === 'free' && !isAllocated) {
-      this.issues.add(
-        `${path}.buffer`,
-        `buffer "${buffer.name}" is freed while not allocated${at(ctx.scope)}`,
-      );
-      return;
-    }
-    this.allocated.set(bufferId, op.op === 'malloc');
-    this.emit(
-      ctx,
-      { kind: op.op, opId: this.id(), src: path, buffer: bufferId, async: op.async, stream },
-      path,
-      0,
-      0,
-    );
-  }
-}
-
-function isDeviceSide(b: PlanBuffer): boolean {
-  return b.kind === 'device' || b.kind === 'stream-ordered';
-}
-
-function direction(src: PlanBuffer, dst: PlanBuffer): CopyDirection {
-  if (isDeviceSide(src)) {
-    if (isDeviceSide(dst)) {
-      return src.device === dst.device ? 'dtod' : 'ptop';
-    }
-    return 'dtoh';
-  }
-  return isDeviceSide(dst) ? 'htod' : 'htoh';
 }

@@ -1,6 +1,6 @@
 import { Declarations, refBase } from './declarations.ts';
 import { bindWaits } from './cross-thread.ts';
-import type { ThreadCtx } from './expand.ts';
+import type { ThreadCtx } from './expand-types.ts';
 import { Expander } from './expand.ts';
 import type { WorkloadIssue } from './issues.ts';
 import { IssueList, jsonPath } from './issues.ts';
