@@ -7,7 +7,11 @@ import type { RunSummaryInfo, ServerMessage } from '../live/protocol.ts';
 import { RunLog } from '../live/run-log.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import { newId } from '../storage/trace-store.ts';
+import { FrameFlusher } from './frame-flusher.ts';
+import { finalMessage, messageOf } from './run-outcome.ts';
+import { checkTarget } from './target-check.ts';
 import { RunQueue } from './run-queue.ts';
+import { watchdog } from './watchdog.ts';
 
 /** The backends a server runs on, and how `auto` picks one. */
 export interface BackendSet {
@@ -359,120 +363,4 @@ export class RunManager {
     }
     await Promise.all(ended);
   }
-}
-
-/** A target must name one of the backend's: a device ordinal (cuda) or a profile (sim). */
-async function checkTarget(backend: Backend, target: string): Promise<void> {
-  const { targets } = await backend.status();
-  if (backend.name === 'cuda') {
-    const ordinal = Number(target);
-    if (!/^\d+$/.test(target) || ordinal >= targets.length) {
-      throw new ApiError(
-        422,
-        'bad-target',
-        `target '${target}' is not a device ordinal of this machine (devices: ${targets.join('; ') || 'none'})`,
-        '$.target',
-      );
-    }
-    return;
-  }
-  if (targets.length > 0 && !targets.includes(target)) {
-    throw new ApiError(
-      422,
-      'bad-target',
-      `target '${target}' is not one of backend ${backend.name}'s: ${targets.join(', ')}`,
-      '$.target',
-    );
-  }
-}
-
-function finalMessage(
-  runId: string,
-  end: RunEnd,
-  frameCount: number,
-  summary: RunSummaryInfo,
-): ServerMessage {
-  switch (end.status) {
-    case 'finished':
-      return { type: 'finished', runId, frameCount, summary };
-    case 'cancelled':
-      return { type: 'cancelled', runId, frameCount };
-    case 'failed':
-      return { type: 'failed', runId, frameCount, reason: end.reason };
-  }
-}
-
-/**
- * Waits for a run to end. Past its time limit it is cancelled and reported as failed with the
- * reason; a run that ignores the cancel for `graceMs` more is abandoned as failed.
- */
-async function watchdog(handle: RunHandle, timeLimitMs: number, graceMs: number): Promise<RunEnd> {
-  let limitTimer: NodeJS.Timeout | undefined;
-  let abandonTimer: NodeJS.Timeout | undefined;
-  let overLimit = false;
-  const limitReason = `the run exceeded its time limit of ${timeLimitMs} ms and was stopped by the watchdog`;
-  const abandoned = new Promise<RunEnd>((resolve) => {
-    limitTimer = setTimeout(() => {
-      overLimit = true;
-      handle.cancel();
-      abandonTimer = setTimeout(
-        () =>
-          resolve({
-            status: 'failed',
-            reason: `${limitReason}; it did not stop within ${graceMs} ms`,
-          }),
-        graceMs,
-      );
-    }, timeLimitMs + graceMs);
-  });
-  try {
-    const end = await Promise.race([handle.done, abandoned]);
-    return overLimit && end.status === 'cancelled'
-      ? { status: 'failed', reason: limitReason }
-      : end;
-  } finally {
-    clearTimeout(limitTimer);
-    clearTimeout(abandonTimer);
-  }
-}
-
-/** Coalesces update notifications into frames at most every `minIntervalMs`. */
-class FrameFlusher {
-  private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
-  private lastMs = -Infinity;
-
-  constructor(
-    private readonly flush: () => void,
-    private readonly minIntervalMs: number,
-  ) {}
-
-  request(): void {
-    if (this.timer !== undefined || this.immediate !== undefined) {
-      return;
-    }
-    const waitMs = this.lastMs + this.minIntervalMs - performance.now();
-    if (waitMs > 0) {
-      this.timer = setTimeout(() => this.flushNow(), waitMs);
-    } else {
-      this.immediate = setImmediate(() => this.flushNow());
-    }
-  }
-
-  flushNow(): void {
-    this.dispose();
-    this.lastMs = performance.now();
-    this.flush();
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    clearImmediate(this.immediate);
-    this.timer = undefined;
-    this.immediate = undefined;
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
