@@ -1,5 +1,5 @@
 import type { NsysRecord } from './nsys-record.ts';
-import { fieldFor } from './nsys-record.ts';
+import { fieldFor, fieldNames } from './nsys-record.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -9,20 +9,38 @@ const RBRACE = 0x7d;
 const MINUS = 0x2d;
 const BACKSLASH = 0x5c;
 
-/** Entries per key in a template: length, field id (-1 if unread), first, middle, last byte. */
-const slot = 5;
+/**
+ * Entries per key in a template: length, field id (-1 if unread), offset of its bytes, and
+ * whether it must be compared in full (1) or by its first, middle and last bytes (0).
+ */
+const slot = 4;
 const maxTemplateKeys = 96;
+const maxTemplateBytes = 4096;
 
 /**
  * The keys of the last line of one event type, in order. nsys writes protobuf messages, whose
  * fields always come in the same order, so the next line of that type almost always has the
- * same keys: each is then confirmed by its length, three of its bytes, and the quote and colon
- * that must follow, instead of being read byte by byte. A line that differs is read the slow
- * way and becomes the new template.
+ * same keys: each is then confirmed where it stands instead of being hashed and looked up. A
+ * key the importer reads is compared byte for byte; a key it skips only by its length, its
+ * first, middle and last bytes and the quote and colon after it — mistaking one skipped key for
+ * another changes nothing — unless a key the importer reads looks the same by those bytes, in
+ * which case it too is compared in full. A line that differs is read the slow way and becomes
+ * the new template.
  */
 export class KeyTemplate {
   readonly keys = new Int32Array(maxTemplateKeys * slot);
+  readonly bytes = new Uint8Array(maxTemplateBytes);
   count = 0;
+  used = 0;
+
+  /** Starts this template as the first `count` keys of `from`. */
+  copyPrefix(from: KeyTemplate, count: number): void {
+    this.keys.set(from.keys.subarray(0, count * slot));
+    this.count = count;
+    this.used =
+      count === 0 ? 0 : from.keys[(count - 1) * slot + 2]! + from.keys[(count - 1) * slot]!;
+    this.bytes.set(from.bytes.subarray(0, this.used));
+  }
 }
 
 /**
@@ -43,12 +61,14 @@ export function fastScan(
 ): number {
   const gen = rec.gen;
   const known = template?.keys;
+  const knownBytes = template?.bytes;
   const knownCount = template?.count ?? 0;
   let k = 0;
   let matching = known !== undefined;
   let learning = learned !== undefined;
   if (learned !== undefined) {
     learned.count = 0;
+    learned.used = 0;
   }
   const num = rec.num;
   const seen = rec.seen;
@@ -67,23 +87,32 @@ export function fastScan(
     if (matching) {
       const at = k * slot;
       const length = k < knownCount ? known![at]! : -1;
-      if (
-        length > 0 &&
-        buf[i + length + 1] === QUOTE &&
-        buf[i + length + 2] === COLON &&
-        buf[i + 1] === known![at + 2] &&
-        buf[i + 1 + (length >> 1)] === known![at + 3] &&
-        buf[i + length] === known![at + 4]
-      ) {
+      let same = length > 0 && buf[i + length + 1] === QUOTE && buf[i + length + 2] === COLON;
+      if (same) {
+        const offset = known![at + 2]! - i - 1;
+        if (known![at + 3] === 1) {
+          for (let j = i + 1; j <= i + length; j++) {
+            if (buf[j] !== knownBytes![j + offset]) {
+              same = false;
+              break;
+            }
+          }
+        } else {
+          const mid = i + 1 + (length >> 1);
+          same =
+            buf[i + 1] === knownBytes![i + 1 + offset] &&
+            buf[mid] === knownBytes![mid + offset] &&
+            buf[i + length] === knownBytes![i + length + offset];
+        }
+      }
+      if (same) {
         field = known![at + 1]!;
         i += length + 3;
         k++;
       } else {
         matching = false;
         if (learning) {
-          // the keys confirmed so far start the new template
-          learned!.keys.set(known!.subarray(0, k * slot));
-          learned!.count = k;
+          learned!.copyPrefix(template!, k); // the keys confirmed so far start the new template
         }
       }
     }
@@ -106,18 +135,23 @@ export function fastScan(
       }
       i++;
       field = fieldFor(h, keyLength);
+      if (field >= 0 && !sameKey(buf, keyStart, fieldNames[field]!)) {
+        field = -1; // a different key with the same hash and length
+      }
       if (learning) {
         const n = learned!.count;
-        if (n >= maxTemplateKeys) {
+        const used = learned!.used;
+        if (n >= maxTemplateKeys || used + keyLength > maxTemplateBytes) {
           learning = false;
         } else {
           const at = n * slot;
-          const keys = learned!.keys;
-          keys[at] = keyLength;
-          keys[at + 1] = field;
-          keys[at + 2] = buf[keyStart]!;
-          keys[at + 3] = buf[keyStart + (keyLength >> 1)]!;
-          keys[at + 4] = buf[keyStart + keyLength - 1]!;
+          learned!.keys[at] = keyLength;
+          learned!.keys[at + 1] = field;
+          learned!.keys[at + 2] = used;
+          learned!.keys[at + 3] =
+            field >= 0 || looksLikeReadField(buf, keyStart, keyLength) ? 1 : 0;
+          learned!.bytes.set(buf.subarray(keyStart, keyStart + keyLength), used);
+          learned!.used = used + keyLength;
           learned!.count = n + 1;
         }
       }
@@ -227,8 +261,7 @@ export function fastScan(
         if (matching && k !== knownCount) {
           matching = false; // fewer keys than the template: keep this line's keys instead
           if (learning) {
-            learned!.keys.set(known!.subarray(0, k * slot));
-            learned!.count = k;
+            learned!.copyPrefix(template!, k);
           }
         }
         if (learned !== undefined && (matching || !learning)) {
@@ -244,4 +277,25 @@ export function fastScan(
     i++;
   }
   return -1;
+}
+
+function sameKey(buf: Uint8Array, start: number, name: string): boolean {
+  for (let j = 0; j < name.length; j++) {
+    if (buf[start + j] !== name.charCodeAt(j)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** True when a read field's name has this length and these first, middle and last bytes. */
+function looksLikeReadField(buf: Uint8Array, start: number, length: number): boolean {
+  const mid = length >> 1;
+  return fieldNames.some(
+    (name) =>
+      name.length === length &&
+      name.charCodeAt(0) === buf[start] &&
+      name.charCodeAt(mid) === buf[start + mid] &&
+      name.charCodeAt(length - 1) === buf[start + length - 1],
+  );
 }
