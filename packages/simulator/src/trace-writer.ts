@@ -111,8 +111,11 @@ export class TraceWriter {
 
   /** The GPU op of a finished command, with its flows to what is already written. */
   gpu(cmd: Cmd): void {
+    // A record takes no GPU time: it happens when the stream reaches it. Time spent before that
+    // (behind the legacy stream's barrier, say) is a gap on the stream, not part of the record.
+    const startNs = cmd.opKind === OpKind.EventRecord ? cmd.endNs : cmd.startNs;
     cmd.gpuOp = this.add(
-      cmd.startNs,
+      startNs,
       cmd.endNs,
       cmd.stream.track,
       cmd.opKind,
