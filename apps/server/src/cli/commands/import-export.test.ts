@@ -1,0 +1,74 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadTrace } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { main } from '../main.ts';
+
+async function cli(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, {
+    out: (t) => {
+      out += `${t}\n`;
+    },
+    err: (t) => {
+      err += `${t}\n`;
+    },
+  });
+  return { code, out, err };
+}
+
+const fixtures = path.resolve(import.meta.dirname, '../../../../../fixtures');
+
+describe('streamscope import and export', () => {
+  it('imports a real nsys SQLite export, saves the trace and prints the summary last', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'import-cli-'));
+    const out = path.join(dir, 'train.sstrace');
+    const r = await cli([
+      'import',
+      path.join(fixtures, 'nsys/2025.3.1/train.sqlite'),
+      '--out',
+      out,
+      '--summary',
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const summary = JSON.parse(r.out.trim().split('\n').at(-1)!) as {
+      format: string;
+      counts: { kernel: number; api: number };
+    };
+    expect(summary.format).toBe('nsys-sqlite');
+    expect(summary.counts.kernel).toBeGreaterThan(0);
+    const trace = loadTrace(await readFile(out));
+    expect(trace.meta.sourceFormat).toBe('nsys-sqlite');
+    // The saved trace holds the kernels the summary counted.
+    const kinds = trace.ops.columns().kind;
+    expect(kinds.filter((k) => k === 0).length).toBe(summary.counts.kernel);
+  });
+
+  it('exports a saved trace as Chrome trace JSON with one event per op', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'export-cli-'));
+    const saved = path.join(dir, 'p.sstrace');
+    const run = await cli(['run', '--preset', 'pipeline', '--backend', 'sim', '--out', saved]);
+    expect(run.code, run.err).toBe(0);
+    const json = path.join(dir, 'p.json');
+    const r = await cli(['export', saved, '--format', 'chrome', '--out', json]);
+    expect(r.code, r.err).toBe(0);
+    const chrome = JSON.parse(await readFile(json, 'utf8')) as {
+      traceEvents: { ph: string }[];
+    };
+    const spans = chrome.traceEvents.filter((e) => e.ph === 'X').length;
+    expect(spans).toBe(loadTrace(await readFile(saved)).ops.count);
+  });
+
+  it('exits 2 when export is asked for a format it does not write', async () => {
+    const r = await cli(['export', 'x.sstrace', '--format', 'svg']);
+    expect(r.code).toBe(2);
+  });
+
+  it('tells the user to run nsys export for a .nsys-rep', async () => {
+    const r = await cli(['import', path.join(fixtures, 'broken/report.nsys-rep')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('nsys export');
+  });
+});
