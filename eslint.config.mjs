@@ -50,9 +50,17 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/strict-boolean-expressions': [
         'error',
-        { allowNullableBoolean: true, allowNullableString: true, allowNumber: true, allowString: true },
+        {
+          allowNullableBoolean: true,
+          allowNullableString: true,
+          allowNumber: true,
+          allowString: true,
+        },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       curly: ['error', 'all'],
     },
   },
