@@ -18,7 +18,7 @@ function ParamInput({
   onChange: (v: unknown) => void;
 }) {
   const id = `param-${param.name}`;
-  if (param.type === 'boolean') {
+  if (param.type === 'boolean' || param.type === 'bool') {
     return (
       <input
         id={id}
@@ -45,7 +45,7 @@ function ParamInput({
       </select>
     );
   }
-  if (param.type === 'number' || param.type === 'integer') {
+  if (param.type === 'number' || param.type === 'integer' || param.type === 'int') {
     return (
       <input
         id={id}
@@ -54,7 +54,7 @@ function ParamInput({
         value={typeof value === 'number' ? value : ''}
         min={param.min}
         max={param.max}
-        step={param.type === 'integer' ? 1 : 'any'}
+        step={param.type === 'number' ? 'any' : 1}
         onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
       />
     );

@@ -1,0 +1,59 @@
+import { expect, idle, rendererStats, test } from './fixtures.ts';
+
+interface LiveWindow {
+  __seenLiveOps?: number[];
+  __rendererStats?: () => Record<string, { traceOps: number }>;
+}
+
+test('a preset run on the simulator fills the Gantt live, then lists and opens its trace', async ({
+  page,
+}) => {
+  await page.goto('/#/run');
+  await idle(page);
+  await page.getByTestId('preset-select').selectOption('pipeline');
+  // Long kernels at real-time pace: the run lasts over a second, so ops arrive in many frames.
+  await page.locator('#param-kernelUs').fill('150000');
+  await page.locator('#param-chunks').fill('8');
+  await page.getByTestId('backend-select').selectOption('sim');
+
+  // Record every op count the live timeline has drawn, frame by frame.
+  await page.evaluate(() => {
+    const w = window as unknown as LiveWindow;
+    w.__seenLiveOps = [];
+    const tick = (): void => {
+      const ops = w.__rendererStats?.()['live-timeline']?.traceOps;
+      if (ops !== undefined && w.__seenLiveOps!.at(-1) !== ops) {
+        w.__seenLiveOps!.push(ops);
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await page.getByTestId('run-button').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'finished', {
+    timeout: 30_000,
+  });
+  await idle(page);
+
+  const seen = await page.evaluate(() => (window as unknown as LiveWindow).__seenLiveOps ?? []);
+  const final = await rendererStats(page, 'live-timeline');
+  expect(final?.drawnOps).toBeGreaterThan(0);
+  // The Gantt grew in steps while the run went on, not in one piece at the end.
+  const partial = seen.filter((n) => n > 0 && n < final!.traceOps);
+  expect(partial.length).toBeGreaterThanOrEqual(2);
+  expect(seen.at(-1)).toBe(final!.traceOps);
+
+  // The finished run is listed with the same op count the timeline holds, and opens.
+  await page.goto('/#/traces');
+  await idle(page);
+  const row = page.getByTestId('trace-row').first();
+  await expect(row).toHaveAttribute('data-status', 'finished');
+  await expect(row.getByTestId('trace-op-count')).toHaveText(
+    final!.traceOps.toLocaleString('en-US'),
+  );
+  await row.getByTestId('open-trace').click();
+  await idle(page);
+  const opened = await rendererStats(page, 'timeline');
+  expect(opened?.traceOps).toBe(final!.traceOps);
+  expect(opened?.drawnOps).toBeGreaterThan(0);
+});
