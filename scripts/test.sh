@@ -11,12 +11,14 @@ step() {
   echo "== $*" >&2
   "${pnpm_cmd[@]}" "$@"
 }
-mkdir -p test-results
-rm -f test-results/vitest.json test-results/e2e.json
+# Reports go beside Playwright's test-results/, which Playwright empties when it starts.
+reports="$PWD/reports"
+mkdir -p "$reports"
+rm -f "$reports/vitest.json" "$reports/e2e.json"
 step typecheck
 step lint
 step format:check
-step test --reporter=default --reporter=json --outputFile.json=test-results/vitest.json
+step test --reporter=default --reporter=json --outputFile.json="$reports/vitest.json"
 step build
-PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e.json step test:e2e --reporter=list,json
-node scripts/test-summary.mjs test-results/vitest.json test-results/e2e.json
+PLAYWRIGHT_JSON_OUTPUT_NAME="$reports/e2e.json" step test:e2e --reporter=list,json
+node scripts/test-summary.mjs "$reports/vitest.json" "$reports/e2e.json"
