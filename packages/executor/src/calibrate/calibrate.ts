@@ -1,38 +1,14 @@
 import type { Trace } from '@streamscope/trace';
 import { MemKind, OpKind, dstMemKind, srcMemKind } from '@streamscope/trace';
+import type { Calibration } from '@streamscope/simulator';
 import type { Plan } from '@streamscope/workload';
 import type { CudaBackend } from '../cuda/cuda-backend.ts';
 import type { ProbeDevice } from '../cuda/protocol.ts';
 import { unavailableReason } from '../cuda/protocol.ts';
 import { PlanBuilder } from './plan-builder.ts';
 
-/**
- * What `streamscope calibrate` prints; the simulator's profileFromCalibration reads it
- * (packages/simulator/src/calibration.ts documents the same shape).
- */
-export interface Calibration {
-  readonly device: {
-    readonly name: string;
-    readonly smCount: number;
-    readonly copyEngineCount: number;
-    readonly memoryBytes: number;
-    readonly priorityRange: readonly [number, number];
-    readonly computeCapability?: string;
-  };
-  /** Host time of one kernel launch call (median). */
-  readonly launchLatencyNs: number;
-  readonly copyBandwidthBytesPerS: {
-    readonly htodPinned: number;
-    readonly htodPageable: number;
-    readonly dtohPinned: number;
-    readonly dtohPageable: number;
-    readonly dtod: number;
-  };
-  /** Fixed-work kernel iterations per ns, per thread, on an idle GPU. */
-  readonly workIterationsPerNs: number;
-  /** Timed kernel: measured minus requested duration (median). */
-  readonly spinOffsetNs: number;
-}
+/** What `streamscope calibrate` prints: the shape the simulator's profileFromCalibration reads. */
+export type { Calibration };
 
 const copyBytes = 64 * 1024 * 1024;
 const reps = 5;

@@ -3,21 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { main } from '../main.ts';
+import { runCli } from '../run-cli-for-test.ts';
 
-async function cli(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => {
-      out += `${t}\n`;
-    },
-    err: (t) => {
-      err += `${t}\n`;
-    },
-  });
-  return { code, out, err };
-}
+const cli = runCli;
 
 const fixtures = path.resolve(import.meta.dirname, '../../../../../fixtures');
 
