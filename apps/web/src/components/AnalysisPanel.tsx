@@ -1,5 +1,5 @@
 import { formatDurationNs } from '@streamscope/trace';
-import { getAnalysisFor } from '../data/trace-registry.ts';
+import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { zoomToOp } from '../data/view-actions.ts';
 import { formatPercent } from '../lib/format.ts';
 import { useApp } from '../store/use-app.ts';
@@ -9,6 +9,13 @@ export function AnalysisPanel() {
   const traceId = useApp((s) => s.traceId);
   useApp((s) => s.dataVersion);
   const analysis = getAnalysisFor(traceId);
+  const trace = getTrace(traceId);
+  // Stream ids repeat across GPUs: name the device when the trace has more than one.
+  const streamName = (track: number, label: string): string => {
+    const info = trace?.tracks[track];
+    const multiGpu = (trace?.devices.length ?? 0) > 1;
+    return multiGpu && info?.kind === 'gpu-stream' ? `GPU ${info.deviceId} · ${label}` : label;
+  };
   if (analysis === undefined) {
     return (
       <div className="panel" data-testid="analysis-panel">
@@ -45,7 +52,7 @@ export function AnalysisPanel() {
           <tbody>
             {analysis.streams.map((s) => (
               <tr key={s.track}>
-                <td className="name">{s.label}</td>
+                <td className="name">{streamName(s.track, s.label)}</td>
                 <td className="num">{formatPercent(s.utilization)}</td>
                 <td className="bar-cell">
                   <span className="bar" style={{ width: `${Math.round(s.utilization * 100)}%` }} />
