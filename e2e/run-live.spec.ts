@@ -11,9 +11,11 @@ test('a preset run on the simulator fills the Gantt live, then lists and opens i
   await page.goto('/#/run');
   await idle(page);
   await page.getByTestId('preset-select').selectOption('pipeline');
-  // Long kernels at real-time pace: the run lasts over a second, so ops arrive in many frames.
+  // Eight 150 ms kernels on one stream at real-time pace: they end 150 ms apart over 1.2 s, so
+  // their ops reach the browser in at least eight separate live frames.
   await page.locator('#param-kernelUs').fill('150000');
   await page.locator('#param-chunks').fill('8');
+  await page.locator('#param-streams').fill('1');
   await page.getByTestId('backend-select').selectOption('sim');
 
   // Record every op count the live timeline has drawn, frame by frame.
