@@ -12,6 +12,7 @@ import {
   syncOpKind,
   syncTypeFromName,
 } from './nsys-enums.ts';
+import { GlobalIdMemo } from './global-id-memo.ts';
 import type { NsysRecord } from './nsys-record.ts';
 import { F, fieldNames } from './nsys-record.ts';
 
@@ -28,18 +29,20 @@ const syncNames: Record<number, string> = {
 /** Turns nsys JSON events (one `NsysRecord` each) into builder ops, lanes and ranges. */
 export class NsysEventSink {
   private readonly op: StagedOp = newStagedOp();
-  private readonly procByGlobalPid = new Map<number, number>();
-  private readonly laneByGlobalTid = new Map<number, number>();
+  private readonly procs = new GlobalIdMemo((globalPid) => {
+    const { key, pid } = splitGlobalId(globalPid);
+    return this.builder.lanes.processFor(key, pid);
+  });
+  private readonly hostLanes = new GlobalIdMemo((globalTid) => {
+    const { key, pid, tid } = splitGlobalId(globalTid);
+    return this.builder.lanes.hostLane(this.builder.lanes.processFor(key, pid), tid);
+  });
   private readonly processNames = new Map<string, string>();
   private readonly domainNames = new Map<number, number>();
   private readonly nameIds = new Map<string, number>();
   private lastLaunch = new Float64Array(8).fill(-1);
   private lastLaunchId = 0;
   private readonly lastGpuLane = new Float64Array(5).fill(-1);
-  private lastGlobalTid = -1;
-  private lastGlobalPid = -1;
-  private lastProc = 0;
-  private lastHostLane = 0;
   line = 0;
 
   constructor(
@@ -98,7 +101,7 @@ export class NsysEventSink {
     const sub = rec.sub;
     op.startNs = this.time(rec, F.startNs);
     op.endNs = this.time(rec, F.endNs);
-    op.proc = this.procOf(rec, F.globalPid);
+    op.proc = this.globalIdOf(rec, F.globalPid, this.procs);
     const deviceId = rec.get(F.deviceId);
     const contextId = rec.get(F.contextId);
     const streamId = rec.get(F.streamId);
@@ -179,7 +182,7 @@ export class NsysEventSink {
     op.kind = OpKind.ApiCall;
     op.startNs = this.time(rec, F.startNs);
     op.endNs = this.time(rec, F.endNs);
-    op.lane = this.hostLaneOf(rec, F.globalTid);
+    op.lane = this.globalIdOf(rec, F.globalTid, this.hostLanes);
     op.proc = this.builder.lanes.laneProc(op.lane);
     op.nameRef = rec.has(F.name)
       ? this.builder.sourceName(rec.get(F.name))
@@ -197,7 +200,7 @@ export class NsysEventSink {
   private nvtx(type: number, rec: NsysRecord): void {
     const startNs = this.time(rec, F.Timestamp);
     const endNs = rec.has(F.EndTimestamp) ? this.time(rec, F.EndTimestamp) : -1;
-    const lane = this.hostLaneOf(rec, F.GlobalTid);
+    const lane = this.globalIdOf(rec, F.GlobalTid, this.hostLanes);
     const nameRef = this.textRef(rec);
     const domainId = rec.get(F.DomainId);
     const domainRef =
@@ -292,29 +295,12 @@ export class NsysEventSink {
     );
   }
 
-  private procOf(rec: NsysRecord, field: number): number {
+  /** A global pid or tid field, resolved through its memo. */
+  private globalIdOf(rec: NsysRecord, field: number, memo: GlobalIdMemo): number {
     if (!rec.has(field)) {
       throw this.error(field, 'is missing');
     }
-    const big = rec.bigOf(field);
-    const value = rec.num[field]!;
-    if (big === undefined && value === this.lastGlobalPid) {
-      return this.lastProc;
-    }
-    if (big === undefined) {
-      const known = this.procByGlobalPid.get(value);
-      if (known !== undefined) {
-        this.lastGlobalPid = value;
-        this.lastProc = known;
-        return known;
-      }
-    }
-    const { key, pid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const proc = this.builder.lanes.processFor(key, pid);
-    if (big === undefined) {
-      this.procByGlobalPid.set(value, proc);
-    }
-    return proc;
+    return memo.indexOf(rec.num[field]!, rec.bigOf(field));
   }
 
   /** Lane of a GPU stream; consecutive ops mostly share one, so the last is cached. */
@@ -329,33 +315,6 @@ export class NsysEventSink {
     last[2] = contextId;
     last[3] = streamId;
     last[4] = lane;
-    return lane;
-  }
-
-  private hostLaneOf(rec: NsysRecord, field: number): number {
-    if (!rec.has(field)) {
-      throw this.error(field, 'is missing');
-    }
-    const big = rec.bigOf(field);
-    const value = rec.num[field]!;
-    if (big === undefined && value === this.lastGlobalTid) {
-      return this.lastHostLane;
-    }
-    if (big === undefined) {
-      const known = this.laneByGlobalTid.get(value);
-      if (known !== undefined) {
-        this.lastGlobalTid = value;
-        this.lastHostLane = known;
-        return known;
-      }
-    }
-    const { key, pid, tid } = splitGlobalId(big === undefined ? value : BigInt(big));
-    const lane = this.builder.lanes.hostLane(this.builder.lanes.processFor(key, pid), tid);
-    if (big === undefined) {
-      this.laneByGlobalTid.set(value, lane);
-      this.lastGlobalTid = value;
-      this.lastHostLane = lane;
-    }
     return lane;
   }
 
