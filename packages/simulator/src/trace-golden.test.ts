@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import type { PresetValue, WorkloadInput } from '@streamscope/workload';
+import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import type { DeviceProfile } from './profile.ts';
+import { deviceProfiles } from './profiles.ts';
+import { randomSpec } from './random-spec.ts';
+import { createSimulation, simulate } from './simulation.ts';
+import { listDigest, traceDigest } from './trace-digest.ts';
+
+// Traces the simulator produced before its data structures were reworked for speed (the
+// digests below were taken from that code). A change to the model shows up here first; if the
+// change is meant, say why in its commit and take the new digests.
+
+const profiles = Object.values(deviceProfiles);
+
+function planOf(spec: WorkloadInput) {
+  const result = validateWorkload(spec);
+  if (!result.ok) {
+    throw new Error(JSON.stringify(result.errors));
+  }
+  return result.plan;
+}
+
+/** The values of a preset's pitfall parameter worth running: each option, or the default and the least. */
+function pitfallValues(name: string): PresetValue[] {
+  const info = presets.find((p) => p.name === name)!;
+  const param = info.params.find((p) => p.name === info.pitfallParam)!;
+  if (param.options !== undefined) {
+    return [...param.options];
+  }
+  if (param.type === 'bool') {
+    return [true, false];
+  }
+  return param.min === undefined ? [param.default] : [param.default, param.min];
+}
+
+/** The simulator benchmark's workload: copy, kernel, record, cross-stream wait, copy, per chunk. */
+function pipelineSpec(chunks: number): WorkloadInput {
+  return {
+    name: `pipeline ${chunks}`,
+    buffers: [
+      { name: 'h', kind: 'host-pinned', size: '8MiB' },
+      { name: 'd', kind: 'device', size: '8MiB' },
+    ],
+    streams: [{ name: 's', count: 8, type: 'non-blocking' }],
+    events: [{ name: 'e', count: 8 }],
+    threads: [
+      {
+        name: 'main',
+        ops: [
+          {
+            op: 'repeat',
+            count: chunks,
+            ops: [
+              {
+                op: 'copy',
+                src: 'h',
+                dst: 'd',
+                srcOffset: '(i % 8) * 1MiB',
+                dstOffset: '(i % 8) * 1MiB',
+                bytes: '64KiB',
+                stream: 's[i % 8]',
+              },
+              { op: 'kernel', name: 'step', duration: '5us', grid: 32, stream: 's[i % 8]' },
+              { op: 'eventRecord', event: 'e[i % 8]', stream: 's[i % 8]' },
+              { op: 'streamWait', event: 'e[i % 8]', stream: 's[(i + 1) % 8]' },
+              {
+                op: 'copy',
+                src: 'd',
+                dst: 'h',
+                srcOffset: '(i % 8) * 1MiB',
+                dstOffset: '(i % 8) * 1MiB',
+                bytes: '64KiB',
+                stream: 's[i % 8]',
+              },
+            ],
+          },
+          { op: 'deviceSync' },
+        ],
+      },
+    ],
+  };
+}
+
+/** Runs in small steps, as a live run does: 50 us of simulated time or 7 events at a time. */
+function steppedDigest(spec: WorkloadInput, profile: DeviceProfile): string {
+  const sim = createSimulation(planOf(spec), profile);
+  const counts: string[] = [];
+  for (let untilNs = 50_000; !sim.step(untilNs, 7); untilNs += 50_000) {
+    counts.push(`${sim.trace.ops.count}/${sim.trace.flows.count}/${sim.nowNs}`);
+  }
+  return listDigest([traceDigest(sim.trace), listDigest(counts)]);
+}
+
+describe('simulated traces, op by op', () => {
+  it('are what they were for every preset and pitfall value on every profile', () => {
+    const digests: Record<string, string> = {};
+    for (const preset of presets) {
+      const values = pitfallValues(preset.name);
+      const traces: string[] = [];
+      for (const value of values) {
+        const plan = planOf(buildPreset(preset.name, { [preset.pitfallParam]: value }));
+        for (const profile of profiles) {
+          traces.push(traceDigest(simulate(plan, profile)));
+        }
+      }
+      digests[preset.name] = listDigest(traces);
+    }
+    expect(digests).toEqual({
+      'default-stream': '3da262ac71b95486',
+      'events-vs-device-sync': 'f1de199a4d45eef4',
+      graphs: '7b47f588f810d796',
+      'issue-order': '74fbfc6e9ffc61f8',
+      'malloc-in-loop': 'c3588e11ccb1a8a7',
+      'over-sync': '8277dffae29c70ec',
+      'overlap-blog': '0f5ab8640e8901ae',
+      'pinned-vs-pageable': '06f5c77e627d1610',
+      pipeline: '8f883a496f7d3697',
+      priorities: 'c3cc10ca5d84ef24',
+      'stream-count': 'db2b58b7cd258399',
+    });
+  });
+
+  it('are what they were for seeded random workloads on every profile', () => {
+    const traces: string[] = [];
+    let valid = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const result = validateWorkload(randomSpec(seed));
+      if (!result.ok) {
+        traces.push(`invalid ${result.errors[0]!.path}`);
+        continue;
+      }
+      valid++;
+      for (const profile of profiles) {
+        traces.push(traceDigest(simulate(result.plan, profile)));
+      }
+    }
+    expect(valid).toBe(40);
+    expect(listDigest(traces)).toBe('6346f060979cb8be');
+  });
+
+  it('are what they were for 4,000 pipeline chunks (20,000 ops, launches throttled)', () => {
+    const plan = planOf(pipelineSpec(4_000));
+    const digests = ['h100', 'c2050', 'k20c'].map((name) =>
+      traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
+    );
+    expect(digests).toEqual(['7595650410602776', 'd4a23c0fe4ba287d', '634aeb25af4e1c63']);
+  });
+
+  it('are what they were when run in small steps', () => {
+    expect([
+      steppedDigest(pipelineSpec(200), deviceProfiles.h100),
+      steppedDigest(
+        buildPreset('overlap-blog', { variant: 'breadth-first' }),
+        deviceProfiles.c2050,
+      ),
+      steppedDigest(randomSpec(7), deviceProfiles.k20c),
+    ]).toEqual(['ae8c27e099387786', 'ddfc7b0410ec905a', 'ac6d7f2defa1b7f3']);
+  });
+});
