@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import { validateWorkload } from '../api/client.ts';
 import type { PlacedError } from '../lib/workload-errors.ts';
 import { parseEditorJson, placeErrors } from '../lib/workload-errors.ts';
+import { appStore } from '../store/index.ts';
+import { useApp } from '../store/use-app.ts';
 import { WorkloadEditor } from './WorkloadEditor.tsx';
 
 interface WorkloadPanelProps {
@@ -11,9 +13,13 @@ interface WorkloadPanelProps {
 
 const validateDelayMs = 300;
 
-/** The JSON editor plus validation: syntax locally, the schema on the server, both placed. */
+/**
+ * The JSON editor plus validation: syntax locally, the schema on the server, both placed. The
+ * text sits in the store, where a preset or a lesson can load a workload to start from.
+ */
 export function WorkloadPanel({ onWorkload }: WorkloadPanelProps) {
-  const [text, setText] = useState('');
+  const text = useApp((s) => s.workloadText);
+  const origin = useApp((s) => s.workloadOrigin);
   const [errors, setErrors] = useState<readonly PlacedError[]>([]);
   const [checking, setChecking] = useState(false);
 
@@ -63,7 +69,16 @@ export function WorkloadPanel({ onWorkload }: WorkloadPanelProps) {
 
   return (
     <div className="stack">
-      <WorkloadEditor text={text} errors={errors} onChange={setText} />
+      {origin !== null && (
+        <span className="muted small" data-testid="workload-origin">
+          Started from {origin}: edit it freely, then run it.
+        </span>
+      )}
+      <WorkloadEditor
+        text={text}
+        errors={errors}
+        onChange={(next) => appStore.getState().setWorkloadText(next)}
+      />
       <span className="muted small" data-testid="workload-validity">
         {text.trim() === ''
           ? 'Paste or write a workload.'

@@ -10,6 +10,7 @@ import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { WorkloadPanel } from '../components/WorkloadPanel.tsx';
 import { followRun, refreshTraceList, stopFollowing } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
+import { presetWorkload } from '../lib/preset-workload.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
@@ -29,7 +30,8 @@ export function RunPage() {
   useTraceList();
   const [presets, setPresets] = useState<readonly Preset[]>([]);
   const [backends, setBackends] = useState<readonly BackendInfo[]>([]);
-  const [mode, setMode] = useState<'preset' | 'workload'>('preset');
+  const mode = useApp((s) => s.runMode);
+  const suggestedTarget = useApp((s) => s.suggestedTarget);
   const [presetName, setPresetName] = useState('');
   const [params, setParams] = useState<Record<string, unknown>>({});
   const [workload, setWorkload] = useState<{ value: unknown; valid: boolean }>({
@@ -82,6 +84,43 @@ export function RunPage() {
 
   useEffect(() => () => stopFollowing(), []);
 
+  // A workload opened from a lesson names the device profile it was made for: pick it once the
+  // server has listed its backends (and only if it offers that target).
+  useEffect(() => {
+    if (suggestedTarget === null) {
+      return;
+    }
+    const offered = backends.find((b) => b.name === suggestedTarget.backend && b.available);
+    if (offered === undefined) {
+      return;
+    }
+    if (suggestedTarget.target === '' || offered.targets.includes(suggestedTarget.target)) {
+      setBackend({ name: offered.name, target: suggestedTarget.target });
+    }
+    appStore.getState().clearSuggestedTarget();
+  }, [backends, suggestedTarget]);
+
+  const loadPreset = (): void => {
+    try {
+      const built = presetWorkload(presetName, params);
+      appStore.getState().loadWorkloadIntoEditor(built.workload, built.origin);
+    } catch (e) {
+      appStore.getState().notify('error', `preset not loaded: ${messageOf(e)}`);
+    }
+  };
+  const presetPicker = (
+    <PresetPicker
+      presets={presets}
+      presetName={presetName}
+      params={params}
+      onPreset={(name) => {
+        setPresetName(name);
+        setParams(defaultsOf(presets.find((p) => p.name === name)));
+      }}
+      onParam={(name, value) => setParams((p) => ({ ...p, [name]: value }))}
+    />
+  );
+
   const launch = async (): Promise<void> => {
     const target = backend.target === '' ? {} : { target: backend.target };
     const backendPart = backend.name === '' ? {} : { backend: backend.name, ...target };
@@ -114,7 +153,7 @@ export function RunPage() {
             role="tab"
             aria-selected={mode === 'preset'}
             data-testid="mode-preset"
-            onClick={() => setMode('preset')}
+            onClick={() => appStore.getState().setRunMode('preset')}
           >
             Preset
           </button>
@@ -123,24 +162,41 @@ export function RunPage() {
             role="tab"
             aria-selected={mode === 'workload'}
             data-testid="mode-workload"
-            onClick={() => setMode('workload')}
+            onClick={() => appStore.getState().setRunMode('workload')}
           >
             Workload JSON
           </button>
         </div>
         {mode === 'preset' ? (
-          <PresetPicker
-            presets={presets}
-            presetName={presetName}
-            params={params}
-            onPreset={(name) => {
-              setPresetName(name);
-              setParams(defaultsOf(presets.find((p) => p.name === name)));
-            }}
-            onParam={(name, value) => setParams((p) => ({ ...p, [name]: value }))}
-          />
+          <>
+            {presetPicker}
+            <button
+              type="button"
+              data-testid="preset-to-editor"
+              disabled={presetName === ''}
+              onClick={loadPreset}
+            >
+              Edit as JSON
+            </button>
+          </>
         ) : (
-          <WorkloadPanel onWorkload={onWorkload} />
+          <>
+            <details className="preset-loader" data-testid="preset-loader">
+              <summary>Load a preset into the editor</summary>
+              <div className="stack">
+                {presetPicker}
+                <button
+                  type="button"
+                  data-testid="load-preset"
+                  disabled={presetName === ''}
+                  onClick={loadPreset}
+                >
+                  Load (replaces the editor&apos;s text)
+                </button>
+              </div>
+            </details>
+            <WorkloadPanel onWorkload={onWorkload} />
+          </>
         )}
         <BackendPicker
           backends={backends}

@@ -1,4 +1,6 @@
 import { createStore } from 'zustand/vanilla';
+import { createEditorSlice } from './editor-slice.ts';
+import type { EditorSlice } from './editor-slice.ts';
 import { createFilterSlice } from './filter-slice.ts';
 import type { FilterSlice } from './filter-slice.ts';
 import { createRunSlice } from './run-slice.ts';
@@ -17,7 +19,8 @@ export type AppState = TraceSlice &
   SelectionSlice &
   FilterSlice &
   UiSlice &
-  RunSlice;
+  RunSlice &
+  EditorSlice;
 
 /** The one bound store. React reads it with `useStore(appStore, selector)`; the canvas subscribes. */
 export const appStore = createStore<AppState>()((...args) => ({
@@ -27,4 +30,5 @@ export const appStore = createStore<AppState>()((...args) => ({
   ...createFilterSlice(...args),
   ...createUiSlice(...args),
   ...createRunSlice(...args),
+  ...createEditorSlice(...args),
 }));
