@@ -93,6 +93,8 @@ export interface NativeRunStatus {
   readonly cuptiDropped?: number;
   readonly beforeOrigin?: number;
   readonly eventRecords?: number;
+  /** Stream waits whose GPU times never arrived, so no wait op was drawn for them. */
+  readonly unresolvedWaits?: number;
   readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;

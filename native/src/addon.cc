@@ -12,6 +12,7 @@
 #include "probe.h"
 #include "cupti-session.h"
 #include "runner.h"
+#include "sink-script.h"
 
 namespace streamscope {
 
@@ -245,6 +246,7 @@ Napi::Value Status(const Napi::CallbackInfo& info) {
   o.Set("cuptiDropped", static_cast<double>(c.cuptiDropped));
   o.Set("beforeOrigin", static_cast<double>(c.beforeOrigin));
   o.Set("eventRecords", static_cast<double>(c.eventRecords));
+  o.Set("unresolvedWaits", static_cast<double>(c.unresolvedWaits));
   o.Set("cuptiNotes", cuptiNotes());
   o.Set("makespanNs", static_cast<double>(currentRun->makespanNs()));
   o.Set("timingMethod", timingName(currentRun->timing()));
@@ -306,6 +308,7 @@ Napi::Value EncodeBatches(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("encodeBatches", Napi::Function::New(env, EncodeBatches));
+  exports.Set("sinkScript", Napi::Function::New(env, SinkScript));
   exports.Set("probe", Napi::Function::New(env, Probe));
   exports.Set("start", Napi::Function::New(env, Start));
   exports.Set("drain", Napi::Function::New(env, Drain));

@@ -26,15 +26,18 @@ uint32_t RecordSink::intern(const std::string& name) {
   return id;
 }
 
-void RecordSink::pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind,
-                        uint32_t nameId, uint32_t correlationId, uint8_t flags, uint64_t bytes,
-                        uint8_t memKinds, uint32_t refId) {
+uint32_t RecordSink::pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind,
+                            uint32_t nameId, uint32_t correlationId, uint8_t flags, uint64_t bytes,
+                            uint8_t memKinds, uint32_t refId) {
+  uint32_t index = WaitLinker::kNone;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (readyOps_.size() + gpu_.size() >= maxQueued_) {
       counts_.dropped++;
-      return;
+      return index;
     }
+    // Ready ops take the next indices in the order they were pushed (drain puts them first).
+    index = opsSent_ + static_cast<uint32_t>(readyOps_.size());
     CodecOp op;
     op.startNs = rel(startNs);
     op.endNs = rel(endNs);
@@ -50,6 +53,7 @@ void RecordSink::pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t 
     readyOpApiCorrelation_.push_back(correlationId);
   }
   ring();
+  return index;
 }
 
 void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
@@ -58,6 +62,12 @@ void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   issued_[correlationId] = op;
+  waits_.issued(op.gpuTrack, op.event, correlationId);
+}
+
+void RecordSink::waitIssued(const WaitIssue& wait) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  waits_.wait(wait);
 }
 
 void RecordSink::graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32_t>> nodes) {
@@ -109,7 +119,9 @@ bool RecordSink::hasPending() {
 
 SinkCounts RecordSink::counts() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return counts_;
+  SinkCounts c = counts_;
+  c.unresolvedWaits = waits_.unresolved();
+  return c;
 }
 
 std::vector<uint8_t> RecordSink::drain(bool final) {
@@ -186,8 +198,11 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       if (api != apiOpIndex_.end()) {
         flows.push_back(CodecFlow{api->second, index, kFlowApiToGpu});
       }
+      waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info->second.event : -1, index,
+                     r.startNs, r.endNs);
     }
     gpu_.swap(waiting);
+    waits_.emit(firstOp, originNs_, final, ops, flows);
     opsSent_ += static_cast<uint32_t>(ops.size());
     flowsSent_ += static_cast<uint32_t>(flows.size());
     counts_.opsOut += ops.size();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec-writer.h"
+#include "wait-linker.h"
 
 namespace streamscope {
 
@@ -39,6 +40,7 @@ enum OpKindCode : uint8_t {
   kHostWork = 17,
 };
 enum OpFlagBits : uint8_t { kFlagSync = 1, kFlagInGraph = 2, kFlagEventTimed = 4, kFlagIncomplete = 8 };
+constexpr uint8_t kFlowRecordToWait = 0;
 constexpr uint8_t kFlowApiToGpu = 1;
 constexpr uint32_t kNoRef = 0xffffffffu;
 
@@ -50,6 +52,7 @@ struct IssuedOp {
   uint8_t flags = 0;
   bool graph = false;  // a graph launch: several GPU records share its correlation id
   int32_t graphIndex = -1;
+  int32_t event = -1;  // an event record: the plan's event index
 };
 
 /** A GPU activity as CUPTI reported it (absolute ns), before it is joined to its op. */
@@ -70,6 +73,7 @@ struct SinkCounts {
   uint64_t cuptiDropped = 0;   // reported by cuptiActivityGetNumDroppedRecords
   uint64_t beforeOrigin = 0;   // GPU records of setup work, before the run's window (not lost)
   uint64_t eventRecords = 0;   // CUDA event records received from CUPTI
+  uint64_t unresolvedWaits = 0;  // stream waits whose GPU times never arrived (no op drawn)
 };
 
 class RecordSink {
@@ -79,11 +83,14 @@ class RecordSink {
   /** Interns a name; new names leave in the next drain as a strings batch. */
   uint32_t intern(const std::string& name);
   /** A finished op with absolute times. A correlation id marks it as the API call behind GPU work. */
-  void pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind, uint32_t nameId,
+  /** Returns the op's index in the trace, or WaitLinker::kNone if it was dropped. */
+  uint32_t pushOp(int64_t startNs, int64_t endNs, uint32_t track, uint8_t kind, uint32_t nameId,
               uint32_t correlationId = 0, uint8_t flags = 0, uint64_t bytes = 0, uint8_t memKinds = 0,
               uint32_t refId = kNoRef);
   /** Tells the sink which op a correlation id belongs to (the API call's op is pushed separately). */
   void issued(uint32_t correlationId, const IssuedOp& op);
+  /** A cudaStreamWaitEvent or cudaEventSynchronize, after its API op was pushed (WaitLinker). */
+  void waitIssued(const WaitIssue& wait);
   /**
    * The name and launch config of each GPU-work node of a captured linear graph, in order: a
    * launch's records (all with its correlation id) are named by their order of start.
@@ -121,6 +128,7 @@ class RecordSink {
   std::unordered_map<uint32_t, IssuedOp> issued_;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
   std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
+  WaitLinker waits_;
   std::unordered_map<uint32_t, uint32_t> apiOpIndex_;  // correlation id -> op index of the API call
   uint32_t opsSent_ = 0;
   uint32_t flowsSent_ = 0;

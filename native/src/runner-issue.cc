@@ -45,12 +45,12 @@ uint8_t Runner::copyKind(int dst, int src, uint8_t* memKinds) const {
 }
 
 template <typename Fn>
-void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack,
-                  bool capturing, bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn) {
+uint32_t Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack,
+                      bool capturing, bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn) {
   if (capturing) {
     cudaError_t st = fn();
     if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
-    return;
+    return WaitLinker::kNone;
   }
   const PlanStream& ps = plan_.streams.at(op.stream);
   cudaStream_t stream = streams_.at(op.stream);
@@ -70,8 +70,9 @@ void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t
   if (st != cudaSuccess) throw NativeError(describeCudaError(st, api, __FILE__, __LINE__));
   if (gpuWork && options_.timing == TimingMode::Cupti) {
     bool graph = op.code == OpCode::GraphLaunch;
-    sink_->issued(correlation,
-                  IssuedOp{ps.track, op.nameId, op.refId, 0, graph, graph ? static_cast<int32_t>(op.a[0]) : -1});
+    int32_t event = gpuKind == kEventRecord ? static_cast<int32_t>(op.a[0]) : -1;
+    sink_->issued(correlation, IssuedOp{ps.track, op.nameId, op.refId, 0, graph,
+                                        graph ? static_cast<int32_t>(op.a[0]) : -1, event});
   }
   if (pair) {
     SS_CUDA_CHECK(cudaEventRecord(pending.end, stream));
@@ -90,7 +91,13 @@ void Runner::call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t
   }
   // Every CUDA call is an ApiCall on its thread's track; Sync marks the synchronous cudaMemcpy
   // and cudaMemset (as the simulator does), whose GPU work the host waited for.
-  sink_->pushOp(t0, t1, hostTrack, kApiCall, sink_->intern(api), correlation, hostFlags);
+  uint32_t apiOp = sink_->pushOp(t0, t1, hostTrack, kApiCall, sink_->intern(api), correlation, hostFlags);
+  if (gpuKind == kStreamWait && options_.timing == TimingMode::Cupti) {
+    // CUPTI reports no GPU activity for a wait: the sink derives it from the ops around it.
+    bool onHost = op.code == OpCode::EventSync;
+    sink_->waitIssued(WaitIssue{ps.track, op.nameId, static_cast<int32_t>(op.a[0]), t0, apiOp, onHost});
+  }
+  return apiOp;
 }
 
 void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
@@ -180,7 +187,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       break;
     }
     case OpCode::StreamWait:
-      call("cudaStreamWaitEvent", 0, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaStreamWaitEvent", 0, op, hostTrack, capturing, false, kStreamWait, 0, 0,
            [&] { return cudaStreamWaitEvent(s, events_.at(static_cast<size_t>(a[0])), 0); });
       break;
     case OpCode::StreamSync:
@@ -188,7 +195,7 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
            [&] { return cudaStreamSynchronize(s); });
       break;
     case OpCode::EventSync:
-      call("cudaEventSynchronize", 0, op, hostTrack, capturing, false, 0, 0, 0,
+      call("cudaEventSynchronize", 0, op, hostTrack, capturing, false, kStreamWait, 0, 0,
            [&] { return cudaEventSynchronize(events_.at(static_cast<size_t>(a[0]))); });
       break;
     case OpCode::DeviceSync:

@@ -63,8 +63,9 @@ class Runner {
   void control();
   void issueAll(size_t threadIndex);
   void issue(const PlanOp& op, uint32_t hostTrack, bool capturing);
+  /** Issues one CUDA call and pushes its API op; returns that op's index (WaitLinker::kNone if none). */
   template <typename Fn>
-  void call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack, bool capturing,
+  uint32_t call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack, bool capturing,
             bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn);
   void completeEvents();
   void fail(const std::string& reason);

@@ -230,6 +230,11 @@ function lostRecords(status: NativeStatus): string | undefined {
   if ((status.unmatched ?? 0) > 0) {
     parts.push(`${status.unmatched} GPU records could not be matched to an op`);
   }
+  if ((status.unresolvedWaits ?? 0) > 0) {
+    parts.push(
+      `${status.unresolvedWaits} stream waits have no GPU time (their event records never arrived)`,
+    );
+  }
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 

@@ -218,7 +218,13 @@ class OpLowerer {
         if (op.afterRecord !== null) {
           out.push({ code: C.WaitRecorded, stream: op.stream, args: [op.event, 1] });
         }
-        out.push({ code: C.StreamWait, stream: op.stream, args: [op.event] });
+        out.push({
+          code: C.StreamWait,
+          stream: op.stream,
+          args: [op.event],
+          nameId: this.name('stream wait'),
+          refId: op.event,
+        });
         return;
       case 'eventSync':
         if (op.afterRecord !== null) {

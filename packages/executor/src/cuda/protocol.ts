@@ -46,6 +46,8 @@ export interface NativeStatus {
   readonly beforeOrigin?: number;
   /** CUDA event records CUPTI delivered, and what optional CUPTI features did. */
   readonly eventRecords?: number;
+  /** Stream waits whose GPU times never arrived, so no wait op was drawn for them. */
+  readonly unresolvedWaits?: number;
   readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;

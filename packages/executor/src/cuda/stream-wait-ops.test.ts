@@ -1,0 +1,194 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { FlowKind, OpKind, Trace, TraceDecoder } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { defaultAddonPath } from './addon-path.ts';
+
+// The addon's test surface: a real RecordSink driven by a script, no GPU (native/src/sink-script.cc).
+interface SinkScriptAddon {
+  sinkScript(steps: Float64Array): {
+    bytes: Uint8Array;
+    unresolvedWaits: number;
+    unmatched: number;
+  };
+}
+
+type Step =
+  | { issue: { correlation: number; track: number; event?: number } }
+  | { api: { startNs: number; endNs: number; track: number } }
+  | { wait: { track: number; event: number; apiStartNs: number; onHost?: boolean } }
+  | { gpu: { correlation: number; kind: number; startNs: number; endNs: number } }
+  | { drain: { final: boolean } };
+
+const stride = 7;
+
+function encode(steps: readonly Step[]): Float64Array {
+  const out = new Float64Array(steps.length * stride);
+  steps.forEach((step, i) => {
+    let row: number[];
+    if ('issue' in step) {
+      const s = step.issue;
+      row = [1, s.correlation, s.track, s.event ?? -1, 0];
+    } else if ('api' in step) {
+      row = [2, step.api.startNs, step.api.endNs, step.api.track, 0, 0];
+    } else if ('wait' in step) {
+      const s = step.wait;
+      row = [3, s.track, 0, s.event, s.apiStartNs, s.onHost === true ? 1 : 0];
+    } else if ('gpu' in step) {
+      const s = step.gpu;
+      row = [4, s.correlation, s.kind, s.startNs, s.endNs];
+    } else {
+      row = [5, step.drain.final ? 1 : 0];
+    }
+    out.set(row, i * stride);
+  });
+  return out;
+}
+
+function run(steps: readonly Step[]) {
+  const addon = createRequire(import.meta.url)(defaultAddonPath) as SinkScriptAddon;
+  const result = addon.sinkScript(encode(steps));
+  const trace = new Trace();
+  trace.addTrack({ kind: 'host-thread', name: 'main', pid: 1, tid: 1 });
+  for (const streamId of [1, 2]) {
+    trace.addTrack({
+      kind: 'gpu-stream',
+      name: `s${streamId}`,
+      pid: 1,
+      deviceId: 0,
+      contextId: 0,
+      streamId,
+      streamType: 'non-blocking',
+      priority: 0,
+    });
+  }
+  new TraceDecoder(trace).apply(result.bytes);
+  const c = trace.ops.columns();
+  const ops = Array.from({ length: trace.ops.count }, (_, i) => ({
+    kind: c.kind[i],
+    track: c.track[i],
+    startNs: c.startNs[i],
+    endNs: c.endNs[i],
+  }));
+  const f = trace.flows.columns();
+  const flows = Array.from({ length: trace.flows.count }, (_, i) => [
+    f.fromOp[i],
+    f.toOp[i],
+    f.kind[i],
+  ]);
+  return { ops, flows, unresolvedWaits: result.unresolvedWaits };
+}
+
+const host = 0;
+const streamA = 1;
+const streamB = 2;
+
+describe.skipIf(!existsSync(defaultAddonPath))('stream waits derived by the addon (no GPU)', () => {
+  it('holds the waiting stream from its previous op until the record, with both flows', () => {
+    const { ops, flows, unresolvedWaits } = run([
+      { issue: { correlation: 1, track: streamA } },
+      { issue: { correlation: 2, track: streamB } },
+      { issue: { correlation: 3, track: streamB, event: 0 } },
+      { api: { startNs: 100, endNs: 110, track: host } },
+      { wait: { track: streamA, event: 0, apiStartNs: 100 } },
+      { gpu: { correlation: 1, kind: OpKind.Kernel, startNs: 200, endNs: 500 } },
+      { gpu: { correlation: 2, kind: OpKind.Kernel, startNs: 150, endNs: 800 } },
+      { gpu: { correlation: 3, kind: OpKind.EventRecord, startNs: 800, endNs: 800 } },
+      { drain: { final: false } },
+    ]);
+    // The API call first, then GPU records by start, then the derived wait.
+    expect(ops).toEqual([
+      { kind: OpKind.ApiCall, track: host, startNs: 100, endNs: 110 },
+      { kind: OpKind.Kernel, track: streamB, startNs: 150, endNs: 800 },
+      { kind: OpKind.Kernel, track: streamA, startNs: 200, endNs: 500 },
+      { kind: OpKind.EventRecord, track: streamB, startNs: 800, endNs: 800 },
+      { kind: OpKind.StreamWait, track: streamA, startNs: 500, endNs: 800 },
+    ]);
+    expect(flows).toEqual([
+      [0, 4, FlowKind.ApiToGpu],
+      [3, 4, FlowKind.EventRecordToWait],
+    ]);
+    expect(unresolvedWaits).toBe(0);
+  });
+
+  it('waits for records still in flight over later drains, and uses records already drained', () => {
+    const { ops, flows } = run([
+      { issue: { correlation: 3, track: streamB, event: 0 } },
+      { gpu: { correlation: 3, kind: OpKind.EventRecord, startNs: 300, endNs: 300 } },
+      { drain: { final: false } },
+      // Stream A has done nothing yet and the record is long complete: a wait of no length,
+      // placed when the call was made, linked to the record drained before it.
+      { api: { startNs: 1000, endNs: 1010, track: host } },
+      { wait: { track: streamA, event: 0, apiStartNs: 1000 } },
+      // The next wait is on a record whose GPU time arrives only in a later drain.
+      { issue: { correlation: 4, track: streamB, event: 0 } },
+      { api: { startNs: 1100, endNs: 1110, track: host } },
+      { wait: { track: streamA, event: 0, apiStartNs: 1100 } },
+      { drain: { final: false } },
+      { gpu: { correlation: 4, kind: OpKind.EventRecord, startNs: 5000, endNs: 5000 } },
+      { drain: { final: false } },
+    ]);
+    expect(ops).toEqual([
+      { kind: OpKind.EventRecord, track: streamB, startNs: 300, endNs: 300 },
+      { kind: OpKind.ApiCall, track: host, startNs: 1000, endNs: 1010 },
+      { kind: OpKind.ApiCall, track: host, startNs: 1100, endNs: 1110 },
+      { kind: OpKind.StreamWait, track: streamA, startNs: 1000, endNs: 1000 },
+      { kind: OpKind.EventRecord, track: streamB, startNs: 5000, endNs: 5000 },
+      { kind: OpKind.StreamWait, track: streamA, startNs: 1100, endNs: 5000 },
+    ]);
+    expect(flows).toEqual([
+      [1, 3, FlowKind.ApiToGpu],
+      [0, 3, FlowKind.EventRecordToWait],
+      [2, 5, FlowKind.ApiToGpu],
+      [4, 5, FlowKind.EventRecordToWait],
+    ]);
+  });
+
+  it('passes waits in a row in order: each starts when the one before it ends', () => {
+    const { ops } = run([
+      { issue: { correlation: 1, track: streamA } },
+      { issue: { correlation: 2, track: streamB, event: 0 } },
+      { issue: { correlation: 3, track: streamB, event: 1 } },
+      { api: { startNs: 100, endNs: 110, track: host } },
+      { wait: { track: streamA, event: 1, apiStartNs: 100 } },
+      { api: { startNs: 120, endNs: 130, track: host } },
+      { wait: { track: streamA, event: 0, apiStartNs: 120 } },
+      // The second wait's record lands first; the first wait's only in the next drain.
+      { gpu: { correlation: 1, kind: OpKind.Kernel, startNs: 140, endNs: 500 } },
+      { gpu: { correlation: 2, kind: OpKind.EventRecord, startNs: 600, endNs: 600 } },
+      { drain: { final: false } },
+      { gpu: { correlation: 3, kind: OpKind.EventRecord, startNs: 900, endNs: 900 } },
+      { drain: { final: false } },
+    ]);
+    const waits = ops.filter((o) => o.kind === OpKind.StreamWait);
+    expect(waits).toEqual([
+      { kind: OpKind.StreamWait, track: streamA, startNs: 500, endNs: 900 },
+      { kind: OpKind.StreamWait, track: streamA, startNs: 900, endNs: 900 },
+    ]);
+  });
+
+  it('links a record to the cudaEventSynchronize that waited on it, drawing no GPU op', () => {
+    const { ops, flows } = run([
+      { issue: { correlation: 3, track: streamB, event: 2 } },
+      { api: { startNs: 100, endNs: 900, track: host } },
+      { wait: { track: streamB, event: 2, apiStartNs: 100, onHost: true } },
+      { gpu: { correlation: 3, kind: OpKind.EventRecord, startNs: 850, endNs: 850 } },
+      { drain: { final: false } },
+    ]);
+    expect(ops.map((o) => o.kind)).toEqual([OpKind.ApiCall, OpKind.EventRecord]);
+    expect(flows).toEqual([[1, 0, FlowKind.EventRecordToWait]]);
+  });
+
+  it('counts a wait whose record never arrives instead of drawing a guess', () => {
+    const { ops, flows, unresolvedWaits } = run([
+      { issue: { correlation: 3, track: streamB, event: 0 } },
+      { api: { startNs: 100, endNs: 110, track: host } },
+      { wait: { track: streamA, event: 0, apiStartNs: 100 } },
+      { drain: { final: false } },
+      { drain: { final: true } },
+    ]);
+    expect(ops.map((o) => o.kind)).toEqual([OpKind.ApiCall]);
+    expect(flows).toEqual([]);
+    expect(unresolvedWaits).toBe(1);
+  });
+});
