@@ -1,5 +1,6 @@
 import type { NsysRecord } from './nsys-record.ts';
 import { fieldFor, fieldNames } from './nsys-record.ts';
+import { keepShape } from '../shape-keeper.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -42,6 +43,8 @@ export class KeyTemplate {
     this.bytes.set(from.bytes.subarray(0, this.used));
   }
 }
+
+keepShape(new KeyTemplate());
 
 /**
  * Reads one compact nsys JSON line (`{"Type":79,"CudaEvent":{…}}`) straight from its bytes into

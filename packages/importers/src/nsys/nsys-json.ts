@@ -94,22 +94,7 @@ async function readFast(
       reader.readLine(line, 0, line.length);
       from = nl + 1;
     }
-    // Most lines are read by the fast scanner, which also finds where they end; only the
-    // others are searched for their newline. Lines run only up to the chunk's last newline, so
-    // the scanner never reads past the end of the chunk (an out-of-bounds read would make V8
-    // deoptimize it); the rest waits for the next chunk.
-    const lastNl = chunk.lastIndexOf(NEWLINE);
-    while (from <= lastNl) {
-      reader.line++;
-      const end = reader.tryFast(chunk, from, lastNl + 1);
-      if (end >= 0) {
-        from = end + 1;
-        continue;
-      }
-      const nl = chunk.indexOf(NEWLINE, from);
-      reader.readLine(chunk, from, nl);
-      from = nl + 1;
-    }
+    from = reader.readLines(chunk, from);
     if (from < chunk.length) {
       carry = chunk.slice(from);
     }

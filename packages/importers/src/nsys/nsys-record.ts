@@ -1,3 +1,5 @@
+import { keepShape } from '../shape-keeper.ts';
+
 /** Fields of nsys JSON events that the importer reads; the rest are skipped unparsed. */
 export const fieldNames = [
   'Type',
@@ -181,3 +183,5 @@ export class NsysRecord {
     this.text[field] = value;
   }
 }
+
+keepShape(new NsysRecord());
