@@ -8,7 +8,8 @@ import path from 'node:path';
 import process from 'node:process';
 import type { CudaBackendOptions, CudaRunOptions } from '@streamscope/executor';
 import { CudaBackend, runCalibration } from '@streamscope/executor';
-import { OpKind, loadTrace, opKindName, saveTrace } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import { FlowKind, OpKind, loadTrace, opKindName, saveTrace } from '@streamscope/trace';
 import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
 import { collectionOverhead, copyFractions, deliveryLatency } from './executor-figures.ts';
 import { twoGpuWorkload, twoThreadsWorkload } from './extra-workloads.ts';
@@ -30,6 +31,28 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
   } catch (error) {
     log(`${name}: FAILED ${(error as Error).stack ?? String(error)}`);
   }
+}
+
+function countKind(trace: Trace, kind: number): number {
+  const kinds = trace.ops.columns().kind;
+  let n = 0;
+  for (let i = 0; i < trace.ops.count; i++) {
+    if (kinds[i] === kind) {
+      n++;
+    }
+  }
+  return n;
+}
+
+function countRecordToWait(trace: Trace): number {
+  const kinds = trace.flows.columns().kind;
+  let n = 0;
+  for (let i = 0; i < trace.flows.count; i++) {
+    if (kinds[i] === FlowKind.EventRecordToWait) {
+      n++;
+    }
+  }
+  return n;
 }
 
 async function runPreset(
@@ -55,7 +78,9 @@ async function runPreset(
   log(
     `preset ${name}: ${end.status}${end.status === 'failed' ? ` (${end.reason})` : ''}; ${run.trace.ops.count} ops, ` +
       `timing ${run.trace.meta.timingMethod}, makespan ${((s?.makespanNs ?? 0) / 1e6).toFixed(3)} ms, ` +
-      `dropped ${s?.dropped ?? '?'}, unmatched ${s?.unmatched ?? '?'}, cupti dropped ${s?.cuptiDropped ?? '?'}` +
+      `dropped ${s?.dropped ?? '?'}, unmatched ${s?.unmatched ?? '?'}, cupti dropped ${s?.cuptiDropped ?? '?'}, ` +
+      `stream waits ${countKind(run.trace, OpKind.StreamWait)} (unresolved ${s?.unresolvedWaits ?? '?'}), ` +
+      `record→wait flows ${countRecordToWait(run.trace)}` +
       `${(run.trace.meta.warnings ?? []).length > 0 ? `, warnings: ${run.trace.meta.warnings?.join(' | ')}` : ''}`,
   );
   if (end.status === 'finished') {
@@ -213,6 +238,16 @@ async function diagnose(): Promise<void> {
   }
 }
 
+const timedKinds = new Set<number>([
+  OpKind.Kernel,
+  OpKind.CopyHtoD,
+  OpKind.CopyDtoH,
+  OpKind.CopyDtoD,
+  OpKind.CopyPtoP,
+  OpKind.CopyHtoH,
+  OpKind.Memset,
+]);
+
 /** Per stream track, its GPU ops in start order (the nsys-agreement script reads this). */
 function exportJson(traceFile: string, jsonFile: string): void {
   const trace = loadTrace(readFileSync(traceFile));
@@ -223,7 +258,9 @@ function exportJson(traceFile: string, jsonFile: string): void {
   > = {};
   for (let i = 0; i < ops.count; i++) {
     const track = trace.tracks[ops.track[i]!];
-    if (track?.kind !== 'gpu-stream' || ops.kind[i] === OpKind.HostFunc) {
+    // What Nsight Systems records as GPU activity: kernels, copies and memsets (not event
+    // records, the stream waits derived around them, or host functions).
+    if (track?.kind !== 'gpu-stream' || !timedKinds.has(ops.kind[i]!)) {
       continue;
     }
     (streams[track.name] ??= []).push({

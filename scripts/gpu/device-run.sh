@@ -4,8 +4,8 @@
 # and native/build/ (pnpm install builds the addon; node scripts/gpu/build-device-runner.mjs
 # bundles the runner). Writes at most 6 files to $OUT:
 #   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
-#   sanitizer.txt
-# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|two-gpu]...
+#   sanitizer.txt, lessons-gpu.txt (apps/server/scripts/build-device-server.mjs bundles the last)
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|two-gpu|lessons]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 source .gpu/on-device.sh
@@ -18,23 +18,44 @@ for part in "${@:-all}"; do
       cp "$work"/probe.json "$work"/calibration.json "$work"/bench.txt "$OUT"/ 2>/dev/null
       ;;
     nsys)
-      # The same workload timed by the executor (CUPTI) and under nsys with the executor's own
-      # timing off (one CUPTI subscriber per process); a second executor run gives the spread.
-      for preset in overlap-blog:variant=sequential pipeline:chunks=1 pipeline pinned-vs-pageable; do
+      # Nsight Systems and the executor's CUPTI timing cannot share a process (one CUPTI
+      # subscriber with drivers before r610), so the same-run comparison times the executor with
+      # cudaEvent pairs under nsys; the CUPTI run is compared with nsys (a separate run) and with a
+      # second CUPTI run, which shows how much copies move from one run to the next.
+      for preset in overlap-blog:variant=sequential pipeline:chunks=1 pipeline pinned-vs-pageable events-vs-device-sync; do
         tag=${preset//[:=,]/-}
         node "$runner" preset "$preset" "$work/$tag.a.sstrace" auto >> "$OUT/device-log.txt" 2>&1
         node "$runner" preset "$preset" "$work/$tag.b.sstrace" auto >> "$OUT/device-log.txt" 2>&1
         node "$runner" export-json "$work/$tag.a.sstrace" "$work/$tag.a.json"
         node "$runner" export-json "$work/$tag.b.sstrace" "$work/$tag.b.json"
-        if nsys_profile "$work/nsys-$tag" node "$runner" preset "$preset" "$work/$tag.nsys.sstrace" none; then
-          echo "== $preset: executor vs nsys" >> "$OUT/nsys-agreement.txt"
+        if nsys_profile "$work/nsys-$tag" node "$runner" preset "$preset" "$work/$tag.ev.sstrace" events >> "$OUT/device-log.txt" 2>&1; then
+          node "$runner" export-json "$work/$tag.ev.sstrace" "$work/$tag.ev.json"
+          echo "== $preset: executor (cudaEvent timing) vs nsys, the same run" >> "$OUT/nsys-agreement.txt"
+          python3 scripts/gpu/nsys-agreement.py "$work/$tag.ev.json" "$work/nsys-$tag.sqlite" >> "$OUT/nsys-agreement.txt" 2>&1
+          echo "== $preset: executor (CUPTI) vs nsys, separate runs" >> "$OUT/nsys-agreement.txt"
           python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/nsys-$tag.sqlite" >> "$OUT/nsys-agreement.txt" 2>&1
         else
           echo "nsys profile of $preset failed" >> "$OUT/nsys-agreement.txt"
         fi
-        echo "== $preset: executor vs a second executor run" >> "$OUT/nsys-agreement.txt"
+        echo "== $preset: executor (CUPTI) vs a second executor run" >> "$OUT/nsys-agreement.txt"
         python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/$tag.b.json" >> "$OUT/nsys-agreement.txt" 2>&1
       done
+      ;;
+    lessons)
+      # Every lesson's GPU path as the page runs it, against the real server on this GPU.
+      device=native/build/device
+      node "$device/serve-on-device.mjs" 0 > "$work/serve.out" 2> "$work/serve.err" &
+      server=$!
+      for _ in $(seq 1 150); do grep -q '^listening' "$work/serve.out" && break; sleep 0.2; done
+      port=$(awk '/^listening/ {print $2}' "$work/serve.out")
+      case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+        *H200*) profile=h200 ;;
+        *) profile=h100 ;;
+      esac
+      timeout 420 node --experimental-websocket "$device/lesson-gpu-check.mjs" "http://127.0.0.1:$port" "$profile" > "$OUT/lessons-gpu.txt" 2>&1
+      echo "lesson check exit $?" >> "$OUT/lessons-gpu.txt"
+      kill "$server"
+      tail -5 "$work/serve.err" >> "$OUT/lessons-gpu.txt"
       ;;
     sanitize)
       # Leak and race checks of the executor child (compute-sanitizer follows child processes).

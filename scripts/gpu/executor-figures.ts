@@ -52,7 +52,7 @@ async function makespans(
 export async function collectionOverhead(
   backend: CudaBackend,
   report: Report,
-  runs = 9,
+  runs = 21,
 ): Promise<void> {
   const small = await makespans(backend, {}, runs);
   report('executor.collection_overhead', small.onNs / small.offNs, 'ratio');

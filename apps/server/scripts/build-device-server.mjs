@@ -1,0 +1,51 @@
+// Bundles the server (serve-on-device.ts) and the lessons' GPU check (apps/web/scripts/
+// lesson-gpu-check.ts) into native/build/device/ (git-ignored) for the GPU machine, which has
+// Node (from .gpu/) but no node_modules; with the executor's child script and sql.js's
+// WebAssembly. Send native/build/ with .gpu/; scripts/gpu/device-run.sh lessons runs them.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(serverRoot, '..', '..');
+const require = createRequire(path.join(serverRoot, 'package.json'));
+const esbuild = require('esbuild');
+const outDir = path.join(root, 'native', 'build', 'device');
+mkdirSync(outDir, { recursive: true });
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  external: ['bufferutil', 'utf-8-validate'],
+  // CommonJS dependencies (sql.js, express) expect require and __dirname.
+  banner: {
+    js: [
+      "import { createRequire as __cr } from 'node:module';",
+      "import { dirname as __dn } from 'node:path';",
+      "import { fileURLToPath as __fu } from 'node:url';",
+      'const require = __cr(import.meta.url);',
+      'const __filename = __fu(import.meta.url);',
+      'const __dirname = __dn(__filename);',
+    ].join(' '),
+  },
+  logLevel: 'warning',
+};
+await esbuild.build({
+  ...common,
+  entryPoints: [path.join(serverRoot, 'scripts', 'serve-on-device.ts')],
+  outfile: path.join(outDir, 'serve-on-device.mjs'),
+});
+await esbuild.build({
+  ...common,
+  entryPoints: [path.join(root, 'apps', 'web', 'scripts', 'lesson-gpu-check.ts')],
+  outfile: path.join(outDir, 'lesson-gpu-check.mjs'),
+});
+const executorRoot = path.join(serverRoot, 'node_modules', '@streamscope', 'executor');
+copyFileSync(
+  path.join(executorRoot, 'src', 'cuda', 'child-host.mjs'),
+  path.join(outDir, 'child-host.mjs'),
+);
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(outDir, 'sql-wasm.wasm'));
+console.log(`device server and lesson check: ${path.relative(process.cwd(), outDir)}/`);

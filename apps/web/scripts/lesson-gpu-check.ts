@@ -1,0 +1,99 @@
+// Runs ON THE GPU MACHINE (bundled by apps/server/scripts/build-device-server.mjs), against the
+// real server started there on the cuda backend: every lesson's "run on the GPU" path as the
+// page runs it (lesson-gpu.ts: startRun, the live channel, the stored trace, pairFromRuns),
+// beside its simulation on the matching device profile.
+//   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim]
+// (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU.)
+// Prints one line per lesson and a JSON summary on the last line; exit status 1 when a lesson
+// fails to run on the GPU or its measured speedup goes against the simulated direction.
+import process from 'node:process';
+import { loadTrace } from '@streamscope/trace';
+import { getTraceBytes } from '../src/api/client.ts';
+import { lessons } from '../src/lessons/lesson-catalogue.ts';
+import type { RunWorkload } from '../src/lessons/lesson-gpu.ts';
+import { gpuPairRunner, runOnServer, serverGpuRunner } from '../src/lessons/lesson-gpu.ts';
+import { lessonDefaults, runLessonPair } from '../src/lessons/run-lesson-pair.ts';
+import { sameTolerance } from '../src/lessons/lesson-types.ts';
+
+const [baseUrl = '', profile = 'h100', backend = 'cuda'] = process.argv.slice(2);
+if (baseUrl === '' || typeof WebSocket === 'undefined') {
+  process.stderr.write(
+    'usage: node --experimental-websocket lesson-gpu-check.mjs http://HOST:PORT [PROFILE]\n',
+  );
+  process.exit(2);
+}
+// The page's API client speaks relative URLs to the page's own origin.
+const base = new URL(baseUrl);
+Object.assign(globalThis, { location: { protocol: base.protocol, host: base.host } });
+const nodeFetch = globalThis.fetch;
+globalThis.fetch = (input: string | URL | Request, init?: RequestInit) =>
+  nodeFetch(typeof input === 'string' ? new URL(input, base) : input, init);
+
+type Direction = 'faster' | 'slower' | 'same';
+const directionOf = (speedup: number): Direction =>
+  Math.abs(speedup - 1) <= sameTolerance ? 'same' : speedup > 1 ? 'faster' : 'slower';
+
+interface LessonOutcome {
+  lesson: string;
+  simSpeedup: number;
+  gpuSpeedup?: number;
+  simDirection: Direction;
+  gpuDirection?: Direction;
+  gpuOps?: [number, number];
+  makespanMs?: { sim: [number, number]; gpu: [number, number] };
+  findings?: number;
+  error?: string;
+}
+
+const outcomes: LessonOutcome[] = [];
+const simOnServer: RunWorkload = async (workload) =>
+  loadTrace(await getTraceBytes(await runOnServer(workload, 'sim', profile)));
+const runGpuPair = gpuPairRunner(backend === 'sim' ? simOnServer : serverGpuRunner(''), 'GPU');
+for (const lesson of lessons) {
+  const simulated = runLessonPair(lesson, lessonDefaults(lesson), profile);
+  const { beforeTrace, afterTrace, ...summary } = simulated;
+  const outcome: LessonOutcome = {
+    lesson: lesson.id,
+    simSpeedup: summary.speedup,
+    simDirection: directionOf(summary.speedup),
+  };
+  try {
+    const measured = await runGpuPair({ summary, beforeTrace, afterTrace });
+    outcome.gpuSpeedup = measured.summary.speedup;
+    outcome.gpuDirection = directionOf(measured.summary.speedup);
+    outcome.gpuOps = [measured.beforeTrace.ops.count, measured.afterTrace.ops.count];
+    outcome.makespanMs = {
+      sim: [summary.before.makespanNs / 1e6, summary.after.makespanNs / 1e6],
+      gpu: [measured.summary.before.makespanNs / 1e6, measured.summary.after.makespanNs / 1e6],
+    };
+    outcome.findings = measured.summary.findings.length;
+  } catch (error) {
+    outcome.error = (error as Error).message;
+  }
+  outcomes.push(outcome);
+  process.stdout.write(
+    `${lesson.id}: sim ${profile} ${outcome.simSpeedup.toFixed(2)}x (${outcome.simDirection})` +
+      (outcome.error === undefined
+        ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuDirection}); ` +
+          `makespans sim ${outcome.makespanMs?.sim.map((m) => m.toFixed(3)).join(' → ')} ms, ` +
+          `GPU ${outcome.makespanMs?.gpu.map((m) => m.toFixed(3)).join(' → ')} ms; ` +
+          `${outcome.gpuOps?.join(' + ')} ops; ${outcome.findings} findings`
+        : `, GPU FAILED: ${outcome.error}`) +
+      '\n',
+  );
+}
+const failed = outcomes.filter((o) => o.error !== undefined).map((o) => o.lesson);
+// "same" on one side and a small move on the other is agreement within tolerance, not a reversal.
+const reversed = outcomes
+  .filter(
+    (o) =>
+      o.gpuDirection !== undefined &&
+      o.gpuDirection !== o.simDirection &&
+      o.gpuDirection !== 'same' &&
+      o.simDirection !== 'same',
+  )
+  .map((o) => o.lesson);
+process.stdout.write(
+  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed })}\n`,
+);
+process.exitCode = failed.length > 0 || reversed.length > 0 ? 1 : 0;
