@@ -13,7 +13,7 @@ import { newId } from '../storage/trace-store.ts';
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
   readonly uploadId: string;
-  readonly phase: 'receiving' | 'parsing' | 'storing' | 'done' | 'failed';
+  readonly phase: 'receiving' | 'parsing' | 'storing' | 'done' | 'failed' | 'cancelled';
   readonly receivedBytes: number;
   /** From Content-Length, when the client sent it. */
   readonly totalBytes?: number;
@@ -52,6 +52,11 @@ const progressKeepMs = 60_000;
  */
 export class ImportService {
   private readonly progressById = new Map<string, UploadProgress>();
+  /** Uploads being received, parsed or stored: what cancels each, and when it has ended. */
+  private readonly running = new Map<
+    string,
+    { readonly canceller: AbortController; readonly ended: Promise<void> }
+  >();
 
   constructor(
     private readonly store: TraceStore,
@@ -63,12 +68,25 @@ export class ImportService {
     return this.progressById.get(uploadId);
   }
 
+  /**
+   * Stops an upload wherever it is (receiving, parsing or storing) and resolves, once it has
+   * ended, with its final progress: `cancelled`, or `done`/`failed` when it ended first.
+   */
+  async cancel(uploadId: string): Promise<UploadProgress | undefined> {
+    const job = this.running.get(uploadId);
+    if (job !== undefined) {
+      job.canceller.abort();
+      await job.ended;
+    }
+    return this.progressById.get(uploadId);
+  }
+
   async receive(request: UploadRequest): Promise<TraceEntry> {
     const { uploadId, fileName } = request;
     if (request.declaredBytes !== undefined && request.declaredBytes > this.maxBytes) {
       throw tooLarge(this.maxBytes);
     }
-    if (this.progressById.get(uploadId)?.phase === 'receiving') {
+    if (this.running.has(uploadId)) {
       throw new ApiError(
         409,
         'conflict',
@@ -76,6 +94,13 @@ export class ImportService {
         'uploadId',
       );
     }
+    const canceller = new AbortController();
+    let markEnded = (): void => undefined;
+    const ended = new Promise<void>((resolve) => {
+      markEnded = resolve;
+    });
+    this.running.set(uploadId, { canceller, ended });
+    const signal = AbortSignal.any([request.signal, canceller.signal]);
     const partPath = path.join(this.store.uploadsDir, `${newId()}.part`);
     const base = {
       uploadId,
@@ -103,32 +128,37 @@ export class ImportService {
         request.body,
         counter,
         createWriteStream(partPath, { flags: 'wx', mode: 0o600 }),
-        { signal: request.signal },
+        { signal },
       );
       if (receivedBytes === 0) {
         throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
-      const { trace, warnings } = await this.parse(
-        partPath,
-        fileName,
-        request.signal,
-        (parsedBytes) =>
-          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes }),
+      const { trace, warnings } = await this.parse(partPath, fileName, signal, (parsedBytes) =>
+        this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes }),
       );
+      throwIfCancelled(canceller.signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
       const entry = await this.storeTrace(trace, fileName, warnings);
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
-      const problem = asImportError(error, fileName);
-      final = { ...base, phase: 'failed', receivedBytes, error: problem.message };
+      const cancelled = canceller.signal.aborted;
+      const problem = cancelled ? cancelledError(fileName) : asImportError(error, fileName);
+      final = {
+        ...base,
+        phase: cancelled ? 'cancelled' : 'failed',
+        receivedBytes,
+        error: problem.message,
+      };
       throw problem;
     } finally {
       await rm(partPath, { force: true });
       if (final !== undefined) {
         this.setProgress(final);
       }
+      this.running.delete(uploadId);
+      markEnded();
       setTimeout(() => this.progressById.delete(uploadId), progressKeepMs).unref();
     }
   }
@@ -197,6 +227,16 @@ async function startsWith(filePath: string, magic: readonly number[]): Promise<b
     return bytesRead === magic.length && magic.every((byte, i) => head[i] === byte);
   } finally {
     await handle.close();
+  }
+}
+
+function cancelledError(fileName: string): ApiError {
+  return new ApiError(400, 'import-cancelled', `the import of '${fileName}' was cancelled`);
+}
+
+function throwIfCancelled(signal: AbortSignal, fileName: string): void {
+  if (signal.aborted) {
+    throw cancelledError(fileName);
   }
 }
 

@@ -1,9 +1,12 @@
 import { useRef, useState } from 'react';
 import type { ApiError } from '../api/client.ts';
+import type { ImportProgress } from '../api/import-progress.ts';
+import { uploadingProgress } from '../api/import-progress.ts';
 import type { TraceEntry } from '../api/types.ts';
 import type { UploadHandle } from '../api/upload.ts';
 import { uploadTrace } from '../api/upload.ts';
 import { DropZone } from '../components/DropZone.tsx';
+import { ImportProgressBar } from '../components/ImportProgressBar.tsx';
 import { TraceTable } from '../components/TraceTable.tsx';
 import { refreshTraceList } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
@@ -13,8 +16,9 @@ import { useApp } from '../store/use-app.ts';
 
 type UploadState =
   | { readonly phase: 'idle' }
-  | { readonly phase: 'uploading'; readonly fileName: string; readonly fraction: number }
+  | { readonly phase: 'importing'; readonly fileName: string; readonly progress: ImportProgress }
   | { readonly phase: 'done'; readonly entry: TraceEntry }
+  | { readonly phase: 'cancelled'; readonly fileName: string }
   | {
       readonly phase: 'failed';
       readonly fileName: string;
@@ -33,9 +37,13 @@ export function ImportPage() {
   const handle = useRef<UploadHandle | null>(null);
 
   const start = (file: File): void => {
-    setState({ phase: 'uploading', fileName: file.name, fraction: 0 });
-    const upload = uploadTrace(file, file.name, (fraction) =>
-      setState((s) => (s.phase === 'uploading' ? { ...s, fraction } : s)),
+    setState({
+      phase: 'importing',
+      fileName: file.name,
+      progress: uploadingProgress(0, file.size),
+    });
+    const upload = uploadTrace(file, file.name, (progress) =>
+      setState((s) => (s.phase === 'importing' ? { ...s, progress } : s)),
     );
     handle.current = upload;
     upload.done.then(
@@ -44,6 +52,10 @@ export function ImportPage() {
         void refreshTraceList();
       },
       (e: unknown) => {
+        if (isApiError(e) && (e.code === 'import-cancelled' || e.code === 'aborted')) {
+          setState({ phase: 'cancelled', fileName: file.name });
+          return;
+        }
         const message = e instanceof Error ? e.message : String(e);
         const where = isApiError(e) ? e.path : undefined;
         setState({
@@ -59,17 +71,19 @@ export function ImportPage() {
   return (
     <section className="stack">
       <h1>Import a trace</h1>
-      <DropZone disabled={state.phase === 'uploading'} onFile={start} />
-      {state.phase === 'uploading' && (
-        <div className="row" data-testid="import-progress">
-          <span>{state.fileName}</span>
-          <progress max={1} value={state.fraction} />
-          <span>{Math.round(state.fraction * 100)}%</span>
-          {state.fraction >= 1 && <span className="muted">reading on the server…</span>}
-          <button type="button" className="quiet" onClick={() => handle.current?.abort()}>
-            Cancel
-          </button>
-        </div>
+      <DropZone disabled={state.phase === 'importing'} onFile={start} />
+      {state.phase === 'importing' && (
+        <ImportProgressBar
+          fileName={state.fileName}
+          progress={state.progress}
+          where="server"
+          onCancel={() => handle.current?.abort()}
+        />
+      )}
+      {state.phase === 'cancelled' && (
+        <p className="muted" data-testid="import-cancelled">
+          The import of {state.fileName} was cancelled; nothing of it was kept.
+        </p>
       )}
       {state.phase === 'failed' && (
         <div className="error-box" role="alert" data-testid="import-error">

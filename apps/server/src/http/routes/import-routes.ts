@@ -25,6 +25,12 @@ export function importRoutes(services: AppServices): Router {
         aborter.abort();
       }
     });
+    // A client that goes away once its file is in (while it is parsed) cancels the import.
+    res.on('close', () => {
+      if (req.complete && !res.writableFinished) {
+        void services.imports.cancel(uploadId);
+      }
+    });
     try {
       const entry = await services.imports.receive({
         body: req,
@@ -44,10 +50,7 @@ export function importRoutes(services: AppServices): Router {
   });
 
   router.get('/api/imports/:uploadId/progress', (req, res) => {
-    const uploadId = req.params['uploadId'] ?? '';
-    if (!uploadIdPattern.test(uploadId)) {
-      throw badRequest('uploadId must be 8 to 64 characters of [A-Za-z0-9_-]', 'uploadId');
-    }
+    const uploadId = parseUploadId(req.params['uploadId']);
     const progress = services.imports.progress(uploadId);
     if (progress === undefined) {
       throw notFound(`no upload '${uploadId}' in progress or recently finished`);
@@ -55,7 +58,23 @@ export function importRoutes(services: AppServices): Router {
     res.json(progress);
   });
 
+  router.post('/api/imports/:uploadId/cancel', async (req, res) => {
+    const uploadId = parseUploadId(req.params['uploadId']);
+    const progress = await services.imports.cancel(uploadId);
+    if (progress === undefined) {
+      throw notFound(`no upload '${uploadId}' in progress or recently finished`);
+    }
+    res.json(progress);
+  });
+
   return router;
+}
+
+function parseUploadId(raw: string | undefined): string {
+  if (raw === undefined || !uploadIdPattern.test(raw)) {
+    throw badRequest('uploadId must be 8 to 64 characters of [A-Za-z0-9_-]', 'uploadId');
+  }
+  return raw;
 }
 
 /** A plain file name: no folders, no control characters, 1 to 255 characters. */
