@@ -31,6 +31,7 @@ const maxTemplateBytes = 4096;
 export class KeyTemplate {
   readonly keys = new Int32Array(maxTemplateKeys * slot);
   readonly bytes = new Uint8Array(maxTemplateBytes);
+  readonly view = new DataView(this.bytes.buffer);
   count = 0;
   used = 0;
 
@@ -65,6 +66,8 @@ export function fastScan(
   const gen = rec.gen;
   const known = template?.keys;
   const knownBytes = template?.bytes;
+  const knownView = template?.view;
+  const view = rec.view;
   const knownCount = template?.count ?? 0;
   let k = 0;
   let matching = known !== undefined;
@@ -94,12 +97,7 @@ export function fastScan(
       if (same) {
         const offset = known![at + 2]! - i - 1;
         if (known![at + 3] === 1) {
-          for (let j = i + 1; j <= i + length; j++) {
-            if (buf[j] !== knownBytes![j + offset]) {
-              same = false;
-              break;
-            }
-          }
+          same = sameWords(view, i + 1, knownView!, known![at + 2]!, length);
         } else {
           const mid = i + 1 + (length >> 1);
           same =
@@ -280,6 +278,29 @@ export function fastScan(
     i++;
   }
   return -1;
+}
+
+/**
+ * Whether `length` bytes at `a[at]` equal those at `b[bt]`, compared four at a time (the last
+ * word overlaps the one before it): keys the importer reads are confirmed in full, and this is
+ * the scanner's most frequent comparison. The caller has checked that both ranges are in bounds.
+ */
+function sameWords(a: DataView, at: number, b: DataView, bt: number, length: number): boolean {
+  if (length < 4) {
+    for (let j = 0; j < length; j++) {
+      if (a.getUint8(at + j) !== b.getUint8(bt + j)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  const last = length - 4;
+  for (let j = 0; j < last; j += 4) {
+    if (a.getInt32(at + j, true) !== b.getInt32(bt + j, true)) {
+      return false;
+    }
+  }
+  return a.getInt32(at + last, true) === b.getInt32(bt + last, true);
 }
 
 function sameKey(buf: Uint8Array, start: number, name: string): boolean {

@@ -90,7 +90,7 @@ export class NsysJsonLines {
   private scan(type: number, buf: Uint8Array, start: number, limit: number): number {
     const rec = this.rec;
     rec.reset();
-    rec.bytes = buf;
+    rec.readFrom(buf);
     const slot = type < 1024 ? type : 1023;
     const template = this.templates[slot];
     const end = fastScan(buf, start, limit, rec, template, this.learned);

@@ -129,8 +129,17 @@ export class NsysRecord {
   /** Field id of the sub-object (kernel, memcpy, …), or -1. */
   sub = -1;
   gen = 1;
-  /** The line bytes that `strStart/strEnd` index (fast path). */
+  /** The line bytes that `strStart/strEnd` index (fast path), and a view of them for word reads. */
   bytes: Uint8Array = new Uint8Array(0);
+  view = new DataView(this.bytes.buffer);
+
+  /** Points the record at the bytes the next line is read from. */
+  readFrom(bytes: Uint8Array): void {
+    if (bytes !== this.bytes) {
+      this.bytes = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+  }
 
   reset(): void {
     this.gen = (this.gen + 1) >>> 0 || 1;
