@@ -2,18 +2,25 @@
 const denseSlackEntries = 1 << 20;
 
 /**
- * (process, correlation id) → op index. Correlation ids are small and dense per process, so
- * each process gets a typed table indexed by id; a sparse process falls back to a Map.
+ * (process, correlation id) → op index, for the ops of one kind that carry a correlation id.
+ * Correlation ids are small and dense per process, so each process gets a typed table indexed by
+ * id; a sparse process falls back to a Map.
  */
 export class CorrelationIndex {
   private readonly dense: (Int32Array | undefined)[] = [];
   private readonly sparse: (Map<number, number> | undefined)[] = [];
 
-  constructor(procs: Uint32Array, corr: Uint32Array, take: (i: number) => boolean, count: number) {
+  constructor(
+    procs: Uint32Array,
+    corr: Uint32Array,
+    kinds: Uint8Array,
+    kind: number,
+    count: number,
+  ) {
     const maxByProc: number[] = [];
     const countByProc: number[] = [];
     for (let i = 0; i < count; i++) {
-      if (take(i)) {
+      if (kinds[i] === kind && corr[i] !== 0) {
         const p = procs[i]!;
         maxByProc[p] = Math.max(maxByProc[p] ?? 0, corr[i]!);
         countByProc[p] = (countByProc[p] ?? 0) + 1;
@@ -27,7 +34,7 @@ export class CorrelationIndex {
       }
     });
     for (let i = 0; i < count; i++) {
-      if (take(i)) {
+      if (kinds[i] === kind && corr[i] !== 0) {
         const p = procs[i]!;
         const table = this.dense[p];
         if (table === undefined) {

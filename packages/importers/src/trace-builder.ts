@@ -1,50 +1,13 @@
 import type { DeviceInfo, LaunchTable, TraceMeta } from '@streamscope/trace';
-import { FlowKind, OpFlag, OpKind, Trace, isCopyKind, noRef } from '@streamscope/trace';
+import { FlowKind, OpFlag, OpKind, Trace, isCopyKind } from '@streamscope/trace';
 import { CorrelationIndex } from './correlation-index.ts';
 import { linkEventRecords } from './event-links.ts';
 import { LaneRegistry } from './lane-registry.ts';
+import type { StagedOp } from './op-staging.ts';
+import { OpStaging } from './op-staging.ts';
 import { RangeStaging } from './range-staging.ts';
-import { StagingColumn } from './staging-columns.ts';
+import { SourceStrings } from './source-strings.ts';
 import { Warnings } from './warnings.ts';
-
-/** One GPU or host op as an importer hands it over. Reuse one object; the builder keeps none. */
-export interface StagedOp {
-  kind: number;
-  startNs: number;
-  endNs: number;
-  /** Index from `processFor()`. */
-  proc: number;
-  /** Index from `gpuLane()` or `hostLane()`. */
-  lane: number;
-  /** `name()` result: a trace string id (≥ 0) or a deferred source string (< 0). */
-  nameRef: number;
-  bytes: number;
-  memKinds: number;
-  correlationId: number;
-  refId: number;
-  flags: number;
-  /** Event id and sync id for event records, waits and event syncs; NaN when none. */
-  eventId: number;
-  eventSyncId: number;
-}
-
-export function newStagedOp(): StagedOp {
-  return {
-    kind: 0,
-    startNs: 0,
-    endNs: 0,
-    proc: 0,
-    lane: 0,
-    nameRef: 0,
-    bytes: 0,
-    memKinds: 0,
-    correlationId: 0,
-    refId: noRef,
-    flags: 0,
-    eventId: Number.NaN,
-    eventSyncId: Number.NaN,
-  };
-}
 
 /**
  * Collects ops, lanes and ranges from any importer, then builds the trace in one go: joins API
@@ -55,25 +18,11 @@ export function newStagedOp(): StagedOp {
 export class TraceBuilder {
   readonly warnings = new Warnings();
   private readonly trace: Trace;
-  private n = 0;
-  private capacity = 1024;
-  private readonly startNs = new StagingColumn(Float64Array);
-  private readonly endNs = new StagingColumn(Float64Array);
-  private readonly bytes = new StagingColumn(Float64Array);
-  private readonly eventId = new StagingColumn(Float64Array);
-  private readonly eventSyncId = new StagingColumn(Float64Array);
-  private readonly lane = new StagingColumn(Uint32Array);
-  private readonly proc = new StagingColumn(Uint32Array);
-  private readonly nameRef = new StagingColumn(Int32Array);
-  private readonly corr = new StagingColumn(Uint32Array);
-  private readonly refId = new StagingColumn(Uint32Array);
-  private readonly kind = new StagingColumn(Uint8Array);
-  private readonly memKinds = new StagingColumn(Uint8Array);
-  private readonly flags = new StagingColumn(Uint8Array);
+  private readonly ops = new OpStaging();
 
   /** Processes, GPU stream lanes and host thread lanes, by the source's keys. */
   readonly lanes = new LaneRegistry();
-  private readonly sourceStrings: (string | undefined)[] = [];
+  private readonly sourceStrings: SourceStrings;
   private readonly devices = new Map<number, DeviceInfo>();
 
   private readonly ranges = new RangeStaging();
@@ -83,10 +32,11 @@ export class TraceBuilder {
 
   constructor(meta: Partial<TraceMeta>) {
     this.trace = new Trace(meta);
+    this.sourceStrings = new SourceStrings(this.trace.strings, this.warnings);
   }
 
   get opCount(): number {
-    return this.n;
+    return this.ops.count;
   }
 
   get rangeCount(): number {
@@ -95,12 +45,7 @@ export class TraceBuilder {
 
   /** Pre-sizes the op staging for about `ops` ops (a hint: it still grows past it). */
   reserve(ops: number): void {
-    if (ops > this.capacity) {
-      this.capacity = Math.ceil(ops);
-      for (const column of this.opColumns()) {
-        column.resize(this.capacity);
-      }
-    }
+    this.ops.reserve(ops);
   }
 
   /** Kernel launch configurations go straight into the trace. */
@@ -119,7 +64,7 @@ export class TraceBuilder {
   }
 
   setSourceString(index: number, value: string): void {
-    this.sourceStrings[index] = value;
+    this.sourceStrings.set(index, value);
   }
 
   addDevice(device: DeviceInfo): void {
@@ -127,46 +72,7 @@ export class TraceBuilder {
   }
 
   addOp(op: StagedOp): number {
-    const i = this.n;
-    if (i >= this.capacity) {
-      this.capacity *= 2;
-      for (const column of this.opColumns()) {
-        column.resize(this.capacity);
-      }
-    }
-    this.startNs.data[i] = op.startNs;
-    this.endNs.data[i] = op.endNs;
-    this.bytes.data[i] = op.bytes;
-    this.eventId.data[i] = op.eventId;
-    this.eventSyncId.data[i] = op.eventSyncId;
-    this.lane.data[i] = op.lane;
-    this.proc.data[i] = op.proc;
-    this.nameRef.data[i] = op.nameRef;
-    this.corr.data[i] = op.correlationId;
-    this.refId.data[i] = op.refId;
-    this.kind.data[i] = op.kind;
-    this.memKinds.data[i] = op.memKinds;
-    this.flags.data[i] = op.flags;
-    this.n = i + 1;
-    return i;
-  }
-
-  private opColumns(): StagingColumn<Float64Array | Int32Array | Uint32Array | Uint8Array>[] {
-    return [
-      this.startNs,
-      this.endNs,
-      this.bytes,
-      this.eventId,
-      this.eventSyncId,
-      this.lane,
-      this.proc,
-      this.nameRef,
-      this.corr,
-      this.refId,
-      this.kind,
-      this.memKinds,
-      this.flags,
-    ];
+    return this.ops.add(op);
   }
 
   /** A range on a host lane; `endNs` < 0 when it never ended. */
@@ -193,25 +99,25 @@ export class TraceBuilder {
     this.placeUntimedRecords(apiByCorr);
     const originNs = this.earliestNs();
     const used = new Uint8Array(this.lanes.count);
-    for (let i = 0; i < this.n; i++) {
-      used[this.lane.data[i]!] = 1;
+    for (let i = 0; i < this.ops.count; i++) {
+      used[this.ops.lane.data[i]!] = 1;
     }
     this.ranges.markLanes(used);
     const trackOf = this.lanes.addTracks(trace, used, (ref) => this.resolveText(ref));
     this.addDevices(trace);
-    const n = this.n;
-    const kinds = this.kind.data;
-    const corr = this.corr.data;
-    const proc = this.proc.data;
-    const lanes = this.lane.data;
-    const starts = this.startNs.data;
-    const ends = this.endNs.data;
-    const nameRefs = this.nameRef.data;
+    const n = this.ops.count;
+    const kinds = this.ops.kind.data;
+    const corr = this.ops.corr.data;
+    const proc = this.ops.proc.data;
+    const lanes = this.ops.lane.data;
+    const starts = this.ops.startNs.data;
+    const ends = this.ops.endNs.data;
+    const nameRefs = this.ops.nameRef.data;
     const startNs = new Float64Array(n);
     const endNs = new Float64Array(n);
     const track = new Uint16Array(n);
     const nameId = new Uint32Array(n);
-    const flags = this.flags.data.slice(0, n);
+    const flags = this.ops.flags.data.slice(0, n);
     const apiOf = new Int32Array(n);
     let orphans = 0;
     let lastRef = 0;
@@ -247,13 +153,13 @@ export class TraceBuilder {
       {
         startNs,
         endNs,
-        bytes: this.bytes.data,
+        bytes: this.ops.bytes.data,
         track,
         nameId,
         correlationId: corr,
-        refId: this.refId.data,
+        refId: this.ops.refId.data,
         kind: kinds,
-        memKinds: this.memKinds.data,
+        memKinds: this.ops.memKinds.data,
         flags,
       },
       n,
@@ -275,8 +181,8 @@ export class TraceBuilder {
         kind: kinds,
         proc,
         corr,
-        eventId: this.eventId.data,
-        eventSyncId: this.eventSyncId.data,
+        eventId: this.ops.eventId.data,
+        eventSyncId: this.ops.eventSyncId.data,
       },
       this.waitOnCorrelation,
       apiByCorr,
@@ -303,38 +209,38 @@ export class TraceBuilder {
   }
 
   private isSyncApi(apiOp: number): boolean {
-    const ref = this.nameRef.data[apiOp]!;
+    const ref = this.ops.nameRef.data[apiOp]!;
     const name = this.resolveText(ref);
     return /^(cuda|cu)Mem(cpy|set)/.test(name) && !name.includes('Async');
   }
 
   /** (process, correlation id) → the API op. */
   private indexApiCalls(): CorrelationIndex {
-    const kind = this.kind.data;
-    const corr = this.corr.data;
+    const ops = this.ops;
     return new CorrelationIndex(
-      this.proc.data,
-      corr,
-      (i) => kind[i] === OpKind.ApiCall && corr[i] !== 0,
-      this.n,
+      ops.proc.data,
+      ops.corr.data,
+      ops.kind.data,
+      OpKind.ApiCall,
+      ops.count,
     );
   }
 
   /** nsys writes event records with time 0 unless device timestamps were taken: put them at their API call. */
   private placeUntimedRecords(apiByCorr: CorrelationIndex): void {
     let unplaced = 0;
-    for (let i = 0; i < this.n; i++) {
-      if (this.kind.data[i] !== OpKind.EventRecord || this.startNs.data[i] !== 0) {
+    for (let i = 0; i < this.ops.count; i++) {
+      if (this.ops.kind.data[i] !== OpKind.EventRecord || this.ops.startNs.data[i] !== 0) {
         continue;
       }
-      const api = apiByCorr.get(this.proc.data[i]!, this.corr.data[i]!);
+      const api = apiByCorr.get(this.ops.proc.data[i]!, this.ops.corr.data[i]!);
       if (api < 0) {
         unplaced++;
-        this.startNs.data[i] = Number.NaN; // dropped from the origin; placed at the origin
-        this.endNs.data[i] = Number.NaN;
+        this.ops.startNs.data[i] = Number.NaN; // dropped from the origin; placed at the origin
+        this.ops.endNs.data[i] = Number.NaN;
       } else {
-        this.startNs.data[i] = this.endNs.data[api]!;
-        this.endNs.data[i] = this.endNs.data[api]!;
+        this.ops.startNs.data[i] = this.ops.endNs.data[api]!;
+        this.ops.endNs.data[i] = this.ops.endNs.data[api]!;
       }
     }
     if (unplaced > 0) {
@@ -344,8 +250,8 @@ export class TraceBuilder {
 
   private earliestNs(): number {
     let min = Infinity;
-    for (let i = 0; i < this.n; i++) {
-      const s = this.startNs.data[i]!;
+    for (let i = 0; i < this.ops.count; i++) {
+      const s = this.ops.startNs.data[i]!;
       if (s < min) {
         min = s;
       }
@@ -354,10 +260,10 @@ export class TraceBuilder {
     if (!Number.isFinite(min)) {
       return 0;
     }
-    for (let i = 0; i < this.n; i++) {
-      if (Number.isNaN(this.startNs.data[i]!)) {
-        this.startNs.data[i] = min;
-        this.endNs.data[i] = min;
+    for (let i = 0; i < this.ops.count; i++) {
+      if (Number.isNaN(this.ops.startNs.data[i]!)) {
+        this.ops.startNs.data[i] = min;
+        this.ops.endNs.data[i] = min;
       }
     }
     return min;
@@ -371,22 +277,11 @@ export class TraceBuilder {
   }
 
   private resolveName(ref: number): number {
-    return ref >= 0 ? ref : this.trace.strings.intern(this.resolveText(ref));
+    return this.sourceStrings.resolveName(ref);
   }
 
   private resolveText(ref: number): string {
-    if (ref >= 0) {
-      return this.trace.strings.get(ref);
-    }
-    const index = -ref - 1;
-    const value = this.sourceStrings[index];
-    if (value === undefined) {
-      this.warnings.add(
-        'names refer to string indices missing from the string table (shown as "string #N")',
-      );
-      return `string #${index}`;
-    }
-    return value;
+    return this.sourceStrings.resolveText(ref);
   }
 }
 

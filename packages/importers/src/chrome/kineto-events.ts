@@ -1,8 +1,9 @@
 import type { LaunchTable } from '@streamscope/trace';
 import { MemKind, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
-import type { StagedOp, TraceBuilder } from '../trace-builder.ts';
-import { newStagedOp } from '../trace-builder.ts';
+import type { StagedOp } from '../op-staging.ts';
+import { newStagedOp } from '../op-staging.ts';
+import type { TraceBuilder } from '../trace-builder.ts';
 import { noId32 } from '../nsys/nsys-enums.ts';
 
 type Json = Record<string, unknown>;

@@ -1,0 +1,115 @@
+import { noRef } from '@streamscope/trace';
+import { StagingColumn } from './staging-columns.ts';
+
+/** One GPU or host op as an importer hands it over. Reuse one object; the builder keeps none. */
+export interface StagedOp {
+  kind: number;
+  startNs: number;
+  endNs: number;
+  /** Index from `processFor()`. */
+  proc: number;
+  /** Index from `gpuLane()` or `hostLane()`. */
+  lane: number;
+  /** `name()` result: a trace string id (≥ 0) or a deferred source string (< 0). */
+  nameRef: number;
+  bytes: number;
+  memKinds: number;
+  correlationId: number;
+  refId: number;
+  flags: number;
+  /** Event id and sync id for event records, waits and event syncs; NaN when none. */
+  eventId: number;
+  eventSyncId: number;
+}
+
+export function newStagedOp(): StagedOp {
+  return {
+    kind: 0,
+    startNs: 0,
+    endNs: 0,
+    proc: 0,
+    lane: 0,
+    nameRef: 0,
+    bytes: 0,
+    memKinds: 0,
+    correlationId: 0,
+    refId: noRef,
+    flags: 0,
+    eventId: Number.NaN,
+    eventSyncId: Number.NaN,
+  };
+}
+
+/**
+ * Staged ops, one typed column per field, all grown together (geometrically). A column's
+ * `data` is replaced when it grows, so read it after the last `add`.
+ */
+export class OpStaging {
+  count = 0;
+  private capacity = 1024;
+  readonly startNs = new StagingColumn(Float64Array);
+  readonly endNs = new StagingColumn(Float64Array);
+  readonly bytes = new StagingColumn(Float64Array);
+  readonly eventId = new StagingColumn(Float64Array);
+  readonly eventSyncId = new StagingColumn(Float64Array);
+  readonly lane = new StagingColumn(Uint32Array);
+  readonly proc = new StagingColumn(Uint32Array);
+  readonly nameRef = new StagingColumn(Int32Array);
+  readonly corr = new StagingColumn(Uint32Array);
+  readonly refId = new StagingColumn(Uint32Array);
+  readonly kind = new StagingColumn(Uint8Array);
+  readonly memKinds = new StagingColumn(Uint8Array);
+  readonly flags = new StagingColumn(Uint8Array);
+
+  /** Pre-sizes the columns for about `ops` ops (a hint: they still grow past it). */
+  reserve(ops: number): void {
+    if (ops > this.capacity) {
+      this.capacity = Math.ceil(ops);
+      this.resize();
+    }
+  }
+
+  add(op: StagedOp): number {
+    const i = this.count;
+    if (i >= this.capacity) {
+      this.capacity *= 2;
+      this.resize();
+    }
+    this.startNs.data[i] = op.startNs;
+    this.endNs.data[i] = op.endNs;
+    this.bytes.data[i] = op.bytes;
+    this.eventId.data[i] = op.eventId;
+    this.eventSyncId.data[i] = op.eventSyncId;
+    this.lane.data[i] = op.lane;
+    this.proc.data[i] = op.proc;
+    this.nameRef.data[i] = op.nameRef;
+    this.corr.data[i] = op.correlationId;
+    this.refId.data[i] = op.refId;
+    this.kind.data[i] = op.kind;
+    this.memKinds.data[i] = op.memKinds;
+    this.flags.data[i] = op.flags;
+    this.count = i + 1;
+    return i;
+  }
+
+  private resize(): void {
+    const columns: StagingColumn<Float64Array | Int32Array | Uint32Array | Uint8Array>[] = [
+      this.startNs,
+      this.endNs,
+      this.bytes,
+      this.eventId,
+      this.eventSyncId,
+      this.lane,
+      this.proc,
+      this.nameRef,
+      this.corr,
+      this.refId,
+      this.kind,
+      this.memKinds,
+      this.flags,
+    ];
+    for (const column of columns) {
+      column.resize(this.capacity);
+    }
+  }
+}
