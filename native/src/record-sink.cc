@@ -157,7 +157,7 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
                      [](const GpuRecord& a, const GpuRecord& b) { return a.startNs < b.startNs; });
     for (GpuRecord& r : gpu_) {
       if (r.kind == kEventRecord) counts_.eventRecords++;
-      if (r.startNs < originNs_) {
+      if (r.startNs < originNs_.load()) {
         counts_.beforeOrigin++;
         continue;  // setup work (buffer initialization) before the run's window: not part of it
       }
@@ -202,7 +202,7 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
                      r.startNs, r.endNs);
     }
     gpu_.swap(waiting);
-    waits_.emit(firstOp, originNs_, final, ops, flows);
+    waits_.emit(firstOp, originNs_.load(), final, ops, flows);
     opsSent_ += static_cast<uint32_t>(ops.size());
     flowsSent_ += static_cast<uint32_t>(flows.size());
     counts_.opsOut += ops.size();

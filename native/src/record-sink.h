@@ -105,16 +105,21 @@ class RecordSink {
   std::vector<uint8_t> drain(bool final);
   bool hasPending();
   SinkCounts counts();
-  int64_t originNs() const { return originNs_; }
+  int64_t originNs() const { return originNs_.load(); }
+  /** Moves the run's origin to when issue begins (before any op of the run is pushed). */
+  void setOrigin(int64_t originNs) { originNs_.store(originNs); }
 
   /** Called (from any thread) when records arrive and the last doorbell was answered. */
   void setDoorbell(std::function<void()> ring) { doorbell_ = std::move(ring); }
 
  private:
   void ring();
-  int64_t rel(int64_t absNs) const { return absNs > originNs_ ? absNs - originNs_ : 0; }
+  int64_t rel(int64_t absNs) const {
+    int64_t origin = originNs_.load();
+    return absNs > origin ? absNs - origin : 0;
+  }
 
-  const int64_t originNs_;
+  std::atomic<int64_t> originNs_;
   const size_t maxQueued_;
   std::mutex mutex_;
   std::unordered_map<std::string, uint32_t> stringIds_;

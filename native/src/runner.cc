@@ -275,6 +275,8 @@ void Runner::start(std::function<void()> doorbell) {
   if (options_.timing == TimingMode::Events) {
     completion_ = std::thread([this] { completeEvents(); });
   }
+  // The run starts when issue can begin: attaching the collector is setup, not part of it.
+  sink_->setOrigin(hostNowNs());
   controller_ = std::thread([this] { control(); });
 }
 

@@ -37,6 +37,10 @@ for part in "${@:-all}"; do
         else
           echo "nsys profile of $preset failed" >> "$OUT/nsys-agreement.txt"
         fi
+        if nsys_profile "$work/nsys2-$tag" node "$runner" preset "$preset" "$work/$tag.ev2.sstrace" events >> "$OUT/device-log.txt" 2>&1; then
+          echo "== $preset: nsys vs a second nsys run (how much the GPU itself varies)" >> "$OUT/nsys-agreement.txt"
+          python3 scripts/gpu/nsys-agreement.py "$work/nsys-$tag.sqlite" "$work/nsys2-$tag.sqlite" >> "$OUT/nsys-agreement.txt" 2>&1
+        fi
         echo "== $preset: executor (CUPTI) vs a second executor run" >> "$OUT/nsys-agreement.txt"
         python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/$tag.b.json" >> "$OUT/nsys-agreement.txt" 2>&1
       done

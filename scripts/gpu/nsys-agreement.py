@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Agreement between the executor and Nsight Systems on the same workload.
 
-usage: nsys-agreement.py OURS.json (NSYS.sqlite | OTHER_RUN.json)
+usage: nsys-agreement.py (OURS.json | NSYS.sqlite) (NSYS.sqlite | OTHER_RUN.json)
 
 OURS.json: `device-main.mjs export-json` of a run the executor timed with CUPTI.
 NSYS.sqlite: `nsys export --type sqlite` of the same workload run under nsys (executor timing off).
@@ -9,7 +9,8 @@ Checks, per GPU stream: the same ops in the same order (kind and bytes), and eve
 duration within max(2 us, 2 %) of nsys. Streams are paired by their op sequences: our stream's
 ops must be the tail of exactly one nsys stream (nsys also sees setup work before the run).
 Given a second executor run (OTHER_RUN.json) instead, the same checks measure the executor's own
-run-to-run spread: copies that share PCIe with other copies vary from run to run.
+run-to-run spread: copies that share PCIe with other copies vary from run to run. Given two nsys
+exports, they measure nsys's.
 Prints a report; exit status 0 when everything agrees.
 """
 import json
@@ -62,8 +63,20 @@ def ops_of(ours, name):
     return ours["streams"][name]
 
 
+def sqlite_as_ours(path):
+    """An nsys export read as the first side, to measure nsys's own run-to-run spread."""
+    streams = {
+        f"{key[2]}": [
+            {"kind": o["kind"], "durNs": o["durNs"], "bytes": o["bytes"], "startNs": o["start"], "name": o["kind"]}
+            for o in ops
+        ]
+        for key, ops in nsys_streams(path).items()
+    }
+    return {"title": f"nsys run {path.rsplit('/', 1)[-1]}", "streams": streams}
+
+
 def main(ours_path, nsys_path):
-    ours = json.load(open(ours_path))
+    ours = sqlite_as_ours(ours_path) if ours_path.endswith(".sqlite") else json.load(open(ours_path))
     theirs = json_streams(nsys_path) if nsys_path.endswith(".json") else nsys_streams(nsys_path)
     lines = [f"workload: {ours['title']}"]
     ok = True
@@ -76,16 +89,25 @@ def main(ours_path, nsys_path):
         if ops:
             groups.setdefault(tuple(signature(ops)), []).append(name)
     pairs = []
-    for sig, names in groups.items():
+    used = set()
+    # Longest op sequences first: a short one (one kernel) is also the tail of longer streams,
+    # so it may only take a stream that no longer sequence claimed.
+    for sig, names in sorted(groups.items(), key=lambda g: -len(g[0])):
         names.sort(key=lambda n: ours["streams"][n][0]["startNs"])
-        cands = [k for k, t in theirs.items() if len(t) >= len(sig) and tuple(signature(t)[-len(sig):]) == sig]
+        cands = [
+            k
+            for k, t in theirs.items()
+            if k not in used and len(t) >= len(sig) and tuple(signature(t)[-len(sig):]) == sig
+        ]
         cands.sort(key=lambda k: theirs[k][-len(sig)]["start"])
         if len(cands) < len(names):
             ok = False
             lines.append(f"  streams {', '.join(names)}: {len(ops_of(ours, names[0]))} ops each; only {len(cands)} nsys streams end with that op sequence")
             continue
         # Extra candidates (streams that ran the same ops earlier, in setup) come first.
-        pairs.extend(zip(names, cands[len(cands) - len(names):]))
+        chosen = cands[len(cands) - len(names):]
+        used.update(chosen)
+        pairs.extend(zip(names, chosen))
     for name, key in sorted(pairs):
         ops = ours["streams"][name]
         tail = theirs[key][-len(ops):]
