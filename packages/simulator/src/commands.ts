@@ -1,4 +1,4 @@
-import { MemKind, OpFlag, OpKind, packMemKinds } from '@streamscope/trace';
+import { MemKind, OpFlag, OpKind, noRef, packMemKinds } from '@streamscope/trace';
 import type {
   BufferKind,
   PlanCopy,
@@ -6,9 +6,9 @@ import type {
   PlanKernel,
   PlanMemset,
 } from '@streamscope/workload';
+import type { CmdSlot } from './command-store.ts';
+import { CmdKind, CopyDir } from './command-store.ts';
 import type { SimCore } from './core.ts';
-import type { Cmd } from './model.ts';
-import { CmdKind } from './model.ts';
 
 /** Device work a host call can issue (also the nodes of a graph). */
 export type WorkOp = PlanKernel | PlanCopy | PlanMemset | PlanHostFunc;
@@ -44,29 +44,36 @@ export class CommandFactory {
 
   constructor(private readonly core: SimCore) {}
 
-  build(op: WorkOp, correlationId: number, arrivalNs: number, flags: number): Cmd {
+  /** The command of `op` on plan stream `stream` (its own, or a graph launch's). */
+  build(
+    op: WorkOp,
+    stream: number,
+    correlationId: number,
+    arrivalNs: number,
+    flags: number,
+  ): CmdSlot {
     switch (op.kind) {
       case 'kernel':
-        return this.kernel(op, correlationId, arrivalNs, flags);
+        return this.kernel(op, stream, correlationId, arrivalNs, flags);
       case 'copy':
-        return this.copy(op, correlationId, arrivalNs, flags);
+        return this.copy(op, stream, correlationId, arrivalNs, flags);
       case 'memset':
-        return this.memset(op, correlationId, arrivalNs, flags);
+        return this.memset(op, stream, correlationId, arrivalNs, flags);
       case 'hostFunc': {
         const core = this.core;
-        const cmd = core.newCmd(
+        const cmd = core.cmds.alloc(
           CmdKind.Delay,
-          core.stream(op.stream),
+          core.stream(stream).plan.id,
           arrivalNs,
           OpKind.HostFunc,
           core.writer.name(op.name),
           correlationId,
           0,
           0,
-          undefined,
+          noRef,
           flags,
         );
-        cmd.delayNs = op.durNs;
+        core.cmds.delayNs[cmd] = op.durNs;
         return cmd;
       }
     }
@@ -100,11 +107,18 @@ export class CommandFactory {
     return this.lastLaunch;
   }
 
-  private kernel(op: PlanKernel, correlationId: number, arrivalNs: number, flags: number): Cmd {
+  private kernel(
+    op: PlanKernel,
+    stream: number,
+    correlationId: number,
+    arrivalNs: number,
+    flags: number,
+  ): CmdSlot {
     const core = this.core;
-    const cmd = core.newCmd(
+    const c = core.cmds;
+    const cmd = c.alloc(
       CmdKind.Compute,
-      core.stream(op.stream),
+      core.stream(stream).plan.id,
       arrivalNs,
       OpKind.Kernel,
       core.writer.name(op.name),
@@ -115,29 +129,38 @@ export class CommandFactory {
       flags,
     );
     const threads = op.block[0] * op.block[1] * op.block[2];
-    cmd.warpsPerBlock = Math.ceil(threads / 32);
-    cmd.threadsPerBlock = cmd.warpsPerBlock * 32;
-    cmd.smemPerBlock = op.sharedMemBytes;
-    cmd.blocksLeft = op.grid[0] * op.grid[1] * op.grid[2];
+    const warpsPerBlock = Math.ceil(threads / 32);
+    c.warpsPerBlock[cmd] = warpsPerBlock;
+    c.threadsPerBlock[cmd] = warpsPerBlock * 32;
+    c.smemPerBlock[cmd] = op.sharedMemBytes;
+    c.blocksLeft[cmd] = op.grid[0] * op.grid[1] * op.grid[2];
     if (op.mode === 'timed') {
-      cmd.blockNs = op.durNs + core.profile.spinOffsetNs;
+      c.blockNs[cmd] = op.durNs + core.profile.spinOffsetNs;
     } else {
-      cmd.iterations = op.iterations;
+      c.iterations[cmd] = op.iterations;
     }
     return cmd;
   }
 
   /** Memsets and DtoD copies run as blocks that fill the GPU for bytes / bandwidth. */
-  private fullGpu(cmd: Cmd, bytesPerS: number): void {
+  private fullGpu(cmd: CmdSlot, bytesPerS: number): void {
     const d = this.core.profile.device;
-    cmd.blocksLeft = d.smCount;
-    cmd.threadsPerBlock = d.maxThreadsPerSm;
-    cmd.warpsPerBlock = d.maxThreadsPerSm / 32;
-    cmd.blockNs = (cmd.bytes / bytesPerS) * 1e9 + this.core.profile.spinOffsetNs;
+    const c = this.core.cmds;
+    c.blocksLeft[cmd] = d.smCount;
+    c.threadsPerBlock[cmd] = d.maxThreadsPerSm;
+    c.warpsPerBlock[cmd] = d.maxThreadsPerSm / 32;
+    c.blockNs[cmd] = (c.bytes[cmd]! / bytesPerS) * 1e9 + this.core.profile.spinOffsetNs;
   }
 
-  private copy(op: PlanCopy, correlationId: number, arrivalNs: number, flags: number): Cmd {
+  private copy(
+    op: PlanCopy,
+    stream: number,
+    correlationId: number,
+    arrivalNs: number,
+    flags: number,
+  ): CmdSlot {
     const core = this.core;
+    const c = core.cmds;
     const p = core.profile;
     const bw = p.copyBandwidthBytesPerS;
     const src = core.plan.buffers[op.srcBuffer]!;
@@ -151,22 +174,22 @@ export class CommandFactory {
           ? CmdKind.Delay
           : CmdKind.Copy;
     const name = core.writer.name(copyNames[op.direction]);
-    const cmd = core.newCmd(
+    const cmd = c.alloc(
       kind,
-      core.stream(op.stream),
+      core.stream(stream).plan.id,
       arrivalNs,
       copyKinds[op.direction],
       name,
       correlationId,
       op.bytes,
       memKinds,
-      undefined,
+      noRef,
       flags | (op.async ? 0 : OpFlag.Sync),
     );
     if (kind === CmdKind.Compute) {
       this.fullGpu(cmd, bw.dtod);
     } else if (kind === CmdKind.Delay) {
-      cmd.delayNs = (op.bytes / bw.htoh) * 1e9;
+      c.delayNs[cmd] = (op.bytes / bw.htoh) * 1e9;
     } else {
       const bytesPerS =
         op.direction === 'htod'
@@ -178,26 +201,38 @@ export class CommandFactory {
               ? bw.dtohPageable
               : bw.dtohPinned
             : bw.ptop;
-      cmd.direction = op.direction === 'htod' || op.direction === 'dtoh' ? op.direction : 'ptop';
-      cmd.baseBytesPerNs = bytesPerS / 1e9;
+      c.direction[cmd] =
+        op.direction === 'htod'
+          ? CopyDir.HtoD
+          : op.direction === 'dtoh'
+            ? CopyDir.DtoH
+            : CopyDir.PtoP;
+      const baseBytesPerNs = bytesPerS / 1e9;
+      c.baseBytesPerNs[cmd] = baseBytesPerNs;
       // The engine's fixed setup time, as bytes at full speed.
-      cmd.bytesLeft = op.bytes + p.copyFixedNs * cmd.baseBytesPerNs;
+      c.bytesLeft[cmd] = op.bytes + p.copyFixedNs * baseBytesPerNs;
     }
     return cmd;
   }
 
-  private memset(op: PlanMemset, correlationId: number, arrivalNs: number, flags: number): Cmd {
+  private memset(
+    op: PlanMemset,
+    stream: number,
+    correlationId: number,
+    arrivalNs: number,
+    flags: number,
+  ): CmdSlot {
     const core = this.core;
-    const cmd = core.newCmd(
+    const cmd = core.cmds.alloc(
       CmdKind.Compute,
-      core.stream(op.stream),
+      core.stream(stream).plan.id,
       arrivalNs,
       OpKind.Memset,
       core.writer.name('memset'),
       correlationId,
       op.bytes,
       packMemKinds(MemKind.Unknown, memKind(core.plan.buffers[op.buffer]!.kind)),
-      undefined,
+      noRef,
       flags | (op.async ? 0 : OpFlag.Sync),
     );
     this.fullGpu(cmd, core.profile.memsetBytesPerS);

@@ -1,28 +1,33 @@
 import type { Trace } from '@streamscope/trace';
 import { OpKind } from '@streamscope/trace';
 import type { Plan, PlanThread } from '@streamscope/workload';
+import type { CmdSlot } from './command-store.ts';
+import { CmdKind, CmdState, CommandStore } from './command-store.ts';
 import { DeviceEngine } from './device-engine.ts';
 import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
-import type { HostWait, KernelGroup, SimStream, Wave } from './model.ts';
-import { Cmd, CmdKind, CmdPool } from './model.ts';
+import type { KernelGroup, SimStream } from './model.ts';
 import type { DeviceProfile } from './profile.ts';
 import { TraceWriter } from './trace-writer.ts';
+import { WaveStore } from './wave-store.ts';
 
 const launchBatch = 64;
 
-/** A blocking API call in progress on a host thread. */
+/** A blocking API call in progress on a host thread (one per thread, reused). */
 export interface PendingCall {
-  readonly startNs: number;
-  readonly nameId: number;
-  readonly correlationId: number;
-  readonly flags: number;
+  active: boolean;
+  startNs: number;
+  nameId: number;
+  correlationId: number;
+  flags: number;
   /** The call returns no earlier than this (its own cost). */
-  readonly minEndNs: number;
+  minEndNs: number;
   /** Added after the wait ends (sync call return). */
-  readonly afterWaitNs: number;
-  readonly cmd: Cmd | null;
-  readonly flowFrom: Cmd | null;
+  afterWaitNs: number;
+  /** The command it issued (retained), or -1. */
+  cmd: CmdSlot;
+  /** The event record it waited for (retained), or -1. */
+  flowFrom: CmdSlot;
 }
 
 export interface HostThreadState {
@@ -34,34 +39,42 @@ export interface HostThreadState {
   sub: number;
   blocked: boolean;
   done: boolean;
-  call: PendingCall | null;
+  readonly call: PendingCall;
+  /** Commands this thread waits for that have not signalled yet. */
+  waitRemaining: number;
   readonly ranges: { nameId: number; startNs: number }[];
 }
 
 /**
  * The discrete-event core: the clock, the event heap, streams and their ordering rules
  * (stream FIFO, legacy default stream barrier, event dependencies), command completion and
- * signals, and the trace writer. Host threads drive it through `issue` (host-ops.ts).
+ * signals, and the trace writer. Host threads drive it through `issue` (host-runner.ts).
  */
 export class SimCore implements EngineHost {
   nowNs = 0;
   readonly heap = new EventHeap();
-  readonly pool = new CmdPool();
+  readonly cmds = new CommandStore();
+  readonly waves = new WaveStore();
   readonly writer: TraceWriter;
   readonly devices: DeviceEngine[];
   readonly streams: (SimStream | undefined)[] = [];
   readonly threads: HostThreadState[] = [];
-  /** Latest issued record of each event. */
-  readonly latestRecord: (Cmd | null)[];
-  /** Record op ids issued so far that some other thread waits for. */
+  deviceStreams: SimStream[][] = [];
+  /** Latest issued record of each event (retained), -1 before the first. */
+  readonly latestRecord: number[];
+  /** Record op ids that some thread waits for (`afterRecord`), and those issued so far. */
+  readonly awaitedRecords = new Set<number>();
   readonly issuedRecords = new Set<number>();
   readonly waitingForRecord = new Map<number, number[]>();
   readonly pending: number[];
   readonly throttled: number[][];
-  private readonly openGroup: (KernelGroup | null)[];
-  private readonly readyQueue: Cmd[] = [];
+  /** Per device, the open Fermi kernel group's id, or -1. */
+  private readonly openGroup: number[];
+  /** Fermi kernel groups by id (`CommandStore.group`); ids are reused once a group signalled. */
+  private readonly groups: (KernelGroup | undefined)[] = [];
+  private readonly freeGroups: number[] = [];
+  private readonly readyQueue: CmdSlot[] = [];
   private readonly dirty: boolean[];
-  private nextSeq = 0;
   nextCorrelation = 1;
   resumeThread: (thread: HostThreadState) => void = () => undefined;
 
@@ -70,12 +83,12 @@ export class SimCore implements EngineHost {
     readonly profile: DeviceProfile,
     readonly trace: Trace,
   ) {
-    this.writer = new TraceWriter(trace);
+    this.writer = new TraceWriter(trace, this.cmds, this.streams);
     this.devices = plan.devices.map((d) => new DeviceEngine(d.id, profile, this));
-    this.latestRecord = plan.events.map(() => null);
+    this.latestRecord = plan.events.map(() => -1);
     this.pending = plan.devices.map(() => 0);
     this.throttled = plan.devices.map(() => []);
-    this.openGroup = plan.devices.map(() => null);
+    this.openGroup = plan.devices.map(() => -1);
     this.dirty = plan.devices.map(() => false);
   }
 
@@ -91,112 +104,99 @@ export class SimCore implements EngineHost {
     return s;
   }
 
-  newCmd(
-    kind: CmdKind,
-    stream: SimStream,
-    arrivalNs: number,
-    opKind: number,
-    nameId: number,
-    correlationId: number,
-    bytes = 0,
-    memKinds = 0,
-    refId = 0xffffffff,
-    flags = 0,
-  ): Cmd {
-    return new Cmd(
-      this.pool,
-      this.nextSeq++,
-      kind,
-      stream,
-      arrivalNs,
-      opKind,
-      nameId,
-      correlationId,
-      bytes,
-      memKinds,
-      refId,
-      flags,
-    );
-  }
-
   /**
    * Issues a command to its stream at `nowNs`: adds the legacy-stream barrier and `extraDep`,
    * closes or extends a Fermi kernel group, and makes it ready if it is its stream's turn.
    */
-  issue(cmd: Cmd, extraDep: Cmd | null, gapNs: number): void {
-    const stream = cmd.stream;
+  issue(cmd: CmdSlot, extraDep: CmdSlot, gapNs: number): void {
+    const c = this.cmds;
+    const stream = this.streams[c.stream[cmd]!]!;
     const device = stream.device;
-    if (extraDep !== null && !extraDep.signalled) {
+    if (extraDep >= 0 && !c.signalled(extraDep)) {
       this.addDep(cmd, extraDep);
     }
-    const devStreams = this.deviceStreams[device]!;
     if (stream.isLegacy) {
-      for (const s of devStreams) {
-        if (s.isBlocking && s.lastCmd !== null && !s.lastCmd.signalled) {
+      for (const s of this.deviceStreams[device]!) {
+        if (s.isBlocking && s.lastCmd >= 0 && !c.signalled(s.lastCmd)) {
           this.addDep(cmd, s.lastCmd);
         }
       }
     } else if (stream.isBlocking) {
       const legacy = this.streams[device];
-      if (legacy?.lastCmd != null && !legacy.lastCmd.signalled) {
+      if (legacy !== undefined && legacy.lastCmd >= 0 && !c.signalled(legacy.lastCmd)) {
         this.addDep(cmd, legacy.lastCmd);
       }
     }
     if (this.profile.delayedKernelSignal) {
       this.groupOnIssue(cmd, device);
     }
-    cmd.gapNs = gapNs;
-    const wasIdle = stream.front() === undefined;
-    stream.push(cmd);
+    c.gapNs[cmd] = gapNs;
+    const wasIdle = stream.fifo.size === 0;
+    stream.fifo.push(cmd);
+    c.retain(cmd);
+    if (stream.lastCmd >= 0) {
+      c.release(stream.lastCmd);
+    }
+    stream.lastCmd = cmd;
+    c.retain(cmd);
     this.pending[device]!++;
-    if (cmd.kind === CmdKind.Compute || cmd.kind === CmdKind.Copy) {
-      this.devices[device]!.enqueue(cmd);
+    const kind = c.kind[cmd];
+    if (kind === CmdKind.Compute || kind === CmdKind.Copy) {
+      this.devices[device]!.enqueue(cmd, stream);
     }
     if (wasIdle) {
-      this.becomeFront(cmd);
+      this.becomeFront(cmd, stream);
     }
   }
 
-  deviceStreams: SimStream[][] = [];
-
-  private addDep(cmd: Cmd, dep: Cmd): void {
-    (dep.waiters ??= []).push(cmd);
-    cmd.pendingDeps++;
+  private addDep(cmd: CmdSlot, dep: CmdSlot): void {
+    this.cmds.addWaiter(dep, cmd);
+    this.cmds.pendingDeps[cmd]!++;
   }
 
-  private groupOnIssue(cmd: Cmd, device: number): void {
-    const open = this.openGroup[device] ?? null;
-    if (cmd.opKind !== OpKind.Kernel) {
+  private groupOnIssue(cmd: CmdSlot, device: number): void {
+    const c = this.cmds;
+    if (c.opKind[cmd] !== OpKind.Kernel) {
       this.closeGroup(device);
       return;
     }
+    const open = this.openGroup[device]!;
     if (
-      open !== null &&
-      open.members.some((m) => m.stream === cmd.stream || (m.waiters?.includes(cmd) ?? false))
+      open >= 0 &&
+      this.groups[open]!.members.some((m) => c.stream[m] === c.stream[cmd] || c.isWaiting(m, cmd))
     ) {
       this.closeGroup(device);
     }
-    let group = this.openGroup[device] ?? null;
-    if (group === null) {
-      group = { members: [], done: 0, closed: false };
-      this.openGroup[device] = group;
+    let id = this.openGroup[device]!;
+    if (id < 0) {
+      id = this.freeGroups.pop() ?? this.groups.length;
+      this.groups[id] = { members: [], done: 0, closed: false };
+      this.openGroup[device] = id;
     }
-    group.members.push(cmd);
-    cmd.group = group;
+    this.groups[id]!.members.push(cmd);
+    c.group[cmd] = id;
   }
 
   /** Ends the run of back-to-back kernels; if all have finished, they signal now. */
   closeGroup(device: number): void {
-    const group = this.openGroup[device];
-    if (group === null || group === undefined) {
+    const id = this.openGroup[device]!;
+    if (id < 0) {
       return;
     }
-    this.openGroup[device] = null;
+    this.openGroup[device] = -1;
+    const group = this.groups[id]!;
     group.closed = true;
     if (group.done === group.members.length) {
-      for (const m of group.members) {
-        this.signal(m);
-      }
+      this.signalGroup(id);
+    }
+  }
+
+  private signalGroup(id: number): void {
+    const group = this.groups[id]!;
+    this.groups[id] = undefined;
+    this.freeGroups.push(id);
+    for (const m of group.members) {
+      this.signal(m);
     }
   }
 
@@ -214,21 +214,29 @@ export class SimCore implements EngineHost {
    * `notBeforeNs` (its arrival, or the stream's gap after the previous op), which spares an
    * event per op; markers and delays must not finish early, so they wait for an event.
    */
-  private becomeFront(cmd: Cmd): void {
-    cmd.frontNs = this.nowNs;
-    const notBefore = Math.max(cmd.arrivalNs, cmd.stream.lastSignalNs + cmd.gapNs);
-    cmd.notBeforeNs = notBefore;
-    if (notBefore <= this.nowNs || cmd.kind === CmdKind.Compute || cmd.kind === CmdKind.Copy) {
-      cmd.arrived = true;
+  private becomeFront(cmd: CmdSlot, stream: SimStream): void {
+    const c = this.cmds;
+    c.frontNs[cmd] = this.nowNs;
+    const notBefore = Math.max(c.arrivalNs[cmd]!, stream.lastSignalNs + c.gapNs[cmd]!);
+    c.notBeforeNs[cmd] = notBefore;
+    const kind = c.kind[cmd];
+    if (notBefore <= this.nowNs || kind === CmdKind.Compute || kind === CmdKind.Copy) {
+      c.set(cmd, CmdState.Arrived);
       this.tryReady(cmd);
     } else {
       this.heap.push(notBefore, EventType.Arrive, cmd);
     }
   }
 
-  tryReady(cmd: Cmd): void {
-    if (!cmd.ready && cmd.arrived && cmd.pendingDeps === 0 && cmd.stream.front() === cmd) {
-      cmd.ready = true;
+  tryReady(cmd: CmdSlot): void {
+    const c = this.cmds;
+    const state = c.state[cmd]!;
+    if (
+      (state & (CmdState.Ready | CmdState.Arrived)) === CmdState.Arrived &&
+      c.pendingDeps[cmd] === 0 &&
+      this.streams[c.stream[cmd]!]!.fifo.front() === cmd
+    ) {
+      c.state[cmd] = state | CmdState.Ready;
       this.readyQueue.push(cmd);
     }
   }
@@ -257,29 +265,31 @@ export class SimCore implements EngineHost {
     }
   }
 
-  private onReady(cmd: Cmd): void {
-    switch (cmd.kind) {
+  private onReady(cmd: CmdSlot): void {
+    const c = this.cmds;
+    switch (c.kind[cmd]) {
       case CmdKind.Marker:
-        cmd.startNs = Math.min(this.nowNs, Math.max(cmd.frontNs, cmd.arrivalNs));
+        c.startNs[cmd] = Math.min(this.nowNs, Math.max(c.frontNs[cmd]!, c.arrivalNs[cmd]!));
         this.finished(cmd);
         return;
       case CmdKind.Delay: {
-        const latency = cmd.opKind === OpKind.HostFunc ? this.profile.hostFuncLatencyNs : 0;
-        cmd.startNs = this.nowNs + latency;
-        this.heap.push(this.nowNs + latency + cmd.delayNs, EventType.MarkerEnd, cmd);
+        const latency = c.opKind[cmd] === OpKind.HostFunc ? this.profile.hostFuncLatencyNs : 0;
+        c.startNs[cmd] = this.nowNs + latency;
+        this.heap.push(this.nowNs + latency + c.delayNs[cmd]!, EventType.MarkerEnd, cmd);
         return;
       }
       default:
-        this.dirty[cmd.stream.device] = true;
+        this.dirty[this.streams[c.stream[cmd]!]!.device] = true;
     }
   }
 
   /** A command finished executing: it enters the trace and signals (Fermi groups may hold it). */
-  finished(cmd: Cmd): void {
-    cmd.endNs = this.nowNs;
-    cmd.done = true;
+  finished(cmd: CmdSlot): void {
+    const c = this.cmds;
+    c.endNs[cmd] = this.nowNs;
+    c.set(cmd, CmdState.Done);
     this.writer.gpu(cmd);
-    const device = cmd.stream.device;
+    const device = this.streams[c.stream[cmd]!]!.device;
     this.pending[device]!--;
     const throttled = this.throttled[device]!;
     // Throttled launchers wake once a batch of slots is free, then issue that batch in a row.
@@ -292,99 +302,103 @@ export class SimCore implements EngineHost {
       }
       throttled.length = 0;
     }
-    const group = cmd.group;
-    if (group !== null) {
+    const groupId = c.group[cmd]!;
+    if (groupId >= 0) {
+      const group = this.groups[groupId]!;
       group.done++;
       if (group.closed && group.done === group.members.length) {
-        for (const m of group.members) {
-          this.signal(m);
-        }
+        this.signalGroup(groupId);
       }
       return;
     }
     this.signal(cmd);
   }
 
-  private signal(cmd: Cmd): void {
-    cmd.signalled = true;
-    const stream = cmd.stream;
+  private signal(cmd: CmdSlot): void {
+    const c = this.cmds;
+    c.set(cmd, CmdState.Signalled);
+    const stream = this.streams[c.stream[cmd]!]!;
     stream.lastSignalNs = this.nowNs;
-    if (stream.front() === cmd) {
-      stream.pop();
-      const next = stream.front();
-      if (next !== undefined) {
-        this.becomeFront(next);
+    const popped = stream.fifo.front() === cmd;
+    if (popped) {
+      stream.fifo.pop();
+      const next = stream.fifo.front();
+      if (next >= 0) {
+        this.becomeFront(next, stream);
       }
     }
-    const waiters = cmd.waiters;
-    if (waiters !== null) {
-      cmd.waiters = null;
-      for (const w of waiters) {
-        if (w instanceof Cmd) {
-          w.pendingDeps--;
-          this.tryReady(w);
-        } else {
-          if (--w.remaining === 0) {
-            this.resumeThread(this.threads[w.thread]!);
-          }
+    for (let node = c.takeWaiters(cmd); node >= 0; node = c.nextWaiter(node)) {
+      const w = c.waiterOf(node);
+      if (w >= 0) {
+        c.pendingDeps[w]!--;
+        this.tryReady(w);
+      } else {
+        const thread = this.threads[-1 - w]!;
+        if (--thread.waitRemaining === 0) {
+          this.resumeThread(thread);
         }
       }
     }
-    cmd.release();
+    if (popped) {
+      c.release(cmd);
+    }
   }
 
-  /** Blocks a host thread until each of `cmds` (not yet signalled) has signalled. */
-  waitFor(thread: HostThreadState, cmds: readonly Cmd[]): boolean {
-    const wait: HostWait = { thread: thread.id, remaining: 0 };
-    for (const c of cmds) {
-      if (!c.signalled) {
-        (c.waiters ??= []).push(wait);
-        wait.remaining++;
-      }
-    }
-    thread.blocked = wait.remaining > 0;
+  /** Blocks a host thread until `cmd` (-1 for none) has signalled; returns whether it blocked. */
+  waitFor(thread: HostThreadState, cmd: CmdSlot): boolean {
+    thread.waitRemaining = 0;
+    this.addWait(thread, cmd);
+    thread.blocked = thread.waitRemaining > 0;
     return thread.blocked;
   }
 
-  /** Every stream's last command on a device (what cudaDeviceSynchronize waits for). */
-  deviceTails(device: number): Cmd[] {
-    const tails: Cmd[] = [];
+  /** Blocks a host thread until every stream of `device` has signalled its last command. */
+  waitForDevice(thread: HostThreadState, device: number): boolean {
+    thread.waitRemaining = 0;
     for (const s of this.deviceStreams[device] ?? []) {
-      if (s.lastCmd !== null && !s.lastCmd.signalled) {
-        tails.push(s.lastCmd);
-      }
+      this.addWait(thread, s.lastCmd);
     }
-    return tails;
+    thread.blocked = thread.waitRemaining > 0;
+    return thread.blocked;
+  }
+
+  private addWait(thread: HostThreadState, cmd: CmdSlot): void {
+    if (cmd >= 0 && !this.cmds.signalled(cmd)) {
+      this.cmds.addWaiter(cmd, -1 - thread.id);
+      thread.waitRemaining++;
+    }
   }
 
   /** Handles the event just popped from the heap; stale copy and wave events (rescheduled since) are skipped. */
   dispatch(event: EventHeap): void {
+    const c = this.cmds;
     switch (event.type) {
       case EventType.HostResume:
-        this.resumeThread(event.target as HostThreadState);
+        this.resumeThread(this.threads[event.target]!);
         return;
       case EventType.Arrive: {
-        const cmd = event.target as Cmd;
-        cmd.arrived = true;
+        const cmd = event.target;
+        c.set(cmd, CmdState.Arrived);
         this.tryReady(cmd);
         return;
       }
       case EventType.WaveEnd: {
-        const wave = event.target as Wave;
-        if (wave.version === event.version) {
-          this.devices[wave.cmd.stream.device]!.waveEnded(wave);
+        const wave = event.target;
+        if (this.waves.version[wave] === event.version) {
+          const cmd = this.waves.cmd[wave]!;
+          this.devices[this.streams[c.stream[cmd]!]!.device]!.waveEnded(wave);
         }
         return;
       }
       case EventType.CopyEnd: {
-        const cmd = event.target as Cmd;
-        if (!cmd.done && cmd.version === event.version) {
-          this.devices[cmd.stream.device]!.copyEnded(cmd);
+        const cmd = event.target;
+        if ((c.state[cmd]! & CmdState.Done) === 0 && c.version[cmd] === event.version) {
+          this.devices[this.streams[c.stream[cmd]!]!.device]!.copyEnded(cmd);
         }
         return;
       }
       case EventType.MarkerEnd:
-        this.finished(event.target as Cmd);
+        this.finished(event.target);
         return;
     }
   }

@@ -1,21 +1,31 @@
+import type { CmdSlot, CommandStore } from './command-store.ts';
+import { CmdKind, CmdState, CopyDir } from './command-store.ts';
 import type { EventHeap } from './event-heap.ts';
 import { EventType } from './event-heap.ts';
-import type { Cmd, Wave } from './model.ts';
-import { CmdKind, HwQueue } from './model.ts';
+import type { SimStream } from './model.ts';
+import { SlotQueue } from './model.ts';
 import type { CopyEngineRole, DeviceProfile } from './profile.ts';
+import type { WaveSlot } from './wave-store.ts';
+import type { WaveStore } from './wave-store.ts';
 
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
   readonly nowNs: number;
   readonly heap: EventHeap;
+  readonly cmds: CommandStore;
+  /** Waves of every device (wave slots are unique over the run's devices). */
+  readonly waves: WaveStore;
+  /** By plan stream id. */
+  readonly streams: readonly (SimStream | undefined)[];
   /** A command finished executing at `nowNs`. */
-  finished(cmd: Cmd): void;
+  finished(cmd: CmdSlot): void;
 }
 
-/** Block scheduling order: higher priority (numerically lower) first, then issue order. */
-function byPriorityThenIssue(a: Cmd, b: Cmd): number {
-  return a.stream.priority - b.stream.priority || a.seq - b.seq;
-}
+const roleDir: Record<CopyEngineRole, CopyDir> = {
+  htod: CopyDir.HtoD,
+  dtoh: CopyDir.DtoH,
+  any: CopyDir.Any,
+};
 
 /**
  * One GPU: hardware queues in front of the copy engines and the SMs. Commands enter a queue in
@@ -24,18 +34,23 @@ function byPriorityThenIssue(a: Cmd, b: Cmd): number {
  * behind it, whatever stream that is in.
  */
 export class DeviceEngine {
-  readonly queues: HwQueue[] = [];
-  private readonly engines: (Cmd | null)[];
-  private readonly activeCopies: Cmd[] = [];
-  private readonly workWaves: Wave[] = [];
+  readonly queues: SlotQueue[] = [];
+  private readonly waves: WaveStore;
+  /** The copy running on each engine, -1 when idle. */
+  private readonly engines: Int32Array;
+  private readonly engineRoles: readonly CopyDir[];
+  private readonly activeCopies: CmdSlot[] = [];
+  private readonly workWaves: WaveSlot[] = [];
   private freeThreads: number;
   private freeBlocks: number;
   private freeSmem: number;
   private residentWarps = 0;
   private residentKernels = 0;
-  private readonly candidates: Cmd[] = [];
-  /** Fermi engine queues: 0 compute, then copy queues. */
-  private readonly copyQueueOf: Record<CopyEngineRole | 'ptop', number>;
+  private readonly candidates: CmdSlot[] = [];
+  /** Fermi engine queues, by CopyDir: 0 compute, then copy queues. */
+  private readonly copyQueueOf: readonly number[];
+  /** Block scheduling order: higher priority (numerically lower) first, then issue order. */
+  private readonly byPriorityThenIssue: (a: CmdSlot, b: CmdSlot) => number;
 
   constructor(
     readonly id: number,
@@ -43,42 +58,59 @@ export class DeviceEngine {
     private readonly host: EngineHost,
   ) {
     const d = profile.device;
+    this.waves = host.waves;
+    const c = host.cmds;
+    const streams = host.streams;
+    this.byPriorityThenIssue = (a, b) =>
+      streams[c.stream[a]!]!.priority - streams[c.stream[b]!]!.priority || c.seq[a]! - c.seq[b]!;
     this.freeThreads = d.smCount * d.maxThreadsPerSm;
     this.freeBlocks = d.smCount * d.maxBlocksPerSm;
     this.freeSmem = d.smCount * d.sharedMemPerSmBytes;
-    this.engines = profile.copyEngines.map(() => null);
+    this.engines = new Int32Array(profile.copyEngines.length).fill(-1);
+    this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
+    const queueOf: number[] = [];
     if (profile.hwQueues <= 1) {
       // One compute queue, and one copy queue per direction when there are two engines.
       const split = profile.copyEngines.length >= 2;
-      this.queues.push(new HwQueue(), new HwQueue());
+      this.queues.push(new SlotQueue(), new SlotQueue());
       if (split) {
-        this.queues.push(new HwQueue());
+        this.queues.push(new SlotQueue());
       }
-      this.copyQueueOf = { htod: 1, dtoh: split ? 2 : 1, any: 1, ptop: split ? 2 : 1 };
+      queueOf[CopyDir.HtoD] = 1;
+      queueOf[CopyDir.DtoH] = split ? 2 : 1;
+      queueOf[CopyDir.Any] = 1;
+      queueOf[CopyDir.PtoP] = split ? 2 : 1;
     } else {
       const n = Math.max(1, Math.min(profile.hwQueues, profile.connections));
       for (let i = 0; i < n; i++) {
-        this.queues.push(new HwQueue());
+        this.queues.push(new SlotQueue());
       }
-      this.copyQueueOf = { htod: 0, dtoh: 0, any: 0, ptop: 0 };
+      queueOf.push(0, 0, 0, 0);
     }
+    this.copyQueueOf = queueOf;
   }
 
-  /** Puts an issued compute or copy command in its hardware queue. */
-  enqueue(cmd: Cmd): void {
+  /** Puts an issued compute or copy command in its hardware queue (which retains it). */
+  enqueue(cmd: CmdSlot, stream: SimStream): void {
+    const c = this.host.cmds;
     let q: number;
     if (this.profile.hwQueues <= 1) {
-      q = cmd.kind === CmdKind.Copy ? this.copyQueueOf[cmd.direction] : 0;
+      q = c.kind[cmd] === CmdKind.Copy ? this.copyQueueOf[c.direction[cmd]!]! : 0;
     } else {
-      q = cmd.stream.hwQueue % this.queues.length;
+      q = stream.hwQueue % this.queues.length;
     }
-    const queue = this.queues[q]!;
-    cmd.hwQueue = queue;
-    queue.push(cmd);
+    c.hwQueue[cmd] = q;
+    c.retain(cmd);
+    this.queues[q]!.push(cmd);
+  }
+
+  private popQueue(q: number): void {
+    this.host.cmds.release(this.queues[q]!.pop());
   }
 
   /** Dispatches whatever can start now; call after anything that may free a head or an engine. */
   pump(): void {
+    const c = this.host.cmds;
     let progressed = true;
     while (progressed) {
       progressed = false;
@@ -86,21 +118,22 @@ export class DeviceEngine {
       if (candidates.length > 0) {
         candidates.length = 0;
       }
-      for (const queue of this.queues) {
+      for (let q = 0; q < this.queues.length; q++) {
+        const queue = this.queues[q]!;
         for (;;) {
           const head = queue.front();
-          if (head === undefined || !head.ready) {
+          if (head < 0 || (c.state[head]! & CmdState.Ready) === 0) {
             break;
           }
-          if (head.kind === CmdKind.Copy) {
-            if (head.startNs < 0 && !this.startCopy(head)) {
+          if (c.kind[head] === CmdKind.Copy) {
+            if (c.startNs[head]! < 0 && !this.startCopy(head)) {
               break;
             }
-            queue.pop();
+            this.popQueue(q);
             continue;
           }
-          if (head.blocksLeft === 0) {
-            queue.pop();
+          if (c.blocksLeft[head] === 0) {
+            this.popQueue(q);
             continue;
           }
           candidates.push(head);
@@ -111,14 +144,15 @@ export class DeviceEngine {
         return;
       }
       if (candidates.length > 1) {
-        candidates.sort(byPriorityThenIssue);
+        candidates.sort(this.byPriorityThenIssue);
       }
       let dispatched = false;
-      for (const cmd of candidates) {
+      for (let k = 0; k < candidates.length; k++) {
+        const cmd = candidates[k]!;
         if (this.dispatchBlocks(cmd)) {
           dispatched = true;
-          if (cmd.blocksLeft === 0) {
-            cmd.hwQueue!.pop();
+          if (c.blocksLeft[cmd] === 0) {
+            this.popQueue(c.hwQueue[cmd]!);
             progressed = true;
           }
         }
@@ -129,73 +163,78 @@ export class DeviceEngine {
     }
   }
 
-  private dispatchBlocks(cmd: Cmd): boolean {
-    if (cmd.runningWaves === 0 && this.residentKernels >= this.profile.maxConcurrentKernels) {
+  private dispatchBlocks(cmd: CmdSlot): boolean {
+    const c = this.host.cmds;
+    if (c.runningWaves[cmd] === 0 && this.residentKernels >= this.profile.maxConcurrentKernels) {
       return false;
     }
+    const threadsPerBlock = c.threadsPerBlock[cmd]!;
+    const smemPerBlock = c.smemPerBlock[cmd]!;
     let fit = Math.min(
-      cmd.blocksLeft,
-      Math.floor(this.freeThreads / cmd.threadsPerBlock),
+      c.blocksLeft[cmd]!,
+      Math.floor(this.freeThreads / threadsPerBlock),
       this.freeBlocks,
     );
-    if (cmd.smemPerBlock > 0) {
-      fit = Math.min(fit, Math.floor(this.freeSmem / cmd.smemPerBlock));
+    if (smemPerBlock > 0) {
+      fit = Math.min(fit, Math.floor(this.freeSmem / smemPerBlock));
     }
     if (fit <= 0) {
       return false;
     }
-    const first = cmd.startNs < 0;
-    const now = first ? Math.max(this.host.nowNs, cmd.notBeforeNs) : this.host.nowNs;
+    const first = c.startNs[cmd]! < 0;
+    const now = first ? Math.max(this.host.nowNs, c.notBeforeNs[cmd]!) : this.host.nowNs;
     if (first) {
-      cmd.startNs = now;
+      c.startNs[cmd] = now;
     }
-    if (cmd.runningWaves === 0) {
+    if (c.runningWaves[cmd] === 0) {
       this.residentKernels++;
     }
-    cmd.blocksLeft -= fit;
-    cmd.runningWaves++;
-    this.freeThreads -= fit * cmd.threadsPerBlock;
+    c.blocksLeft[cmd] = c.blocksLeft[cmd]! - fit;
+    c.runningWaves[cmd]!++;
+    this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
-    this.freeSmem -= fit * cmd.smemPerBlock;
-    const warps = fit * cmd.warpsPerBlock;
+    this.freeSmem -= fit * smemPerBlock;
+    const warps = fit * c.warpsPerBlock[cmd]!;
     this.residentWarps += warps;
-    const wave: Wave = {
-      cmd,
-      blocks: fit,
-      warps,
-      iterationsLeft: cmd.iterations,
-      ratePerNs: 0,
-      // Only work waves track progress; a timed wave keeps 0 here (no boxed number per wave).
-      updatedNs: cmd.iterations > 0 ? now : 0,
-      version: 0,
-    };
-    if (cmd.iterations > 0) {
+    const iterations = c.iterations[cmd]!;
+    // Only work waves track progress; a timed wave keeps 0 there.
+    const wave = this.waves.alloc(cmd, fit, warps, iterations, iterations > 0 ? now : 0);
+    if (iterations > 0) {
       this.workWaves.push(wave);
-      wave.ratePerNs = -1; // scheduled by reflowWork
+      this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork
     } else {
-      this.host.heap.push(now + cmd.blockNs, EventType.WaveEnd, wave);
+      this.host.heap.push(now + c.blockNs[cmd]!, EventType.WaveEnd, wave);
     }
     return true;
   }
 
+  /** Whether `version` is the latest WaveEnd scheduled for wave `w` (others are stale). */
+  isCurrentWave(w: WaveSlot, version: number): boolean {
+    return this.waves.version[w] === version;
+  }
+
   /** A wave's blocks finished: free their room; the kernel ends with its last wave. */
-  waveEnded(wave: Wave): void {
-    if (wave.cmd.iterations > 0) {
+  waveEnded(wave: WaveSlot): void {
+    const c = this.host.cmds;
+    const waves = this.waves;
+    const cmd = waves.cmd[wave]!;
+    if (c.iterations[cmd]! > 0) {
       const i = this.workWaves.indexOf(wave);
-      if (i < 0 || wave.version < 0) {
+      if (i < 0) {
         return;
       }
       this.workWaves.splice(i, 1);
     }
-    const cmd = wave.cmd;
-    cmd.runningWaves--;
-    this.freeThreads += wave.blocks * cmd.threadsPerBlock;
-    this.freeBlocks += wave.blocks;
-    this.freeSmem += wave.blocks * cmd.smemPerBlock;
-    this.residentWarps -= wave.warps;
-    if (cmd.runningWaves === 0) {
+    const blocks = waves.blocks[wave]!;
+    c.runningWaves[cmd]!--;
+    this.freeThreads += blocks * c.threadsPerBlock[cmd]!;
+    this.freeBlocks += blocks;
+    this.freeSmem += blocks * c.smemPerBlock[cmd]!;
+    this.residentWarps -= waves.warps[wave]!;
+    waves.free(wave);
+    if (c.runningWaves[cmd] === 0) {
       this.residentKernels--;
-      if (cmd.blocksLeft === 0) {
+      if (c.blocksLeft[cmd] === 0) {
         this.host.finished(cmd);
       }
     }
@@ -213,43 +252,46 @@ export class DeviceEngine {
     }
     const now = this.host.nowNs;
     const p = this.profile;
+    const w = this.waves;
     const perSm = this.residentWarps / p.device.smCount;
     const rate =
       p.workIterationsPerNs * Math.min(1, p.workSaturationWarpsPerSm / Math.max(perSm, 1e-9));
     for (const wave of this.workWaves) {
-      if (wave.ratePerNs === rate) {
+      if (w.ratePerNs[wave] === rate) {
         continue;
       }
-      if (wave.ratePerNs > 0 && now > wave.updatedNs) {
-        wave.iterationsLeft = Math.max(
+      if (w.ratePerNs[wave]! > 0 && now > w.updatedNs[wave]!) {
+        w.iterationsLeft[wave] = Math.max(
           0,
-          wave.iterationsLeft - (now - wave.updatedNs) * wave.ratePerNs,
+          w.iterationsLeft[wave]! - (now - w.updatedNs[wave]!) * w.ratePerNs[wave]!,
         );
       }
-      wave.updatedNs = Math.max(now, wave.updatedNs);
-      wave.ratePerNs = rate;
-      wave.version++;
+      w.updatedNs[wave] = Math.max(now, w.updatedNs[wave]!);
+      w.ratePerNs[wave] = rate;
+      const version = w.bump(wave);
       this.host.heap.push(
-        wave.updatedNs + wave.iterationsLeft / rate,
+        w.updatedNs[wave] + w.iterationsLeft[wave]! / rate,
         EventType.WaveEnd,
         wave,
-        wave.version,
+        version,
       );
     }
   }
 
-  private startCopy(cmd: Cmd): boolean {
-    const roles = this.profile.copyEngines;
+  private startCopy(cmd: CmdSlot): boolean {
+    const c = this.host.cmds;
+    const roles = this.engineRoles;
+    const dir = c.direction[cmd]!;
     let engine = -1;
     for (let e = 0; e < roles.length; e++) {
-      if (this.engines[e] === null && roles[e] === cmd.direction) {
+      if (this.engines[e] === -1 && roles[e] === dir) {
         engine = e;
         break;
       }
     }
     if (engine < 0) {
       for (let e = 0; e < roles.length; e++) {
-        if (this.engines[e] === null && roles[e] === 'any') {
+        if (this.engines[e] === -1 && roles[e] === CopyDir.Any) {
           engine = e;
           break;
         }
@@ -259,21 +301,28 @@ export class DeviceEngine {
       return false;
     }
     this.engines[engine] = cmd;
-    cmd.engine = engine;
-    cmd.startNs = Math.max(this.host.nowNs, cmd.notBeforeNs);
-    cmd.updatedNs = cmd.startNs;
+    c.engine[cmd] = engine;
+    const startNs = Math.max(this.host.nowNs, c.notBeforeNs[cmd]!);
+    c.startNs[cmd] = startNs;
+    c.updatedNs[cmd] = startNs;
     this.activeCopies.push(cmd);
     this.reflowCopies();
     return true;
   }
 
+  /** Whether `version` is the latest CopyEnd scheduled for `cmd` (others are stale). */
+  isCurrentCopy(cmd: CmdSlot, version: number): boolean {
+    const c = this.host.cmds;
+    return (c.state[cmd]! & CmdState.Done) === 0 && c.version[cmd] === version;
+  }
+
   /** A copy's last byte moved: free its engine. */
-  copyEnded(cmd: Cmd): void {
+  copyEnded(cmd: CmdSlot): void {
     const i = this.activeCopies.indexOf(cmd);
     if (i >= 0) {
       this.activeCopies.splice(i, 1);
     }
-    this.engines[cmd.engine] = null;
+    this.engines[this.host.cmds.engine[cmd]!] = -1;
     this.host.finished(cmd);
     this.reflowCopies();
     this.pump();
@@ -284,33 +333,45 @@ export class DeviceEngine {
    * `duplexFactor` of it. Rates change only when a copy starts or ends.
    */
   private reflowCopies(): void {
+    const c = this.host.cmds;
     const now = this.host.nowNs;
+    const active = this.activeCopies;
     let htod = 0;
     let dtoh = 0;
     let other = 0;
-    for (const c of this.activeCopies) {
-      if (c.direction === 'htod') {
+    for (let k = 0; k < active.length; k++) {
+      const dir = c.direction[active[k]!];
+      if (dir === CopyDir.HtoD) {
         htod++;
-      } else if (c.direction === 'dtoh') {
+      } else if (dir === CopyDir.DtoH) {
         dtoh++;
       } else {
         other++;
       }
     }
     const duplex = htod > 0 && dtoh > 0 ? this.profile.duplexFactor : 1;
-    for (const c of this.activeCopies) {
-      const share = c.direction === 'htod' ? htod : c.direction === 'dtoh' ? dtoh : other;
-      const rate = (c.baseBytesPerNs * (c.direction === 'ptop' ? 1 : duplex)) / share;
-      if (rate === c.rateBytesPerNs) {
+    for (let k = 0; k < active.length; k++) {
+      const cmd = active[k]!;
+      const dir = c.direction[cmd];
+      const share = dir === CopyDir.HtoD ? htod : dir === CopyDir.DtoH ? dtoh : other;
+      const rate = (c.baseBytesPerNs[cmd]! * (dir === CopyDir.PtoP ? 1 : duplex)) / share;
+      const oldRate = c.rateBytesPerNs[cmd]!;
+      if (rate === oldRate) {
         continue;
       }
-      if (c.rateBytesPerNs > 0 && now > c.updatedNs) {
-        c.bytesLeft = Math.max(0, c.bytesLeft - (now - c.updatedNs) * c.rateBytesPerNs);
+      const updatedNs = c.updatedNs[cmd]!;
+      if (oldRate > 0 && now > updatedNs) {
+        c.bytesLeft[cmd] = Math.max(0, c.bytesLeft[cmd]! - (now - updatedNs) * oldRate);
       }
-      c.updatedNs = Math.max(now, c.updatedNs);
-      c.rateBytesPerNs = rate;
-      c.version++;
-      this.host.heap.push(c.updatedNs + c.bytesLeft / rate, EventType.CopyEnd, c, c.version);
+      c.updatedNs[cmd] = Math.max(now, updatedNs);
+      c.rateBytesPerNs[cmd] = rate;
+      const version = c.newVersion(cmd);
+      this.host.heap.push(
+        c.updatedNs[cmd] + c.bytesLeft[cmd]! / rate,
+        EventType.CopyEnd,
+        cmd,
+        version,
+      );
     }
   }
 }

@@ -10,21 +10,22 @@ export type EventType = (typeof EventType)[keyof typeof EventType];
 
 /**
  * A binary min-heap of events by (time, insertion order), so equal times run first-in
- * first-out. Stored as parallel arrays, not an object per event: a million-op run pushes
- * millions of events. `pop` leaves the event in `type`, `target` and `version`.
+ * first-out. Stored as parallel typed arrays, not an object per event: a million-op run pushes
+ * millions of events. The target is a number: a host thread id, a command slot or a wave
+ * slot, by type. `pop` leaves the event in `type`, `target` and `version`.
  */
 export class EventHeap {
   private times = new Float64Array(1024);
   private seqs = new Float64Array(1024);
   private types = new Uint8Array(1024);
   private versions = new Float64Array(1024);
-  private targets: unknown[] = [];
+  private targets = new Int32Array(1024);
   private n = 0;
   private nextSeq = 0;
   /** The last popped event. */
   timeNs = 0;
   type: EventType = 0;
-  target: unknown = null;
+  target = -1;
   version = 0;
 
   get size(): number {
@@ -37,7 +38,7 @@ export class EventHeap {
   }
 
   /** Times are rounded to whole ns, so the clock and the trace agree exactly. */
-  push(atNs: number, type: EventType, target: unknown, version = 0): void {
+  push(atNs: number, type: EventType, target: number, version = 0): void {
     if (this.n === this.times.length) {
       this.grow();
     }
@@ -69,7 +70,7 @@ export class EventHeap {
     }
     this.timeNs = this.times[0]!;
     this.type = this.types[0]! as EventType;
-    this.target = this.targets[0];
+    this.target = this.targets[0]!;
     this.version = this.versions[0]!;
     const last = --this.n;
     if (last > 0) {
@@ -79,7 +80,7 @@ export class EventHeap {
       const s = seqs[last]!;
       const type = this.types[last]!;
       const version = this.versions[last]!;
-      const target = this.targets[last];
+      const target = this.targets[last]!;
       let i = 0;
       for (;;) {
         const left = 2 * i + 1;
@@ -108,7 +109,6 @@ export class EventHeap {
       this.versions[i] = version;
       this.targets[i] = target;
     }
-    this.targets[last] = null;
     return true;
   }
 
@@ -117,7 +117,7 @@ export class EventHeap {
     this.seqs[to] = this.seqs[from]!;
     this.types[to] = this.types[from]!;
     this.versions[to] = this.versions[from]!;
-    this.targets[to] = this.targets[from];
+    this.targets[to] = this.targets[from]!;
   }
 
   private grow(): void {
@@ -134,5 +134,8 @@ export class EventHeap {
     const versions = new Float64Array(size);
     versions.set(this.versions);
     this.versions = versions;
+    const targets = new Int32Array(size);
+    targets.set(this.targets);
+    this.targets = targets;
   }
 }

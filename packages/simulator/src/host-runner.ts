@@ -1,10 +1,11 @@
-import { OpFlag, OpKind } from '@streamscope/trace';
+import { OpFlag, OpKind, noRef } from '@streamscope/trace';
 import type { PlanOp } from '@streamscope/workload';
+import { CmdKind } from './command-store.ts';
 import { CommandFactory } from './commands.ts';
-import type { HostThreadState, PendingCall, SimCore } from './core.ts';
+import type { HostThreadState, SimCore } from './core.ts';
 import { EventType } from './event-heap.ts';
-import type { Cmd } from './model.ts';
-import { CmdKind } from './model.ts';
+import { apiName, isBlocking, launchCostNs } from './host-api.ts';
+import { HostCalls } from './host-calls.ts';
 
 /**
  * Runs host threads: each plan op is an API call with a host cost; blocking calls park the
@@ -13,11 +14,13 @@ import { CmdKind } from './model.ts';
  */
 export class HostRunner {
   private readonly factory: CommandFactory;
+  private readonly calls: HostCalls;
   untilNs = Infinity;
 
   constructor(private readonly core: SimCore) {
     this.factory = new CommandFactory(core);
-    core.resumeThread = (t) => core.heap.push(core.nowNs, EventType.HostResume, t);
+    this.calls = new HostCalls(core);
+    core.resumeThread = (t) => core.heap.push(core.nowNs, EventType.HostResume, t.id);
   }
 
   run(t: HostThreadState): void {
@@ -27,14 +30,14 @@ export class HostRunner {
     }
     t.blocked = false;
     let nextNs = core.nowNs;
-    if (t.call !== null) {
-      nextNs = this.finishCall(t, Math.max(t.call.minEndNs, core.nowNs + t.call.afterWaitNs));
+    if (t.call.active) {
+      nextNs = this.calls.finish(t, Math.max(t.call.minEndNs, core.nowNs + t.call.afterWaitNs));
     }
     for (;;) {
       if (nextNs > core.nowNs) {
         core.settle();
         if (nextNs > core.heap.peekTimeNs() || nextNs > this.untilNs) {
-          core.heap.push(nextNs, EventType.HostResume, t);
+          core.heap.push(nextNs, EventType.HostResume, t.id);
           return;
         }
         core.nowNs = nextNs;
@@ -54,39 +57,6 @@ export class HostRunner {
     }
   }
 
-  /** Completes a blocking call at `endNs`: its API op enters the trace. Returns `endNs`. */
-  private finishCall(t: HostThreadState, endNs: number): number {
-    const call = t.call!;
-    t.call = null;
-    const w = this.core.writer;
-    const apiOp = w.host(
-      t.track,
-      call.startNs,
-      endNs,
-      OpKind.ApiCall,
-      call.nameId,
-      call.correlationId,
-      call.flags,
-    );
-    if (call.cmd !== null) {
-      w.linkApi(apiOp, call.cmd);
-    }
-    if (call.flowFrom !== null) {
-      w.recordToWait(call.flowFrom, apiOp);
-    }
-    t.pc++;
-    return endNs;
-  }
-
-  /** Starts a call that may block: returns when it continues, or -1 while it waits. */
-  private blockingCall(t: HostThreadState, call: PendingCall, waitOn: readonly Cmd[]): number {
-    t.call = call;
-    if (this.core.waitFor(t, waitOn)) {
-      return -1;
-    }
-    return this.finishCall(t, Math.max(call.minEndNs, this.core.nowNs + call.afterWaitNs));
-  }
-
   /** A launch blocks while the device has too much queued; returns true when it must wait. */
   private throttle(t: HostThreadState, device: number, launches: number): boolean {
     const core = this.core;
@@ -99,6 +69,16 @@ export class HostRunner {
     return false;
   }
 
+  /** A record some thread waits for was issued: those threads go on. */
+  private recordIssued(opId: number): void {
+    const core = this.core;
+    core.issuedRecords.add(opId);
+    for (const waiting of core.waitingForRecord.get(opId) ?? []) {
+      core.resumeThread(core.threads[waiting]!);
+    }
+    core.waitingForRecord.delete(opId);
+  }
+
   private recordNotIssued(t: HostThreadState, afterRecord: number | null): boolean {
     const core = this.core;
     if (afterRecord === null || core.issuedRecords.has(afterRecord)) {
@@ -109,25 +89,6 @@ export class HostRunner {
     core.waitingForRecord.set(afterRecord, list);
     t.blocked = true;
     return true;
-  }
-
-  private api(
-    t: HostThreadState,
-    name: string,
-    costNs: number,
-    correlationId = 0,
-    flags = 0,
-  ): number {
-    const core = this.core;
-    return core.writer.host(
-      t.track,
-      core.nowNs,
-      core.nowNs + costNs,
-      OpKind.ApiCall,
-      core.writer.name(name),
-      correlationId,
-      flags,
-    );
   }
 
   private exec(t: HostThreadState, op: PlanOp): number {
@@ -144,45 +105,30 @@ export class HostRunner {
       case 'hostFunc':
       case 'copy': {
         const device = core.stream(op.stream).device;
-        const costNs =
-          op.kind === 'kernel'
-            ? p.api.launchKernel
-            : op.kind === 'copy'
-              ? p.api.memcpy
-              : op.kind === 'memset'
-                ? p.api.memset
-                : p.api.launchHostFunc;
-        const blocks = isBlocking(core, op);
+        const costNs = launchCostNs(p.api, op);
+        const blocks = isBlocking(core.plan, op);
         if (!blocks && this.throttle(t, device, 1)) {
           return -1;
         }
         const correlationId = core.nextCorrelation++;
-        const cmd = this.factory.build(op, correlationId, now + costNs + p.submitLatencyNs, 0);
-        core.issue(cmd, null, p.streamGapNs);
-        const name = apiName(core, op);
+        const arrivalNs = now + costNs + p.submitLatencyNs;
+        const cmd = this.factory.build(op, op.stream, correlationId, arrivalNs, 0);
+        core.issue(cmd, -1, p.streamGapNs);
+        const name = apiName(op);
         if (blocks) {
-          const call: PendingCall = {
-            startNs: now,
-            nameId: w.name(name),
-            correlationId,
-            flags: OpFlag.Sync,
-            minEndNs: now + costNs,
-            afterWaitNs: p.api.sync,
-            cmd,
-            flowFrom: null,
-          };
-          return this.blockingCall(t, call, [cmd]);
+          this.calls.begin(t, name, correlationId, OpFlag.Sync, now + costNs, p.api.sync, cmd, -1);
+          return this.calls.endOrWait(t, core.waitFor(t, cmd));
         }
-        w.linkApi(this.api(t, name, costNs, correlationId), cmd);
+        w.linkApi(this.calls.api(t, name, costNs, correlationId), cmd);
         t.pc++;
         return now + costNs;
       }
       case 'eventRecord': {
         const correlationId = core.nextCorrelation++;
         const cost = p.api.eventRecord;
-        const cmd = core.newCmd(
+        const cmd = core.cmds.alloc(
           CmdKind.Marker,
-          core.stream(op.stream),
+          core.stream(op.stream).plan.id,
           now + cost + p.submitLatencyNs,
           OpKind.EventRecord,
           w.name('event record'),
@@ -190,15 +136,19 @@ export class HostRunner {
           0,
           0,
           op.event,
+          0,
         );
-        core.issue(cmd, null, 0);
-        core.latestRecord[op.event] = cmd;
-        core.issuedRecords.add(op.opId);
-        for (const waiting of core.waitingForRecord.get(op.opId) ?? []) {
-          core.resumeThread(core.threads[waiting]!);
+        core.issue(cmd, -1, 0);
+        const previous = core.latestRecord[op.event]!;
+        if (previous >= 0) {
+          core.cmds.release(previous);
         }
-        core.waitingForRecord.delete(op.opId);
-        w.linkApi(this.api(t, 'cudaEventRecord', cost, correlationId), cmd);
+        core.latestRecord[op.event] = cmd;
+        core.cmds.retain(cmd);
+        if (core.awaitedRecords.has(op.opId)) {
+          this.recordIssued(op.opId);
+        }
+        w.linkApi(this.calls.api(t, 'cudaEventRecord', cost, correlationId), cmd);
         t.pc++;
         return now + cost;
       }
@@ -208,10 +158,10 @@ export class HostRunner {
         }
         const correlationId = core.nextCorrelation++;
         const cost = p.api.streamWait;
-        const record = core.latestRecord[op.event] ?? null;
-        const cmd = core.newCmd(
+        const record = core.latestRecord[op.event]!;
+        const cmd = core.cmds.alloc(
           CmdKind.Marker,
-          core.stream(op.stream),
+          core.stream(op.stream).plan.id,
           now + cost + p.submitLatencyNs,
           OpKind.StreamWait,
           w.name('stream wait'),
@@ -219,10 +169,15 @@ export class HostRunner {
           0,
           0,
           op.event,
+          0,
         );
-        cmd.flowFrom = record;
+        if (record >= 0) {
+          // Held until this wait is freed: its flow needs the record's op.
+          core.cmds.flowFrom[cmd] = record;
+          core.cmds.retain(record);
+        }
         core.issue(cmd, record, 0);
-        w.linkApi(this.api(t, 'cudaStreamWaitEvent', cost, correlationId), cmd);
+        w.linkApi(this.calls.api(t, 'cudaStreamWaitEvent', cost, correlationId), cmd);
         t.pc++;
         return now + cost;
       }
@@ -230,15 +185,18 @@ export class HostRunner {
         if (this.recordNotIssued(t, op.afterRecord)) {
           return -1;
         }
-        const record = core.latestRecord[op.event] ?? null;
-        return this.syncCall(t, 'cudaEventSynchronize', record === null ? [] : [record], record);
+        const record = core.latestRecord[op.event]!;
+        this.calls.begin(t, 'cudaEventSynchronize', 0, 0, now, p.api.sync, -1, record);
+        return this.calls.endOrWait(t, core.waitFor(t, record));
       }
       case 'streamSync': {
         const last = core.stream(op.stream).lastCmd;
-        return this.syncCall(t, 'cudaStreamSynchronize', last === null ? [] : [last], null);
+        this.calls.begin(t, 'cudaStreamSynchronize', 0, 0, now, p.api.sync, -1, -1);
+        return this.calls.endOrWait(t, core.waitFor(t, last));
       }
       case 'deviceSync':
-        return this.syncCall(t, 'cudaDeviceSynchronize', core.deviceTails(op.device), null);
+        this.calls.begin(t, 'cudaDeviceSynchronize', 0, 0, now, p.api.sync, -1, -1);
+        return this.calls.endOrWait(t, core.waitForDevice(t, op.device));
       case 'hostWork':
         w.host(t.track, now, now + op.durNs, OpKind.HostWork, w.name(op.name), 0, 0);
         t.pc++;
@@ -249,7 +207,7 @@ export class HostRunner {
       case 'graphCapture': {
         const nodes = core.plan.graphs[op.graph]!.ops.length;
         const cost = p.api.graphInstantiate + nodes * p.api.graphInstantiatePerNode;
-        this.api(t, 'cudaGraphInstantiate', cost);
+        this.calls.api(t, 'cudaGraphInstantiate', cost);
         t.pc++;
         return now + cost;
       }
@@ -270,26 +228,6 @@ export class HostRunner {
     }
   }
 
-  private syncCall(
-    t: HostThreadState,
-    name: string,
-    waitOn: readonly Cmd[],
-    flowFrom: Cmd | null,
-  ): number {
-    const now = this.core.nowNs;
-    const call: PendingCall = {
-      startNs: now,
-      nameId: this.core.writer.name(name),
-      correlationId: 0,
-      flags: 0,
-      minEndNs: now,
-      afterWaitNs: this.core.profile.api.sync,
-      cmd: null,
-      flowFrom,
-    };
-    return this.blockingCall(t, call, waitOn);
-  }
-
   private memory(t: HostThreadState, op: Extract<PlanOp, { kind: 'malloc' | 'free' }>): number {
     const core = this.core;
     const p = core.profile;
@@ -299,26 +237,29 @@ export class HostRunner {
     if (op.async && op.stream !== null) {
       const correlationId = core.nextCorrelation++;
       const cost = p.api.mallocAsync;
-      const cmd = core.newCmd(
+      const cmd = core.cmds.alloc(
         CmdKind.Delay,
-        core.stream(op.stream),
+        core.stream(op.stream).plan.id,
         now + cost + p.submitLatencyNs,
         isMalloc ? OpKind.Alloc : OpKind.Free,
         core.writer.name(buffer.name),
         correlationId,
         buffer.bytes,
+        0,
+        noRef,
+        0,
       );
-      cmd.delayNs = p.asyncAllocNs;
-      core.issue(cmd, null, 0);
+      core.cmds.delayNs[cmd] = p.asyncAllocNs;
+      core.issue(cmd, -1, 0);
       core.writer.linkApi(
-        this.api(t, isMalloc ? 'cudaMallocAsync' : 'cudaFreeAsync', cost, correlationId),
+        this.calls.api(t, isMalloc ? 'cudaMallocAsync' : 'cudaFreeAsync', cost, correlationId),
         cmd,
       );
       t.pc++;
       return now + cost;
     }
     if (buffer.kind === 'host-pageable') {
-      this.api(t, isMalloc ? 'malloc' : 'free', 1_000);
+      this.calls.api(t, isMalloc ? 'malloc' : 'free', 1_000);
       t.pc++;
       return now + 1_000;
     }
@@ -337,17 +278,8 @@ export class HostRunner {
         : isMalloc
           ? p.api.malloc
           : p.api.free;
-    const call: PendingCall = {
-      startNs: now,
-      nameId: core.writer.name(name),
-      correlationId: 0,
-      flags: OpFlag.Sync,
-      minEndNs: now + cost,
-      afterWaitNs: cost,
-      cmd: null,
-      flowFrom: null,
-    };
-    return this.blockingCall(t, call, core.deviceTails(core.plan.threads[t.id]!.device));
+    this.calls.begin(t, name, 0, OpFlag.Sync, now + cost, cost, -1, -1);
+    return this.calls.endOrWait(t, core.waitForDevice(t, core.plan.threads[t.id]!.device));
   }
 
   private graphLaunch(
@@ -365,7 +297,7 @@ export class HostRunner {
     }
     const correlationId = core.nextCorrelation++;
     const cost = p.api.graphLaunch;
-    const apiOp = this.api(t, 'cudaGraphLaunch', cost, correlationId);
+    const apiOp = this.calls.api(t, 'cudaGraphLaunch', cost, correlationId);
     let first = true;
     for (const node of graph.ops) {
       if (
@@ -375,12 +307,13 @@ export class HostRunner {
         node.kind === 'hostFunc'
       ) {
         const cmd = this.factory.build(
-          { ...node, stream: streamId },
+          node,
+          streamId,
           correlationId,
           now + cost + p.submitLatencyNs,
           OpFlag.InGraph,
         );
-        core.issue(cmd, null, first ? p.streamGapNs : p.graphNodeGapNs);
+        core.issue(cmd, -1, first ? p.streamGapNs : p.graphNodeGapNs);
         core.writer.linkApi(apiOp, cmd);
         first = false;
       }
@@ -391,38 +324,5 @@ export class HostRunner {
       t.pc++;
     }
     return now + cost;
-  }
-}
-
-function isBlocking(core: SimCore, op: PlanOp): boolean {
-  if (op.kind === 'copy') {
-    const pageable =
-      core.plan.buffers[op.srcBuffer]!.kind === 'host-pageable' ||
-      core.plan.buffers[op.dstBuffer]!.kind === 'host-pageable';
-    // Pageable copies stage through a bounce buffer and return when done; cudaMemcpy blocks
-    // except device to device.
-    return pageable || (!op.async && op.direction !== 'dtod');
-  }
-  if (op.kind === 'memset') {
-    return !op.async && core.plan.buffers[op.buffer]!.kind === 'host-pinned';
-  }
-  return false;
-}
-
-function apiName(core: SimCore, op: PlanOp): string {
-  switch (op.kind) {
-    case 'kernel':
-      return 'cudaLaunchKernel';
-    case 'memset':
-      return op.async ? 'cudaMemsetAsync' : 'cudaMemset';
-    case 'hostFunc':
-      return 'cudaLaunchHostFunc';
-    case 'copy':
-      if (op.direction === 'ptop') {
-        return op.async ? 'cudaMemcpyPeerAsync' : 'cudaMemcpyPeer';
-      }
-      return op.async ? 'cudaMemcpyAsync' : 'cudaMemcpy';
-    default:
-      return core.writer.trace.name(0);
   }
 }

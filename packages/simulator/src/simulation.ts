@@ -73,14 +73,25 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
       sub: 0,
       blocked: false,
       done: false,
-      call: null,
+      call: {
+        active: false,
+        startNs: 0,
+        nameId: 0,
+        correlationId: 0,
+        flags: 0,
+        minEndNs: 0,
+        afterWaitNs: 0,
+        cmd: -1,
+        flowFrom: -1,
+      },
+      waitRemaining: 0,
       ranges: [],
     };
     core.threads.push(state);
   }
   addStreams(core, plan, profile, trace);
   for (const t of core.threads) {
-    core.heap.push(0, EventType.HostResume, t);
+    core.heap.push(0, EventType.HostResume, t.id);
   }
   let done = false;
   const sim: Simulation = {
@@ -106,7 +117,7 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
           core.nowNs = event.timeNs;
         }
         if (event.type === EventType.HostResume) {
-          runner.run(event.target as HostThreadState);
+          runner.run(core.threads[event.target]!);
         } else {
           core.dispatch(event);
           core.settle();
@@ -156,15 +167,25 @@ function checkMemory(plan: Plan, profile: DeviceProfile): void {
   }
 }
 
-/** Tracks for the streams the plan uses, in plan order; per device, the hardware queue of each. */
+/**
+ * Tracks for the streams the plan uses, in plan order; per device, the hardware queue of each.
+ * Also notes the records that another thread waits for.
+ */
 function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Trace): void {
   const used = new Set<number>();
   const visit = (op: PlanOp): void => {
     if ('stream' in op && op.stream !== null) {
       used.add(op.stream);
     }
+    if ('afterRecord' in op && op.afterRecord !== null) {
+      core.awaitedRecords.add(op.afterRecord);
+    }
   };
-  plan.threads.forEach((t) => t.ops.forEach(visit));
+  for (const t of plan.threads) {
+    for (const op of t.ops) {
+      visit(op);
+    }
+  }
   plan.graphs.forEach((g) => g.ops.forEach(visit));
   const [greatest, least] = profile.device.priorityRange;
   const perDevice = plan.devices.map(() => 0);

@@ -1,9 +1,12 @@
 import type { Trace } from '@streamscope/trace';
 import { FlowKind, OpKind, RangeKind, noRef } from '@streamscope/trace';
 import type { FlowKind as FlowKindType } from '@streamscope/trace';
-import type { Cmd } from './model.ts';
+import type { CmdSlot, CommandStore } from './command-store.ts';
+import type { SimStream } from './model.ts';
 
 const batch = 4096;
+// Each op brings at most two flows; a full flow batch flushes early all the same.
+const flowBatch = 2 * batch;
 
 /**
  * Appends ops, flows and ranges to the trace. Ops are gathered in typed columns and appended
@@ -25,11 +28,18 @@ export class TraceWriter {
     flags: new Uint8Array(batch),
   };
   private n = 0;
-  private readonly flowFrom: number[] = [];
-  private readonly flowTo: number[] = [];
-  private readonly flowKind: FlowKindType[] = [];
+  private readonly flowCols = {
+    fromOp: new Uint32Array(flowBatch),
+    toOp: new Uint32Array(flowBatch),
+    kind: new Uint8Array(flowBatch),
+  };
+  private flowN = 0;
 
-  constructor(readonly trace: Trace) {}
+  constructor(
+    readonly trace: Trace,
+    private readonly cmds: CommandStore,
+    private readonly streams: readonly (SimStream | undefined)[],
+  ) {}
 
   name(text: string): number {
     let id = this.names.get(text);
@@ -72,9 +82,13 @@ export class TraceWriter {
   }
 
   private flow(from: number, to: number, kind: FlowKindType): void {
-    this.flowFrom.push(from);
-    this.flowTo.push(to);
-    this.flowKind.push(kind);
+    if (this.flowN === flowBatch) {
+      this.flush();
+    }
+    const i = this.flowN++;
+    this.flowCols.fromOp[i] = from;
+    this.flowCols.toOp[i] = to;
+    this.flowCols.kind[i] = kind;
   }
 
   /** Moves gathered ops, then flows, into the trace. */
@@ -84,14 +98,9 @@ export class TraceWriter {
       this.n = 0;
       this.trace.version++;
     }
-    const flows = this.trace.flows;
-    for (let i = 0; i < this.flowFrom.length; i++) {
-      flows.append(this.flowFrom[i]!, this.flowTo[i]!, this.flowKind[i]!);
-    }
-    if (this.flowFrom.length > 0) {
-      this.flowFrom.length = 0;
-      this.flowTo.length = 0;
-      this.flowKind.length = 0;
+    if (this.flowN > 0) {
+      this.trace.flows.appendColumns(this.flowCols, this.flowN);
+      this.flowN = 0;
       this.trace.version++;
     }
   }
@@ -110,41 +119,49 @@ export class TraceWriter {
   }
 
   /** The GPU op of a finished command, with its flows to what is already written. */
-  gpu(cmd: Cmd): void {
+  gpu(cmd: CmdSlot): void {
+    const c = this.cmds;
+    const opKind = c.opKind[cmd]!;
     // A record takes no GPU time: it happens when the stream reaches it. Time spent before that
     // (behind the legacy stream's barrier, say) is a gap on the stream, not part of the record.
-    const startNs = cmd.opKind === OpKind.EventRecord ? cmd.endNs : cmd.startNs;
-    cmd.gpuOp = this.add(
-      startNs,
-      cmd.endNs,
-      cmd.stream.track,
-      cmd.opKind,
-      cmd.nameId,
-      cmd.bytes,
-      cmd.memKinds,
-      cmd.correlationId,
-      cmd.refId,
-      cmd.flags,
+    const endNs = c.endNs[cmd]!;
+    const gpuOp = this.add(
+      opKind === OpKind.EventRecord ? endNs : c.startNs[cmd]!,
+      endNs,
+      this.streams[c.stream[cmd]!]!.track,
+      opKind,
+      c.nameId[cmd]!,
+      c.bytes[cmd]!,
+      c.memKinds[cmd]!,
+      c.correlationId[cmd]!,
+      c.refId[cmd]!,
+      c.flags[cmd]!,
     );
-    if (cmd.apiOp >= 0) {
-      this.flow(cmd.apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
+    c.gpuOp[cmd] = gpuOp;
+    const apiOp = c.apiOp[cmd]!;
+    if (apiOp >= 0) {
+      this.flow(apiOp, gpuOp, FlowKind.ApiToGpu);
     }
-    if (cmd.flowFrom !== null && cmd.flowFrom.gpuOp >= 0 && cmd.opKind === OpKind.StreamWait) {
-      this.flow(cmd.flowFrom.gpuOp, cmd.gpuOp, FlowKind.EventRecordToWait);
+    const from = c.flowFrom[cmd]!;
+    if (from >= 0 && c.gpuOp[from]! >= 0 && opKind === OpKind.StreamWait) {
+      this.flow(c.gpuOp[from]!, gpuOp, FlowKind.EventRecordToWait);
     }
   }
 
   /** Links an API call to the command it issued, once both are written. */
-  linkApi(apiOp: number, cmd: Cmd): void {
-    cmd.apiOp = apiOp;
-    if (cmd.gpuOp >= 0) {
-      this.flow(apiOp, cmd.gpuOp, FlowKind.ApiToGpu);
+  linkApi(apiOp: number, cmd: CmdSlot): void {
+    const c = this.cmds;
+    c.apiOp[cmd] = apiOp;
+    const gpuOp = c.gpuOp[cmd]!;
+    if (gpuOp >= 0) {
+      this.flow(apiOp, gpuOp, FlowKind.ApiToGpu);
     }
   }
 
-  recordToWait(record: Cmd, waitOp: number): void {
-    if (record.gpuOp >= 0) {
-      this.flow(record.gpuOp, waitOp, FlowKind.EventRecordToWait);
+  recordToWait(record: CmdSlot, waitOp: number): void {
+    const gpuOp = this.cmds.gpuOp[record]!;
+    if (gpuOp >= 0) {
+      this.flow(gpuOp, waitOp, FlowKind.EventRecordToWait);
     }
   }
 
