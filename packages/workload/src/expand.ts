@@ -20,6 +20,8 @@ export class Expander {
   private stopped = false;
   private iterations = 0;
   private readonly work = new WorkExpander(this);
+  /** Per block path, the paths of its ops. */
+  private readonly opPaths = new Map<string, string[]>();
 
   constructor(
     readonly issues: IssueList,
@@ -33,8 +35,15 @@ export class Expander {
   }
 
   private block(ctx: Ctx, ops: readonly WorkloadOp[], path: string): void {
+    // Every iteration of a loop names its ops by the same paths: share the strings (each plan
+    // op keeps its `src`, and a million-op plan would otherwise hold a million copies).
+    let paths = this.opPaths.get(path);
+    if (paths === undefined) {
+      paths = [];
+      this.opPaths.set(path, paths);
+    }
     for (let i = 0; i < ops.length && !this.stopped; i++) {
-      this.op(ctx, ops[i]!, `${path}[${i}]`);
+      this.op(ctx, ops[i]!, (paths[i] ??= `${path}[${i}]`));
     }
   }
 
@@ -333,6 +342,7 @@ export class Expander {
     }
     const scope = new Map(ctx.scope);
     const inner: Ctx = { ...ctx, scope, depth: ctx.depth + 1 };
+    const bodyPath = `${path}.ops`;
     for (let k = 0; k < count && !this.stopped; k++) {
       // Empty or op-less loop bodies cost time too: bound the iterations, not only the ops.
       if (++this.iterations > 2 * this.limits.maxOps) {
@@ -344,7 +354,7 @@ export class Expander {
         return;
       }
       scope.set(op.var, k);
-      this.block(inner, op.ops, `${path}.ops`);
+      this.block(inner, op.ops, bodyPath);
     }
   }
 
