@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { profileFromCalibration } from '@streamscope/simulator';
-import { OpFlag, OpKind, isCopyKind, loadTrace } from '@streamscope/trace';
+import { FlowKind, OpFlag, OpKind, isCopyKind, loadTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { ReplayBackend } from './replay-backend.ts';
 
@@ -59,6 +59,34 @@ describe('recorded GPU runs (fixtures/runs)', () => {
       await expect(run.done).resolves.toEqual({ status: 'finished' });
       expect(run.trace.ops.count).toBe(source.ops.count);
       expect(run.trace.flows.count).toBe(source.flows.count);
+    }
+  });
+
+  it('events-vs-device-sync: each stream wait holds its stream until the record it waited on', () => {
+    const trace = loadTrace(new Uint8Array(readFileSync(`${dir}events-vs-device-sync.sstrace`)));
+    const ops = trace.ops.columns();
+    const flows = trace.flows.columns();
+    const waits = Array.from({ length: trace.ops.count }, (_, i) => i).filter(
+      (i) => ops.kind[i] === OpKind.StreamWait,
+    );
+    expect(waits.length).toBeGreaterThan(0);
+    for (const wait of waits) {
+      expect(trace.tracks[ops.track[wait]!]?.kind).toBe('gpu-stream');
+      const from = Array.from({ length: trace.flows.count }, (_, f) => f).filter(
+        (f) => flows.toOp[f] === wait && flows.kind[f] === FlowKind.EventRecordToWait,
+      );
+      expect(from).toHaveLength(1);
+      const record = flows.fromOp[from[0]!]!;
+      expect(ops.kind[record]).toBe(OpKind.EventRecord);
+      expect(ops.refId[record]).toBe(ops.refId[wait]);
+      // Released when the record completed, or at once when it already had.
+      expect(ops.endNs[wait]).toBe(Math.max(ops.startNs[wait]!, ops.endNs[record]!));
+      // Nothing more on the waiting stream starts before the wait let it go.
+      for (const i of trace.ops.trackOrder(ops.track[wait]!)) {
+        if (i !== wait && ops.kind[i] === OpKind.Kernel && ops.startNs[i]! >= ops.startNs[wait]!) {
+          expect(ops.startNs[i]!).toBeGreaterThanOrEqual(ops.endNs[wait]!);
+        }
+      }
     }
   });
 
