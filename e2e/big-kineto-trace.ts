@@ -4,7 +4,7 @@ import { once } from 'node:events';
 /**
  * Writes a kineto (Chrome trace) file of `kernels` kernels, alternating over two streams, each
  * launched by a cudaLaunchKernel call on one host thread: `2 * kernels` ops in all, about 270
- * bytes per kernel, so 200,000 kernels make a file of about 54 MB that takes the server many
+ * bytes per kernel, so 300,000 kernels make a file of about 81 MB that takes the server many
  * progress steps to parse.
  */
 export async function writeBigKinetoTrace(filePath: string, kernels: number): Promise<void> {

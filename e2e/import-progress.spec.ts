@@ -8,7 +8,7 @@ interface ProgressWindow {
   __seenProgress?: { stage: string; doneBytes: number; fraction: number }[];
 }
 
-const kernels = 200_000;
+const kernels = 300_000;
 let bigTrace = '';
 
 test.beforeAll(async () => {
