@@ -5,7 +5,9 @@ import express from 'express';
 
 const contentSecurityPolicy = [
   "default-src 'self'",
-  "script-src 'self'",
+  // 'wasm-unsafe-eval' lets the local import worker compile sql.js (SQLite in WebAssembly); it
+  // allows WebAssembly compilation only, never JavaScript eval.
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "connect-src 'self'",

@@ -1,6 +1,7 @@
 import { TraceDecoder, loadTrace } from '@streamscope/trace';
 import { getAnalysis, getTraceBytes, listTraces } from '../api/client.ts';
 import { LiveSubscription } from '../api/live-client.ts';
+import { isLocalTraceId } from '../local-import/local-trace-id.ts';
 import { appStore } from '../store/index.ts';
 import type { RunStatus } from '../store/run-slice.ts';
 import { forgetTrace, getTrace, registerTrace, setAnalysis } from './trace-registry.ts';
@@ -42,6 +43,18 @@ export async function openStoredTrace(traceId: string): Promise<void> {
   const store = appStore.getState();
   if (store.traceId !== traceId) {
     store.openTrace(traceId);
+  }
+  if (isLocalTraceId(traceId)) {
+    // Opened in this browser: the trace and its analysis are in the registry or nowhere.
+    if (getTrace(traceId) === undefined) {
+      store.markTraceFailed(
+        traceId,
+        'a trace opened locally lives only in the tab that opened it: open its file again',
+      );
+    } else {
+      store.markTraceLoaded(traceId, 'ready');
+    }
+    return;
   }
   try {
     await ensureTraceLoaded(traceId);

@@ -1,9 +1,8 @@
 import { useRef, useState } from 'react';
 import type { ApiError } from '../api/client.ts';
 import type { ImportProgress } from '../api/import-progress.ts';
-import { uploadingProgress } from '../api/import-progress.ts';
+import { parsingProgress, uploadingProgress } from '../api/import-progress.ts';
 import type { TraceEntry } from '../api/types.ts';
-import type { UploadHandle } from '../api/upload.ts';
 import { uploadTrace } from '../api/upload.ts';
 import { DropZone } from '../components/DropZone.tsx';
 import { ImportProgressBar } from '../components/ImportProgressBar.tsx';
@@ -11,12 +10,18 @@ import { TraceTable } from '../components/TraceTable.tsx';
 import { refreshTraceList } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
 import { formatCount } from '../lib/format.ts';
+import { openLocally } from '../local-import/open-locally.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
 type UploadState =
   | { readonly phase: 'idle' }
-  | { readonly phase: 'importing'; readonly fileName: string; readonly progress: ImportProgress }
+  | {
+      readonly phase: 'importing';
+      readonly fileName: string;
+      readonly progress: ImportProgress;
+      readonly where: 'server' | 'browser';
+    }
   | { readonly phase: 'done'; readonly entry: TraceEntry }
   | { readonly phase: 'cancelled'; readonly fileName: string }
   | {
@@ -34,18 +39,50 @@ export function ImportPage() {
   useTraceList();
   const imports = useApp((s) => s.traceList).filter((e) => e.source === 'import');
   const [state, setState] = useState<UploadState>({ phase: 'idle' });
-  const handle = useRef<UploadHandle | null>(null);
+  const [local, setLocal] = useState(false);
+  const cancel = useRef<(() => void) | null>(null);
+  const onProgress = (progress: ImportProgress): void =>
+    setState((s) => (s.phase === 'importing' ? { ...s, progress } : s));
+
+  const startLocal = (file: File): void => {
+    setState({
+      phase: 'importing',
+      fileName: file.name,
+      progress: parsingProgress(0, file.size, false),
+      where: 'browser',
+    });
+    const job = openLocally(file, onProgress);
+    cancel.current = job.cancel;
+    void job.done.then((outcome) => {
+      if (outcome.kind === 'opened') {
+        setState({ phase: 'idle' });
+        appStore.getState().navigate({ page: 'trace', traceId: outcome.traceId });
+      } else if (outcome.kind === 'cancelled') {
+        setState({ phase: 'cancelled', fileName: file.name });
+      } else {
+        setState({
+          phase: 'failed',
+          fileName: file.name,
+          message: outcome.message,
+          ...(outcome.place === undefined ? {} : { where: outcome.place }),
+        });
+      }
+    });
+  };
 
   const start = (file: File): void => {
+    if (local) {
+      startLocal(file);
+      return;
+    }
     setState({
       phase: 'importing',
       fileName: file.name,
       progress: uploadingProgress(0, file.size),
+      where: 'server',
     });
-    const upload = uploadTrace(file, file.name, (progress) =>
-      setState((s) => (s.phase === 'importing' ? { ...s, progress } : s)),
-    );
-    handle.current = upload;
+    const upload = uploadTrace(file, file.name, onProgress);
+    cancel.current = upload.abort;
     upload.done.then(
       (entry) => {
         setState({ phase: 'done', entry });
@@ -71,13 +108,26 @@ export function ImportPage() {
   return (
     <section className="stack">
       <h1>Import a trace</h1>
+      <label className="row">
+        <input
+          type="checkbox"
+          data-testid="import-local-toggle"
+          checked={local}
+          disabled={state.phase === 'importing'}
+          onChange={(e) => setLocal(e.target.checked)}
+        />
+        <span>
+          Open locally (nothing leaves this browser): read the file in a worker here and open it,
+          without storing or listing it on the server
+        </span>
+      </label>
       <DropZone disabled={state.phase === 'importing'} onFile={start} />
       {state.phase === 'importing' && (
         <ImportProgressBar
           fileName={state.fileName}
           progress={state.progress}
-          where="server"
-          onCancel={() => handle.current?.abort()}
+          where={state.where}
+          onCancel={() => cancel.current?.()}
         />
       )}
       {state.phase === 'cancelled' && (
