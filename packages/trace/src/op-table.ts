@@ -129,7 +129,10 @@ export class OpTable {
     }
     const column = this.byTrack[track]!;
     const count = this.byTrackCount[track]!;
-    const order = column.ensure(count + 1);
+    let order = column.buffer;
+    if (count >= order.length) {
+      order = column.ensure(count + 1);
+    }
     order[count] = i;
     this.byTrackCount[track] = count + 1;
     // Ops mostly arrive in start order per track; a track that receives one out of order is

@@ -38,6 +38,13 @@ export class FlowTable {
     return i;
   }
 
+  /** Pre-sizes the columns for a bulk load of `capacity` flows. */
+  reserve(capacity: number): void {
+    this.fromCol.ensure(capacity);
+    this.toCol.ensure(capacity);
+    this.kindCol.ensure(capacity);
+  }
+
   /** Appends `count` flows given as columns (the codec's decode path). */
   appendColumns(source: Omit<FlowColumns, 'count'>, count: number): void {
     const first = this.n;

@@ -12,9 +12,9 @@ export class ByteReader {
   record = -1;
 
   constructor(
-    private readonly bytes: Uint8Array,
+    readonly bytes: Uint8Array,
     start: number,
-    private readonly end: number,
+    readonly end: number,
     private readonly where: (record: number) => string,
   ) {
     this.at = start;
@@ -72,12 +72,7 @@ export class ByteReader {
   }
 
   zigzag(field: string): number {
-    const v = this.varint(field);
-    if (v <= 0x7fffffff) {
-      // Exact in 32-bit integer arithmetic.
-      return (v >>> 1) ^ -(v & 1);
-    }
-    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
+    return unzigzag(this.varint(field));
   }
 
   utf8(field: string): string {
@@ -94,4 +89,43 @@ export class ByteReader {
       return this.fail(field, 'invalid UTF-8');
     }
   }
+}
+
+/** A zigzag-encoded varint's value. */
+export function unzigzag(v: number): number {
+  if (v <= 0x7fffffff) {
+    // Exact in 32-bit integer arithmetic.
+    return (v >>> 1) ^ -(v & 1);
+  }
+  return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
+}
+
+/** Where the last `fastVarint` or `checkedVarint` stopped (module state: the hot loop allocates nothing). */
+export let varintEnd = 0;
+
+/**
+ * The varint at `at`, for hot loops that keep their position in a local: up to 7 bytes, else
+ * -1, and the caller asks `checkedVarint`, which reads it (or fails) with the full checks.
+ */
+export function fastVarint(bytes: Uint8Array, at: number, end: number): number {
+  let result = 0;
+  let scale = 1;
+  for (let i = 0; i < 7 && at < end; i++) {
+    const b = bytes[at++]!;
+    result += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      varintEnd = at;
+      return result;
+    }
+    scale *= 0x80;
+  }
+  return -1;
+}
+
+/** The checked read behind `fastVarint`, from `at`. */
+export function checkedVarint(reader: ByteReader, at: number, field: string): number {
+  reader.at = at;
+  const v = reader.varint(field);
+  varintEnd = reader.at;
+  return v;
 }

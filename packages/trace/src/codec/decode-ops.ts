@@ -3,6 +3,7 @@ import type { OpColumns } from '../op-table.ts';
 import { noRef } from '../op-table.ts';
 import type { Trace } from '../trace.ts';
 import type { ByteReader } from './byte-reader.ts';
+import { checkedVarint, fastVarint, unzigzag, varintEnd } from './byte-reader.ts';
 import { OpField } from './batch-format.ts';
 
 export type OpScratch = Omit<OpColumns, 'count'>;
@@ -25,34 +26,61 @@ export function makeOpScratch(capacity: number): OpScratch {
 /**
  * Reads `count` op records (the layout is in trace-encoder.ts) into `s`, checking every field
  * against what `t` holds. Nothing is appended: the caller appends only a batch that read whole.
+ * The position lives in a local (`at`) and goes back to the reader before any failure, so the
+ * errors name the same byte as the reader's own checks.
  */
 export function decodeOpRecords(reader: ByteReader, count: number, t: Trace, s: OpScratch): void {
   const trackCount = t.tracks.length;
   const stringCount = t.strings.count;
   const launchCount = t.launches.count;
+  const bytes = reader.bytes;
+  const end = reader.end;
+  let at = reader.at;
   let prevStartNs = 0;
   let prevCorrelation = 0;
   let track = -1;
+  let v = 0;
   for (let r = 0; r < count; r++) {
     reader.record = r;
-    const kind = reader.u8('kind');
+    if (end - at < 2) {
+      // The checked reads, in order, name what is missing.
+      reader.at = at;
+      if (!isValidOpKind(reader.u8('kind'))) {
+        reader.fail('kind', `unknown op kind ${bytes[at]}`);
+      }
+      reader.u8('fields');
+    }
+    const kind = bytes[at]!;
     if (!isValidOpKind(kind)) {
+      reader.at = at + 1;
       reader.fail('kind', `unknown op kind ${kind}`);
     }
-    const mask = reader.u8('fields');
+    const mask = bytes[at + 1]!;
+    at += 2;
     if ((mask & OpField.SameTrack) === 0) {
-      track = reader.varint('track');
+      v = fastVarint(bytes, at, end);
+      track = v >= 0 ? v : checkedVarint(reader, at, 'track');
+      at = varintEnd;
       if (track >= trackCount) {
+        reader.at = at;
         reader.fail('track', `track ${track} does not exist (${trackCount} tracks)`);
       }
     } else if (track < 0) {
+      reader.at = at;
       reader.fail('track', 'first record of a batch cannot repeat the previous track');
     }
-    const startNs = prevStartNs + reader.zigzag('startNs');
+    v = fastVarint(bytes, at, end);
+    const startNs = prevStartNs + unzigzag(v >= 0 ? v : checkedVarint(reader, at, 'startNs'));
+    at = varintEnd;
     prevStartNs = startNs;
-    const durNs = reader.varint('durNs');
-    const nameId = reader.varint('nameId');
+    v = fastVarint(bytes, at, end);
+    const durNs = v >= 0 ? v : checkedVarint(reader, at, 'durNs');
+    at = varintEnd;
+    v = fastVarint(bytes, at, end);
+    const nameId = v >= 0 ? v : checkedVarint(reader, at, 'nameId');
+    at = varintEnd;
     if (nameId >= stringCount) {
+      reader.at = at;
       reader.fail('nameId', `string ${nameId} does not exist (${stringCount} strings)`);
     }
     s.kind[r] = kind;
@@ -60,11 +88,26 @@ export function decodeOpRecords(reader: ByteReader, count: number, t: Trace, s: 
     s.startNs[r] = startNs;
     s.endNs[r] = startNs + durNs;
     s.nameId[r] = nameId;
-    s.bytes[r] = (mask & OpField.Bytes) !== 0 ? reader.varint('bytes') : 0;
-    s.memKinds[r] = (mask & OpField.MemKinds) !== 0 ? reader.u8('memKinds') : 0;
+    if ((mask & OpField.Bytes) !== 0) {
+      v = fastVarint(bytes, at, end);
+      s.bytes[r] = v >= 0 ? v : checkedVarint(reader, at, 'bytes');
+      at = varintEnd;
+    } else {
+      s.bytes[r] = 0;
+    }
+    if ((mask & OpField.MemKinds) !== 0) {
+      reader.at = at;
+      s.memKinds[r] = reader.u8('memKinds');
+      at = reader.at;
+    } else {
+      s.memKinds[r] = 0;
+    }
     if ((mask & OpField.Correlation) !== 0) {
-      prevCorrelation += reader.zigzag('correlationId');
+      v = fastVarint(bytes, at, end);
+      prevCorrelation += unzigzag(v >= 0 ? v : checkedVarint(reader, at, 'correlationId'));
+      at = varintEnd;
       if (prevCorrelation < 0 || prevCorrelation > 0xffffffff) {
+        reader.at = at;
         reader.fail('correlationId', `value ${prevCorrelation} is outside uint32`);
       }
       s.correlationId[r] = prevCorrelation;
@@ -72,17 +115,28 @@ export function decodeOpRecords(reader: ByteReader, count: number, t: Trace, s: 
       s.correlationId[r] = 0;
     }
     if ((mask & OpField.Ref) !== 0) {
-      const refId = reader.varint('refId');
+      v = fastVarint(bytes, at, end);
+      const refId = v >= 0 ? v : checkedVarint(reader, at, 'refId');
+      at = varintEnd;
       if (refId >= noRef) {
+        reader.at = at;
         reader.fail('refId', `value ${refId} is outside uint32`);
       }
       if (kind === OpKind.Kernel && refId >= launchCount) {
+        reader.at = at;
         reader.fail('refId', `launch config ${refId} does not exist (${launchCount} configs)`);
       }
       s.refId[r] = refId;
     } else {
       s.refId[r] = noRef;
     }
-    s.flags[r] = (mask & OpField.Flags) !== 0 ? reader.u8('flags') : 0;
+    if ((mask & OpField.Flags) !== 0) {
+      reader.at = at;
+      s.flags[r] = reader.u8('flags');
+      at = reader.at;
+    } else {
+      s.flags[r] = 0;
+    }
   }
+  reader.at = at;
 }

@@ -51,6 +51,7 @@ export class TraceDecoder {
   }
 
   apply(bytes: Uint8Array): ApplyResult {
+    this.reserveFor(bytes);
     let at = 0;
     let batches = 0;
     let opsAdded = 0;
@@ -234,6 +235,39 @@ export class TraceDecoder {
     }
     for (const config of configs) {
       launches.intern(config);
+    }
+  }
+
+  /**
+   * Sizes the op and flow columns once for what well-formed batch headers announce, instead of
+   * doubling through a big load. Only batches that fit the buffer count, so a lying header
+   * cannot reserve more than the input could hold; the main pass still checks everything.
+   */
+  private reserveFor(bytes: Uint8Array): void {
+    let ops = 0;
+    let flows = 0;
+    let at = 0;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    while (bytes.length - at >= batchHeaderBytes && view.getUint32(at, true) === batchMagic) {
+      const count = view.getUint32(at + 8, true);
+      const payloadBytes = view.getUint32(at + 12, true);
+      if (payloadBytes > bytes.length - at - batchHeaderBytes || count > payloadBytes) {
+        break;
+      }
+      const kind = view.getUint8(at + 5);
+      if (kind === BatchKind.Ops) {
+        ops += count;
+      } else if (kind === BatchKind.Flows) {
+        flows += count;
+      }
+      at += batchHeaderBytes + payloadBytes;
+    }
+    // Small live increments grow as they always did; a load of many batches is sized once.
+    if (ops > maxRecordsPerBatch) {
+      this.trace.ops.reserve(this.trace.ops.count + ops);
+    }
+    if (flows > maxRecordsPerBatch) {
+      this.trace.flows.reserve(this.trace.flows.count + flows);
     }
   }
 
