@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -161,6 +162,13 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
   std::free(buffer);
 }
 
+// Diagnosis of collection overhead only (scripts/gpu/device-main.ts `overhead`): parts of the
+// collection to leave off, e.g. STREAMSCOPE_CUPTI_OFF=memcpy,flush. Unset in normal runs.
+bool diagnosticOff(const char* part) {
+  const char* off = std::getenv("STREAMSCOPE_CUPTI_OFF");
+  return off != nullptr && std::strstr(off, part) != nullptr;
+}
+
 std::string check(CUptiResult r, const char* what) {
   return r == CUPTI_SUCCESS ? "" : std::string(what) + " failed: " + cuptiApi().resultName(r);
 }
@@ -211,11 +219,12 @@ std::string cuptiStart() {
   const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                       CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
   for (CUpti_ActivityKind kind : kinds) {
-    if (error.empty()) {
+    bool off = kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? diagnosticOff("kernel") : diagnosticOff("memcpy");
+    if (error.empty() && !off) {
       error = check(api.activityEnable(kind), "cuptiActivityEnable");
     }
   }
-  if (error.empty()) {
+  if (error.empty() && !diagnosticOff("events")) {
     // Optional: event records as GPU instants. Without device timestamps they carry no GPU time.
     std::string timestamps = api.activityEnableCudaEventDeviceTimestamps == nullptr
                                  ? "not in this CUPTI"
@@ -225,12 +234,12 @@ std::string cuptiStart() {
     if (kind.empty()) api.activityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     notes = "cuda-event activity: " + (timestamps.empty() && kind.empty() ? std::string("on") : timestamps + kind);
   }
-  if (error.empty()) {
+  if (error.empty() && !diagnosticOff("callbacks")) {
     // A second subscriber (Nsight Systems profiling this process) makes this fail: we then fall
     // back to event timing instead of crashing.
     error = check(api.subscribe(&subscriber, onApi, nullptr), "cuptiSubscribe");
   }
-  if (error.empty()) {
+  if (error.empty() && subscriber != nullptr) {
     // Only the calls that issue GPU work: every callback costs time on the issuing thread.
     for (CUpti_CallbackId cbid : kCorrelatedCalls) {
       if (error.empty()) {
@@ -253,6 +262,7 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
   currentSink.store(sink);
   stopFlushThread();
   flushStop = false;
+  if (diagnosticOff("flush")) return;
   int periodMs = flushIntervalMs > 0 ? flushIntervalMs : 10;
   flushThread = std::thread([periodMs] {
     std::unique_lock<std::mutex> lock(flushMutex);

@@ -248,6 +248,45 @@ const timedKinds = new Set<number>([
   OpKind.Memset,
 ]);
 
+/**
+ * Which part of collection costs the pipeline its makespan: each part of CUPTI collection left
+ * off in turn (STREAMSCOPE_CUPTI_OFF, read by the executor child), runs alternating with
+ * collection off, medians of 15.
+ */
+async function overhead(): Promise<void> {
+  const backend = new CudaBackend(options);
+  const validated = validateWorkload(buildPreset('pipeline'));
+  if (!validated.ok) {
+    return;
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const variants = [
+    '',
+    'kernel',
+    'memcpy',
+    'events',
+    'callbacks',
+    'flush',
+    'kernel,memcpy,events,callbacks,flush',
+  ];
+  for (const off of variants) {
+    const on: number[] = [];
+    const none: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      for (const timing of ['auto', 'none'] as const) {
+        process.env['STREAMSCOPE_CUPTI_OFF'] = timing === 'auto' ? off : '';
+        const run = backend.startPlan(validated.plan, { timeLimitMs: 60_000 }, { timing });
+        await run.done;
+        (timing === 'auto' ? on : none).push((run.nativeStatus?.makespanNs ?? 0) / 1e6);
+      }
+    }
+    process.env['STREAMSCOPE_CUPTI_OFF'] = '';
+    log(
+      `overhead with ${off === '' ? 'nothing' : off} off: on ${median(on).toFixed(3)} ms, none ${median(none).toFixed(3)} ms, ratio ${(median(on) / median(none)).toFixed(3)}`,
+    );
+  }
+}
+
 /** Per stream track, its GPU ops in start order (the nsys-agreement script reads this). */
 function exportJson(traceFile: string, jsonFile: string): void {
   const trace = loadTrace(readFileSync(traceFile));
@@ -300,6 +339,8 @@ if (command === 'all' && a !== undefined) {
   exportJson(a, b);
 } else if (command === 'diagnose') {
   await diagnose();
+} else if (command === 'overhead') {
+  await overhead();
 } else if (command === 'two-gpu' && a !== undefined) {
   await twoGpu(a);
 } else {

@@ -5,7 +5,7 @@
 # bundles the runner). Writes at most 6 files to $OUT:
 #   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
 #   sanitizer.txt, lessons-gpu.txt (apps/server/scripts/build-device-server.mjs bundles the last)
-# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|two-gpu|lessons]...
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 source .gpu/on-device.sh
@@ -73,6 +73,9 @@ for part in "${@:-all}"; do
       ;;
     diagnose)
       node "$runner" diagnose 2>&1 | tee -a "$OUT/device-log.txt"
+      ;;
+    overhead)
+      node "$runner" overhead 2>&1 | tee -a "$OUT/device-log.txt"
       ;;
     two-gpu)
       node "$runner" two-gpu "$work/runs" 2>&1 | tee -a "$OUT/device-log.txt"
