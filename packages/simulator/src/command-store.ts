@@ -120,21 +120,12 @@ export class CommandStore {
     this.endNs[s] = -1;
     this.gapNs[s] = 0;
     this.bytes[s] = bytes;
-    this.bytesLeft[s] = 0;
-    this.rateBytesPerNs[s] = 0;
-    this.baseBytesPerNs[s] = 0;
-    this.updatedNs[s] = 0;
-    this.blockNs[s] = 0;
-    this.delayNs[s] = 0;
-    this.blocksLeft[s] = 0;
-    this.iterations[s] = 0;
     this.version[s] = 0;
     this.kind[s] = kind;
     this.state[s] = 0;
     this.opKind[s] = opKind;
     this.memKinds[s] = memKinds;
     this.flags[s] = flags;
-    this.direction[s] = CopyDir.Any;
     this.stream[s] = stream;
     this.nameId[s] = nameId;
     this.correlationId[s] = correlationId;
@@ -142,17 +133,35 @@ export class CommandStore {
     this.pendingDeps[s] = 0;
     this.hwQueue[s] = -1;
     this.group[s] = -1;
-    this.runningWaves[s] = 0;
-    this.threadsPerBlock[s] = 0;
-    this.warpsPerBlock[s] = 0;
-    this.smemPerBlock[s] = 0;
-    this.engine[s] = -1;
     this.apiOp[s] = -1;
     this.gpuOp[s] = -1;
     this.flowFrom[s] = -1;
     this.waitHead[s] = -1;
     this.waitTail[s] = -1;
     this.refs[s] = 0;
+    // Columns of one kind only are read for commands of that kind: reset just those.
+    switch (kind) {
+      case CmdKind.Compute:
+        this.blocksLeft[s] = 0;
+        this.iterations[s] = 0;
+        this.runningWaves[s] = 0;
+        this.threadsPerBlock[s] = 0;
+        this.warpsPerBlock[s] = 0;
+        this.smemPerBlock[s] = 0;
+        this.blockNs[s] = 0;
+        break;
+      case CmdKind.Copy:
+        this.direction[s] = CopyDir.Any;
+        this.bytesLeft[s] = 0;
+        this.rateBytesPerNs[s] = 0;
+        this.baseBytesPerNs[s] = 0;
+        this.updatedNs[s] = 0;
+        this.engine[s] = -1;
+        break;
+      case CmdKind.Delay:
+        this.delayNs[s] = 0;
+        break;
+    }
     return s;
   }
 

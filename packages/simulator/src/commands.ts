@@ -9,6 +9,7 @@ import type {
 import type { CmdSlot } from './command-store.ts';
 import { CmdKind, CopyDir } from './command-store.ts';
 import type { SimCore } from './core.ts';
+import { FixedName } from './fixed-names.ts';
 
 /** Device work a host call can issue (also the nodes of a graph). */
 export type WorkOp = PlanKernel | PlanCopy | PlanMemset | PlanHostFunc;
@@ -21,12 +22,12 @@ const copyKinds: Record<PlanCopy['direction'], number> = {
   htoh: OpKind.CopyHtoH,
 };
 
-const copyNames: Record<PlanCopy['direction'], string> = {
-  htod: 'memcpy HtoD',
-  dtoh: 'memcpy DtoH',
-  dtod: 'memcpy DtoD',
-  ptop: 'memcpy PtoP',
-  htoh: 'memcpy HtoH',
+const copyNames: Record<PlanCopy['direction'], FixedName> = {
+  htod: FixedName.MemcpyHtoD,
+  dtoh: FixedName.MemcpyDtoH,
+  dtod: FixedName.MemcpyDtoD,
+  ptop: FixedName.MemcpyPtoP,
+  htoh: FixedName.MemcpyHtoH,
 };
 
 function memKind(kind: BufferKind): MemKind {
@@ -41,6 +42,9 @@ function memKind(kind: BufferKind): MemKind {
 export class CommandFactory {
   private lastKernel: PlanKernel | null = null;
   private lastLaunch = 0;
+  // Kernels in a loop share their name's string: compare with the last one before hashing it.
+  private lastKernelName = '';
+  private lastKernelNameId = -1;
 
   constructor(private readonly core: SimCore) {}
 
@@ -107,6 +111,14 @@ export class CommandFactory {
     return this.lastLaunch;
   }
 
+  private kernelNameId(name: string): number {
+    if (name !== this.lastKernelName || this.lastKernelNameId < 0) {
+      this.lastKernelName = name;
+      this.lastKernelNameId = this.core.writer.name(name);
+    }
+    return this.lastKernelNameId;
+  }
+
   private kernel(
     op: PlanKernel,
     stream: number,
@@ -121,7 +133,7 @@ export class CommandFactory {
       core.stream(stream).plan.id,
       arrivalNs,
       OpKind.Kernel,
-      core.writer.name(op.name),
+      this.kernelNameId(op.name),
       correlationId,
       0,
       0,
@@ -173,7 +185,7 @@ export class CommandFactory {
         : op.direction === 'htoh'
           ? CmdKind.Delay
           : CmdKind.Copy;
-    const name = core.writer.name(copyNames[op.direction]);
+    const name = core.writer.fixed(copyNames[op.direction]);
     const cmd = c.alloc(
       kind,
       core.stream(stream).plan.id,
@@ -228,7 +240,7 @@ export class CommandFactory {
       core.stream(stream).plan.id,
       arrivalNs,
       OpKind.Memset,
-      core.writer.name('memset'),
+      core.writer.fixed(FixedName.Memset),
       correlationId,
       op.bytes,
       packMemKinds(MemKind.Unknown, memKind(core.plan.buffers[op.buffer]!.kind)),

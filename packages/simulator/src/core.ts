@@ -75,6 +75,7 @@ export class SimCore implements EngineHost {
   private readonly freeGroups: number[] = [];
   private readonly readyQueue: CmdSlot[] = [];
   private readonly dirty: boolean[];
+  private anyDirty = false;
   nextCorrelation = 1;
   resumeThread: (thread: HostThreadState) => void = () => undefined;
 
@@ -243,24 +244,25 @@ export class SimCore implements EngineHost {
 
   /** Runs everything that follows from the current instant: ready commands, dispatch. */
   settle(): void {
-    for (;;) {
-      const queue = this.readyQueue;
+    const queue = this.readyQueue;
+    while (queue.length > 0 || this.anyDirty) {
       if (queue.length > 0) {
         for (let i = 0; i < queue.length; i++) {
           this.onReady(queue[i]!);
         }
-        queue.length = 0;
-      }
-      let pumped = false;
-      for (let d = 0; d < this.dirty.length; d++) {
-        if (this.dirty[d] === true) {
-          this.dirty[d] = false;
-          this.devices[d]!.pump();
-          pumped = true;
+        // Emptied by pops: setting length is a runtime call, and this runs for every event.
+        while (queue.length > 0) {
+          queue.pop();
         }
       }
-      if (!pumped && queue.length === 0) {
-        return;
+      if (this.anyDirty) {
+        this.anyDirty = false;
+        for (let d = 0; d < this.dirty.length; d++) {
+          if (this.dirty[d] === true) {
+            this.dirty[d] = false;
+            this.devices[d]!.pump();
+          }
+        }
       }
     }
   }
@@ -280,6 +282,7 @@ export class SimCore implements EngineHost {
       }
       default:
         this.dirty[this.streams[c.stream[cmd]!]!.device] = true;
+        this.anyDirty = true;
     }
   }
 

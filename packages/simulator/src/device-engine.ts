@@ -115,8 +115,9 @@ export class DeviceEngine {
     while (progressed) {
       progressed = false;
       const candidates = this.candidates;
-      if (candidates.length > 0) {
-        candidates.length = 0;
+      // Emptied by pops: setting length is a runtime call, and this runs for every event.
+      while (candidates.length > 0) {
+        candidates.pop();
       }
       for (let q = 0; q < this.queues.length; q++) {
         const queue = this.queues[q]!;
@@ -219,11 +220,9 @@ export class DeviceEngine {
     const waves = this.waves;
     const cmd = waves.cmd[wave]!;
     if (c.iterations[cmd]! > 0) {
-      const i = this.workWaves.indexOf(wave);
-      if (i < 0) {
+      if (!removeInOrder(this.workWaves, wave)) {
         return;
       }
-      this.workWaves.splice(i, 1);
     }
     const blocks = waves.blocks[wave]!;
     c.runningWaves[cmd]!--;
@@ -318,10 +317,7 @@ export class DeviceEngine {
 
   /** A copy's last byte moved: free its engine. */
   copyEnded(cmd: CmdSlot): void {
-    const i = this.activeCopies.indexOf(cmd);
-    if (i >= 0) {
-      this.activeCopies.splice(i, 1);
-    }
+    removeInOrder(this.activeCopies, cmd);
     this.engines[this.host.cmds.engine[cmd]!] = -1;
     this.host.finished(cmd);
     this.reflowCopies();
@@ -374,4 +370,17 @@ export class DeviceEngine {
       );
     }
   }
+}
+
+/** Removes `item` from `list`, keeping the order of the rest (splice would allocate). */
+function removeInOrder(list: number[], item: number): boolean {
+  const i = list.indexOf(item);
+  if (i < 0) {
+    return false;
+  }
+  for (let k = i + 1; k < list.length; k++) {
+    list[k - 1] = list[k]!;
+  }
+  list.pop();
+  return true;
 }

@@ -1,4 +1,5 @@
 import type { Plan, PlanOp } from '@streamscope/workload';
+import { FixedName } from './fixed-names.ts';
 import type { ApiCosts } from './profile.ts';
 
 // Which CUDA API call a plan op is, what it costs the host, and whether the host waits for it.
@@ -30,21 +31,21 @@ export function launchCostNs(api: ApiCosts, op: PlanOp): number {
         : api.launchHostFunc;
 }
 
-/** The API call that launches device work; '' for other ops. */
-export function apiName(op: PlanOp): string {
+/** The API call that launches device work; FixedName.None for other ops. */
+export function apiName(op: PlanOp): FixedName {
   switch (op.kind) {
     case 'kernel':
-      return 'cudaLaunchKernel';
+      return FixedName.CudaLaunchKernel;
     case 'memset':
-      return op.async ? 'cudaMemsetAsync' : 'cudaMemset';
+      return op.async ? FixedName.CudaMemsetAsync : FixedName.CudaMemset;
     case 'hostFunc':
-      return 'cudaLaunchHostFunc';
+      return FixedName.CudaLaunchHostFunc;
     case 'copy':
       if (op.direction === 'ptop') {
-        return op.async ? 'cudaMemcpyPeerAsync' : 'cudaMemcpyPeer';
+        return op.async ? FixedName.CudaMemcpyPeerAsync : FixedName.CudaMemcpyPeer;
       }
-      return op.async ? 'cudaMemcpyAsync' : 'cudaMemcpy';
+      return op.async ? FixedName.CudaMemcpyAsync : FixedName.CudaMemcpy;
     default:
-      return '';
+      return FixedName.None;
   }
 }

@@ -43,7 +43,7 @@ export class HostCalls {
    */
   begin(
     t: HostThreadState,
-    name: string,
+    nameId: number,
     correlationId: number,
     flags: number,
     minEndNs: number,
@@ -54,7 +54,7 @@ export class HostCalls {
     const call = t.call;
     call.active = true;
     call.startNs = this.core.nowNs;
-    call.nameId = this.core.writer.name(name);
+    call.nameId = nameId;
     call.correlationId = correlationId;
     call.flags = flags;
     call.minEndNs = minEndNs;
@@ -78,14 +78,14 @@ export class HostCalls {
   }
 
   /** A call that returns at once, written now; returns its op index. */
-  api(t: HostThreadState, name: string, costNs: number, correlationId = 0, flags = 0): number {
+  api(t: HostThreadState, nameId: number, costNs: number, correlationId = 0, flags = 0): number {
     const core = this.core;
     return core.writer.host(
       t.track,
       core.nowNs,
       core.nowNs + costNs,
       OpKind.ApiCall,
-      core.writer.name(name),
+      nameId,
       correlationId,
       flags,
     );

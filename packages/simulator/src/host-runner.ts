@@ -6,6 +6,7 @@ import type { HostThreadState, SimCore } from './core.ts';
 import { EventType } from './event-heap.ts';
 import { apiName, isBlocking, launchCostNs } from './host-api.ts';
 import { HostCalls } from './host-calls.ts';
+import { FixedName } from './fixed-names.ts';
 
 /**
  * Runs host threads: each plan op is an API call with a host cost; blocking calls park the
@@ -116,10 +117,20 @@ export class HostRunner {
         core.issue(cmd, -1, p.streamGapNs);
         const name = apiName(op);
         if (blocks) {
-          this.calls.begin(t, name, correlationId, OpFlag.Sync, now + costNs, p.api.sync, cmd, -1);
+          const nameId = w.fixed(name);
+          this.calls.begin(
+            t,
+            nameId,
+            correlationId,
+            OpFlag.Sync,
+            now + costNs,
+            p.api.sync,
+            cmd,
+            -1,
+          );
           return this.calls.endOrWait(t, core.waitFor(t, cmd));
         }
-        w.linkApi(this.calls.api(t, name, costNs, correlationId), cmd);
+        w.linkApi(this.calls.api(t, w.fixed(name), costNs, correlationId), cmd);
         t.pc++;
         return now + costNs;
       }
@@ -131,7 +142,7 @@ export class HostRunner {
           core.stream(op.stream).plan.id,
           now + cost + p.submitLatencyNs,
           OpKind.EventRecord,
-          w.name('event record'),
+          w.fixed(FixedName.EventRecord),
           correlationId,
           0,
           0,
@@ -148,7 +159,7 @@ export class HostRunner {
         if (core.awaitedRecords.has(op.opId)) {
           this.recordIssued(op.opId);
         }
-        w.linkApi(this.calls.api(t, 'cudaEventRecord', cost, correlationId), cmd);
+        w.linkApi(this.calls.api(t, w.fixed(FixedName.CudaEventRecord), cost, correlationId), cmd);
         t.pc++;
         return now + cost;
       }
@@ -164,7 +175,7 @@ export class HostRunner {
           core.stream(op.stream).plan.id,
           now + cost + p.submitLatencyNs,
           OpKind.StreamWait,
-          w.name('stream wait'),
+          w.fixed(FixedName.StreamWait),
           correlationId,
           0,
           0,
@@ -177,7 +188,10 @@ export class HostRunner {
           core.cmds.retain(record);
         }
         core.issue(cmd, record, 0);
-        w.linkApi(this.calls.api(t, 'cudaStreamWaitEvent', cost, correlationId), cmd);
+        w.linkApi(
+          this.calls.api(t, w.fixed(FixedName.CudaStreamWaitEvent), cost, correlationId),
+          cmd,
+        );
         t.pc++;
         return now + cost;
       }
@@ -186,16 +200,16 @@ export class HostRunner {
           return -1;
         }
         const record = core.latestRecord[op.event]!;
-        this.calls.begin(t, 'cudaEventSynchronize', 0, 0, now, p.api.sync, -1, record);
+        this.calls.begin(t, w.name('cudaEventSynchronize'), 0, 0, now, p.api.sync, -1, record);
         return this.calls.endOrWait(t, core.waitFor(t, record));
       }
       case 'streamSync': {
         const last = core.stream(op.stream).lastCmd;
-        this.calls.begin(t, 'cudaStreamSynchronize', 0, 0, now, p.api.sync, -1, -1);
+        this.calls.begin(t, w.name('cudaStreamSynchronize'), 0, 0, now, p.api.sync, -1, -1);
         return this.calls.endOrWait(t, core.waitFor(t, last));
       }
       case 'deviceSync':
-        this.calls.begin(t, 'cudaDeviceSynchronize', 0, 0, now, p.api.sync, -1, -1);
+        this.calls.begin(t, w.name('cudaDeviceSynchronize'), 0, 0, now, p.api.sync, -1, -1);
         return this.calls.endOrWait(t, core.waitForDevice(t, op.device));
       case 'hostWork':
         w.host(t.track, now, now + op.durNs, OpKind.HostWork, w.name(op.name), 0, 0);
@@ -207,7 +221,7 @@ export class HostRunner {
       case 'graphCapture': {
         const nodes = core.plan.graphs[op.graph]!.ops.length;
         const cost = p.api.graphInstantiate + nodes * p.api.graphInstantiatePerNode;
-        this.calls.api(t, 'cudaGraphInstantiate', cost);
+        this.calls.api(t, w.name('cudaGraphInstantiate'), cost);
         t.pc++;
         return now + cost;
       }
@@ -252,14 +266,19 @@ export class HostRunner {
       core.cmds.delayNs[cmd] = p.asyncAllocNs;
       core.issue(cmd, -1, 0);
       core.writer.linkApi(
-        this.calls.api(t, isMalloc ? 'cudaMallocAsync' : 'cudaFreeAsync', cost, correlationId),
+        this.calls.api(
+          t,
+          core.writer.name(isMalloc ? 'cudaMallocAsync' : 'cudaFreeAsync'),
+          cost,
+          correlationId,
+        ),
         cmd,
       );
       t.pc++;
       return now + cost;
     }
     if (buffer.kind === 'host-pageable') {
-      this.calls.api(t, isMalloc ? 'malloc' : 'free', 1_000);
+      this.calls.api(t, core.writer.name(isMalloc ? 'malloc' : 'free'), 1_000);
       t.pc++;
       return now + 1_000;
     }
@@ -278,7 +297,7 @@ export class HostRunner {
         : isMalloc
           ? p.api.malloc
           : p.api.free;
-    this.calls.begin(t, name, 0, OpFlag.Sync, now + cost, cost, -1, -1);
+    this.calls.begin(t, core.writer.name(name), 0, OpFlag.Sync, now + cost, cost, -1, -1);
     return this.calls.endOrWait(t, core.waitForDevice(t, core.plan.threads[t.id]!.device));
   }
 
@@ -297,7 +316,7 @@ export class HostRunner {
     }
     const correlationId = core.nextCorrelation++;
     const cost = p.api.graphLaunch;
-    const apiOp = this.calls.api(t, 'cudaGraphLaunch', cost, correlationId);
+    const apiOp = this.calls.api(t, core.writer.name('cudaGraphLaunch'), cost, correlationId);
     let first = true;
     for (const node of graph.ops) {
       if (

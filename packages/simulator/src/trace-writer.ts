@@ -2,6 +2,8 @@ import type { Trace } from '@streamscope/trace';
 import { FlowKind, OpKind, RangeKind, noRef } from '@streamscope/trace';
 import type { FlowKind as FlowKindType } from '@streamscope/trace';
 import type { CmdSlot, CommandStore } from './command-store.ts';
+import type { FixedName } from './fixed-names.ts';
+import { fixedNameTexts } from './fixed-names.ts';
 import type { SimStream } from './model.ts';
 
 const batch = 4096;
@@ -34,6 +36,7 @@ export class TraceWriter {
     kind: new Uint8Array(flowBatch),
   };
   private flowN = 0;
+  private readonly fixedIds = new Int32Array(fixedNameTexts.length).fill(-1);
 
   constructor(
     readonly trace: Trace,
@@ -41,6 +44,13 @@ export class TraceWriter {
     private readonly streams: readonly (SimStream | undefined)[],
   ) {}
 
+  /** The string id of a FixedName (interned on first use). */
+  fixed(name: FixedName): number {
+    const id = this.fixedIds[name]!;
+    return id >= 0 ? id : (this.fixedIds[name] = this.name(fixedNameTexts[name]!));
+  }
+
+  /** The string id of `text`. */
   name(text: string): number {
     let id = this.names.get(text);
     if (id === undefined) {
