@@ -1,6 +1,11 @@
 import type { StringTable } from '@streamscope/trace';
 import type { Warnings } from './warnings.ts';
 
+/** The largest source string index a name ref can hold: -(index + 1) must fit an Int32Array. */
+const maxIndex = 2 ** 31 - 2;
+const missingWarning =
+  'names refer to string indices missing from the string table (shown as "string #N")';
+
 /**
  * Strings that a source names by index (the nsys string table, which may come after the events
  * that use it), turned into trace string ids when the trace is built. A name ref is a trace
@@ -15,6 +20,18 @@ export class SourceStrings {
     private readonly strings: StringTable,
     private readonly warnings: Warnings,
   ) {}
+
+  /**
+   * The name ref of source string `index`. What no string table can hold (a negative, fractional
+   * or huge index: a ref must fit an Int32Array) is named like a missing string at once.
+   */
+  ref(index: number): number {
+    if (Number.isInteger(index) && index >= 0 && index <= maxIndex) {
+      return -(index + 1);
+    }
+    this.warnings.add(missingWarning);
+    return this.strings.intern(`string #${index}`);
+  }
 
   set(index: number, value: string): void {
     this.values[index] = value;
@@ -53,9 +70,7 @@ export class SourceStrings {
     const index = -ref - 1;
     const value = this.values[index];
     if (value === undefined) {
-      this.warnings.add(
-        'names refer to string indices missing from the string table (shown as "string #N")',
-      );
+      this.warnings.add(missingWarning);
       return `string #${index}`;
     }
     return value;

@@ -60,7 +60,7 @@ export class TraceBuilder {
 
   /** A string that the source names by index, resolved when the trace is built. */
   sourceName(index: number): number {
-    return -(index + 1);
+    return this.sourceStrings.ref(index);
   }
 
   setSourceString(index: number, value: string): void {

@@ -1,59 +1,46 @@
+import type { KeyTemplate } from './key-template.ts';
+import { sameWords, templateSlot } from './key-template.ts';
 import type { NsysRecord } from './nsys-record.ts';
-import { fieldFor, fieldNames } from './nsys-record.ts';
-import { keepShape } from '../shape-keeper.ts';
+import { F, fieldFor, fieldNames } from './nsys-record.ts';
 
 const QUOTE = 0x22;
+const PLUS = 0x2b;
 const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
 const COLON = 0x3a;
 const LBRACE = 0x7b;
 const RBRACE = 0x7d;
-const MINUS = 0x2d;
-const BACKSLASH = 0x5c;
+
+/** The deepest object read here: the line (1), its message (2), a sub-object such as `kernel` (3). */
+const maxDepth = 3;
 
 /**
- * Entries per key in a template: length, field id (-1 if unread), offset of its bytes, and
- * whether it must be compared in full (1) or by its first, middle and last bytes (0).
+ * 1 for the bytes a string holds as they are: printable ASCII but `"` and `\`. Any other byte
+ * ends the fast reading of a string: escapes, control bytes and UTF-8 go to JSON.parse, and so
+ * does a string cut off by the end of the line (a newline is a control byte).
  */
-const slot = 4;
-const maxTemplateKeys = 96;
-const maxTemplateBytes = 4096;
-
-/**
- * The keys of the last line of one event type, in order. nsys writes protobuf messages, whose
- * fields always come in the same order, so the next line of that type almost always has the
- * same keys: each is then confirmed where it stands instead of being hashed and looked up. A
- * key the importer reads is compared byte for byte; a key it skips only by its length, its
- * first, middle and last bytes and the quote and colon after it — mistaking one skipped key for
- * another changes nothing — unless a key the importer reads looks the same by those bytes, in
- * which case it too is compared in full. A line that differs is read the slow way and becomes
- * the new template.
- */
-export class KeyTemplate {
-  readonly keys = new Int32Array(maxTemplateKeys * slot);
-  readonly bytes = new Uint8Array(maxTemplateBytes);
-  readonly view = new DataView(this.bytes.buffer);
-  count = 0;
-  used = 0;
-
-  /** Starts this template as the first `count` keys of `from`. */
-  copyPrefix(from: KeyTemplate, count: number): void {
-    this.keys.set(from.keys.subarray(0, count * slot));
-    this.count = count;
-    this.used =
-      count === 0 ? 0 : from.keys[(count - 1) * slot + 2]! + from.keys[(count - 1) * slot]!;
-    this.bytes.set(from.bytes.subarray(0, this.used));
-  }
+const plainByte = new Uint8Array(256);
+for (let c = 0x20; c < 0x80; c++) {
+  plainByte[c] = c === QUOTE || c === 0x5c ? 0 : 1;
 }
-
-keepShape(new KeyTemplate());
 
 /**
  * Reads one compact nsys JSON line (`{"Type":79,"CudaEvent":{…}}`) straight from its bytes into
  * `rec`, without building strings or objects: integers (also when quoted, as protobuf writes
  * int64) go to `rec.num`, other strings are kept as byte ranges. Returns the index just past
  * the closing brace (the caller checks that a newline follows), or -1 for anything it does not
- * handle — whitespace, escapes, non-ASCII, arrays, fractions, integers beyond 2^53, a line that
- * runs past `end` — and the caller then parses the line with JSON.parse: only ever a shortcut.
+ * read exactly as JSON.parse and `fillRecord` would, and the caller then parses the line with
+ * JSON.parse: only ever a shortcut. That is whitespace, escapes, non-ASCII, arrays, fractions and
+ * exponents or integers beyond 2^53 in read fields, anything that is not JSON, and the shapes
+ * where JSON.parse's last-key-wins could differ from reading in order: a read key given twice, or
+ * a key after a nested object (nsys writes a line's one sub-object last). Deeper objects than
+ * `maxDepth` go to JSON.parse as well.
+ *
+ * `template` holds the keys of the last line of this type; `learned` receives this line's keys
+ * when they differ (its count is -1 when there is nothing new to keep).
  */
 export function fastScan(
   buf: Uint8Array,
@@ -64,10 +51,11 @@ export function fastScan(
   learned?: KeyTemplate,
 ): number {
   const gen = rec.gen;
-  const known = template?.keys;
-  const knownBytes = template?.bytes;
-  const knownView = template?.view;
+  const num = rec.num;
+  const seen = rec.seen;
   const view = rec.view;
+  const known = template?.keys;
+  const knownView = template?.view;
   const knownCount = template?.count ?? 0;
   let k = 0;
   let matching = known !== undefined;
@@ -76,13 +64,10 @@ export function fastScan(
     learned.count = 0;
     learned.used = 0;
   }
-  const num = rec.num;
-  const seen = rec.seen;
-  let i = start;
-  if (buf[i] !== LBRACE) {
+  if (buf[start] !== LBRACE) {
     return -1;
   }
-  i++;
+  let i = start + 1;
   let depth = 1;
   while (i < end) {
     // key
@@ -91,22 +76,14 @@ export function fastScan(
     }
     let field = -1;
     if (matching) {
-      const at = k * slot;
-      const length = k < knownCount ? known![at]! : -1;
-      let same = length > 0 && buf[i + length + 1] === QUOTE && buf[i + length + 2] === COLON;
-      if (same) {
-        const offset = known![at + 2]! - i - 1;
-        if (known![at + 3] === 1) {
-          same = sameWords(view, i + 1, knownView!, known![at + 2]!, length);
-        } else {
-          const mid = i + 1 + (length >> 1);
-          same =
-            buf[i + 1] === knownBytes![i + 1 + offset] &&
-            buf[mid] === knownBytes![mid + offset] &&
-            buf[i + length] === knownBytes![i + length + offset];
-        }
-      }
-      if (same) {
+      const at = k * templateSlot;
+      const length = k < knownCount ? known![at]! : 0;
+      if (
+        length > 0 &&
+        buf[i + length + 1] === QUOTE &&
+        buf[i + length + 2] === COLON &&
+        sameWords(view, i + 1, knownView!, known![at + 2]!, length)
+      ) {
         field = known![at + 1]!;
         i += length + 3;
         k++;
@@ -122,94 +99,64 @@ export function fastScan(
       const keyStart = i;
       let h = 0;
       let c = buf[i]!;
-      while (c !== QUOTE) {
-        if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
-          return -1;
-        }
+      while (plainByte[c] === 1) {
         h = (Math.imul(h, 31) + c) | 0;
         c = buf[++i]!;
       }
-      const keyLength = i - keyStart;
-      i++;
-      if (buf[i] !== COLON) {
+      if (c !== QUOTE || buf[i + 1] !== COLON) {
         return -1;
       }
-      i++;
+      const keyLength = i - keyStart;
+      i += 2;
       field = fieldFor(h, keyLength);
-      if (field >= 0 && !sameKey(buf, keyStart, fieldNames[field]!)) {
-        field = -1; // a different key with the same hash and length
+      if (field === F.Type || (field >= 0 && !sameKey(buf, keyStart, fieldNames[field]!))) {
+        field = -1; // the type is read from the line's start; or another key, same hash and length
       }
       if (learning) {
-        const n = learned!.count;
-        const used = learned!.used;
-        if (n >= maxTemplateKeys || used + keyLength > maxTemplateBytes) {
-          learning = false;
-        } else {
-          const at = n * slot;
-          learned!.keys[at] = keyLength;
-          learned!.keys[at + 1] = field;
-          learned!.keys[at + 2] = used;
-          learned!.keys[at + 3] =
-            field >= 0 || looksLikeReadField(buf, keyStart, keyLength) ? 1 : 0;
-          learned!.bytes.set(buf.subarray(keyStart, keyStart + keyLength), used);
-          learned!.used = used + keyLength;
-          learned!.count = n + 1;
-        }
+        learning = learned!.add(buf, keyStart, keyLength, field);
       }
     }
+    // value
     let c = buf[i]!;
-    if (field < 0 && c !== LBRACE) {
-      // A value nobody reads: find its end without parsing it.
-      if (c === QUOTE) {
-        i++;
-        c = buf[i]!;
-        while (c !== QUOTE) {
-          if (c === BACKSLASH || i >= end) {
-            return -1;
-          }
+    if (c === QUOTE) {
+      c = buf[++i]!;
+      if (field < 0) {
+        while (plainByte[c] === 1) {
           c = buf[++i]!;
         }
-        i++;
+        if (c !== QUOTE) {
+          return -1;
+        }
       } else {
-        while (c !== COMMA && c !== RBRACE) {
-          if (c === QUOTE || c === 0x5b /* [ */ || i >= end) {
-            return -1;
-          }
+        if (seen[field] === gen) {
+          return -1; // a key given twice: JSON.parse keeps the last
+        }
+        const valueStart = i;
+        if (c === MINUS) {
           c = buf[++i]!;
         }
-      }
-    } else if (c === QUOTE) {
-      i++;
-      const valueStart = i;
-      let v = 0;
-      let digits = true;
-      c = buf[i]!;
-      if (c === MINUS) {
-        c = buf[++i]!;
-      }
-      // Digits first: most quoted values are protobuf int64s.
-      let d = c - 0x30;
-      while (d >= 0 && d <= 9) {
-        v = v * 10 + d;
-        d = buf[++i]! - 0x30;
-      }
-      c = buf[i]!;
-      if (c !== QUOTE) {
-        digits = false;
-        while (c !== QUOTE) {
-          if (c < 0x20 || c === BACKSLASH || c >= 0x80 || i >= end) {
-            return -1;
-          }
-          c = buf[++i]!;
+        // Digits first: most quoted values are protobuf int64s.
+        const digitsStart = i;
+        let v = 0;
+        let d = c - ZERO;
+        while (d >= 0 && d <= 9) {
+          v = v * 10 + d;
+          d = buf[++i]! - ZERO;
         }
-      }
-      if (field >= 0) {
-        const length = i - valueStart;
-        if (digits && length > 0 && length <= 15) {
+        c = buf[i]!;
+        const digits = i - digitsStart;
+        if (c === QUOTE && digits > 0) {
+          if (digits > 15) {
+            return -1; // maybe beyond 2^53: the JSON.parse path keeps the decimal text
+          }
           num[field] = buf[valueStart] === MINUS ? -v : v;
-        } else if (digits && length > 15) {
-          return -1; // beyond 2^53: the exact path keeps the decimal text
         } else {
+          while (plainByte[c] === 1) {
+            c = buf[++i]!;
+          }
+          if (c !== QUOTE) {
+            return -1;
+          }
           num[field] = Number.NaN;
           rec.strStart[field] = valueStart;
           rec.strEnd[field] = i;
@@ -219,42 +166,74 @@ export function fastScan(
       }
       i++;
     } else if (c === LBRACE) {
-      if (field >= 0) {
-        rec.sub = field;
+      if (depth === maxDepth || (field >= 0 && seen[field] === gen)) {
+        return -1;
+      }
+      if (field >= 0 && depth === 2) {
+        rec.sub = field; // the message's sub-object (kernel, memcpy, …) says what the event is
       }
       depth++;
       i++;
       continue;
-    } else if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       const negative = c === MINUS;
       if (negative) {
         c = buf[++i]!;
       }
       let v = 0;
-      let d = c - 0x30;
-      let count = 0;
-      while (d >= 0 && d <= 9) {
-        v = v * 10 + d;
-        count++;
-        d = buf[++i]! - 0x30;
+      let digits = 0;
+      if (c === ZERO) {
+        digits = 1; // JSON has no leading zeros: a digit after it ends the fast path below
+        c = buf[++i]!;
+      } else {
+        let d = c - ZERO;
+        while (d >= 0 && d <= 9) {
+          v = v * 10 + d;
+          digits++;
+          d = buf[++i]! - ZERO;
+        }
+        c = buf[i]!;
       }
-      c = buf[i]!;
-      if (count === 0 || count > 15 || (c !== COMMA && c !== RBRACE)) {
+      if (digits === 0) {
         return -1;
       }
-      if (field >= 0) {
+      if (c === DOT || c === 0x65 || c === 0x45) {
+        if (field >= 0) {
+          return -1; // a fraction or an exponent: JSON.parse reads it
+        }
+        i = skipFraction(buf, i);
+        if (i < 0) {
+          return -1;
+        }
+      } else if (field >= 0) {
+        if (digits > 15 || seen[field] === gen) {
+          return -1;
+        }
         num[field] = negative ? -v : v;
         seen[field] = gen;
       }
-    } else if (c === 0x74 /* true */ || c === 0x66 /* false */ || c === 0x6e /* null */) {
-      while (i < end && buf[i] !== COMMA && buf[i] !== RBRACE) {
-        i++;
-      }
     } else {
-      return -1;
+      const literal = literalAt(buf, i);
+      if (literal < 0) {
+        return -1;
+      }
+      i += literal === 0 ? 5 : 4;
+      if (field >= 0) {
+        if (seen[field] === gen) {
+          return -1;
+        }
+        if (literal !== 2) {
+          num[field] = literal; // true and false read as 1 and 0; null as absent
+          seen[field] = gen;
+        }
+      }
     }
-    // after a value: ',' then the next key, or '}' closing one or more objects
+    // after a value: ',' then the next key, or '}' closing this object and every one around it
     c = buf[i]!;
+    if (c === COMMA) {
+      i++;
+      continue;
+    }
     while (c === RBRACE) {
       depth--;
       i++;
@@ -272,35 +251,60 @@ export function fastScan(
       }
       c = buf[i]!;
     }
-    if (c !== COMMA) {
-      return -1;
-    }
-    i++;
+    return -1;
   }
   return -1;
 }
 
 /**
- * Whether `length` bytes at `a[at]` equal those at `b[bt]`, compared four at a time (the last
- * word overlaps the one before it): keys the importer reads are confirmed in full, and this is
- * the scanner's most frequent comparison. The caller has checked that both ranges are in bounds.
+ * The index just after the fraction and exponent of a number that continues at `buf[i]` with
+ * '.', 'e' or 'E', or -1 when they are not JSON (no digit after the dot or the exponent's sign).
  */
-function sameWords(a: DataView, at: number, b: DataView, bt: number, length: number): boolean {
-  if (length < 4) {
-    for (let j = 0; j < length; j++) {
-      if (a.getUint8(at + j) !== b.getUint8(bt + j)) {
-        return false;
-      }
+function skipFraction(buf: Uint8Array, i: number): number {
+  let c = buf[i]!;
+  if (c === DOT) {
+    c = buf[++i]!;
+    if (!(c >= ZERO && c <= NINE)) {
+      return -1;
     }
-    return true;
-  }
-  const last = length - 4;
-  for (let j = 0; j < last; j += 4) {
-    if (a.getInt32(at + j, true) !== b.getInt32(bt + j, true)) {
-      return false;
+    while (c >= ZERO && c <= NINE) {
+      c = buf[++i]!;
     }
   }
-  return a.getInt32(at + last, true) === b.getInt32(bt + last, true);
+  if (c === 0x65 || c === 0x45) {
+    c = buf[++i]!;
+    if (c === PLUS || c === MINUS) {
+      c = buf[++i]!;
+    }
+    if (!(c >= ZERO && c <= NINE)) {
+      return -1;
+    }
+    while (c >= ZERO && c <= NINE) {
+      c = buf[++i]!;
+    }
+  }
+  return i;
+}
+
+/** 1 for `true`, 0 for `false` and 2 for `null` at `buf[i]`, else -1. */
+function literalAt(buf: Uint8Array, i: number): number {
+  const c = buf[i];
+  if (c === 0x74 && buf[i + 1] === 0x72 && buf[i + 2] === 0x75 && buf[i + 3] === 0x65) {
+    return 1;
+  }
+  if (
+    c === 0x66 &&
+    buf[i + 1] === 0x61 &&
+    buf[i + 2] === 0x6c &&
+    buf[i + 3] === 0x73 &&
+    buf[i + 4] === 0x65
+  ) {
+    return 0;
+  }
+  if (c === 0x6e && buf[i + 1] === 0x75 && buf[i + 2] === 0x6c && buf[i + 3] === 0x6c) {
+    return 2;
+  }
+  return -1;
 }
 
 function sameKey(buf: Uint8Array, start: number, name: string): boolean {
@@ -310,16 +314,4 @@ function sameKey(buf: Uint8Array, start: number, name: string): boolean {
     }
   }
   return true;
-}
-
-/** True when a read field's name has this length and these first, middle and last bytes. */
-function looksLikeReadField(buf: Uint8Array, start: number, length: number): boolean {
-  const mid = length >> 1;
-  return fieldNames.some(
-    (name) =>
-      name.length === length &&
-      name.charCodeAt(0) === buf[start] &&
-      name.charCodeAt(mid) === buf[start + mid] &&
-      name.charCodeAt(length - 1) === buf[start + length - 1],
-  );
 }

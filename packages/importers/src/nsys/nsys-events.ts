@@ -272,7 +272,7 @@ export class NsysEventSink {
     if (!Number.isInteger(value) || value < 0 || value >= maxTimeNs) {
       throw this.error(
         field,
-        `must be a time in ns in [0, 2^53), got ${rec.bigOf(field) ?? rec.textOf(field) ?? value}`,
+        `must be a time in ns in [0, 2^53), got ${rec.bigOf(field) ?? this.string(rec, field) ?? value}`,
       );
     }
     return value;

@@ -1,7 +1,8 @@
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { KeyTemplate, fastScan } from './fast-scan.ts';
+import { fastScan } from './fast-scan.ts';
+import { KeyTemplate } from './key-template.ts';
 import { NsysEventSink } from './nsys-events.ts';
 import { F, NsysRecord, fieldByHash, fieldLength, hashAscii } from './nsys-record.ts';
 

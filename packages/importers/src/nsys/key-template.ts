@@ -1,0 +1,76 @@
+import { keepShape } from '../shape-keeper.ts';
+
+/** Entries per key in a template: length, field id (-1 if unread), offset of its bytes. */
+export const templateSlot = 3;
+const maxTemplateKeys = 96;
+const maxTemplateBytes = 4096;
+
+/**
+ * The keys of the last line of one event type, in order. nsys writes protobuf messages, whose
+ * fields always come in the same order, so the next line of that type almost always has the
+ * same keys: each is then confirmed where it stands, four bytes at a time, instead of being
+ * hashed and looked up. A line that differs is read the slow way and becomes the new template.
+ */
+export class KeyTemplate {
+  readonly keys = new Int32Array(maxTemplateKeys * templateSlot);
+  readonly bytes = new Uint8Array(maxTemplateBytes);
+  readonly view = new DataView(this.bytes.buffer);
+  count = 0;
+  used = 0;
+
+  /** Starts this template as the first `count` keys of `from`. */
+  copyPrefix(from: KeyTemplate, count: number): void {
+    this.keys.set(from.keys.subarray(0, count * templateSlot));
+    this.count = count;
+    const last = (count - 1) * templateSlot;
+    this.used = count === 0 ? 0 : from.keys[last + 2]! + from.keys[last]!;
+    this.bytes.set(from.bytes.subarray(0, this.used));
+  }
+
+  /** Appends the key `buf[start, start + length)`; false when the template is full. */
+  add(buf: Uint8Array, start: number, length: number, field: number): boolean {
+    const n = this.count;
+    const used = this.used;
+    if (n >= maxTemplateKeys || used + length > maxTemplateBytes) {
+      return false;
+    }
+    const at = n * templateSlot;
+    this.keys[at] = length;
+    this.keys[at + 1] = field;
+    this.keys[at + 2] = used;
+    this.bytes.set(buf.subarray(start, start + length), used);
+    this.used = used + length;
+    this.count = n + 1;
+    return true;
+  }
+}
+
+keepShape(new KeyTemplate());
+
+/**
+ * Whether `length` bytes at `a[at]` equal those at `b[bt]`, compared four at a time (the last
+ * word overlaps the one before it). The caller has checked that both ranges are in bounds.
+ */
+export function sameWords(
+  a: DataView,
+  at: number,
+  b: DataView,
+  bt: number,
+  length: number,
+): boolean {
+  if (length < 4) {
+    for (let j = 0; j < length; j++) {
+      if (a.getUint8(at + j) !== b.getUint8(bt + j)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  const last = length - 4;
+  for (let j = 0; j < last; j += 4) {
+    if (a.getInt32(at + j, true) !== b.getInt32(bt + j, true)) {
+      return false;
+    }
+  }
+  return a.getInt32(at + last, true) === b.getInt32(bt + last, true);
+}
