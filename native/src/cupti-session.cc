@@ -203,9 +203,31 @@ uint32_t cuptiVersion() {
   return version;
 }
 
-std::string cuptiStart() {
+namespace {
+
+bool eventActivityOn = false;
+
+// Event records as GPU instants (what stream waits are derived from), and the synchronization
+// records CUPTI links them to. They cost every run about 1% of a short pipeline's makespan on an
+// H100 (scripts/gpu/device-main.ts overhead), so only plans with events turn them on.
+void enableEventActivity(const CuptiApi& api) {
+  if (eventActivityOn || diagnosticOff("events")) return;
+  eventActivityOn = true;
+  // Without device timestamps event records carry no GPU time.
+  std::string timestamps = api.activityEnableCudaEventDeviceTimestamps == nullptr
+                               ? "not in this CUPTI"
+                               : check(api.activityEnableCudaEventDeviceTimestamps(1), "device timestamps");
+  std::string kind = timestamps.empty() ? check(api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT), "enable") : "";
+  if (kind.empty()) api.activityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  notes = "cuda-event activity: " + (timestamps.empty() && kind.empty() ? std::string("on") : timestamps + kind);
+}
+
+}  // namespace
+
+std::string cuptiStart(bool eventRecords) {
   std::lock_guard<std::mutex> lock(startMutex);
   if (started) {
+    if (startError.empty() && eventRecords) enableEventActivity(cuptiApi());
     return startError;
   }
   started = true;
@@ -224,15 +246,8 @@ std::string cuptiStart() {
       error = check(api.activityEnable(kind), "cuptiActivityEnable");
     }
   }
-  if (error.empty() && !diagnosticOff("events")) {
-    // Optional: event records as GPU instants. Without device timestamps they carry no GPU time.
-    std::string timestamps = api.activityEnableCudaEventDeviceTimestamps == nullptr
-                                 ? "not in this CUPTI"
-                                 : check(api.activityEnableCudaEventDeviceTimestamps(1), "device timestamps");
-    // CUPTI links event records to synchronization records; it emits them with that kind on.
-    std::string kind = timestamps.empty() ? check(api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT), "enable") : "";
-    if (kind.empty()) api.activityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-    notes = "cuda-event activity: " + (timestamps.empty() && kind.empty() ? std::string("on") : timestamps + kind);
+  if (error.empty() && eventRecords) {
+    enableEventActivity(api);
   }
   if (error.empty() && !diagnosticOff("callbacks")) {
     // A second subscriber (Nsight Systems profiling this process) makes this fail: we then fall
@@ -253,6 +268,7 @@ std::string cuptiStart() {
     }
     api.activityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
     api.activityDisable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    eventActivityOn = false;
   }
   startError = error;
   return startError;

@@ -10,8 +10,11 @@
 
 namespace streamscope {
 
-/** Starts CUPTI activity collection; returns "" on success, else why it is unavailable. Idempotent. */
-std::string cuptiStart();
+/**
+ * Starts CUPTI activity collection; returns "" on success, else why it is unavailable.
+ * Idempotent; `eventRecords` also turns on CUDA event records (plans that record events).
+ */
+std::string cuptiStart(bool eventRecords);
 /** Routes activity records to `sink` (nullptr: records are discarded) and flushes every flushMs. */
 void cuptiAttach(RecordSink* sink, int flushIntervalMs);
 /** Forced flush (after the GPU is idle), then stops the flush thread and detaches the sink. */

@@ -15,11 +15,28 @@ namespace {
 
 thread_local int currentDevice = -1;
 
+/** Whether any host thread or graph records an event (so CUPTI's event records are wanted). */
+bool recordsEvents(const Plan& plan) {
+  auto any = [](const std::vector<PlanOp>& ops) {
+    for (const PlanOp& op : ops) {
+      if (op.code == OpCode::EventRecord) return true;
+    }
+    return false;
+  };
+  for (const PlanThread& t : plan.threads) {
+    if (any(t.ops)) return true;
+  }
+  for (const PlanGraph& g : plan.graphs) {
+    if (any(g.ops)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Runner::Runner(Plan plan, RunOptions options) : plan_(std::move(plan)), options_(options) {
   if (options_.timing == TimingMode::Cupti) {
-    std::string why = cuptiStart();
+    std::string why = cuptiStart(recordsEvents(plan_));
     if (!why.empty()) {
       if (!options_.timingAuto) {
         SS_FAIL("CUPTI unavailable: " + why);
