@@ -1,4 +1,9 @@
+import type { Declarations } from './declarations.ts';
+import type { IssueList } from './issues.ts';
+import type { WorkloadLimits } from './limits.ts';
 import type { PlanOp } from './plan.ts';
+import type { WorkloadOp } from './schema.ts';
+import type { Values } from './values.ts';
 
 // What the expander carries while it walks a thread's ops.
 
@@ -40,4 +45,29 @@ export interface WaitSite {
   readonly index: number;
   readonly event: number;
   readonly path: string;
+}
+
+/** What the expanders of each op family use of the Expander around them. */
+export interface ExpandBase {
+  readonly issues: IssueList;
+  readonly values: Values;
+  readonly limits: WorkloadLimits;
+  readonly decl: Declarations;
+  /** True once a limit was hit: expansion stops. */
+  readonly stopped: boolean;
+  stop(): void;
+  /** Expands a block of spec ops (a thread, loop, range or graph body) into `ctx.out`. */
+  block(ctx: Ctx, ops: readonly WorkloadOp[], path: string): void;
+  emit(ctx: Ctx, op: PlanOp, path: string, durationNs: number, bytes: number): void;
+  /** Counts one plan op that runs `executedOps` ops (a graph launch), checking the limits. */
+  countLaunch(executedOps: number, durationNs: number, bytes: number, path: string): void;
+  id(): number;
+  stream(ctx: Ctx, ref: string | undefined, path: string): number | undefined;
+  notInGraph(ctx: Ctx, path: string, what: string): boolean;
+  defaultStreamOnly(
+    ctx: Ctx,
+    ref: string | undefined,
+    path: string,
+    what: string,
+  ): number | undefined;
 }

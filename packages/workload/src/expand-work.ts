@@ -1,33 +1,11 @@
-import type { Declarations } from './declarations.ts';
-import type { Ctx } from './expand-types.ts';
-import type { IssueList } from './issues.ts';
-import type { WorkloadLimits } from './limits.ts';
+import type { Ctx, ExpandBase } from './expand-types.ts';
 import type { CopyDirection, PlanBuffer, PlanOp } from './plan.ts';
 import type { WorkloadOp } from './schema.ts';
-import type { Values } from './values.ts';
 import { at } from './values.ts';
 
 const maxGrid = [2 ** 31 - 1, 65_535, 65_535] as const;
 const maxBlockDims = [1024, 1024, 64] as const;
 const maxSharedMemBytes = 227 * 1024;
-
-/** What the work expander uses of the Expander around it. */
-export interface ExpandBase {
-  readonly issues: IssueList;
-  readonly values: Values;
-  readonly limits: WorkloadLimits;
-  readonly decl: Declarations;
-  emit(ctx: Ctx, op: PlanOp, path: string, durationNs: number, bytes: number): void;
-  id(): number;
-  stream(ctx: Ctx, ref: string | undefined, path: string): number | undefined;
-  notInGraph(ctx: Ctx, path: string, what: string): boolean;
-  defaultStreamOnly(
-    ctx: Ctx,
-    ref: string | undefined,
-    path: string,
-    what: string,
-  ): number | undefined;
-}
 
 /**
  * Expands the ops that touch buffers or SMs (copy, kernel, memset, malloc/free) and checks

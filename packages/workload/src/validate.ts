@@ -64,7 +64,7 @@ export function validateWorkload(
     expander.expandThread(ctx, t.ops, `${path}.ops`);
   });
   if (issues.count === 0) {
-    bindWaits(issues, threads, decl.events, expander.records, expander.waits);
+    bindWaits(issues, threads, decl.events, expander.events.records, expander.events.waits);
   }
   if (issues.count > 0) {
     return { ok: false, errors: issues.items };
@@ -76,7 +76,7 @@ export function validateWorkload(
     buffers: decl.buffers,
     streams: decl.streams,
     events: decl.events,
-    graphs: expander.graphs,
+    graphs: expander.blocks.graphs,
     threads: threads.map((t) => ({ id: t.id, name: t.name, device: t.device, ops: t.ops })),
     opCount: expander.opCount,
     executedOpCount: expander.executedOpCount,
