@@ -72,16 +72,17 @@ export class Values {
     max: number,
     unit: string,
   ): number | undefined {
+    if (!(v < min) && !(v > max)) {
+      return v;
+    }
+    // Built only for a message: values in range are checked millions of times in a large plan.
     const shown = `${describe(value)}${typeof value === 'string' ? ` = ${v}` : ''}${unit === '' ? '' : ` ${unit}`}`;
     if (v < min) {
       this.issues.add(path, `${shown} is below the minimum ${min}${at(scope)}`);
-      return undefined;
-    }
-    if (v > max) {
+    } else {
       this.issues.add(path, `${shown} is above the limit ${max}${at(scope)}`);
-      return undefined;
     }
-    return v;
+    return undefined;
   }
 
   private quantity(
