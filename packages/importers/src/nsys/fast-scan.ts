@@ -71,21 +71,13 @@ export function fastScan(
   let depth = 1;
   while (i < end) {
     // key
-    if (buf[i] !== QUOTE) {
-      return -1;
-    }
     let field = -1;
     if (matching) {
       const at = k * templateSlot;
-      const length = k < knownCount ? known![at]! : 0;
-      if (
-        length > 0 &&
-        buf[i + length + 1] === QUOTE &&
-        buf[i + length + 2] === COLON &&
-        sameWords(view, i + 1, knownView!, known![at + 2]!, length)
-      ) {
+      const span = k < knownCount ? known![at]! + 3 : 0; // `"key":`
+      if (span > 0 && i + span <= end && sameWords(view, i, knownView!, known![at + 2]!, span)) {
         field = known![at + 1]!;
-        i += length + 3;
+        i += span;
         k++;
       } else {
         matching = false;
@@ -95,6 +87,9 @@ export function fastScan(
       }
     }
     if (!matching) {
+      if (buf[i] !== QUOTE) {
+        return -1;
+      }
       i++;
       const keyStart = i;
       let h = 0;
@@ -113,7 +108,7 @@ export function fastScan(
         field = -1; // the type is read from the line's start; or another key, same hash and length
       }
       if (learning) {
-        learning = learned!.add(buf, keyStart, keyLength, field);
+        learning = learned!.add(buf, keyStart - 1, keyLength, field);
       }
     }
     // value
