@@ -40,6 +40,18 @@ export function newStagedOp(): StagedOp {
   };
 }
 
+/** Resets the fields a reused op does not always set: sizes, kinds, refs, flags, events, correlation. */
+export function clearStagedOp(op: StagedOp): StagedOp {
+  op.bytes = 0;
+  op.memKinds = 0;
+  op.refId = noRef;
+  op.flags = 0;
+  op.eventId = Number.NaN;
+  op.eventSyncId = Number.NaN;
+  op.correlationId = 0;
+  return op;
+}
+
 /**
  * Staged ops, one typed column per field, all grown together (geometrically). A column's
  * `data` is replaced when it grows, so read it after the last `add`.
