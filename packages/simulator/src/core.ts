@@ -239,6 +239,10 @@ export class SimCore implements EngineHost {
     ) {
       c.state[cmd] = state | CmdState.Ready;
       this.readyQueue.push(cmd);
+      const kind = c.kind[cmd];
+      if (kind === CmdKind.Compute || kind === CmdKind.Copy) {
+        this.devices[this.streams[c.stream[cmd]!]!.device]!.readyChanged(cmd);
+      }
     }
   }
 

@@ -47,6 +47,8 @@ export class DeviceEngine {
   private residentWarps = 0;
   private residentKernels = 0;
   private readonly candidates: CmdSlot[] = [];
+  /** Bit q: queue q (of the first 32) has a ready head. More queues are scanned one by one. */
+  private readyHeads = 0;
   /** Fermi engine queues, by CopyDir: 0 compute, then copy queues. */
   private readonly copyQueueOf: readonly number[];
   /** Block scheduling order: higher priority (numerically lower) first, then issue order. */
@@ -101,16 +103,43 @@ export class DeviceEngine {
     }
     c.hwQueue[cmd] = q;
     c.retain(cmd);
-    this.queues[q]!.push(cmd);
+    const queue = this.queues[q]!;
+    queue.push(cmd);
+    if (queue.size === 1) {
+      this.headChanged(q);
+    }
+  }
+
+  /** Its command became ready: if it heads its hardware queue, the queue can dispatch. */
+  readyChanged(cmd: CmdSlot): void {
+    const q = this.host.cmds.hwQueue[cmd]!;
+    if (q >= 0 && this.queues[q]!.front() === cmd) {
+      this.headChanged(q);
+    }
+  }
+
+  /** Notes whether queue `q` now has a ready head (what `pump` looks at). */
+  private headChanged(q: number): void {
+    if (q >= 32) {
+      return;
+    }
+    const head = this.queues[q]!.front();
+    if (head >= 0 && (this.host.cmds.state[head]! & CmdState.Ready) !== 0) {
+      this.readyHeads |= 1 << q;
+    } else {
+      this.readyHeads &= ~(1 << q);
+    }
   }
 
   private popQueue(q: number): void {
     this.host.cmds.release(this.queues[q]!.pop());
+    this.headChanged(q);
   }
 
   /** Dispatches whatever can start now; call after anything that may free a head or an engine. */
   pump(): void {
     const c = this.host.cmds;
+    const manyQueues = this.queues.length > 32;
     let progressed = true;
     while (progressed) {
       progressed = false;
@@ -119,26 +148,14 @@ export class DeviceEngine {
       while (candidates.length > 0) {
         candidates.pop();
       }
-      for (let q = 0; q < this.queues.length; q++) {
-        const queue = this.queues[q]!;
-        for (;;) {
-          const head = queue.front();
-          if (head < 0 || (c.state[head]! & CmdState.Ready) === 0) {
-            break;
-          }
-          if (c.kind[head] === CmdKind.Copy) {
-            if (c.startNs[head]! < 0 && !this.startCopy(head)) {
-              break;
-            }
-            this.popQueue(q);
-            continue;
-          }
-          if (c.blocksLeft[head] === 0) {
-            this.popQueue(q);
-            continue;
-          }
-          candidates.push(head);
-          break;
+      if (manyQueues) {
+        for (let q = 0; q < this.queues.length; q++) {
+          this.scanQueue(q);
+        }
+      } else {
+        // Only queues whose head is ready, in queue order (a copy engine goes to the first).
+        for (let mask = this.readyHeads; mask !== 0; mask &= mask - 1) {
+          this.scanQueue(31 - Math.clz32(mask & -mask));
         }
       }
       if (candidates.length === 0) {
@@ -161,6 +178,34 @@ export class DeviceEngine {
       if (dispatched) {
         this.reflowWork();
       }
+    }
+  }
+
+  /**
+   * Starts the ready copies at the head of queue `q` while an engine is free, drops heads whose
+   * blocks are all dispatched, and leaves a ready compute head in `candidates`.
+   */
+  private scanQueue(q: number): void {
+    const c = this.host.cmds;
+    const queue = this.queues[q]!;
+    for (;;) {
+      const head = queue.front();
+      if (head < 0 || (c.state[head]! & CmdState.Ready) === 0) {
+        return;
+      }
+      if (c.kind[head] === CmdKind.Copy) {
+        if (c.startNs[head]! < 0 && !this.startCopy(head)) {
+          return;
+        }
+        this.popQueue(q);
+        continue;
+      }
+      if (c.blocksLeft[head] === 0) {
+        this.popQueue(q);
+        continue;
+      }
+      this.candidates.push(head);
+      return;
     }
   }
 
@@ -207,11 +252,6 @@ export class DeviceEngine {
       this.host.heap.push(now + c.blockNs[cmd]!, EventType.WaveEnd, wave);
     }
     return true;
-  }
-
-  /** Whether `version` is the latest WaveEnd scheduled for wave `w` (others are stale). */
-  isCurrentWave(w: WaveSlot, version: number): boolean {
-    return this.waves.version[w] === version;
   }
 
   /** A wave's blocks finished: free their room; the kernel ends with its last wave. */
@@ -307,12 +347,6 @@ export class DeviceEngine {
     this.activeCopies.push(cmd);
     this.reflowCopies();
     return true;
-  }
-
-  /** Whether `version` is the latest CopyEnd scheduled for `cmd` (others are stale). */
-  isCurrentCopy(cmd: CmdSlot, version: number): boolean {
-    const c = this.host.cmds;
-    return (c.state[cmd]! & CmdState.Done) === 0 && c.version[cmd] === version;
   }
 
   /** A copy's last byte moved: free its engine. */
