@@ -4,7 +4,8 @@ import type { TraceBuilder } from '../trace-builder.ts';
 import { fastScan } from './fast-scan.ts';
 import { KeyTemplate } from './key-template.ts';
 import { NsysEventSink } from './nsys-events.ts';
-import { F, NsysRecord, fieldByHash, fieldLength, hashAscii } from './nsys-record.ts';
+import { NsysRecord } from './nsys-record.ts';
+import { fillRecord, isObject } from './parsed-event.ts';
 
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -358,47 +359,4 @@ function typePrefix(buf: Uint8Array, start: number, end: number): number {
     d = buf[++i]! - 0x30;
   }
   return v;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Copies the fields the importer reads from a parsed event into the record (the slow path). */
-function fillRecord(rec: NsysRecord, value: Record<string, unknown>, depth: number): void {
-  for (const key in value) {
-    const v = value[key];
-    let field = fieldByHash.get(hashAscii(key));
-    if (field !== undefined && fieldLength[field] !== key.length) {
-      field = undefined;
-    }
-    if (isObject(v)) {
-      if (field !== undefined && depth > 0) {
-        rec.sub = field;
-      }
-      if (depth < 3) {
-        fillRecord(rec, v, depth + 1);
-      }
-      continue;
-    }
-    if (field === undefined || (field === F.Type && depth > 1)) {
-      continue;
-    }
-    if (typeof v === 'number') {
-      rec.setNumber(field, v);
-    } else if (typeof v === 'string') {
-      if (/^-?\d+$/.test(v)) {
-        const n = Number(v);
-        if (Number.isSafeInteger(n)) {
-          rec.setNumber(field, n);
-        } else {
-          rec.setBig(field, v);
-        }
-      } else {
-        rec.setText(field, v);
-      }
-    } else if (typeof v === 'boolean') {
-      rec.setNumber(field, v ? 1 : 0);
-    }
-  }
 }
