@@ -6,7 +6,8 @@ import { CmdKind, CmdState, CommandStore } from './command-store.ts';
 import { DeviceEngine } from './device-engine.ts';
 import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
-import type { KernelGroup, SimStream } from './model.ts';
+import { KernelGroups } from './kernel-groups.ts';
+import type { SimStream } from './model.ts';
 import type { DeviceProfile } from './profile.ts';
 import { TraceWriter } from './trace-writer.ts';
 import { WaveStore } from './wave-store.ts';
@@ -68,11 +69,8 @@ export class SimCore implements EngineHost {
   readonly waitingForRecord = new Map<number, number[]>();
   readonly pending: number[];
   readonly throttled: number[][];
-  /** Per device, the open Fermi kernel group's id, or -1. */
-  private readonly openGroup: number[];
-  /** Fermi kernel groups by id (`CommandStore.group`); ids are reused once a group signalled. */
-  private readonly groups: (KernelGroup | undefined)[] = [];
-  private readonly freeGroups: number[] = [];
+  /** Fermi's delayed kernel signal (profile.delayedKernelSignal), else null. */
+  private readonly kernelGroups: KernelGroups | null;
   private readonly readyQueue: CmdSlot[] = [];
   private readonly dirty: boolean[];
   private anyDirty = false;
@@ -89,7 +87,9 @@ export class SimCore implements EngineHost {
     this.latestRecord = plan.events.map(() => -1);
     this.pending = plan.devices.map(() => 0);
     this.throttled = plan.devices.map(() => []);
-    this.openGroup = plan.devices.map(() => -1);
+    this.kernelGroups = profile.delayedKernelSignal
+      ? new KernelGroups(plan.devices.length, this.cmds, (cmd) => this.signal(cmd))
+      : null;
     this.dirty = plan.devices.map(() => false);
   }
 
@@ -128,9 +128,7 @@ export class SimCore implements EngineHost {
         this.addDep(cmd, legacy.lastCmd);
       }
     }
-    if (this.profile.delayedKernelSignal) {
-      this.groupOnIssue(cmd, device);
-    }
+    this.kernelGroups?.onIssue(cmd, device);
     c.gapNs[cmd] = gapNs;
     const wasIdle = stream.fifo.size === 0;
     stream.fifo.push(cmd);
@@ -155,59 +153,8 @@ export class SimCore implements EngineHost {
     this.cmds.pendingDeps[cmd]!++;
   }
 
-  private groupOnIssue(cmd: CmdSlot, device: number): void {
-    const c = this.cmds;
-    if (c.opKind[cmd] !== OpKind.Kernel) {
-      this.closeGroup(device);
-      return;
-    }
-    const open = this.openGroup[device]!;
-    if (
-      open >= 0 &&
-      this.groups[open]!.members.some((m) => c.stream[m] === c.stream[cmd] || c.isWaiting(m, cmd))
-    ) {
-      this.closeGroup(device);
-    }
-    let id = this.openGroup[device]!;
-    if (id < 0) {
-      id = this.freeGroups.pop() ?? this.groups.length;
-      this.groups[id] = { members: [], done: 0, closed: false };
-      this.openGroup[device] = id;
-    }
-    this.groups[id]!.members.push(cmd);
-    c.group[cmd] = id;
-  }
-
-  /** Ends the run of back-to-back kernels; if all have finished, they signal now. */
-  closeGroup(device: number): void {
-    const id = this.openGroup[device]!;
-    if (id < 0) {
-      return;
-    }
-    this.openGroup[device] = -1;
-    const group = this.groups[id]!;
-    group.closed = true;
-    if (group.done === group.members.length) {
-      this.signalGroup(id);
-    }
-  }
-
-  private signalGroup(id: number): void {
-    const group = this.groups[id]!;
-    this.groups[id] = undefined;
-    this.freeGroups.push(id);
-    for (const m of group.members) {
-      this.signal(m);
-    }
-  }
-
   closeAllGroups(): void {
-    if (!this.profile.delayedKernelSignal) {
-      return;
-    }
-    for (let d = 0; d < this.openGroup.length; d++) {
-      this.closeGroup(d);
-    }
+    this.kernelGroups?.closeAll();
   }
 
   /**
@@ -309,13 +256,9 @@ export class SimCore implements EngineHost {
       }
       throttled.length = 0;
     }
-    const groupId = c.group[cmd]!;
-    if (groupId >= 0) {
-      const group = this.groups[groupId]!;
-      group.done++;
-      if (group.closed && group.done === group.members.length) {
-        this.signalGroup(groupId);
-      }
+    const group = c.group[cmd]!;
+    if (group >= 0) {
+      this.kernelGroups!.finished(group);
       return;
     }
     this.signal(cmd);

@@ -1,10 +1,11 @@
 import type { CmdSlot, CommandStore } from './command-store.ts';
 import { CmdKind, CmdState, CopyDir } from './command-store.ts';
+import { CopyEngines } from './copy-engines.ts';
 import type { EventHeap } from './event-heap.ts';
 import { EventType } from './event-heap.ts';
 import type { SimStream } from './model.ts';
-import { SlotQueue } from './model.ts';
-import type { CopyEngineRole, DeviceProfile } from './profile.ts';
+import { SlotQueue, removeInOrder } from './model.ts';
+import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
 
@@ -21,12 +22,6 @@ export interface EngineHost {
   finished(cmd: CmdSlot): void;
 }
 
-const roleDir: Record<CopyEngineRole, CopyDir> = {
-  htod: CopyDir.HtoD,
-  dtoh: CopyDir.DtoH,
-  any: CopyDir.Any,
-};
-
 /**
  * One GPU: hardware queues in front of the copy engines and the SMs. Commands enter a queue in
  * issue order; only a queue's head may be dispatched, once it is ready (its stream's turn and
@@ -36,10 +31,7 @@ const roleDir: Record<CopyEngineRole, CopyDir> = {
 export class DeviceEngine {
   readonly queues: SlotQueue[] = [];
   private readonly waves: WaveStore;
-  /** The copy running on each engine, -1 when idle. */
-  private readonly engines: Int32Array;
-  private readonly engineRoles: readonly CopyDir[];
-  private readonly activeCopies: CmdSlot[] = [];
+  private readonly copies: CopyEngines;
   private readonly workWaves: WaveSlot[] = [];
   private freeThreads: number;
   private freeBlocks: number;
@@ -68,8 +60,7 @@ export class DeviceEngine {
     this.freeThreads = d.smCount * d.maxThreadsPerSm;
     this.freeBlocks = d.smCount * d.maxBlocksPerSm;
     this.freeSmem = d.smCount * d.sharedMemPerSmBytes;
-    this.engines = new Int32Array(profile.copyEngines.length).fill(-1);
-    this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
+    this.copies = new CopyEngines(profile, host);
     const queueOf: number[] = [];
     if (profile.hwQueues <= 1) {
       // One compute queue, and one copy queue per direction when there are two engines.
@@ -194,7 +185,7 @@ export class DeviceEngine {
         return;
       }
       if (c.kind[head] === CmdKind.Copy) {
-        if (c.startNs[head]! < 0 && !this.startCopy(head)) {
+        if (c.startNs[head]! < 0 && !this.copies.start(head)) {
           return;
         }
         this.popQueue(q);
@@ -252,6 +243,12 @@ export class DeviceEngine {
       this.host.heap.push(now + c.blockNs[cmd]!, EventType.WaveEnd, wave);
     }
     return true;
+  }
+
+  /** A copy's last byte moved: free its engine, then dispatch what can start. */
+  copyEnded(cmd: CmdSlot): void {
+    this.copies.end(cmd);
+    this.pump();
   }
 
   /** A wave's blocks finished: free their room; the kernel ends with its last wave. */
@@ -316,105 +313,4 @@ export class DeviceEngine {
       );
     }
   }
-
-  private startCopy(cmd: CmdSlot): boolean {
-    const c = this.host.cmds;
-    const roles = this.engineRoles;
-    const dir = c.direction[cmd]!;
-    let engine = -1;
-    for (let e = 0; e < roles.length; e++) {
-      if (this.engines[e] === -1 && roles[e] === dir) {
-        engine = e;
-        break;
-      }
-    }
-    if (engine < 0) {
-      for (let e = 0; e < roles.length; e++) {
-        if (this.engines[e] === -1 && roles[e] === CopyDir.Any) {
-          engine = e;
-          break;
-        }
-      }
-    }
-    if (engine < 0) {
-      return false;
-    }
-    this.engines[engine] = cmd;
-    c.engine[cmd] = engine;
-    const startNs = Math.max(this.host.nowNs, c.notBeforeNs[cmd]!);
-    c.startNs[cmd] = startNs;
-    c.updatedNs[cmd] = startNs;
-    this.activeCopies.push(cmd);
-    this.reflowCopies();
-    return true;
-  }
-
-  /** A copy's last byte moved: free its engine. */
-  copyEnded(cmd: CmdSlot): void {
-    removeInOrder(this.activeCopies, cmd);
-    this.engines[this.host.cmds.engine[cmd]!] = -1;
-    this.host.finished(cmd);
-    this.reflowCopies();
-    this.pump();
-  }
-
-  /**
-   * Copies in one direction share its bandwidth; while both directions move data each keeps
-   * `duplexFactor` of it. Rates change only when a copy starts or ends.
-   */
-  private reflowCopies(): void {
-    const c = this.host.cmds;
-    const now = this.host.nowNs;
-    const active = this.activeCopies;
-    let htod = 0;
-    let dtoh = 0;
-    let other = 0;
-    for (let k = 0; k < active.length; k++) {
-      const dir = c.direction[active[k]!];
-      if (dir === CopyDir.HtoD) {
-        htod++;
-      } else if (dir === CopyDir.DtoH) {
-        dtoh++;
-      } else {
-        other++;
-      }
-    }
-    const duplex = htod > 0 && dtoh > 0 ? this.profile.duplexFactor : 1;
-    for (let k = 0; k < active.length; k++) {
-      const cmd = active[k]!;
-      const dir = c.direction[cmd];
-      const share = dir === CopyDir.HtoD ? htod : dir === CopyDir.DtoH ? dtoh : other;
-      const rate = (c.baseBytesPerNs[cmd]! * (dir === CopyDir.PtoP ? 1 : duplex)) / share;
-      const oldRate = c.rateBytesPerNs[cmd]!;
-      if (rate === oldRate) {
-        continue;
-      }
-      const updatedNs = c.updatedNs[cmd]!;
-      if (oldRate > 0 && now > updatedNs) {
-        c.bytesLeft[cmd] = Math.max(0, c.bytesLeft[cmd]! - (now - updatedNs) * oldRate);
-      }
-      c.updatedNs[cmd] = Math.max(now, updatedNs);
-      c.rateBytesPerNs[cmd] = rate;
-      const version = c.newVersion(cmd);
-      this.host.heap.push(
-        c.updatedNs[cmd] + c.bytesLeft[cmd]! / rate,
-        EventType.CopyEnd,
-        cmd,
-        version,
-      );
-    }
-  }
-}
-
-/** Removes `item` from `list`, keeping the order of the rest (splice would allocate). */
-function removeInOrder(list: number[], item: number): boolean {
-  const i = list.indexOf(item);
-  if (i < 0) {
-    return false;
-  }
-  for (let k = i + 1; k < list.length; k++) {
-    list[k - 1] = list[k]!;
-  }
-  list.pop();
-  return true;
 }

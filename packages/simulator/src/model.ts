@@ -1,13 +1,6 @@
 import type { PlanStream } from '@streamscope/workload';
 import type { CmdSlot } from './command-store.ts';
 
-/** Kernels issued back-to-back on Fermi: their completion signals wait for all of them. */
-export interface KernelGroup {
-  readonly members: CmdSlot[];
-  done: number;
-  closed: boolean;
-}
-
 /** A first-in first-out queue of command slots in a ring of Int32 (a stream, a hardware queue). */
 export class SlotQueue {
   private items = new Int32Array(16);
@@ -65,4 +58,17 @@ export class SimStream {
     this.isLegacy = plan.type === 'legacy-default';
     this.isBlocking = plan.type === 'blocking' || plan.type === 'per-thread-default';
   }
+}
+
+/** Removes `item` from `list`, keeping the order of the rest (splice would allocate). */
+export function removeInOrder(list: number[], item: number): boolean {
+  const i = list.indexOf(item);
+  if (i < 0) {
+    return false;
+  }
+  for (let k = i + 1; k < list.length; k++) {
+    list[k - 1] = list[k]!;
+  }
+  list.pop();
+  return true;
 }

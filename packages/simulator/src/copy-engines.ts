@@ -1,0 +1,124 @@
+import type { CmdSlot } from './command-store.ts';
+import { CopyDir } from './command-store.ts';
+import type { EngineHost } from './device-engine.ts';
+import { EventType } from './event-heap.ts';
+import { removeInOrder } from './model.ts';
+import type { CopyEngineRole, DeviceProfile } from './profile.ts';
+
+const roleDir: Record<CopyEngineRole, CopyDir> = {
+  htod: CopyDir.HtoD,
+  dtoh: CopyDir.DtoH,
+  any: CopyDir.Any,
+};
+
+/**
+ * The copy engines of one GPU and the copies running on them. Each engine serves one
+ * direction or any; copies in flight share their direction's bandwidth, and a copy's end is
+ * rescheduled (a new CopyEnd version) whenever its rate changes.
+ */
+export class CopyEngines {
+  /** The copy running on each engine, -1 when idle. */
+  private readonly engines: Int32Array;
+  private readonly engineRoles: readonly CopyDir[];
+  /** Running copies in the order they started (their CopyEnd events are pushed in this order). */
+  private readonly activeCopies: CmdSlot[] = [];
+  private readonly duplexFactor: number;
+
+  constructor(
+    profile: DeviceProfile,
+    private readonly host: EngineHost,
+  ) {
+    this.engines = new Int32Array(profile.copyEngines.length).fill(-1);
+    this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
+    this.duplexFactor = profile.duplexFactor;
+  }
+
+  /** Starts `cmd` on a free engine of its direction, else one that takes any; false if none is free. */
+  start(cmd: CmdSlot): boolean {
+    const c = this.host.cmds;
+    const roles = this.engineRoles;
+    const dir = c.direction[cmd]!;
+    let engine = -1;
+    for (let e = 0; e < roles.length; e++) {
+      if (this.engines[e] === -1 && roles[e] === dir) {
+        engine = e;
+        break;
+      }
+    }
+    if (engine < 0) {
+      for (let e = 0; e < roles.length; e++) {
+        if (this.engines[e] === -1 && roles[e] === CopyDir.Any) {
+          engine = e;
+          break;
+        }
+      }
+    }
+    if (engine < 0) {
+      return false;
+    }
+    this.engines[engine] = cmd;
+    c.engine[cmd] = engine;
+    const startNs = Math.max(this.host.nowNs, c.notBeforeNs[cmd]!);
+    c.startNs[cmd] = startNs;
+    c.updatedNs[cmd] = startNs;
+    this.activeCopies.push(cmd);
+    this.reflowCopies();
+    return true;
+  }
+
+  /** A copy's last byte moved: free its engine. */
+  /** A copy's last byte moved: its engine is free, the copy finishes, the others speed up. */
+  end(cmd: CmdSlot): void {
+    removeInOrder(this.activeCopies, cmd);
+    this.engines[this.host.cmds.engine[cmd]!] = -1;
+    this.host.finished(cmd);
+    this.reflowCopies();
+  }
+
+  /**
+   * Copies in one direction share its bandwidth; while both directions move data each keeps
+   * `duplexFactor` of it. Rates change only when a copy starts or ends.
+   */
+  private reflowCopies(): void {
+    const c = this.host.cmds;
+    const now = this.host.nowNs;
+    const active = this.activeCopies;
+    let htod = 0;
+    let dtoh = 0;
+    let other = 0;
+    for (let k = 0; k < active.length; k++) {
+      const dir = c.direction[active[k]!];
+      if (dir === CopyDir.HtoD) {
+        htod++;
+      } else if (dir === CopyDir.DtoH) {
+        dtoh++;
+      } else {
+        other++;
+      }
+    }
+    const duplex = htod > 0 && dtoh > 0 ? this.duplexFactor : 1;
+    for (let k = 0; k < active.length; k++) {
+      const cmd = active[k]!;
+      const dir = c.direction[cmd];
+      const share = dir === CopyDir.HtoD ? htod : dir === CopyDir.DtoH ? dtoh : other;
+      const rate = (c.baseBytesPerNs[cmd]! * (dir === CopyDir.PtoP ? 1 : duplex)) / share;
+      const oldRate = c.rateBytesPerNs[cmd]!;
+      if (rate === oldRate) {
+        continue;
+      }
+      const updatedNs = c.updatedNs[cmd]!;
+      if (oldRate > 0 && now > updatedNs) {
+        c.bytesLeft[cmd] = Math.max(0, c.bytesLeft[cmd]! - (now - updatedNs) * oldRate);
+      }
+      c.updatedNs[cmd] = Math.max(now, updatedNs);
+      c.rateBytesPerNs[cmd] = rate;
+      const version = c.newVersion(cmd);
+      this.host.heap.push(
+        c.updatedNs[cmd] + c.bytesLeft[cmd]! / rate,
+        EventType.CopyEnd,
+        cmd,
+        version,
+      );
+    }
+  }
+}
