@@ -8,7 +8,7 @@ import { createSimulation, simulate } from './simulation.ts';
 import { listDigest, traceDigest } from './trace-digest.ts';
 
 // Traces the simulator produced before its data structures were reworked for speed (the
-// digests below were taken from that code). A change to the model shows up here first; if the
+// digests below were taken from that code, commit df3f17c). A change to the model shows up here first; if the
 // change is meant, say why in its commit and take the new digests.
 
 const profiles = Object.values(deviceProfiles);
@@ -139,12 +139,51 @@ describe('simulated traces, op by op', () => {
     expect(listDigest(traces)).toBe('6346f060979cb8be');
   });
 
-  it('are what they were for 4,000 pipeline chunks (20,000 ops, launches throttled)', () => {
+  it('are what they were for 4,000 pipeline chunks (20,000 ops)', () => {
     const plan = planOf(pipelineSpec(4_000));
     const digests = ['h100', 'c2050', 'k20c'].map((name) =>
       traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
     );
     expect(digests).toEqual(['7595650410602776', 'd4a23c0fe4ba287d', '634aeb25af4e1c63']);
+  });
+
+  it('are what they were when the host runs 1,024 launches ahead and waits for slots', () => {
+    // 40 us kernels that fill the GPU issued far faster than they run: launches throttle.
+    const plan = planOf({
+      name: 'throttled',
+      buffers: [
+        { name: 'h', kind: 'host-pinned', size: '4MiB' },
+        { name: 'd', kind: 'device', size: '4MiB' },
+      ],
+      streams: [{ name: 's', count: 4, type: 'non-blocking' }],
+      threads: [
+        {
+          name: 'main',
+          ops: [
+            {
+              op: 'repeat',
+              count: 1500,
+              ops: [
+                {
+                  op: 'kernel',
+                  name: 'slow',
+                  duration: '40us',
+                  grid: 264,
+                  block: 512,
+                  stream: 's[i % 4]',
+                },
+                { op: 'copy', src: 'h', dst: 'd', bytes: '16KiB', stream: 's[(i + 1) % 4]' },
+              ],
+            },
+            { op: 'deviceSync' },
+          ],
+        },
+      ],
+    });
+    const digests = ['h100', 'c2050', 'c1060'].map((name) =>
+      traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
+    );
+    expect(digests).toEqual(['bf52086b1c661af5', '18c10c0f90bbed75', 'cb29db365f4b53f4']);
   });
 
   it('are what they were when run in small steps', () => {
