@@ -14,8 +14,13 @@ function stageLabel(progress: ImportProgress, where: 'server' | 'browser'): stri
   switch (progress.stage) {
     case 'uploading':
       return `uploading: ${bytes}`;
-    case 'parsing':
-      return where === 'server' ? `reading on the server: ${bytes}` : `reading here: ${bytes}`;
+    case 'parsing': {
+      const place = where === 'server' ? 'on the server' : 'here';
+      // An SQLite export is read whole before sql.js opens it: the bytes end before the work.
+      return progress.doneBytes >= progress.totalBytes
+        ? `all ${formatBytes(progress.totalBytes)} read; building the trace ${place}`
+        : `reading ${place}: ${bytes}`;
+    }
     case 'storing':
       return 'storing the trace';
   }
