@@ -7,12 +7,10 @@ beforeEach(() => {
 
 describe('the workload editor slice', () => {
   it('loads a workload as indented JSON, shows the editor and remembers where it came from', () => {
-    appStore
-      .getState()
-      .loadWorkloadIntoEditor({ name: 'w', streams: [] }, 'preset w', {
-        backend: 'sim',
-        target: 'c2050',
-      });
+    appStore.getState().loadWorkloadIntoEditor({ name: 'w', streams: [] }, 'preset w', {
+      backend: 'sim',
+      target: 'c2050',
+    });
     const state = appStore.getState();
     expect(state.runMode).toBe('workload');
     expect(state.workloadText).toBe('{\n  "name": "w",\n  "streams": []\n}\n');
