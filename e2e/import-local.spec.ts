@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,16 +96,22 @@ test('a local import shows its progress in bytes read and can be cancelled while
 }) => {
   const bigTrace = path.join(tmpdir(), `streamscope-e2e-local-${process.pid}.json`);
   await writeBigKinetoTrace(bigTrace, 300_000);
-  await page.goto('/#/import');
-  await idle(page);
-  await page.getByTestId('import-local-toggle').check();
-  await page.getByTestId('import-file-input').setInputFiles(bigTrace);
-  const bar = page.getByTestId('import-progress');
-  await expect(bar).toHaveAttribute('data-stage', 'parsing');
-  await expect(bar).not.toHaveAttribute('data-done-bytes', '0');
-  await expect(page.getByTestId('import-stage')).toContainText(/(reading|building the trace) here/);
-  await page.getByTestId('import-cancel').click();
-  await expect(page.getByTestId('import-cancelled')).toBeVisible();
-  await expect(bar).toHaveCount(0);
-  await expect(page).toHaveURL(/#\/import$/);
+  try {
+    await page.goto('/#/import');
+    await idle(page);
+    await page.getByTestId('import-local-toggle').check();
+    await page.getByTestId('import-file-input').setInputFiles(bigTrace);
+    const bar = page.getByTestId('import-progress');
+    await expect(bar).toHaveAttribute('data-stage', 'parsing');
+    await expect(bar).not.toHaveAttribute('data-done-bytes', '0');
+    await expect(page.getByTestId('import-stage')).toContainText(
+      /(reading|building the trace) here/,
+    );
+    await page.getByTestId('import-cancel').click();
+    await expect(page.getByTestId('import-cancelled')).toBeVisible();
+    await expect(bar).toHaveCount(0);
+    await expect(page).toHaveURL(/#\/import$/);
+  } finally {
+    await rm(bigTrace, { force: true });
+  }
 });

@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeBigKinetoTrace } from './big-kineto-trace.ts';
@@ -14,6 +15,10 @@ let bigTrace = '';
 test.beforeAll(async () => {
   bigTrace = path.join(tmpdir(), `streamscope-e2e-big-${process.pid}.json`);
   await writeBigKinetoTrace(bigTrace, kernels);
+});
+
+test.afterAll(async () => {
+  await rm(bigTrace, { force: true });
 });
 
 /** Records every state the import bar shows, frame by frame, into window.__seenProgress. */
