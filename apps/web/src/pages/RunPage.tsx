@@ -94,7 +94,9 @@ export function RunPage() {
     if (offered === undefined) {
       return;
     }
-    if (suggestedTarget.target === '' || offered.targets.includes(suggestedTarget.target)) {
+    if (suggestedTarget.target === '') {
+      setBackend({ name: offered.name, target: offered.targets[0] ?? '' });
+    } else if (offered.targets.includes(suggestedTarget.target)) {
       setBackend({ name: offered.name, target: suggestedTarget.target });
     }
     appStore.getState().clearSuggestedTarget();
