@@ -1,4 +1,5 @@
 import { deviceProfiles, simulate } from '@streamscope/simulator';
+import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import type { Plan, WorkloadInput } from '@streamscope/workload';
 import { buildPreset, validateWorkload } from '@streamscope/workload';
@@ -6,7 +7,9 @@ import type { Report } from './report.ts';
 import { medianMs } from './report.ts';
 
 // Simulator speed: a pipeline of small copies and kernels over 8 streams with an event hand-off
-// per chunk, at 10k, 100k and 1M ops. ns per op should stay flat as the run grows.
+// per chunk, at 10k, 100k and 1M ops. ns per op should stay flat as the run grows. The 1M case
+// also reports CPU time and the garbage collector's share (the retained plan makes each full
+// collection cost tens of ms).
 
 function pipelinePlan(ops: number): Plan {
   const perChunk = 5;
@@ -86,6 +89,24 @@ function medianCpuMs(fn: () => void, runs: number): number {
   return times[Math.floor(times.length / 2)]!;
 }
 
+/** Mean garbage-collection pause per call of `fn`, ms, from the runtime's `gc` performance entries. */
+async function gcMsPerRun(fn: () => void, runs: number): Promise<number> {
+  let totalMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      totalMs += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  for (let i = 0; i < runs; i++) {
+    fn();
+  }
+  // Entries arrive on a later turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  observer.disconnect();
+  return totalMs / runs;
+}
+
 export async function run(report: Report): Promise<void> {
   const perOp: number[] = [];
   for (const [label, ops, runs] of [
@@ -102,6 +123,8 @@ export async function run(report: Report): Promise<void> {
       report('sim.ms_1m_ops', ms, 'ms');
       const cpuMs = medianCpuMs(() => simulate(plan, deviceProfiles.h100), 3);
       report('sim.cpu_ns_per_op_1m', (cpuMs * 1e6) / plan.executedOpCount, 'ns');
+      const gcMs = await gcMsPerRun(() => simulate(plan, deviceProfiles.h100), 3);
+      report('sim.gc_ms_1m_ops', gcMs, 'ms');
       const validateMs = medianMs(() => void pipelinePlan(ops), 1);
       report('sim.validate_ns_per_op_1m', (validateMs * 1e6) / plan.executedOpCount, 'ns');
     }
@@ -111,5 +134,4 @@ export async function run(report: Report): Promise<void> {
     report(`sim.blog_${profile}_depth_first_ratio`, blogRatio(profile, 'depth-first'), 'x');
     report(`sim.blog_${profile}_breadth_first_ratio`, blogRatio(profile, 'breadth-first'), 'x');
   }
-  await Promise.resolve();
 }
