@@ -172,10 +172,6 @@ export class CommandStore {
     return v;
   }
 
-  has(s: CmdSlot, bit: number): boolean {
-    return (this.state[s]! & bit) !== 0;
-  }
-
   set(s: CmdSlot, bit: number): void {
     this.state[s] = this.state[s]! | bit;
   }
@@ -191,13 +187,6 @@ export class CommandStore {
   /** Drops a reference; the slot is reused once its command has signalled and nothing refers to it. */
   release(s: CmdSlot): void {
     if (--this.refs[s]! === 0 && this.signalled(s)) {
-      this.free(s);
-    }
-  }
-
-  /** Call once, when `s` has signalled. */
-  signalDone(s: CmdSlot): void {
-    if (this.refs[s] === 0) {
       this.free(s);
     }
   }
