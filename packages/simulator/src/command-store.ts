@@ -193,7 +193,7 @@ export class CommandStore {
 
   private free(s: CmdSlot): void {
     const from = this.flowFrom[s]!;
-    // Poison the state so a stale look-up fails loudly in tests rather than reading a stranger.
+    // Until it is reused, a freed slot reads as done and signalled.
     this.state[s] = CmdState.Done | CmdState.Signalled;
     this.freeSlots.push(s);
     if (from >= 0) {
