@@ -27,7 +27,12 @@ export async function* gunzip(
     try {
       for await (const chunk of chunks) {
         inBytes += chunk.length;
-        await writer.write(chunk);
+        // DecompressionStream takes views of plain ArrayBuffers; a shared buffer's is copied.
+        await writer.write(
+          chunk.buffer instanceof ArrayBuffer
+            ? (chunk as Uint8Array<ArrayBuffer>)
+            : new Uint8Array(chunk),
+        );
       }
       await writer.close();
     } catch (error) {
