@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blendOver, rasterSpan, rgbaToPixel } from './strip-raster.ts';
 
@@ -28,5 +29,65 @@ describe('strip raster', () => {
     expect(mixed >>> 24).toBe(255);
     expect(mixed & 0xff).toBeCloseTo(128, -1);
     expect((mixed >>> 16) & 0xff).toBeCloseTo(127, -1);
+  });
+
+  it('paints exactly what Math.round / floor / ceil arithmetic paints, span after span', () => {
+    // The reference: the same compositing written with Math calls and Math.max / Math.min clips.
+    const refBlend = (dst: number, src: number, coverage: number): number => {
+      const sa = ((src >>> 24) / 255) * coverage;
+      if (sa <= 0) {
+        return dst;
+      }
+      if (dst >>> 24 === 0) {
+        return ((Math.round(sa * 255) << 24) | (src & 0xffffff)) >>> 0;
+      }
+      const da = (dst >>> 24) / 255;
+      const outA = sa + da * (1 - sa);
+      const dw = (da * (1 - sa)) / outA;
+      const sw = sa / outA;
+      const r = Math.round((src & 0xff) * sw + (dst & 0xff) * dw);
+      const g = Math.round(((src >>> 8) & 0xff) * sw + ((dst >>> 8) & 0xff) * dw);
+      const b = Math.round(((src >>> 16) & 0xff) * sw + ((dst >>> 16) & 0xff) * dw);
+      return ((Math.round(outA * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
+    };
+    const refSpan = (px: Uint32Array, widthPx: number, x0: number, x1: number, pixel: number) => {
+      const from = Math.max(0, x0);
+      const to = Math.min(widthPx, x1);
+      if (!(to > from)) {
+        return;
+      }
+      const p0 = Math.floor(from);
+      const p1 = Math.ceil(to) - 1;
+      if (p0 === p1) {
+        px[p0] = refBlend(px[p0]!, pixel, to - from);
+        return;
+      }
+      px[p0] = refBlend(px[p0]!, pixel, p0 + 1 - from);
+      px[p1] = refBlend(px[p1]!, pixel, to - p1);
+      // Interiors: opaque colours replace, translucent ones composite over what is there.
+      for (let p = p0 + 1; p < p1; p++) {
+        const dst = px[p]!;
+        px[p] = pixel >>> 24 === 0xff || dst >>> 24 === 0 ? pixel : refBlend(dst, pixel, 1);
+      }
+    };
+    const span = fc.record({
+      x0: fc.double({ min: -8, max: 40, noNaN: true }),
+      widthPx: fc.double({ min: 0, max: 12, noNaN: true }),
+      rgb: fc.integer({ min: 0, max: 0xffffff }),
+      alpha: fc.constantFrom(0, 1, 107, 179, 200, 255),
+    });
+    fc.assert(
+      fc.property(fc.array(span, { minLength: 1, maxLength: 40 }), (spans) => {
+        const fast = new Uint32Array(32);
+        const ref = new Uint32Array(32);
+        for (const { x0, widthPx, rgb, alpha } of spans) {
+          const pixel = rgbaToPixel(((rgb << 8) | alpha) >>> 0);
+          rasterSpan(fast, 0, 32, x0, x0 + widthPx, pixel);
+          refSpan(ref, 32, x0, x0 + widthPx, pixel);
+        }
+        expect(Array.from(fast)).toEqual(Array.from(ref));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
