@@ -1,8 +1,8 @@
 import { deviceProfiles, simulate } from '@streamscope/simulator';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
-import type { Plan, WorkloadInput } from '@streamscope/workload';
-import { buildPreset, validateWorkload } from '@streamscope/workload';
+import type { Plan } from '@streamscope/workload';
+import { buildPreset, chunkRingWorkload, validateWorkload } from '@streamscope/workload';
 import type { Report } from './report.ts';
 import { medianMs } from './report.ts';
 
@@ -13,50 +13,7 @@ import { medianMs } from './report.ts';
 
 function pipelinePlan(ops: number): Plan {
   const perChunk = 5;
-  const spec: WorkloadInput = {
-    name: `bench ${ops} ops`,
-    buffers: [
-      { name: 'h', kind: 'host-pinned', size: '8MiB' },
-      { name: 'd', kind: 'device', size: '8MiB' },
-    ],
-    streams: [{ name: 's', count: 8, type: 'non-blocking' }],
-    events: [{ name: 'e', count: 8 }],
-    threads: [
-      {
-        name: 'main',
-        ops: [
-          {
-            op: 'repeat',
-            count: Math.floor(ops / perChunk),
-            ops: [
-              {
-                op: 'copy',
-                src: 'h',
-                dst: 'd',
-                srcOffset: '(i % 8) * 1MiB',
-                dstOffset: '(i % 8) * 1MiB',
-                bytes: '64KiB',
-                stream: 's[i % 8]',
-              },
-              { op: 'kernel', name: 'step', duration: '5us', grid: 32, stream: 's[i % 8]' },
-              { op: 'eventRecord', event: 'e[i % 8]', stream: 's[i % 8]' },
-              { op: 'streamWait', event: 'e[i % 8]', stream: 's[(i + 1) % 8]' },
-              {
-                op: 'copy',
-                src: 'd',
-                dst: 'h',
-                srcOffset: '(i % 8) * 1MiB',
-                dstOffset: '(i % 8) * 1MiB',
-                bytes: '64KiB',
-                stream: 's[i % 8]',
-              },
-            ],
-          },
-          { op: 'deviceSync' },
-        ],
-      },
-    ],
-  };
+  const spec = chunkRingWorkload(Math.floor(ops / perChunk), `bench ${ops} ops`);
   const result = validateWorkload(spec);
   if (!result.ok) {
     throw new Error(JSON.stringify(result.errors));

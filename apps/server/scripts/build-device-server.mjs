@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeBundleOptions } from './node-bundle-options.mjs';
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(serverRoot, '..', '..');
@@ -13,32 +14,13 @@ const require = createRequire(path.join(serverRoot, 'package.json'));
 const esbuild = require('esbuild');
 const outDir = path.join(root, 'native', 'build', 'device');
 mkdirSync(outDir, { recursive: true });
-const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  external: ['bufferutil', 'utf-8-validate'],
-  // CommonJS dependencies (sql.js, express) expect require and __dirname.
-  banner: {
-    js: [
-      "import { createRequire as __cr } from 'node:module';",
-      "import { dirname as __dn } from 'node:path';",
-      "import { fileURLToPath as __fu } from 'node:url';",
-      'const require = __cr(import.meta.url);',
-      'const __filename = __fu(import.meta.url);',
-      'const __dirname = __dn(__filename);',
-    ].join(' '),
-  },
-  logLevel: 'warning',
-};
 await esbuild.build({
-  ...common,
+  ...nodeBundleOptions,
   entryPoints: [path.join(serverRoot, 'scripts', 'serve-on-device.ts')],
   outfile: path.join(outDir, 'serve-on-device.mjs'),
 });
 await esbuild.build({
-  ...common,
+  ...nodeBundleOptions,
   entryPoints: [path.join(root, 'apps', 'web', 'scripts', 'lesson-gpu-check.ts')],
   outfile: path.join(outDir, 'lesson-gpu-check.mjs'),
 });

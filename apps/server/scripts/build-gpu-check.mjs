@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeBundleOptions } from './node-bundle-options.mjs';
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(serverRoot, 'package.json'));
@@ -13,24 +14,8 @@ const outDir = path.join(serverRoot, 'dist', 'gpu-check');
 mkdirSync(outDir, { recursive: true });
 await esbuild.build({
   entryPoints: [path.join(serverRoot, 'scripts', 'gpu-serve-check.ts')],
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
+  ...nodeBundleOptions,
   outfile: path.join(outDir, 'gpu-serve-check.mjs'),
-  external: ['bufferutil', 'utf-8-validate'],
-  // CommonJS dependencies (sql.js, express) expect require and __dirname.
-  banner: {
-    js: [
-      "import { createRequire as __cr } from 'node:module';",
-      "import { dirname as __dn } from 'node:path';",
-      "import { fileURLToPath as __fu } from 'node:url';",
-      'const require = __cr(import.meta.url);',
-      'const __filename = __fu(import.meta.url);',
-      'const __dirname = __dn(__filename);',
-    ].join(' '),
-  },
-  logLevel: 'warning',
 });
 const executorRoot = path.join(serverRoot, 'node_modules', '@streamscope', 'executor');
 copyFileSync(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PresetValue, WorkloadInput } from '@streamscope/workload';
-import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
+import { buildPreset, chunkRingWorkload, presets, validateWorkload } from '@streamscope/workload';
 import type { DeviceProfile } from './profile.ts';
 import { deviceProfiles } from './profiles.ts';
 import { randomSpec } from './random-spec.ts';
@@ -36,50 +36,7 @@ function pitfallValues(name: string): PresetValue[] {
 
 /** The simulator benchmark's workload: copy, kernel, record, cross-stream wait, copy, per chunk. */
 function pipelineSpec(chunks: number): WorkloadInput {
-  return {
-    name: `pipeline ${chunks}`,
-    buffers: [
-      { name: 'h', kind: 'host-pinned', size: '8MiB' },
-      { name: 'd', kind: 'device', size: '8MiB' },
-    ],
-    streams: [{ name: 's', count: 8, type: 'non-blocking' }],
-    events: [{ name: 'e', count: 8 }],
-    threads: [
-      {
-        name: 'main',
-        ops: [
-          {
-            op: 'repeat',
-            count: chunks,
-            ops: [
-              {
-                op: 'copy',
-                src: 'h',
-                dst: 'd',
-                srcOffset: '(i % 8) * 1MiB',
-                dstOffset: '(i % 8) * 1MiB',
-                bytes: '64KiB',
-                stream: 's[i % 8]',
-              },
-              { op: 'kernel', name: 'step', duration: '5us', grid: 32, stream: 's[i % 8]' },
-              { op: 'eventRecord', event: 'e[i % 8]', stream: 's[i % 8]' },
-              { op: 'streamWait', event: 'e[i % 8]', stream: 's[(i + 1) % 8]' },
-              {
-                op: 'copy',
-                src: 'd',
-                dst: 'h',
-                srcOffset: '(i % 8) * 1MiB',
-                dstOffset: '(i % 8) * 1MiB',
-                bytes: '64KiB',
-                stream: 's[i % 8]',
-              },
-            ],
-          },
-          { op: 'deviceSync' },
-        ],
-      },
-    ],
-  };
+  return chunkRingWorkload(chunks, `pipeline ${chunks}`);
 }
 
 /** Runs in small steps, as a live run does: 50 us of simulated time or 7 events at a time. */

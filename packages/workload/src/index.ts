@@ -45,3 +45,4 @@ export type {
 export { presets, buildPreset, PresetError } from './presets/registry.ts';
 export { blogKernelIterations } from './presets/overlap-blog.ts';
 export { parseSize, parseDuration, UnitError, sizeUnits, timeUnits } from './units.ts';
+export { chunkRingWorkload } from './chunk-ring-workload.ts';
