@@ -3,7 +3,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { startUrlSync } from './lib/url-sync.ts';
 import { installTestHooks } from './test-mode/install-test-hooks.ts';
-import './styles.css';
+import './base.css';
+import './pages.css';
 
 installTestHooks();
 startUrlSync();
