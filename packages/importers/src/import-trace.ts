@@ -23,6 +23,11 @@ export interface ImportOptions {
   readonly signal?: AbortSignal;
   /** Called after each chunk with the bytes read from the source so far. */
   readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
+  /**
+   * Called as a SQLite import moves on to its next table, after every byte was read (the bytes
+   * are then all counted, but the work is not done): 'strings', 'kernels', 'copies', ….
+   */
+  readonly onStage?: (stage: string) => void;
   readonly sqlWasm?: SqlWasmOptions;
   /** How nsys JSON lines are read: `fast` (default) or `json-parse`, the naive reader kept for comparison. */
   readonly nsysJsonReader?: NsysJsonReader;
@@ -133,7 +138,15 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
       );
     }
     try {
-      ({ producer, createdAt } = new NsysSqliteReader(db, file, builder, launches).read());
+      const between = async (stage: string): Promise<void> => {
+        // A turn of the event loop lets a cancel (a worker message, a closed upload) arrive.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        throwIfAborted(options.signal, file);
+        options.onStage?.(stage);
+      };
+      ({ producer, createdAt } = await new NsysSqliteReader(db, file, builder, launches).read(
+        between,
+      ));
     } catch (error) {
       if (error instanceof ImportError) {
         throw error;

@@ -30,7 +30,13 @@ export class NsysSqliteReader extends SqliteRowReader {
     super(new SqliteTables(db, file), file, builder);
   }
 
-  read(): { producer: string; createdAt?: string } {
+  /**
+   * Reads the export table by table, awaiting `between` before each: the caller's cancel point
+   * (sql.js reads synchronously, so a cancel can only land between tables).
+   */
+  async read(
+    between: (stage: string) => Promise<void>,
+  ): Promise<{ producer: string; createdAt?: string }> {
     const t = this.t;
     const activity = [
       'CUPTI_ACTIVITY_KIND_KERNEL',
@@ -48,10 +54,14 @@ export class NsysSqliteReader extends SqliteRowReader {
     if (!activity.some((name) => t.has(name)) && !t.has('CUPTI_ACTIVITY_KIND_SYNCHRONIZATION')) {
       this.builder.warnings.add('the export has no CUDA or NVTX tables (was CUDA tracing on?)');
     }
+    await between('strings');
     this.strings();
-    new SqliteGpuActivity(this.t, this.file, this.builder, this.launches).read();
+    await new SqliteGpuActivity(this.t, this.file, this.builder, this.launches).read(between);
+    await between('runtime API');
     this.runtime();
+    await between('NVTX');
     this.nvtx();
+    await between('devices');
     return new SqliteTargetInfo(this.t, this.file, this.builder).read();
   }
 

@@ -31,12 +31,19 @@ export class SqliteGpuActivity extends SqliteRowReader {
     super(t, file, builder);
   }
 
-  read(): void {
+  /** Reads the GPU activity tables, calling `between` before each (a cancel point). */
+  async read(between: (stage: string) => Promise<void>): Promise<void> {
+    await between('kernels');
     this.kernels();
+    await between('copies');
     this.copies();
+    await between('memsets');
     this.memsets();
+    await between('synchronization');
     this.syncs();
+    await between('event records');
     this.eventRecords();
+    await between('graphs');
     this.graphs();
   }
 
