@@ -19,6 +19,8 @@ export interface UploadProgress {
   readonly totalBytes?: number;
   /** Bytes of the file the parser has read. */
   readonly parsedBytes?: number;
+  /** A SQLite export, all read: the table being read now. */
+  readonly table?: string;
   readonly traceId?: string;
   readonly error?: string;
 }
@@ -31,6 +33,8 @@ export type ForeignImporter = (
     readonly maxBytes: number;
     readonly signal: AbortSignal;
     readonly onProgress: (parsedBytes: number) => void;
+    /** A SQLite export, once every byte is read, names each table it moves on to. */
+    readonly onStage?: (table: string) => void;
   },
 ) => Promise<{ readonly trace: Trace; readonly warnings: readonly string[] }>;
 
@@ -134,8 +138,17 @@ export class ImportService {
         throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
-      const { trace, warnings } = await this.parse(partPath, fileName, signal, (parsedBytes) =>
-        this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes }),
+      let parsedBytes = 0;
+      const { trace, warnings } = await this.parse(
+        partPath,
+        fileName,
+        signal,
+        (bytes) => {
+          parsedBytes = bytes;
+          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes });
+        },
+        (table) =>
+          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes, table }),
       );
       throwIfCancelled(canceller.signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
@@ -168,6 +181,7 @@ export class ImportService {
     fileName: string,
     signal: AbortSignal,
     onProgress: (parsedBytes: number) => void,
+    onStage: (table: string) => void,
   ): Promise<{ trace: Trace; warnings: readonly string[] }> {
     if (await startsWith(partPath, containerMagic)) {
       const chunks: Buffer[] = [];
@@ -184,7 +198,13 @@ export class ImportService {
         `'${fileName}' is not a streamscope trace, and this server has no importers for other formats`,
       );
     }
-    return this.importForeign(partPath, { fileName, maxBytes: this.maxBytes, signal, onProgress });
+    return this.importForeign(partPath, {
+      fileName,
+      maxBytes: this.maxBytes,
+      signal,
+      onProgress,
+      onStage,
+    });
   }
 
   private async storeTrace(

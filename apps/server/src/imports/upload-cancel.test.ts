@@ -34,8 +34,9 @@ function oneKernelTrace(): Trace {
 }
 
 /**
- * An importer that reports reading the first 400 bytes, then waits until the test opens the gate
- * or the import is aborted; it records whether it saw the abort.
+ * An importer that reports reading the first 400 bytes and then a table (as a SQLite import does
+ * once all is read), then waits until the test opens the gate or the import is aborted; it
+ * records whether it saw the abort.
  */
 function gatedImporter() {
   let open = (): void => undefined;
@@ -46,6 +47,7 @@ function gatedImporter() {
   const importer: ForeignImporter = async (_filePath, options) => {
     options.onProgress(100);
     options.onProgress(400);
+    options.onStage?.('kernels');
     await new Promise<void>((resolve, reject) => {
       void gate.then(resolve);
       options.signal.addEventListener('abort', () => {
@@ -108,6 +110,12 @@ describe('import progress and cancel', () => {
       phase: 'parsing',
       receivedBytes: body.length,
       totalBytes: body.length,
+    });
+    // Checked against openapi.yaml: the table being read is part of the progress.
+    expect(await progressOf('cancel-parse-1')).toMatchObject({
+      phase: 'parsing',
+      parsedBytes: 400,
+      table: 'kernels',
     });
 
     const cancelled = await t.api(

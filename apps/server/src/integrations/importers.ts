@@ -17,6 +17,7 @@ export const importForeign: ForeignImporter = async (filePath, options) => {
         maxBytes: options.maxBytes,
         signal: options.signal,
         onProgress: (bytesRead) => options.onProgress(bytesRead),
+        onStage: (table) => options.onStage?.(table),
       },
     );
     return { trace, warnings };

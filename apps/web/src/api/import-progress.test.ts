@@ -29,6 +29,18 @@ describe('import progress', () => {
       progressFromServer({ uploadId: 'u', phase: 'parsing', receivedBytes: 40, parsedBytes: 40 }),
     ).toMatchObject({ stage: 'parsing', fraction: 1, doneBytes: 40 });
     expect(
+      progressFromServer({ uploadId: 'u', phase: 'parsing', receivedBytes: 40, parsedBytes: 40 }),
+    ).not.toHaveProperty('table');
+    expect(
+      progressFromServer({
+        uploadId: 'u',
+        phase: 'parsing',
+        receivedBytes: 40,
+        parsedBytes: 40,
+        table: 'kernels',
+      }),
+    ).toMatchObject({ stage: 'parsing', fraction: 1, table: 'kernels' });
+    expect(
       progressFromServer({ uploadId: 'u', phase: 'storing', receivedBytes: 40 }),
     ).toMatchObject({ stage: 'storing', fraction: 1 });
     expect(progressFromServer({ uploadId: 'u', phase: 'done', receivedBytes: 40 })).toBeNull();

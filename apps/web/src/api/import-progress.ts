@@ -10,6 +10,8 @@ export interface ImportProgress {
   /** Bytes of the file this stage has handled so far, of `totalBytes`. */
   readonly doneBytes: number;
   readonly totalBytes: number;
+  /** A SQLite import, all read: the table it is reading now. */
+  readonly table?: string;
 }
 
 // A server import is two halves of the bar: the upload, then the parse (in bytes of the file
@@ -35,6 +37,7 @@ export function parsingProgress(
   parsedBytes: number,
   totalBytes: number,
   afterUpload: boolean,
+  table = '',
 ): ImportProgress {
   const start = afterUpload ? uploadShare : 0;
   return {
@@ -42,6 +45,7 @@ export function parsingProgress(
     fraction: start + (1 - start) * ratio(parsedBytes, totalBytes),
     doneBytes: parsedBytes,
     totalBytes,
+    ...(table === '' ? {} : { table }),
   };
 }
 
@@ -59,7 +63,7 @@ export function progressFromServer(body: unknown): ImportProgress | null {
     case 'receiving':
       return uploadingProgress(received, total);
     case 'parsing':
-      return parsingProgress(num(body, 'parsedBytes'), received, true);
+      return parsingProgress(num(body, 'parsedBytes'), received, true, str(body, 'table'));
     case 'storing':
       return { stage: 'storing', fraction: 1, doneBytes: received, totalBytes: received };
     default:

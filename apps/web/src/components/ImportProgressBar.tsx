@@ -16,10 +16,15 @@ function stageLabel(progress: ImportProgress, where: 'server' | 'browser'): stri
       return `uploading: ${bytes}`;
     case 'parsing': {
       const place = where === 'server' ? 'on the server' : 'here';
-      // An SQLite export is read whole before sql.js opens it: the bytes end before the work.
-      return progress.doneBytes >= progress.totalBytes
-        ? `all ${formatBytes(progress.totalBytes)} read; building the trace ${place}`
-        : `reading ${place}: ${bytes}`;
+      // An SQLite export is read whole before sql.js opens it: the bytes end before the work,
+      // which then goes table by table.
+      if (progress.doneBytes < progress.totalBytes) {
+        return `reading ${place}: ${bytes}`;
+      }
+      const all = `all ${formatBytes(progress.totalBytes)} read`;
+      return progress.table === undefined
+        ? `${all}; building the trace ${place}`
+        : `${all}; reading its ${progress.table} ${place}`;
     }
     case 'storing':
       return 'storing the trace';

@@ -36,12 +36,24 @@ describe('importLocalFile', () => {
     expect(steps.at(-1)).toBe(fixture('kineto/train.pt.trace.json.gz').size);
   });
 
-  it('reads an nsys SQLite export through sql.js', async () => {
-    const done = await run('nsys/2025.3.1/train.sqlite').result;
+  it('reads an nsys SQLite export through sql.js, naming each table once all is read', async () => {
+    const blob = fixture('nsys/2025.3.1/train.sqlite');
+    const tables: string[] = [];
+    const done = await importLocalFile(blob, 'train.sqlite', {
+      signal: new AbortController().signal,
+      onProgress: (readBytes, totalBytes, table) => {
+        if (table !== undefined) {
+          expect([readBytes, totalBytes]).toEqual([blob.size, blob.size]);
+          tables.push(table);
+        }
+      },
+    });
     expect(done.type).toBe('done');
     if (done.type === 'done') {
       expect(loadTrace(done.traceBytes).meta.sourceFormat).toBe('nsys-sqlite');
     }
+    expect(tables).toContain('kernels');
+    expect(tables.at(-1)).toBe('devices');
   });
 
   it('reports a cancel as cancelled, not as a broken file', async () => {

@@ -7,7 +7,7 @@ import type { LocalImportResponse } from './local-import-protocol.ts';
 export interface LocalImportOptions {
   readonly signal: AbortSignal;
   /** Bytes of the file read so far (compressed bytes for a gzip'd file), of its size. */
-  readonly onProgress: (readBytes: number, totalBytes: number) => void;
+  readonly onProgress: (readBytes: number, totalBytes: number, table?: string) => void;
   readonly sqlWasm?: SqlWasmOptions;
 }
 
@@ -26,6 +26,8 @@ export async function importLocalFile(
       fileName,
       signal: options.signal,
       onProgress: (readBytes, totalBytes) => options.onProgress(readBytes, totalBytes ?? file.size),
+      // A SQLite export goes table by table once every byte is read.
+      onStage: (table) => options.onProgress(file.size, file.size, table),
       ...(options.sqlWasm === undefined ? {} : { sqlWasm: options.sqlWasm }),
     });
     // The same JSON the server's analysis endpoint answers with.

@@ -5,7 +5,13 @@ export type LocalImportRequest =
 
 /** Local import worker → main thread. The trace travels as codec bytes (its buffer transferred). */
 export type LocalImportResponse =
-  | { readonly type: 'progress'; readonly readBytes: number; readonly totalBytes: number }
+  | {
+      readonly type: 'progress';
+      readonly readBytes: number;
+      readonly totalBytes: number;
+      /** A SQLite import, all read: the table it is reading now. */
+      readonly table?: string;
+    }
   | {
       readonly type: 'done';
       readonly traceBytes: Uint8Array;

@@ -20,7 +20,8 @@ self.addEventListener('message', (event: MessageEvent<LocalImportRequest>) => {
   current = controller;
   void importLocalFile(request.file, request.fileName, {
     signal: controller.signal,
-    onProgress: (readBytes, totalBytes) => post({ type: 'progress', readBytes, totalBytes }),
+    onProgress: (readBytes, totalBytes, table) =>
+      post({ type: 'progress', readBytes, totalBytes, ...(table === undefined ? {} : { table }) }),
     // sql.js (SQLite compiled to WebAssembly) for .sqlite exports, from the app's own assets.
     sqlWasm: { locateFile: () => sqlWasmUrl },
   }).then((result) =>

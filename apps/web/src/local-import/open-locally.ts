@@ -39,7 +39,9 @@ export function openLocally(
     worker.addEventListener('message', (event: MessageEvent<LocalImportResponse>) => {
       const message = event.data;
       if (message.type === 'progress') {
-        onProgress(parsingProgress(message.readBytes, message.totalBytes, false));
+        onProgress(
+          parsingProgress(message.readBytes, message.totalBytes, false, message.table ?? ''),
+        );
         return;
       }
       if (message.type === 'failed') {
