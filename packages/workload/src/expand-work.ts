@@ -30,6 +30,18 @@ export class WorkExpander {
     return true;
   }
 
+  /** The stream of a copy or memset: any stream when async, a default stream when synchronous. */
+  private issueStream(
+    ctx: Ctx,
+    op: { readonly async: boolean; readonly stream?: string | undefined },
+    path: string,
+    what: string,
+  ): number | undefined {
+    return op.async
+      ? this.base.stream(ctx, op.stream, `${path}.stream`)
+      : this.base.defaultStreamOnly(ctx, op.stream, `${path}.stream`, what);
+  }
+
   private range(
     buffer: PlanBuffer,
     offsetValue: number | string | undefined,
@@ -75,14 +87,7 @@ export class WorkExpander {
   }
 
   copy(ctx: Ctx, op: Extract<WorkloadOp, { op: 'copy' }>, path: string): void {
-    const stream = op.async
-      ? this.base.stream(ctx, op.stream, `${path}.stream`)
-      : this.base.defaultStreamOnly(
-          ctx,
-          op.stream,
-          `${path}.stream`,
-          'a synchronous copy (cudaMemcpy)',
-        );
+    const stream = this.issueStream(ctx, op, path, 'a synchronous copy (cudaMemcpy)');
     const srcId = this.base.decl.buffer(op.src, ctx.scope, `${path}.src`);
     const dstId = this.base.decl.buffer(op.dst, ctx.scope, `${path}.dst`);
     const inGraphOk = op.async || this.base.notInGraph(ctx, path, 'a synchronous copy');
@@ -244,14 +249,7 @@ export class WorkExpander {
   }
 
   memset(ctx: Ctx, op: Extract<WorkloadOp, { op: 'memset' }>, path: string): void {
-    const stream = op.async
-      ? this.base.stream(ctx, op.stream, `${path}.stream`)
-      : this.base.defaultStreamOnly(
-          ctx,
-          op.stream,
-          `${path}.stream`,
-          'a synchronous memset (cudaMemset)',
-        );
+    const stream = this.issueStream(ctx, op, path, 'a synchronous memset (cudaMemset)');
     const bufferId = this.base.decl.buffer(op.dst, ctx.scope, `${path}.dst`);
     if (
       stream === undefined ||
