@@ -198,8 +198,7 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       if (api != apiOpIndex_.end()) {
         flows.push_back(CodecFlow{api->second, index, kFlowApiToGpu});
       }
-      waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info->second.event : -1, index,
-                     r.startNs, r.endNs);
+      waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info->second.event : -1, index, r.endNs);
     }
     gpu_.swap(waiting);
     waits_.emit(firstOp, originNs_.load(), final, ops, flows);

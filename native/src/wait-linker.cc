@@ -43,11 +43,10 @@ void WaitLinker::wait(const WaitIssue& issue) {
 }
 
 void WaitLinker::matched(uint32_t correlation, uint32_t track, int32_t event, uint32_t opIndex,
-                         int64_t startNs, int64_t endNs) {
+                         int64_t endNs) {
   Known k;
   k.correlation = correlation;
   k.op = opIndex;
-  k.startNs = startNs;
   k.endNs = endNs;
   k.matched = true;
   // A graph launch's nodes share one correlation: the stream is free after the last of them.

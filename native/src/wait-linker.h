@@ -31,9 +31,8 @@ class WaitLinker {
   void issued(uint32_t track, int32_t event, uint32_t correlation);
   /** A wait was issued (after the work before it on its stream, and after the record it names). */
   void wait(const WaitIssue& issue);
-  /** A GPU record was joined to op `opIndex` (absolute times). */
-  void matched(uint32_t correlation, uint32_t track, int32_t event, uint32_t opIndex, int64_t startNs,
-               int64_t endNs);
+  /** A GPU record was joined to op `opIndex`, ending at `endNs` (absolute). */
+  void matched(uint32_t correlation, uint32_t track, int32_t event, uint32_t opIndex, int64_t endNs);
   /**
    * Appends the wait ops that can now be placed (indices from `firstIndex + ops.size()`, times
    * relative to `originNs`) and their flows. With `final`, waits still missing a GPU time are
@@ -47,7 +46,6 @@ class WaitLinker {
   struct Known {
     uint32_t correlation = 0;
     uint32_t op = kNone;
-    int64_t startNs = 0;
     int64_t endNs = 0;
     bool matched = false;
     bool watched = false;  // holds a reference in watched_

@@ -8,7 +8,6 @@ import path from 'node:path';
 import process from 'node:process';
 import type { CudaBackendOptions, CudaRunOptions } from '@streamscope/executor';
 import { CudaBackend, runCalibration } from '@streamscope/executor';
-import type { Trace } from '@streamscope/trace';
 import { FlowKind, OpKind, loadTrace, opKindName, saveTrace } from '@streamscope/trace';
 import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
 import { collectionOverhead, copyFractions, deliveryLatency } from './executor-figures.ts';
@@ -33,22 +32,11 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
   }
 }
 
-function countKind(trace: Trace, kind: number): number {
-  const kinds = trace.ops.columns().kind;
+/** How many entries of a kind column hold `kind`. */
+function countOf(kinds: ArrayLike<number>, kind: number): number {
   let n = 0;
-  for (let i = 0; i < trace.ops.count; i++) {
+  for (let i = 0; i < kinds.length; i++) {
     if (kinds[i] === kind) {
-      n++;
-    }
-  }
-  return n;
-}
-
-function countRecordToWait(trace: Trace): number {
-  const kinds = trace.flows.columns().kind;
-  let n = 0;
-  for (let i = 0; i < trace.flows.count; i++) {
-    if (kinds[i] === FlowKind.EventRecordToWait) {
       n++;
     }
   }
@@ -79,8 +67,8 @@ async function runPreset(
     `preset ${name}: ${end.status}${end.status === 'failed' ? ` (${end.reason})` : ''}; ${run.trace.ops.count} ops, ` +
       `timing ${run.trace.meta.timingMethod}, makespan ${((s?.makespanNs ?? 0) / 1e6).toFixed(3)} ms, ` +
       `dropped ${s?.dropped ?? '?'}, unmatched ${s?.unmatched ?? '?'}, cupti dropped ${s?.cuptiDropped ?? '?'}, ` +
-      `stream waits ${countKind(run.trace, OpKind.StreamWait)} (unresolved ${s?.unresolvedWaits ?? '?'}), ` +
-      `record→wait flows ${countRecordToWait(run.trace)}` +
+      `stream waits ${countOf(run.trace.ops.columns().kind, OpKind.StreamWait)} (unresolved ${s?.unresolvedWaits ?? '?'}), ` +
+      `record→wait flows ${countOf(run.trace.flows.columns().kind, FlowKind.EventRecordToWait)}` +
       `${(run.trace.meta.warnings ?? []).length > 0 ? `, warnings: ${run.trace.meta.warnings?.join(' | ')}` : ''}`,
   );
   if (end.status === 'finished') {

@@ -13,7 +13,8 @@ import { lessons } from '../src/lessons/lesson-catalogue.ts';
 import type { RunWorkload } from '../src/lessons/lesson-gpu.ts';
 import { gpuPairRunner, runOnServer, serverGpuRunner } from '../src/lessons/lesson-gpu.ts';
 import { lessonDefaults, runLessonPair } from '../src/lessons/run-lesson-pair.ts';
-import { sameTolerance } from '../src/lessons/lesson-types.ts';
+import type { ExpectedEffect } from '../src/lessons/lesson-types.ts';
+import { effectOfSpeedup } from '../src/lessons/lesson-types.ts';
 
 const [baseUrl = '', profile = 'h100', backend = 'cuda'] = process.argv.slice(2);
 if (baseUrl === '' || typeof WebSocket === 'undefined') {
@@ -29,16 +30,12 @@ const nodeFetch = globalThis.fetch;
 globalThis.fetch = (input: string | URL | Request, init?: RequestInit) =>
   nodeFetch(typeof input === 'string' ? new URL(input, base) : input, init);
 
-type Direction = 'faster' | 'slower' | 'same';
-const directionOf = (speedup: number): Direction =>
-  Math.abs(speedup - 1) <= sameTolerance ? 'same' : speedup > 1 ? 'faster' : 'slower';
-
 interface LessonOutcome {
   lesson: string;
   simSpeedup: number;
   gpuSpeedup?: number;
-  simDirection: Direction;
-  gpuDirection?: Direction;
+  simEffect: ExpectedEffect;
+  gpuEffect?: ExpectedEffect;
   gpuOps?: [number, number];
   makespanMs?: { sim: [number, number]; gpu: [number, number] };
   findings?: number;
@@ -55,12 +52,12 @@ for (const lesson of lessons) {
   const outcome: LessonOutcome = {
     lesson: lesson.id,
     simSpeedup: summary.speedup,
-    simDirection: directionOf(summary.speedup),
+    simEffect: effectOfSpeedup(summary.speedup),
   };
   try {
     const measured = await runGpuPair({ summary, beforeTrace, afterTrace });
     outcome.gpuSpeedup = measured.summary.speedup;
-    outcome.gpuDirection = directionOf(measured.summary.speedup);
+    outcome.gpuEffect = effectOfSpeedup(measured.summary.speedup);
     outcome.gpuOps = [measured.beforeTrace.ops.count, measured.afterTrace.ops.count];
     outcome.makespanMs = {
       sim: [summary.before.makespanNs / 1e6, summary.after.makespanNs / 1e6],
@@ -72,9 +69,9 @@ for (const lesson of lessons) {
   }
   outcomes.push(outcome);
   process.stdout.write(
-    `${lesson.id}: sim ${profile} ${outcome.simSpeedup.toFixed(2)}x (${outcome.simDirection})` +
+    `${lesson.id}: sim ${profile} ${outcome.simSpeedup.toFixed(2)}x (${outcome.simEffect})` +
       (outcome.error === undefined
-        ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuDirection}); ` +
+        ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuEffect}); ` +
           `makespans sim ${outcome.makespanMs?.sim.map((m) => m.toFixed(3)).join(' → ')} ms, ` +
           `GPU ${outcome.makespanMs?.gpu.map((m) => m.toFixed(3)).join(' → ')} ms; ` +
           `${outcome.gpuOps?.join(' + ')} ops; ${outcome.findings} findings`
@@ -87,10 +84,10 @@ const failed = outcomes.filter((o) => o.error !== undefined).map((o) => o.lesson
 const reversed = outcomes
   .filter(
     (o) =>
-      o.gpuDirection !== undefined &&
-      o.gpuDirection !== o.simDirection &&
-      o.gpuDirection !== 'same' &&
-      o.simDirection !== 'same',
+      o.gpuEffect !== undefined &&
+      o.gpuEffect !== o.simEffect &&
+      o.gpuEffect !== 'same' &&
+      o.simEffect !== 'same',
   )
   .map((o) => o.lesson);
 process.stdout.write(
