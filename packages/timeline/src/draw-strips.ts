@@ -1,10 +1,11 @@
 import type { FrameInput, FrameStats } from './frame-input.ts';
-import type { IntervalBuilder } from './interval-buffers.ts';
 import { rowEndBefore, rowFirstFrom } from './interval-buffers.ts';
+import type { IntervalBuilder } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { rowScreenTopPx } from './layout.ts';
 import type { StripTarget } from './paint-surface.ts';
-import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
+import type { StripGeometry } from './strip-lanes.ts';
+import { rasterLanes, rasterOpLanes } from './strip-lanes.ts';
 
 /** x = offset + rel * scale (CSS px), as in draw-rows.ts. */
 interface XTransform {
@@ -26,9 +27,34 @@ function laneCount(row: LayoutRow): number {
 }
 
 /**
+ * Entries of row `r` that may reach the window: a binary search on the row's sorted starts; an
+ * NVTX row holds one sorted run per depth, so it is read whole (bounded by pixels per depth).
+ */
+function rowEntries(
+  b: IntervalBuilder,
+  r: number,
+  row: LayoutRow,
+  fromRel: number,
+  toRel: number,
+  out: Int32Array,
+): void {
+  if (row.depthCount > 1) {
+    out[0] = b.rowFirst[r] ?? 0;
+    out[1] = out[0] + (b.rowCount[r] ?? 0);
+  } else {
+    out[0] = rowFirstFrom(b, r, fromRel);
+    out[1] = rowEndBefore(b, r, toRel);
+  }
+}
+
+const entryRange = new Int32Array(2);
+
+/**
  * First pass through pixel strips: rasterizes the gaps and intervals of the visible rows in
  * [from, to) into one strip per row (gaps) and per lane (intervals), then draws each used strip
- * with one drawImage. Counts rectangles and gaps into `stats`.
+ * with one drawImage. An op row's lanes hold its gaps beneath its ops, so where both are in view
+ * the row costs one row's height of drawing: the gap strip fills only the padding above and below
+ * the lanes. Counts rectangles and gaps into `stats`.
  */
 export function drawRowStrips(
   strips: StripTarget,
@@ -61,52 +87,15 @@ export function drawRowStrips(
     stripUsed = new Uint8Array(count * 2);
   }
   stripUsed.fill(0, 0, count);
-  const pixels = strips.beginStrips(count, stripWidthPx);
   // Device x of a Float32 offset: CSS x relative to the gutter, times the pixel ratio.
-  const scaleDev = x.scale * dpr;
-  const offsetDev = (x.offset - gutterPx) * dpr;
-  const raster = (b: IntervalBuilder, r: number, row: LayoutRow, firstStrip: number): number => {
-    const multiLane = row.depthCount > 1;
-    // Op rows: the lower half takes a merged bucket's second colour (`mixes`).
-    const halves = row.kind === 'track' && b === cache.intervals;
-    const first = multiLane ? (b.rowFirst[r] ?? 0) : rowFirstFrom(b, r, fromRel);
-    const end = multiLane ? first + (b.rowCount[r] ?? 0) : rowEndBefore(b, r, toRel);
-    let drawn = 0;
-    let mixed = false;
-    for (let k = first; k < end; k++) {
-      if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
-        continue;
-      }
-      const x0 = offsetDev + b.starts[k]! * scaleDev;
-      const x1 = Math.max(x0 + dpr, offsetDev + b.ends[k]! * scaleDev);
-      const strip = firstStrip + b.lanes[k]!;
-      rasterSpan(pixels, strip * stripWidthPx, stripWidthPx, x0, x1, rgbaToPixel(b.colors[k]!));
-      stripUsed[strip] = 1;
-      mixed ||= halves && b.mixes[k] !== 0;
-      drawn++;
-    }
-    if (mixed) {
-      // The lower half: every entry again, mixed buckets in their second colour.
-      const lower = (firstStrip + 1) * stripWidthPx;
-      stripUsed[firstStrip + 1] = 1;
-      for (let k = first; k < end; k++) {
-        if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
-          continue;
-        }
-        const x0 = offsetDev + b.starts[k]! * scaleDev;
-        const x1 = Math.max(x0 + dpr, offsetDev + b.ends[k]! * scaleDev);
-        const mix = b.mixes[k]!;
-        rasterSpan(
-          pixels,
-          lower,
-          stripWidthPx,
-          x0,
-          x1,
-          rgbaToPixel(mix === 0 ? b.colors[k]! : mix),
-        );
-      }
-    }
-    return drawn;
+  const geometry: StripGeometry = {
+    pixels: strips.beginStrips(count, stripWidthPx),
+    widthPx: stripWidthPx,
+    scale: x.scale * dpr,
+    offset: (x.offset - gutterPx) * dpr,
+    minWidthPx: dpr,
+    fromRel,
+    toRel,
   };
   let s = 0;
   for (let r = from; r < to; r++) {
@@ -114,8 +103,22 @@ export function drawRowStrips(
     if (!visible(row, axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx))) {
       continue;
     }
-    stats.gaps += raster(cache.gaps, r, row, s);
-    stats.rects += raster(cache.intervals, r, row, s + 1);
+    rowEntries(cache.gaps, r, row, fromRel, toRel, entryRange);
+    stats.gaps += rasterLanes(geometry, cache.gaps, entryRange[0]!, entryRange[1]!, s, stripUsed);
+    rowEntries(cache.intervals, r, row, fromRel, toRel, entryRange);
+    const [first, end] = [entryRange[0]!, entryRange[1]!];
+    stats.rects +=
+      row.kind === 'track'
+        ? rasterOpLanes(
+            geometry,
+            cache.intervals,
+            first,
+            end,
+            s + 1,
+            stripUsed[s] === 1 ? s : -1,
+            stripUsed,
+          )
+        : rasterLanes(geometry, cache.intervals, first, end, s + 1, stripUsed);
     s += 1 + laneCount(row);
   }
   const timelineWidthPx = stripWidthPx / dpr;
@@ -126,12 +129,13 @@ export function drawRowStrips(
     if (!visible(row, topPx)) {
       continue;
     }
-    if (stripUsed[s] === 1) {
-      strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
-    }
     const lanes = laneCount(row);
     const padPx = rowPadPx(row);
+    const gapsUsed = stripUsed[s] === 1;
     if (row.kind === 'nvtx') {
+      if (gapsUsed) {
+        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
+      }
       const laneHeightPx = row.heightPx / lanes;
       for (let lane = 0; lane < lanes; lane++) {
         if (stripUsed[s + 1 + lane] === 1) {
@@ -139,13 +143,30 @@ export function drawRowStrips(
           strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, laneHeightPx - 2 * padPx);
         }
       }
-    } else if (stripUsed[s + 2] === 1) {
-      const halfPx = (row.heightPx - 2 * padPx) / 2;
-      strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, halfPx);
-      strips.drawStrip(s + 2, gutterPx, topPx + padPx + halfPx, timelineWidthPx, halfPx);
-    } else if (stripUsed[s + 1] === 1) {
-      // No mixed bucket in view: one strip covers the whole row.
-      strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, row.heightPx - 2 * padPx);
+    } else if (stripUsed[s + 1] !== 1) {
+      if (gapsUsed) {
+        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
+      }
+    } else {
+      if (gapsUsed) {
+        // The lanes carry the gaps beneath their ops; the gap strip fills the padding only.
+        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, padPx);
+        strips.drawStrip(s, gutterPx, topPx + row.heightPx - padPx, timelineWidthPx, padPx);
+      }
+      const innerPx = row.heightPx - 2 * padPx;
+      if (stripUsed[s + 2] === 1) {
+        strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, innerPx / 2);
+        strips.drawStrip(
+          s + 2,
+          gutterPx,
+          topPx + padPx + innerPx / 2,
+          timelineWidthPx,
+          innerPx / 2,
+        );
+      } else {
+        // No mixed bucket in view: one strip covers the whole row.
+        strips.drawStrip(s + 1, gutterPx, topPx + padPx, timelineWidthPx, innerPx);
+      }
     }
     s += 1 + lanes;
   }

@@ -1,0 +1,141 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IntervalBuilder } from './interval-buffers.ts';
+import type { StripGeometry } from './strip-lanes.ts';
+import { rasterOpLanes } from './strip-lanes.ts';
+import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
+
+const widthPx = 48;
+const palette = [0x0072b2ff, 0xe69f00b3, 0xd55e006b, 0x009e73ff, 0x5f5f5f24] as const;
+
+/** An op row's entries, sorted by start, some long, some mixed, some outside the window. */
+const entries = fc
+  .array(
+    fc.record({
+      // Fractions of a pixel spread evenly (fc.double favours tiny and extreme values).
+      startRel: fc.integer({ min: -370, max: 2220 }).map((v) => v / 37),
+      // Mostly slivers and merged buckets, as at a level of detail; now and then a long op.
+      lengthRel: fc.oneof(
+        { weight: 12, arbitrary: fc.integer({ min: 0, max: 111 }).map((v) => v / 37) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 1480 }).map((v) => v / 37) },
+      ),
+      color: fc.constantFrom(...palette),
+      mix: fc.oneof(fc.constant(0), fc.constantFrom(...palette)),
+    }),
+    { maxLength: 60 },
+  )
+  .map((list) => list.sort((a, b) => a.startRel - b.startRel));
+
+describe('op row lanes', () => {
+  it('paints the lower lane exactly as rasterizing every entry again would, over gaps or not', () => {
+    fc.assert(
+      fc.property(
+        entries,
+        fc.constantFrom(1, 2),
+        fc.integer({ min: 16, max: 48 }).map((v) => v / 32),
+        fc.boolean(),
+        (list, minWidthPx, scale, withGaps) => {
+          const b = new IntervalBuilder();
+          b.reset(1);
+          b.beginRow(0);
+          for (const e of list) {
+            b.push(
+              0,
+              0,
+              Math.fround(e.startRel),
+              Math.fround(e.startRel + e.lengthRel),
+              e.color,
+              -1,
+              1,
+            );
+            b.mixes[b.count - 1] = e.mix;
+          }
+          b.endRow(0);
+          const pixels = new Uint32Array(3 * widthPx);
+          const gaps = rgbaToPixel(0x6e778124);
+          if (withGaps) {
+            rasterSpan(pixels, 0, widthPx, 3.5, 30.25, gaps);
+          }
+          const g: StripGeometry = {
+            pixels,
+            widthPx,
+            scale,
+            offset: -2.25,
+            minWidthPx,
+            fromRel: -1,
+            toRel: 50,
+          };
+          const used = new Uint8Array(3);
+          const drawn = rasterOpLanes(g, b, 0, b.count, 1, withGaps ? 0 : -1, used);
+
+          // The reference: each lane from its start, every entry in view, in order.
+          const lane = (second: boolean): Uint32Array => {
+            const px = withGaps ? pixels.slice(0, widthPx) : new Uint32Array(widthPx);
+            for (let k = 0; k < b.count; k++) {
+              if (b.ends[k]! < g.fromRel || b.starts[k]! > g.toRel) {
+                continue;
+              }
+              const x0 = g.offset + b.starts[k]! * scale;
+              const x1 = Math.max(x0 + minWidthPx, g.offset + b.ends[k]! * scale);
+              const color = second && b.mixes[k] !== 0 ? b.mixes[k]! : b.colors[k]!;
+              rasterSpan(px, 0, widthPx, x0, x1, rgbaToPixel(color));
+            }
+            return px;
+          };
+          const inView = list.filter((_, k) => !(b.ends[k]! < g.fromRel || b.starts[k]! > g.toRel));
+          expect(drawn).toBe(inView.length);
+          expect(Array.from(pixels.subarray(widthPx, 2 * widthPx))).toEqual(
+            Array.from(lane(false)),
+          );
+          if (used[2] === 1) {
+            expect(Array.from(pixels.subarray(2 * widthPx))).toEqual(Array.from(lane(true)));
+          } else {
+            // Unused only when no mixed bucket touched a pixel: then it would equal the upper.
+            expect(lane(true)).toEqual(lane(false));
+          }
+          expect(used[1]).toBe(inView.length > 0 ? 1 : 0);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('finds the entries that reach back into a mixed range past a long one', () => {
+    const b = new IntervalBuilder();
+    b.reset(1);
+    b.beginRow(0);
+    // One entry across the strip, then many mixed slivers: every range reaches back to it.
+    b.push(0, 0, 0, 47, palette[0], 0, 1);
+    for (let k = 0; k < 40; k++) {
+      b.push(0, 0, k + 0.25, k + 0.5, palette[1], -1, 2);
+      b.mixes[b.count - 1] = k % 3 === 0 ? palette[3] : 0;
+    }
+    b.endRow(0);
+    const pixels = new Uint32Array(3 * widthPx);
+    const g: StripGeometry = {
+      pixels,
+      widthPx,
+      scale: 1,
+      offset: 0,
+      minWidthPx: 1,
+      fromRel: 0,
+      toRel: 48,
+    };
+    const used = new Uint8Array(3);
+    rasterOpLanes(g, b, 0, b.count, 1, -1, used);
+    const reference = new Uint32Array(widthPx);
+    for (let k = 0; k < b.count; k++) {
+      const color = b.mixes[k] !== 0 ? b.mixes[k]! : b.colors[k]!;
+      rasterSpan(
+        reference,
+        0,
+        widthPx,
+        b.starts[k]!,
+        Math.max(b.starts[k]! + 1, b.ends[k]!),
+        rgbaToPixel(color),
+      );
+    }
+    expect(used[2]).toBe(1);
+    expect(Array.from(pixels.subarray(2 * widthPx))).toEqual(Array.from(reference));
+  });
+});

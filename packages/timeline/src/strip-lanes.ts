@@ -1,0 +1,216 @@
+import type { IntervalBuilder } from './interval-buffers.ts';
+import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
+
+/**
+ * Where one frame's entries land in its strips: device x = offset + rel * scale, every entry at
+ * least `minWidthPx` wide, only entries reaching [fromRel, toRel] drawn.
+ */
+export interface StripGeometry {
+  readonly pixels: Uint32Array;
+  /** Width of every strip, device px. */
+  readonly widthPx: number;
+  /** Device px per ns. */
+  readonly scale: number;
+  /** Device x of rel 0. */
+  readonly offset: number;
+  readonly minWidthPx: number;
+  readonly fromRel: number;
+  readonly toRel: number;
+}
+
+/**
+ * Pixel ranges touched by mixed buckets, as triples: first pixel, last pixel (inclusive), and the
+ * first entry that reaches the range. Reused across frames and grown as needed.
+ */
+let mixedRanges = new Int32Array(192);
+/** Per entry of the row in hand: the furthest device x any entry up to it reaches. */
+let reachScratch = new Float64Array(1024);
+
+/**
+ * Rasterizes entries [first, end) of `b` into the strips from `firstStrip` on (entry k into
+ * `firstStrip + lanes[k]`), each in its own colour. Marks the strips it paints in `used`;
+ * returns how many entries it drew.
+ */
+export function rasterLanes(
+  g: StripGeometry,
+  b: IntervalBuilder,
+  first: number,
+  end: number,
+  firstStrip: number,
+  used: Uint8Array,
+): number {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  let drawn = 0;
+  for (let k = first; k < end; k++) {
+    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      continue;
+    }
+    const x0 = offset + b.starts[k]! * scale;
+    const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+    const strip = firstStrip + b.lanes[k]!;
+    rasterSpan(pixels, strip * widthPx, widthPx, x0, x1, rgbaToPixel(b.colors[k]!));
+    used[strip] = 1;
+    drawn++;
+  }
+  return drawn;
+}
+
+/**
+ * An op row's two lanes: entries [first, end) (sorted by start) into `upper` in their colour,
+ * and into `upper + 1` with merged buckets in their second colour (`mixes`), so the lower half
+ * of the row shows a kind that shared a bucket. Both lanes start as a copy of strip `under`
+ * (the row's gaps, composited beneath the ops) or transparent when `under` is -1.
+ *
+ * The lower lane differs from the upper only in pixels a mixed bucket touches: it is the upper
+ * lane copied, with those pixel ranges reset and every entry reaching them rasterized again,
+ * clipped to them. Clipping to whole pixels leaves each pixel's sequence of blends unchanged, so
+ * this paints exactly what rasterizing every entry again would. The lower lane is marked used
+ * only when a mixed bucket is in view. Returns how many entries were drawn.
+ */
+export function rasterOpLanes(
+  g: StripGeometry,
+  b: IntervalBuilder,
+  first: number,
+  end: number,
+  upper: number,
+  under: number,
+  used: Uint8Array,
+): number {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  const upperAt = upper * widthPx;
+  if (under >= 0) {
+    // Strips start transparent (beginStrips); only a lane over gaps needs them copied in.
+    resetLane(pixels, upperAt, under, widthPx, 0, widthPx - 1);
+  }
+  if (reachScratch.length < end - first) {
+    reachScratch = new Float64Array(Math.max(end - first, reachScratch.length * 2));
+  }
+  const reach = reachScratch;
+  let reachPx = -Infinity;
+  let drawn = 0;
+  let rangeCount = 0;
+  for (let k = first; k < end; k++) {
+    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      reach[k - first] = reachPx;
+      continue;
+    }
+    const x0 = offset + b.starts[k]! * scale;
+    const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+    rasterSpan(pixels, upperAt, widthPx, x0, x1, rgbaToPixel(b.colors[k]!));
+    drawn++;
+    const before = reachPx;
+    if (x1 > reachPx) {
+      reachPx = x1;
+    }
+    reach[k - first] = reachPx;
+    if (b.mixes[k] === 0) {
+      continue;
+    }
+    // The pixels rasterSpan touched: floor of the clipped start to ceil of the clipped end - 1.
+    const from = x0 > 0 ? x0 : 0;
+    const to = x1 < widthPx ? x1 : widthPx;
+    if (!(to > from)) {
+      continue;
+    }
+    const p0 = Math.floor(from);
+    const p1 = Math.ceil(to) - 1;
+    const last = 3 * rangeCount - 2;
+    if (rangeCount > 0 && p0 <= mixedRanges[last]! + 1) {
+      mixedRanges[last] = Math.max(p1, mixedRanges[last]!);
+      continue;
+    }
+    if (3 * rangeCount + 3 > mixedRanges.length) {
+      const grown = new Int32Array(mixedRanges.length * 2);
+      grown.set(mixedRanges);
+      mixedRanges = grown;
+    }
+    // Entries before k reach p0 only while the furthest reach up to them passes it.
+    let from_ = k;
+    if (before > p0) {
+      while (from_ > first && reach[from_ - 1 - first]! > p0) {
+        from_--;
+      }
+    }
+    mixedRanges[3 * rangeCount] = p0;
+    mixedRanges[3 * rangeCount + 1] = p1;
+    mixedRanges[3 * rangeCount + 2] = from_;
+    rangeCount++;
+  }
+  if (drawn > 0) {
+    used[upper] = 1;
+  }
+  if (rangeCount > 0) {
+    lowerLane(g, b, end, upper, under, rangeCount);
+    used[upper + 1] = 1;
+  }
+  return drawn;
+}
+
+/** Lane pixels [p0, p1] back to their start: the `under` strip's, or transparent. */
+function resetLane(
+  pixels: Uint32Array,
+  laneAt: number,
+  under: number,
+  widthPx: number,
+  p0: number,
+  p1: number,
+): void {
+  if (p1 - p0 > 32) {
+    if (under < 0) {
+      pixels.fill(0, laneAt + p0, laneAt + p1 + 1);
+    } else {
+      pixels.copyWithin(laneAt + p0, under * widthPx + p0, under * widthPx + p1 + 1);
+    }
+    return;
+  }
+  // A loop beats the typed array calls on the few pixels a mixed bucket touches.
+  const underAt = under * widthPx;
+  for (let p = p0; p <= p1; p++) {
+    pixels[laneAt + p] = under < 0 ? 0 : pixels[underAt + p]!;
+  }
+}
+
+/**
+ * The lower lane from the upper one and the mixed ranges: each range reset, then the entries from
+ * the first that reaches it to the last that starts in it rasterized again, clipped to it.
+ */
+function lowerLane(
+  g: StripGeometry,
+  b: IntervalBuilder,
+  end: number,
+  upper: number,
+  under: number,
+  rangeCount: number,
+): void {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  const upperAt = upper * widthPx;
+  const lowerAt = upperAt + widthPx;
+  pixels.copyWithin(lowerAt, upperAt, upperAt + widthPx);
+  for (let i = 0; i < rangeCount; i++) {
+    const p0 = mixedRanges[3 * i]!;
+    const p1 = mixedRanges[3 * i + 1]!;
+    resetLane(pixels, lowerAt, under, widthPx, p0, p1);
+    for (let k = mixedRanges[3 * i + 2]!; k < end; k++) {
+      const x0 = offset + b.starts[k]! * scale;
+      if (x0 >= p1 + 1) {
+        break;
+      }
+      if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+        continue;
+      }
+      const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+      if (x1 <= p0) {
+        continue;
+      }
+      const mix = b.mixes[k]!;
+      rasterSpan(
+        pixels,
+        lowerAt,
+        widthPx,
+        x0 > p0 ? x0 : p0,
+        x1 < p1 + 1 ? x1 : p1 + 1,
+        rgbaToPixel(mix === 0 ? b.colors[k]! : mix),
+      );
+    }
+  }
+}
