@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +7,14 @@ import { defineConfig } from '@playwright/test';
 // A fixed port for the test server and a fresh data directory per run.
 const port = 4391;
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const dataDir =
-  process.env['STREAMSCOPE_E2E_DATA'] ?? mkdtempSync(path.join(tmpdir(), 'streamscope-e2e-'));
+// The runner makes the folder and removes it when it exits, after the server has stopped (its
+// workers inherit STREAMSCOPE_E2E_DATA); a folder passed in STREAMSCOPE_E2E_DATA is kept.
+let dataDir = process.env['STREAMSCOPE_E2E_DATA'];
+if (dataDir === undefined) {
+  const made = mkdtempSync(path.join(tmpdir(), 'streamscope-e2e-'));
+  dataDir = made;
+  process.on('exit', () => rmSync(made, { recursive: true, force: true }));
+}
 process.env['STREAMSCOPE_E2E_DATA'] = dataDir;
 
 export default defineConfig({
