@@ -25,7 +25,7 @@ const sizes = [
 const zooms = ['full', 'mid', 'deep'] as const;
 // Frames per (size, zoom), drawn in rounds that cycle through the sizes, so a burst of load
 // on this shared machine lands on every size alike and the ratios stay fair.
-const rounds = 12;
+const rounds = 24;
 const framesPerRound = 10;
 const chromiumFlags = [
   '--headless',

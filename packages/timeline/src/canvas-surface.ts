@@ -10,6 +10,7 @@ export class CanvasSurface implements PaintSurface {
   private lastFill: Rgba = -1;
   private lastStroke: Rgba = -1;
   private lastFont: FontRole | '' = '';
+  private lastAlign: TextAlign | '' = '';
   private readonly css = new Map<Rgba, string>();
   private readonly geometry = new Float64Array(6);
 
@@ -31,6 +32,7 @@ export class CanvasSurface implements PaintSurface {
     this.lastFill = -1;
     this.lastStroke = -1;
     this.lastFont = '';
+    this.lastAlign = '';
     this.ctx.textBaseline = 'middle';
   }
 
@@ -125,7 +127,11 @@ export class CanvasSurface implements PaintSurface {
       this.ctx.fillStyle = this.cssOf(color);
       this.lastFill = color;
     }
-    this.ctx.textAlign = align;
+    if (align !== this.lastAlign) {
+      // Canvas state setters parse their value: set each only when it changes.
+      this.ctx.textAlign = align;
+      this.lastAlign = align;
+    }
     if (maxWidthPx === undefined) {
       this.ctx.fillText(value, xPx, yPx);
     } else {
@@ -146,6 +152,7 @@ export class CanvasSurface implements PaintSurface {
     this.lastFill = -1;
     this.lastStroke = -1;
     this.lastFont = '';
+    this.lastAlign = '';
   }
 }
 

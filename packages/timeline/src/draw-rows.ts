@@ -8,6 +8,7 @@ import type { LayoutRow } from './layout.ts';
 import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
 import type { PaintSurface } from './paint-surface.ts';
 import { drawRowStrips, rowPadPx } from './draw-strips.ts';
+import { LabelBatch } from './label-batch.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 
 /** Labels are drawn only on rectangles at least this wide (STYLE.md B.4). */
@@ -158,8 +159,8 @@ export function drawRows(
         stats.drawnOps += cache.intervals.counts[k]!;
       }
     }
-    stats.labels += drawLabels(
-      surface,
+    gatherLabels(
+      labelBatch,
       cache.intervals,
       r,
       row,
@@ -172,6 +173,8 @@ export function drawRows(
       row.kind === 'nvtx' ? rangeNames : opNames,
     );
   }
+  // Over every row's rectangles (labels stay inside their own row).
+  stats.labels += labelBatch.flush(surface);
   surface.popClip();
   // The gutter: row labels over a plain band.
   surface.fillRect(0, clipTopPx, gutterPx, clipBottomPx - clipTopPx, chrome.gutter);
@@ -278,9 +281,14 @@ export function drawIntervals(
   return drawn;
 }
 
-/** Second pass (`drawLabels`): names on exact rectangles wide enough to hold them. */
-export function drawLabels(
-  surface: PaintSurface,
+const labelBatch = new LabelBatch();
+
+/**
+ * Second pass (`drawLabels`): names on exact rectangles wide enough to hold them, into `batch`
+ * (drawn after every row). Returns how many it added.
+ */
+export function gatherLabels(
+  batch: LabelBatch,
   b: IntervalBuilder,
   r: number,
   row: LayoutRow,
@@ -307,15 +315,7 @@ export function drawLabels(
     }
     const text = labels.fit(names[item]!, widthPx);
     if (text !== '') {
-      surface.text(
-        text,
-        out[0]! + 2,
-        out[2]! + out[3]! / 2,
-        textColorOn(b.colors[k]!),
-        'label',
-        'left',
-        widthPx - 4,
-      );
+      batch.add(text, out[0]! + 2, out[2]! + out[3]! / 2, widthPx - 4, textColorOn(b.colors[k]!));
       drawn++;
     }
   }
