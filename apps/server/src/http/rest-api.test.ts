@@ -92,6 +92,31 @@ describe('REST API', () => {
     });
   });
 
+  it('titles a preset run with the parameters it ran with, the pitfall first', async () => {
+    await t.close();
+    t = await startTestServer({ workloads: workloadService() });
+    const given = await post({
+      preset: 'overlap-blog',
+      params: { streams: 8, variant: 'depth-first' },
+      backend: 'sim',
+      target: 'test-device',
+    });
+    expect(given.status).toBe(202);
+    const { id } = given.body as { id: string };
+    const listed = (await t.api('GET', '/api/traces', '/api/traces')).body as {
+      id: string;
+      title: string;
+      target?: string;
+      reason: string;
+    }[];
+    expect(listed.find((e) => e.id === id)).toMatchObject({
+      title: 'NVIDIA blog: overlap data transfers (variant depth-first, streams 8, size 16MiB)',
+      target: 'test-device',
+      // Named backends need no explanation; only auto says why it chose.
+      reason: '',
+    });
+  });
+
   it('answers every kind of bad run request with a precise error', async () => {
     const cases: [unknown, number, string, string | undefined][] = [
       [[1, 2], 400, 'bad-request', '$'],

@@ -131,7 +131,8 @@ export class RunManager {
         '$.backend',
       );
     }
-    return { backend, reason: `asked for ${choice}` };
+    // Chosen by name: nothing to explain (auto says why it picked what it did).
+    return { backend, reason: '' };
   }
 
   private async replaySource(traceId: string | undefined): Promise<Trace> {

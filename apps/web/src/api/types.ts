@@ -13,6 +13,8 @@ export interface TraceEntry {
   readonly format: string;
   readonly backend: string;
   readonly reason: string;
+  /** A run's device profile (sim) or device (cuda); '' when none was named. */
+  readonly target: string;
 }
 
 export function parseTraceEntry(o: JsonObject): TraceEntry {
@@ -27,6 +29,7 @@ export function parseTraceEntry(o: JsonObject): TraceEntry {
     format: str(o, 'format'),
     backend: str(o, 'backend'),
     reason: str(o, 'reason'),
+    target: str(o, 'target'),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { TraceEntry } from '../api/types.ts';
 import { appStore } from '../store/index.ts';
 import { formatCount, formatCreatedAt, formatSpan } from '../lib/format.ts';
@@ -8,16 +9,18 @@ interface TraceTableProps {
   readonly picked?: readonly string[];
   readonly onPick?: (id: string) => void;
   readonly onDelete?: (id: string) => void;
+  /** What to show when there is no trace (default: a line saying so). */
+  readonly empty?: ReactNode;
 }
 
 const openable = new Set(['finished', 'imported', 'cancelled', 'failed', 'ready']);
 
-export function TraceTable({ entries, picked, onPick, onDelete }: TraceTableProps) {
+export function TraceTable({ entries, picked, onPick, onDelete, empty }: TraceTableProps) {
   if (entries.length === 0) {
     return (
-      <p className="empty" data-testid="trace-list-empty">
-        No traces yet.
-      </p>
+      <div className="empty" data-testid="trace-list-empty">
+        {empty ?? <p>No traces yet.</p>}
+      </div>
     );
   }
   return (
@@ -61,7 +64,9 @@ export function TraceTable({ entries, picked, onPick, onDelete }: TraceTableProp
               {e.reason !== '' && <div className="muted small">{e.reason}</div>}
             </td>
             <td>
-              {e.source === 'import' ? `import · ${e.format}` : `run · ${e.backend || e.format}`}
+              {e.source === 'import'
+                ? `import · ${e.format}`
+                : `run · ${e.backend || e.format}${e.target === '' ? '' : ` · ${e.target}`}`}
             </td>
             <td>
               <span className={`status status-${e.status}`}>{e.status}</span>

@@ -52,7 +52,39 @@ export function TracesPage() {
         picked={picked}
         onPick={pick}
         onDelete={(id) => void remove(id)}
+        empty={<FirstSteps />}
       />
     </section>
+  );
+}
+
+/** The empty list's three ways in, each one click from a first trace. */
+export function FirstSteps() {
+  const go = (page: 'run' | 'import' | 'lessons'): void => appStore.getState().navigate({ page });
+  return (
+    <div className="first-steps">
+      <p>No traces yet. Every run and import is listed here, ready to reopen or compare.</p>
+      <ul>
+        <li>
+          <button type="button" className="link" data-testid="first-run" onClick={() => go('run')}>
+            Run a workload
+          </button>{' '}
+          — pick a preset and watch its streams fill in live, on the simulator or the GPU.
+        </li>
+        <li>
+          <button type="button" className="link" onClick={() => go('import')}>
+            Import a trace
+          </button>{' '}
+          — an Nsight Systems export (<code>nsys export</code> to .json or .sqlite) or a PyTorch
+          profiler trace.
+        </li>
+        <li>
+          <button type="button" className="link" onClick={() => go('lessons')}>
+            Open the overlap lessons
+          </button>{' '}
+          — flip one pitfall at a time and see why copies and kernels overlap, or do not.
+        </li>
+      </ul>
+    </div>
   );
 }
