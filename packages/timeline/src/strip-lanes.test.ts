@@ -100,15 +100,15 @@ describe('op row lanes', () => {
     );
   });
 
-  it('finds the entries that reach back into a mixed range past a long one', () => {
+  /** One long entry across the strip, then `slivers` slivers, every `mixEvery`th mixed. */
+  function longThenSlivers(slivers: number, mixEvery: number): Uint32Array[] {
     const b = new IntervalBuilder();
     b.reset(1);
     b.beginRow(0);
-    // One entry across the strip, then many mixed slivers: every range reaches back to it.
-    b.push(0, 0, 0, 47, palette[0], 0, 1);
-    for (let k = 0; k < 40; k++) {
+    b.push(0, 0, 0, 47, palette[2], 0, 1);
+    for (let k = 0; k < slivers; k++) {
       b.push(0, 0, k + 0.25, k + 0.5, palette[1], -1, 2);
-      b.mixes[b.count - 1] = k % 3 === 0 ? palette[3] : 0;
+      b.mixes[b.count - 1] = k % mixEvery === 0 ? palette[3] : 0;
     }
     b.endRow(0);
     const pixels = new Uint32Array(3 * widthPx);
@@ -123,19 +123,26 @@ describe('op row lanes', () => {
     };
     const used = new Uint8Array(3);
     rasterOpLanes(g, b, 0, b.count, 1, -1, used);
+    expect(used[2]).toBe(1);
     const reference = new Uint32Array(widthPx);
     for (let k = 0; k < b.count; k++) {
       const color = b.mixes[k] !== 0 ? b.mixes[k]! : b.colors[k]!;
-      rasterSpan(
-        reference,
-        0,
-        widthPx,
-        b.starts[k]!,
-        Math.max(b.starts[k]! + 1, b.ends[k]!),
-        rgbaToPixel(color),
-      );
+      const x1 = Math.max(b.starts[k]! + 1, b.ends[k]!);
+      rasterSpan(reference, 0, widthPx, b.starts[k]!, x1, rgbaToPixel(color));
     }
-    expect(used[2]).toBe(1);
-    expect(Array.from(pixels.subarray(2 * widthPx))).toEqual(Array.from(reference));
+    return [pixels.subarray(2 * widthPx), reference];
+  }
+
+  it('reaches back past a long entry into each mixed range', () => {
+    // Three mixed slivers: each range is read from the long entry on, within the budget.
+    const [lower, reference] = longThenSlivers(30, 11);
+    expect(Array.from(lower!)).toEqual(Array.from(reference!));
+  });
+
+  it('rasterizes the whole lane when reaching back would read too much', () => {
+    // A mixed sliver in every third pixel: reading back to the long entry for each would be
+    // quadratic, so the lane is painted whole, to the same pixels.
+    const [lower, reference] = longThenSlivers(46, 3);
+    expect(Array.from(lower!)).toEqual(Array.from(reference!));
   });
 });

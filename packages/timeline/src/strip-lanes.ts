@@ -140,7 +140,7 @@ export function rasterOpLanes(
     used[upper] = 1;
   }
   if (rangeCount > 0) {
-    lowerLane(g, b, end, upper, under, rangeCount);
+    lowerLane(g, b, first, end, upper, under, rangeCount);
     used[upper + 1] = 1;
   }
   return drawn;
@@ -172,45 +172,79 @@ function resetLane(
 
 /**
  * The lower lane from the upper one and the mixed ranges: each range reset, then the entries from
- * the first that reaches it to the last that starts in it rasterized again, clipped to it.
+ * the first that reaches it to the last that starts in it rasterized again, clipped to it. When
+ * that would read more than four times the row's entries (a long op reaching back over many
+ * mixed buckets), the lane is rasterized whole instead, which paints the same pixels.
  */
 function lowerLane(
   g: StripGeometry,
   b: IntervalBuilder,
+  first: number,
   end: number,
   upper: number,
   under: number,
   rangeCount: number,
 ): void {
-  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  const { pixels, widthPx } = g;
   const upperAt = upper * widthPx;
   const lowerAt = upperAt + widthPx;
   pixels.copyWithin(lowerAt, upperAt, upperAt + widthPx);
+  let budget = 4 * (end - first);
   for (let i = 0; i < rangeCount; i++) {
     const p0 = mixedRanges[3 * i]!;
     const p1 = mixedRanges[3 * i + 1]!;
     resetLane(pixels, lowerAt, under, widthPx, p0, p1);
-    for (let k = mixedRanges[3 * i + 2]!; k < end; k++) {
-      const x0 = offset + b.starts[k]! * scale;
-      if (x0 >= p1 + 1) {
-        break;
-      }
-      if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
-        continue;
-      }
-      const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
-      if (x1 <= p0) {
-        continue;
-      }
-      const mix = b.mixes[k]!;
-      rasterSpan(
-        pixels,
-        lowerAt,
-        widthPx,
-        x0 > p0 ? x0 : p0,
-        x1 < p1 + 1 ? x1 : p1 + 1,
-        rgbaToPixel(mix === 0 ? b.colors[k]! : mix),
-      );
+    const read = rasterSecondColors(g, b, mixedRanges[3 * i + 2]!, end, lowerAt, p0, p1, budget);
+    if (read < 0) {
+      resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
+      rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
+      return;
     }
+    budget -= read;
   }
+}
+
+/**
+ * Entries from `from` on that start before pixel p1 + 1, each in its second colour where it has
+ * one, clipped to pixels [p0, p1] of the lane at `laneAt`. Returns how many entries it read, or
+ * -1 once that passes `budget` (having painted part of the range).
+ */
+function rasterSecondColors(
+  g: StripGeometry,
+  b: IntervalBuilder,
+  from: number,
+  end: number,
+  laneAt: number,
+  p0: number,
+  p1: number,
+  budget: number,
+): number {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  let read = 0;
+  for (let k = from; k < end; k++) {
+    const x0 = offset + b.starts[k]! * scale;
+    if (x0 >= p1 + 1) {
+      break;
+    }
+    if (++read > budget) {
+      return -1;
+    }
+    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      continue;
+    }
+    const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+    if (x1 <= p0) {
+      continue;
+    }
+    const mix = b.mixes[k]!;
+    rasterSpan(
+      pixels,
+      laneAt,
+      widthPx,
+      x0 > p0 ? x0 : p0,
+      x1 < p1 + 1 ? x1 : p1 + 1,
+      rgbaToPixel(mix === 0 ? b.colors[k]! : mix),
+    );
+  }
+  return read;
 }

@@ -1,30 +1,19 @@
 import { act } from 'react';
-import type { Root } from 'react-dom/client';
-import { createRoot } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TraceEntry } from '../api/types.ts';
+import type { TestRoot } from '../lib/react-root.test-helper.ts';
+import { mountTestRoot } from '../lib/react-root.test-helper.ts';
 import { FirstSteps } from '../pages/TracesPage.tsx';
 import { appStore } from '../store/index.ts';
 import { TraceTable } from './TraceTable.tsx';
 
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-
-let container: HTMLDivElement;
-let root: Root;
+let t: TestRoot;
 
 beforeEach(() => {
-  globalThis.IS_REACT_ACT_ENVIRONMENT = true;
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
+  t = mountTestRoot();
 });
 
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
+afterEach(() => t.unmount());
 
 const run: TraceEntry = {
   id: 'r1',
@@ -42,8 +31,8 @@ const run: TraceEntry = {
 
 describe('trace list', () => {
   it('names a run by its parameters and its backend and profile', () => {
-    act(() => root.render(<TraceTable entries={[run, { ...run, id: 'r2', target: '' }]} />));
-    const rows = [...container.querySelectorAll('[data-testid=trace-row]')];
+    act(() => t.root.render(<TraceTable entries={[run, { ...run, id: 'r2', target: '' }]} />));
+    const rows = [...t.container.querySelectorAll('[data-testid=trace-row]')];
     expect(rows.map((r) => r.querySelectorAll('td')[1]?.textContent)).toEqual([
       'run · sim · c1060',
       'run · sim',
@@ -53,8 +42,8 @@ describe('trace list', () => {
 
   it('an empty list shows where a first trace comes from, one click each', () => {
     // As the Traces page shows it.
-    act(() => root.render(<TraceTable entries={[]} empty={<FirstSteps />} />));
-    const empty = container.querySelector('[data-testid=trace-list-empty]');
+    act(() => t.root.render(<TraceTable entries={[]} empty={<FirstSteps />} />));
+    const empty = t.container.querySelector('[data-testid=trace-list-empty]');
     expect(empty?.textContent).toContain('No traces yet');
     const links = [...(empty?.querySelectorAll('button') ?? [])];
     expect(links.map((b) => b.textContent)).toEqual([

@@ -1,7 +1,7 @@
 import { act } from 'react';
-import type { Root } from 'react-dom/client';
-import { createRoot } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestRoot } from '../lib/react-root.test-helper.ts';
+import { mountTestRoot } from '../lib/react-root.test-helper.ts';
 import { FakeLessonWorker } from './fake-lesson-worker.test-helper.ts';
 import { LessonControls } from './LessonControls.tsx';
 import { LessonFindings } from './LessonFindings.tsx';
@@ -12,12 +12,7 @@ import { createWorkerLessonRunner } from './lesson-runner.ts';
 import { initialLessonState, lessonStore } from './lesson-store.ts';
 import type { Lesson } from './lesson-types.ts';
 
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-
-let container: HTMLDivElement;
-let root: Root;
+let t: TestRoot;
 
 function lessonOf(id: string): Lesson {
   const lesson = findLesson(id);
@@ -28,7 +23,7 @@ function lessonOf(id: string): Lesson {
 }
 
 function byTestId<T extends Element>(id: string): T {
-  const found = container.querySelector<T>(`[data-testid="${id}"]`);
+  const found = t.container.querySelector<T>(`[data-testid="${id}"]`);
   if (found === null) {
     throw new Error(`nothing with data-testid ${id}`);
   }
@@ -46,16 +41,12 @@ async function settle(): Promise<void> {
 
 describe('the lesson controls and results', () => {
   beforeEach(() => {
-    globalThis.IS_REACT_ACT_ENVIRONMENT = true;
     lessonStore.setState(initialLessonState(), true);
     setLessonRunnerFactory(() => createWorkerLessonRunner(new FakeLessonWorker().asWorker()));
-    container = document.createElement('div');
-    document.body.append(container);
-    root = createRoot(container);
+    t = mountTestRoot();
   });
   afterEach(() => {
-    act(() => root.unmount());
-    container.remove();
+    t.unmount();
     closeLesson();
   });
 
@@ -63,7 +54,7 @@ describe('the lesson controls and results', () => {
     const lesson = lessonOf('pinned-vs-pageable');
     await act(() => openLesson(lesson.id));
     act(() =>
-      root.render(
+      t.root.render(
         <>
           <LessonControls lesson={lesson} gpuAvailable={false} />
           <LessonSpeedup />
@@ -85,7 +76,7 @@ describe('the lesson controls and results', () => {
   it('shows one control per slider, sizes on a power-of-two range, and the lesson profiles first', async () => {
     const lesson = lessonOf('chunked-pipeline');
     await act(() => openLesson(lesson.id));
-    act(() => root.render(<LessonControls lesson={lesson} gpuAvailable={false} />));
+    act(() => t.root.render(<LessonControls lesson={lesson} gpuAvailable={false} />));
     for (const name of lesson.sliders) {
       expect(byTestId<HTMLInputElement>(`lesson-param-${name}`).type).toBe('range');
     }
@@ -109,8 +100,10 @@ describe('the lesson controls and results', () => {
 
   it('marks a finding active when clicked and highlights its ops', async () => {
     await act(() => openLesson('legacy-vs-non-blocking'));
-    act(() => root.render(<LessonFindings />));
-    const buttons = container.querySelectorAll<HTMLButtonElement>('[data-testid="lesson-finding"]');
+    act(() => t.root.render(<LessonFindings />));
+    const buttons = t.container.querySelectorAll<HTMLButtonElement>(
+      '[data-testid="lesson-finding"]',
+    );
     expect(buttons.length).toBe(lessonStore.getState().summary?.findings.length);
     const first = buttons[0];
     expect(first?.getAttribute('aria-pressed')).toBe('false');
