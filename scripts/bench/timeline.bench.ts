@@ -165,9 +165,12 @@ export async function run(report: Report): Promise<void> {
         count,
         firstFrame,
       ] as const);
+    const pairedRatios = new Map<string, number>();
     for (const zoom of zooms) {
       const firsts = new Map<string, FrameBatch>();
       const times = new Map<string, number[]>();
+      // Per round, the median of each size's batch: 1m and 1k measured a moment apart.
+      const roundMedians = new Map<string, number[]>();
       for (const { size, page } of pages) {
         firsts.set(size.label, await batch(page, zoom, 0, 0));
         times.set(size.label, []);
@@ -176,6 +179,10 @@ export async function run(report: Report): Promise<void> {
         for (const { size, page } of pages) {
           const result = await batch(page, zoom, framesPerRound, 1 + r * framesPerRound);
           times.get(size.label)!.push(...result.timesMs);
+          const sortedBatch = [...result.timesMs].sort((a, b) => a - b);
+          const medians = roundMedians.get(size.label) ?? [];
+          medians.push(sortedBatch[Math.floor(sortedBatch.length / 2)] ?? 0);
+          roundMedians.set(size.label, medians);
         }
       }
       for (const { size } of pages) {
@@ -192,6 +199,10 @@ export async function run(report: Report): Promise<void> {
             `${first.drawnOps} ops drawn, ${first.labels} labels, lod ${first.lodNs} ns\n`,
         );
       }
+      const big = roundMedians.get('1m') ?? [];
+      const small = roundMedians.get('1k') ?? [];
+      const ratios = big.map((ms, r) => ms / Math.max(1e-3, small[r] ?? 0)).sort((a, b) => a - b);
+      pairedRatios.set(zoom, ratios[Math.floor(ratios.length / 2)] ?? 0);
     }
     for (const { page } of pages) {
       await page.close();
@@ -200,6 +211,9 @@ export async function run(report: Report): Promise<void> {
       const ratio =
         (medians.get(`1m_${zoom}`) ?? 0) / Math.max(1e-3, medians.get(`1k_${zoom}`) ?? 0);
       report(`timeline.frame_ratio_1m_vs_1k_${zoom}`, ratio, 'x');
+      // The same ratio taken round by round (each round draws every size a moment apart), then
+      // its median: steadier than the ratio of medians when the machine's load drifts.
+      report(`timeline.frame_ratio_paired_1m_vs_1k_${zoom}`, pairedRatios.get(zoom) ?? 0, 'x');
     }
     // The machine's load while measuring: frame times on a busy 2-core host are noisy.
     report('timeline.load_average_1min', os.loadavg()[0] ?? 0, '');

@@ -188,6 +188,16 @@ function lowerLane(
   const { pixels, widthPx } = g;
   const upperAt = upper * widthPx;
   const lowerAt = upperAt + widthPx;
+  let coveredPx = 0;
+  for (let i = 0; i < rangeCount; i++) {
+    coveredPx += mixedRanges[3 * i + 1]! - mixedRanges[3 * i]! + 1;
+  }
+  if (2 * coveredPx > widthPx) {
+    // Mixed buckets touch most of the lane: one pass over every entry costs less.
+    resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
+    rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
+    return;
+  }
   pixels.copyWithin(lowerAt, upperAt, upperAt + widthPx);
   let budget = 4 * (end - first);
   for (let i = 0; i < rangeCount; i++) {
