@@ -180,9 +180,9 @@ export async function run(report: Report): Promise<void> {
           const result = await batch(page, zoom, framesPerRound, 1 + r * framesPerRound);
           times.get(size.label)!.push(...result.timesMs);
           const sortedBatch = [...result.timesMs].sort((a, b) => a - b);
-          const medians = roundMedians.get(size.label) ?? [];
-          medians.push(sortedBatch[Math.floor(sortedBatch.length / 2)] ?? 0);
-          roundMedians.set(size.label, medians);
+          const batchMedians = roundMedians.get(size.label) ?? [];
+          batchMedians.push(sortedBatch[Math.floor(sortedBatch.length / 2)] ?? 0);
+          roundMedians.set(size.label, batchMedians);
         }
       }
       for (const { size } of pages) {

@@ -3,7 +3,7 @@ import { chrome, textColorOn } from './colors.ts';
 import type { FrameInput, FrameStats } from './frame-input.ts';
 import { pxPerNs } from './frame-input.ts';
 import type { IntervalBuilder } from './interval-buffers.ts';
-import { rowEndBefore, rowFirstFrom } from './interval-buffers.ts';
+import { cullEnd, cullFirst } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
 import type { PaintSurface } from './paint-surface.ts';
@@ -150,8 +150,8 @@ export function drawRows(
       );
     }
     for (
-      let k = cullFirst(cache.intervals, r, row, fromRel),
-        end = cullEnd(cache.intervals, r, row, toRel);
+      let k = cullFirst(cache.intervals, r, row.depthCount, fromRel),
+        end = cullEnd(cache.intervals, r, row.depthCount, toRel);
       k < end;
       k++
     ) {
@@ -229,21 +229,6 @@ function entryRect(
 const rectScratch = new Float64Array(4);
 
 /**
- * Culling by binary search on a row's sorted starts. An NVTX row holds one run of entries per
- * depth, each sorted but not the row as a whole, so it is scanned whole (its merged rectangles
- * are bounded by pixels per depth, not by ranges).
- */
-function cullFirst(b: IntervalBuilder, r: number, row: LayoutRow, fromRel: number): number {
-  return row.depthCount > 1 ? (b.rowFirst[r] ?? 0) : rowFirstFrom(b, r, fromRel);
-}
-
-function cullEnd(b: IntervalBuilder, r: number, row: LayoutRow, toRel: number): number {
-  return row.depthCount > 1
-    ? (b.rowFirst[r] ?? 0) + (b.rowCount[r] ?? 0)
-    : rowEndBefore(b, r, toRel);
-}
-
-/**
  * First pass (STYLE.md B.4 `drawIntervals`): one row's entries that reach the window, culled by
  * binary search on their sorted Float32 starts. Returns how many rectangles it drew.
  */
@@ -259,10 +244,10 @@ export function drawIntervals(
   input: FrameInput,
   fullHeight: boolean,
 ): number {
-  const end = cullEnd(b, r, row, toRel);
+  const end = cullEnd(b, r, row.depthCount, toRel);
   const out = rectScratch;
   let drawn = 0;
-  for (let k = cullFirst(b, r, row, fromRel); k < end; k++) {
+  for (let k = cullFirst(b, r, row.depthCount, fromRel); k < end; k++) {
     if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
       continue;
     }
@@ -285,7 +270,7 @@ const labelBatch = new LabelBatch();
 
 /**
  * Second pass (`drawLabels`): names on exact rectangles wide enough to hold them, into `batch`
- * (drawn after every row). Returns how many it added.
+ * (drawn after every row).
  */
 export function gatherLabels(
   batch: LabelBatch,
@@ -299,11 +284,10 @@ export function gatherLabels(
   input: FrameInput,
   labels: LabelFitter,
   names: Uint32Array,
-): number {
-  const end = cullEnd(b, r, row, toRel);
+): void {
+  const end = cullEnd(b, r, row.depthCount, toRel);
   const out = rectScratch;
-  let drawn = 0;
-  for (let k = cullFirst(b, r, row, fromRel); k < end; k++) {
+  for (let k = cullFirst(b, r, row.depthCount, fromRel); k < end; k++) {
     const item = b.items[k]!;
     if (item < 0 || b.ends[k]! < fromRel || b.starts[k]! > toRel) {
       continue;
@@ -316,8 +300,6 @@ export function gatherLabels(
     const text = labels.fit(names[item]!, widthPx);
     if (text !== '') {
       batch.add(text, out[0]! + 2, out[2]! + out[3]! / 2, widthPx - 4, textColorOn(b.colors[k]!));
-      drawn++;
     }
   }
-  return drawn;
 }

@@ -1,6 +1,5 @@
 import type { FrameInput, FrameStats } from './frame-input.ts';
-import { rowEndBefore, rowFirstFrom } from './interval-buffers.ts';
-import type { IntervalBuilder } from './interval-buffers.ts';
+import { cullEnd, cullFirst } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { rowScreenTopPx } from './layout.ts';
 import type { StripTarget } from './paint-surface.ts';
@@ -25,29 +24,6 @@ export function rowPadPx(row: LayoutRow): number {
 function laneCount(row: LayoutRow): number {
   return row.kind === 'nvtx' ? Math.max(1, row.depthCount) : 2;
 }
-
-/**
- * Entries of row `r` that may reach the window: a binary search on the row's sorted starts; an
- * NVTX row holds one sorted run per depth, so it is read whole (bounded by pixels per depth).
- */
-function rowEntries(
-  b: IntervalBuilder,
-  r: number,
-  row: LayoutRow,
-  fromRel: number,
-  toRel: number,
-  out: Int32Array,
-): void {
-  if (row.depthCount > 1) {
-    out[0] = b.rowFirst[r] ?? 0;
-    out[1] = out[0] + (b.rowCount[r] ?? 0);
-  } else {
-    out[0] = rowFirstFrom(b, r, fromRel);
-    out[1] = rowEndBefore(b, r, toRel);
-  }
-}
-
-const entryRange = new Int32Array(2);
 
 /**
  * First pass through pixel strips: rasterizes the gaps and intervals of the visible rows in
@@ -97,28 +73,36 @@ export function drawRowStrips(
     fromRel,
     toRel,
   };
+  const { gaps, intervals } = cache;
   let s = 0;
   for (let r = from; r < to; r++) {
     const row = layout.rows[r]!;
     if (!visible(row, axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx))) {
       continue;
     }
-    rowEntries(cache.gaps, r, row, fromRel, toRel, entryRange);
-    stats.gaps += rasterLanes(geometry, cache.gaps, entryRange[0]!, entryRange[1]!, s, stripUsed);
-    rowEntries(cache.intervals, r, row, fromRel, toRel, entryRange);
-    const [first, end] = [entryRange[0]!, entryRange[1]!];
+    const lanes = row.depthCount;
+    stats.gaps += rasterLanes(
+      geometry,
+      gaps,
+      cullFirst(gaps, r, lanes, fromRel),
+      cullEnd(gaps, r, lanes, toRel),
+      s,
+      stripUsed,
+    );
+    const first = cullFirst(intervals, r, lanes, fromRel);
+    const end = cullEnd(intervals, r, lanes, toRel);
     stats.rects +=
       row.kind === 'track'
         ? rasterOpLanes(
             geometry,
-            cache.intervals,
+            intervals,
             first,
             end,
             s + 1,
             stripUsed[s] === 1 ? s : -1,
             stripUsed,
           )
-        : rasterLanes(geometry, cache.intervals, first, end, s + 1, stripUsed);
+        : rasterLanes(geometry, intervals, first, end, s + 1, stripUsed);
     s += 1 + laneCount(row);
   }
   const timelineWidthPx = stripWidthPx / dpr;
@@ -133,9 +117,7 @@ export function drawRowStrips(
     const padPx = rowPadPx(row);
     const gapsUsed = stripUsed[s] === 1;
     if (row.kind === 'nvtx') {
-      if (gapsUsed) {
-        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
-      }
+      // Gaps are a stream's: an NVTX row has none.
       const laneHeightPx = row.heightPx / lanes;
       for (let lane = 0; lane < lanes; lane++) {
         if (stripUsed[s + 1 + lane] === 1) {

@@ -193,3 +193,24 @@ function searchStarts(
   }
   return lo;
 }
+
+/**
+ * Entries of `row` that may reach the window start from here: a binary search on the row's
+ * sorted starts. A row of several lanes (NVTX depths) holds one sorted run per lane but is not
+ * sorted as a whole, so it is read whole (its merged rectangles are bounded by pixels per lane).
+ */
+export function cullFirst(
+  b: IntervalBuilder,
+  row: number,
+  laneCount: number,
+  fromRel: number,
+): number {
+  return laneCount > 1 ? (b.rowFirst[row] ?? 0) : rowFirstFrom(b, row, fromRel);
+}
+
+/** One past the last entry of `row` that may reach the window (see `cullFirst`). */
+export function cullEnd(b: IntervalBuilder, row: number, laneCount: number, toRel: number): number {
+  return laneCount > 1
+    ? (b.rowFirst[row] ?? 0) + (b.rowCount[row] ?? 0)
+    : rowEndBefore(b, row, toRel);
+}

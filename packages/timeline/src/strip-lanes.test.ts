@@ -140,8 +140,13 @@ describe('op row lanes', () => {
   });
 
   it('rasterizes the whole lane when reaching back would read too much', () => {
-    // A mixed sliver in every third pixel: reading back to the long entry for each would be
-    // quadratic, so the lane is painted whole, to the same pixels.
+    // A mixed sliver every fifth pixel (ranges cover under half the lane): reading back to the
+    // long entry for each would be quadratic, so the lane is painted whole, to the same pixels.
+    const [lower, reference] = longThenSlivers(46, 5);
+    expect(Array.from(lower!)).toEqual(Array.from(reference!));
+  });
+
+  it('rasterizes the whole lane when mixed buckets touch most of it', () => {
     const [lower, reference] = longThenSlivers(46, 3);
     expect(Array.from(lower!)).toEqual(Array.from(reference!));
   });

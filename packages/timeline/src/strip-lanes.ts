@@ -192,12 +192,26 @@ function lowerLane(
   for (let i = 0; i < rangeCount; i++) {
     coveredPx += mixedRanges[3 * i + 1]! - mixedRanges[3 * i]! + 1;
   }
-  if (2 * coveredPx > widthPx) {
-    // Mixed buckets touch most of the lane: one pass over every entry costs less.
-    resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
-    rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
+  // Where mixed buckets touch most of the lane, one pass over every entry costs less.
+  if (2 * coveredPx <= widthPx && lowerRanges(g, b, first, end, upperAt, under, rangeCount)) {
     return;
   }
+  resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
+  rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
+}
+
+/** The lower lane by ranges; false (the lane half painted) once the reading budget runs out. */
+function lowerRanges(
+  g: StripGeometry,
+  b: IntervalBuilder,
+  first: number,
+  end: number,
+  upperAt: number,
+  under: number,
+  rangeCount: number,
+): boolean {
+  const { pixels, widthPx } = g;
+  const lowerAt = upperAt + widthPx;
   pixels.copyWithin(lowerAt, upperAt, upperAt + widthPx);
   let budget = 4 * (end - first);
   for (let i = 0; i < rangeCount; i++) {
@@ -206,12 +220,11 @@ function lowerLane(
     resetLane(pixels, lowerAt, under, widthPx, p0, p1);
     const read = rasterSecondColors(g, b, mixedRanges[3 * i + 2]!, end, lowerAt, p0, p1, budget);
     if (read < 0) {
-      resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
-      rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
-      return;
+      return false;
     }
     budget -= read;
   }
+  return true;
 }
 
 /**

@@ -110,7 +110,7 @@ describe('REST API', () => {
       reason: string;
     }[];
     expect(listed.find((e) => e.id === id)).toMatchObject({
-      title: 'NVIDIA blog: overlap data transfers (variant depth-first, streams 8, size 16MiB)',
+      title: 'NVIDIA blog: overlap data transfers (variant depth-first, streams 8, size 16 MiB)',
       target: 'test-device',
       // Named backends need no explanation; only auto says why it chose.
       reason: '',

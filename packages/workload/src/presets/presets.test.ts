@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateWorkload } from '../validate.ts';
 import { workloadJsonSchema } from '../schema.ts';
-import { PresetError, buildPreset, presets } from './registry.ts';
+import { PresetError, buildPreset, presetRunTitle, presets } from './registry.ts';
 
 describe('presets', () => {
   it('cover every scenario of the issue, each with a pitfall parameter it declares', () => {
@@ -95,6 +95,19 @@ describe('presets', () => {
       /expected one of sequential, depth-first, breadth-first, got "v3"/,
     );
     expect(() => buildPreset('graphs', { useGraph: 'yes' })).toThrow(/expected true or false/);
+  });
+});
+
+describe('presetRunTitle', () => {
+  it('names every parameter as run, the pitfall first, sizes in binary units', () => {
+    expect(presetRunTitle('overlap-blog', { streams: '8', size: 33554432 })).toBe(
+      'NVIDIA blog: overlap data transfers (variant breadth-first, streams 8, size 32 MiB)',
+    );
+    const off = presetRunTitle('priorities', { usePriority: 'false' });
+    const on = presetRunTitle('priorities', { usePriority: true });
+    expect(off).toContain('(no usePriority');
+    expect(on).toContain('(usePriority');
+    expect(() => presetRunTitle('overlap-blog', { streams: 0 })).toThrow(PresetError);
   });
 });
 

@@ -1,3 +1,4 @@
+import { formatBytes } from '@streamscope/trace';
 import { UnitError, parseSize } from '../units.ts';
 import type { WorkloadInput } from '../schema.ts';
 import { overlapBlog } from './overlap-blog.ts';
@@ -55,6 +56,47 @@ export function buildPreset(
   name: string,
   params: Readonly<Record<string, PresetValue>> = {},
 ): WorkloadInput {
+  const { definition, args } = presetArgs(name, params);
+  try {
+    return definition.build(args);
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new PresetError(error.message);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A preset run's title: the preset's, then every parameter's value as run (given or default,
+ * sizes in binary units), the pitfall first, so runs of one preset tell apart in lists and in
+ * Compare. Throws PresetError as `buildPreset` does.
+ */
+export function presetRunTitle(
+  name: string,
+  params: Readonly<Record<string, PresetValue>> = {},
+): string {
+  const { definition, args } = presetArgs(name, params);
+  const pitfall = definition.pitfallParam;
+  const ordered = [...definition.params].sort(
+    (a, b) => Number(b.name === pitfall) - Number(a.name === pitfall),
+  );
+  const parts = ordered.map((p) => {
+    const value = args[p.name]!;
+    if (p.type === 'bool') {
+      return value === true ? p.name : `no ${p.name}`;
+    }
+    return `${p.name} ${p.type === 'size' ? formatBytes(Number(value)) : String(value)}`;
+  });
+  const title = `${definition.title} (${parts.join(', ')})`;
+  return title.length <= 200 ? title : `${title.slice(0, 199)}…`;
+}
+
+/** A preset's definition and its parameters' values, each checked and coerced (defaults filled). */
+function presetArgs(
+  name: string,
+  params: Readonly<Record<string, PresetValue>>,
+): { definition: PresetDefinition; args: Record<string, number | string | boolean> } {
   const definition = definitions.find((d) => d.name === name);
   if (definition === undefined) {
     throw new PresetError(
@@ -72,14 +114,7 @@ export function buildPreset(
   for (const param of definition.params) {
     args[param.name] = coerce(name, param, params[param.name] ?? param.default);
   }
-  try {
-    return definition.build(args);
-  } catch (error) {
-    if (error instanceof RangeError) {
-      throw new PresetError(error.message);
-    }
-    throw error;
-  }
+  return { definition, args };
 }
 
 function coerce(preset: string, param: PresetParam, value: PresetValue): number | string | boolean {
