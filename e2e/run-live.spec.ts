@@ -59,3 +59,44 @@ test('a preset run on the simulator fills the Gantt live, then lists and opens i
   expect(opened?.traceOps).toBe(final!.traceOps);
   expect(opened?.drawnOps).toBeGreaterThan(0);
 });
+
+test('a running run is in the queue under its parameters, and Cancel ends it keeping what arrived', async ({
+  page,
+}) => {
+  await page.goto('/#/run');
+  await idle(page);
+  await page.getByTestId('preset-select').selectOption('pipeline');
+  // Forty 150 ms kernels on one stream at real-time pace: six seconds, ample time to cancel.
+  await page.locator('#param-kernelUs').fill('150000');
+  await page.locator('#param-chunks').fill('40');
+  await page.locator('#param-streams').fill('1');
+  await page.getByTestId('backend-select').selectOption('sim');
+  await page.getByTestId('run-button').click();
+
+  // Some ops have arrived while the run goes on (no idle wait: a live run keeps the app busy).
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'running');
+  await expect
+    .poll(async () => (await rendererStats(page, 'live-timeline'))?.traceOps ?? 0)
+    .toBeGreaterThan(0);
+  const item = page.getByTestId('queue-item');
+  await expect(item).toHaveCount(1);
+  await expect(item).toContainText('running');
+  await expect(item).toContainText('chunks 40');
+
+  await page.getByTestId('cancel-run').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled');
+  await idle(page);
+  await expect(page.getByTestId('queue-item')).toHaveCount(0);
+  const kept = (await rendererStats(page, 'live-timeline'))!.traceOps;
+  expect(kept).toBeGreaterThan(0);
+
+  // The cancelled run is stored with the ops it received, and opens.
+  await page.goto('/#/traces');
+  await idle(page);
+  const row = page.locator('[data-testid=trace-row][data-status=cancelled]').first();
+  await expect(row).toContainText('chunks 40');
+  await expect(row.getByTestId('trace-op-count')).toHaveText(kept.toLocaleString('en-US'));
+  await row.getByTestId('open-trace').click();
+  await idle(page);
+  expect((await rendererStats(page, 'timeline'))?.traceOps).toBe(kept);
+});
