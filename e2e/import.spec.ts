@@ -91,3 +91,30 @@ test('a broken file shows its error, naming the file and the place', async ({ pa
   await expect(error).toContainText('report.nsys-rep could not be imported');
   await expect(error).toContainText('nsys export');
 });
+
+test('an import that recovered from a truncated file says what it lacks, there and in the view', async ({
+  page,
+}) => {
+  await page.goto('/#/import');
+  await idle(page);
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(path.join(fixtures, 'broken/truncated.json'));
+  await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
+  const warnings = page.getByTestId('import-warnings');
+  await expect(warnings).toContainText('3 warnings from the import');
+  await expect(warnings).toContainText('the file ends in the middle of line 14');
+  await page.getByTestId('open-imported').click();
+  await idle(page);
+  await expect(page.getByTestId('trace-warnings')).toContainText(
+    'the file ends in the middle of line 14',
+  );
+  // A clean import carries no warning box.
+  await page.goto('/#/import');
+  await idle(page);
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(path.join(fixtures, 'kineto/kineto-2021.json'));
+  await expect(page.getByTestId('import-done')).toContainText('kineto-2021.json');
+  await expect(page.getByTestId('import-warnings')).toHaveCount(0);
+});

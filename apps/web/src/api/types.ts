@@ -15,6 +15,8 @@ export interface TraceEntry {
   readonly reason: string;
   /** A run's device profile (sim) or device (cuda); '' when none was named. */
   readonly target: string;
+  /** What an import recovered from (truncation, missing names); empty when nothing. */
+  readonly warnings: readonly string[];
 }
 
 export function parseTraceEntry(o: JsonObject): TraceEntry {
@@ -30,6 +32,7 @@ export function parseTraceEntry(o: JsonObject): TraceEntry {
     backend: str(o, 'backend'),
     reason: str(o, 'reason'),
     target: str(o, 'target'),
+    warnings: arr(o, 'warnings').filter((w): w is string => typeof w === 'string'),
   };
 }
 

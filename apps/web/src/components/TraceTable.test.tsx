@@ -27,6 +27,7 @@ const run: TraceEntry = {
   backend: 'sim',
   reason: '',
   target: 'c1060',
+  warnings: [],
 };
 
 describe('trace list', () => {

@@ -6,6 +6,7 @@ import type { TraceEntry } from '../api/types.ts';
 import { uploadTrace } from '../api/upload.ts';
 import { DropZone } from '../components/DropZone.tsx';
 import { ImportProgressBar } from '../components/ImportProgressBar.tsx';
+import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { TraceTable } from '../components/TraceTable.tsx';
 import { refreshTraceList } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
@@ -153,6 +154,7 @@ export function ImportPage() {
           >
             Open
           </button>
+          <ImportWarnings warnings={state.entry.warnings} testId="import-warnings" />
         </div>
       )}
       <h2>Imported traces</h2>

@@ -3,6 +3,7 @@ import { AnalysisPanel } from '../components/AnalysisPanel.tsx';
 import { AreaTable } from '../components/AreaTable.tsx';
 import { DetailsPanel } from '../components/DetailsPanel.tsx';
 import { HoverTooltip } from '../components/HoverTooltip.tsx';
+import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { TraceToolbar } from '../components/TraceToolbar.tsx';
@@ -66,6 +67,7 @@ export function TracePage() {
               {trace.tracks.length} tracks · {trace.meta.producer} · wheel or W/S zoom, drag or A/D
               pan, shift-drag selects an area
             </div>
+            <ImportWarnings warnings={trace.meta.warnings ?? []} testId="trace-warnings" />
             <div className="timeline-host">
               <TimelineCanvas traceId={traceId} viewId={viewId} />
               <HoverTooltip />
