@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, idle, rendererStats, test } from './fixtures.ts';
@@ -117,4 +118,22 @@ test('an import that recovered from a truncated file says what it lacks, there a
     .setInputFiles(path.join(fixtures, 'kineto/kineto-2021.json'));
   await expect(page.getByTestId('import-done')).toContainText('kineto-2021.json');
   await expect(page.getByTestId('import-warnings')).toHaveCount(0);
+});
+
+test('a file dropped on the drop zone is imported', async ({ page }) => {
+  await page.goto('/#/import');
+  await idle(page);
+  const bytes = [...(await readFile(path.join(fixtures, 'kineto/kineto-2021.json')))];
+  // What the browser hands a drop: a DataTransfer holding the file.
+  const transfer = await page.evaluateHandle((data) => {
+    const t = new DataTransfer();
+    t.items.add(new File([new Uint8Array(data)], 'dropped-kineto.json'));
+    return t;
+  }, bytes);
+  const zone = page.getByTestId('dropzone');
+  await zone.dispatchEvent('dragover', { dataTransfer: transfer });
+  await zone.dispatchEvent('drop', { dataTransfer: transfer });
+  await expect(page.getByTestId('import-done')).toContainText('dropped-kineto.json', {
+    timeout: 30_000,
+  });
 });

@@ -11,9 +11,10 @@ test('a preset run on the simulator fills the Gantt live, then lists and opens i
   await page.goto('/#/run');
   await idle(page);
   await page.getByTestId('preset-select').selectOption('pipeline');
-  // Eight 150 ms kernels on one stream at real-time pace: they end 150 ms apart over 1.2 s, so
-  // their ops reach the browser in at least eight separate live frames.
-  await page.locator('#param-kernelUs').fill('150000');
+  // Eight 125 ms kernels on one stream at real-time pace (kernelUs is the total over all
+  // chunks): they end 125 ms apart over a second, so their ops reach the browser in at least
+  // eight separate live frames.
+  await page.locator('#param-kernelUs').fill('1000000');
   await page.locator('#param-chunks').fill('8');
   await page.locator('#param-streams').fill('1');
   await page.getByTestId('backend-select').selectOption('sim');
@@ -60,16 +61,30 @@ test('a preset run on the simulator fills the Gantt live, then lists and opens i
   expect(opened?.drawnOps).toBeGreaterThan(0);
 });
 
-test('a running run is in the queue under its parameters, and Cancel ends it keeping what arrived', async ({
-  page,
-}) => {
+test('a running run is in the queue, and Cancel ends it keeping what arrived', async ({ page }) => {
   await page.goto('/#/run');
   await idle(page);
-  await page.getByTestId('preset-select').selectOption('pipeline');
   // Forty 150 ms kernels on one stream at real-time pace: six seconds, ample time to cancel.
-  await page.locator('#param-kernelUs').fill('150000');
-  await page.locator('#param-chunks').fill('40');
-  await page.locator('#param-streams').fill('1');
+  const workload = {
+    name: 'forty long kernels',
+    streams: [{ name: 's', count: 1, type: 'non-blocking' }],
+    threads: [
+      {
+        name: 'main',
+        ops: [
+          {
+            op: 'repeat',
+            count: 40,
+            ops: [{ op: 'kernel', name: 'long[{i}]', duration: '150ms', stream: 's[0]' }],
+          },
+          { op: 'deviceSync' },
+        ],
+      },
+    ],
+  };
+  await page.getByTestId('mode-workload').click();
+  await page.getByTestId('workload-editor').fill(JSON.stringify(workload, null, 2));
+  await expect(page.getByTestId('workload-validity')).toHaveText('valid');
   await page.getByTestId('backend-select').selectOption('sim');
   await page.getByTestId('run-button').click();
 
@@ -80,8 +95,8 @@ test('a running run is in the queue under its parameters, and Cancel ends it kee
     .toBeGreaterThan(0);
   const item = page.getByTestId('queue-item');
   await expect(item).toHaveCount(1);
+  await expect(item).toContainText('forty long kernels');
   await expect(item).toContainText('running');
-  await expect(item).toContainText('chunks 40');
 
   await page.getByTestId('cancel-run').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled');
@@ -94,7 +109,7 @@ test('a running run is in the queue under its parameters, and Cancel ends it kee
   await page.goto('/#/traces');
   await idle(page);
   const row = page.locator('[data-testid=trace-row][data-status=cancelled]').first();
-  await expect(row).toContainText('chunks 40');
+  await expect(row).toContainText('forty long kernels');
   await expect(row.getByTestId('trace-op-count')).toHaveText(kept.toLocaleString('en-US'));
   await row.getByTestId('open-trace').click();
   await idle(page);

@@ -153,3 +153,23 @@ test('exports the view as a PNG and an SVG', async ({ page, request }) => {
   expect(svgText).toContain('<svg');
   expect(svgText).toContain('memcpy HtoD');
 });
+
+test('a trackpad pinch (a wheel with ctrlKey, as browsers send it) zooms the timeline', async ({
+  page,
+  request,
+}) => {
+  const id = await blogRun(request, 'breadth-first');
+  await page.goto(`/#/trace/${id}`);
+  await idle(page);
+  const fullSpanNs = await viewSpanNs(page, 'timeline');
+  const box = (await page.getByTestId('timeline').boundingBox())!;
+  await page.mouse.move(box.x + 200 + (box.width - 200) / 2, box.y + box.height / 2);
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -40);
+  await page.keyboard.up('Control');
+  await idle(page);
+  // A pinch step counts ten times a scroll step: 40 px of pinch zooms by 2^0.8 (1.74x), where
+  // 40 px of scrolling would zoom by 2^0.08 (1.06x). The page itself does not zoom.
+  expect(await viewSpanNs(page, 'timeline')).toBeLessThan(fullSpanNs / 1.5);
+  expect(await page.evaluate(() => window.devicePixelRatio)).toBe(1);
+});
