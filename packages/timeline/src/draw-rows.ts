@@ -149,17 +149,7 @@ export function drawRows(
         false,
       );
     }
-    for (
-      let k = cullFirst(cache.intervals, r, row.depthCount, fromRel),
-        end = cullEnd(cache.intervals, r, row.depthCount, toRel);
-      k < end;
-      k++
-    ) {
-      if (cache.intervals.ends[k]! >= fromRel && cache.intervals.starts[k]! <= toRel) {
-        stats.drawnOps += cache.intervals.counts[k]!;
-      }
-    }
-    gatherLabels(
+    stats.drawnOps += gatherLabels(
       labelBatch,
       cache.intervals,
       r,
@@ -270,7 +260,7 @@ const labelBatch = new LabelBatch();
 
 /**
  * Second pass (`drawLabels`): names on exact rectangles wide enough to hold them, into `batch`
- * (drawn after every row).
+ * (drawn after every row). Returns how many ops the row's entries in view hold.
  */
 export function gatherLabels(
   batch: LabelBatch,
@@ -284,12 +274,18 @@ export function gatherLabels(
   input: FrameInput,
   labels: LabelFitter,
   names: Uint32Array,
-): void {
+): number {
   const end = cullEnd(b, r, row.depthCount, toRel);
   const out = rectScratch;
+  let ops = 0;
   for (let k = cullFirst(b, r, row.depthCount, fromRel); k < end; k++) {
+    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+      continue;
+    }
+    ops += b.counts[k]!;
     const item = b.items[k]!;
-    if (item < 0 || b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+    // Clamping to the view only narrows a rectangle: one too narrow unclamped stays so.
+    if (item < 0 || (b.ends[k]! - b.starts[k]!) * x.scale < minLabelWidthPx) {
       continue;
     }
     entryRect(b, k, row, topPx, x, input, false, out);
@@ -302,4 +298,5 @@ export function gatherLabels(
       batch.add(text, out[0]! + 2, out[2]! + out[3]! / 2, widthPx - 4, textColorOn(b.colors[k]!));
     }
   }
+  return ops;
 }
