@@ -6,6 +6,7 @@ export interface RendererStats {
   readonly drawnOps: number;
   readonly rects: number;
   readonly labels: number;
+  readonly paintedColumnsPx: number;
   readonly frameMs: number;
   readonly lod: number;
   readonly traceOps: number;

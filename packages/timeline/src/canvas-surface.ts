@@ -156,50 +156,63 @@ export class CanvasSurface implements PaintSurface {
   }
 }
 
+/** One slot's strips: an ImageData and the OffscreenCanvas it is uploaded to. */
+interface StripSlot {
+  readonly canvas: OffscreenCanvas;
+  readonly ctx: OffscreenCanvasRenderingContext2D | null;
+  readonly image: ImageData;
+  readonly pixels: Uint32Array;
+}
+
 /**
- * Strips in one ImageData on an OffscreenCanvas: one putImageData per frame region, then a
- * drawImage per strip, stretched vertically with smoothing off so edges stay crisp.
+ * Strips in an ImageData per slot on an OffscreenCanvas: one putImageData per frame region, then
+ * a drawImage per strip, stretched vertically with smoothing off so edges stay crisp. A slot's
+ * pixels stay from frame to frame, for a pan to move them.
  */
 class CanvasStrips implements StripTarget {
   pixelRatio = 1;
-  private canvas: OffscreenCanvas | undefined;
-  private stripCtx: OffscreenCanvasRenderingContext2D | null = null;
-  private image: ImageData | undefined;
-  private pixels = new Uint32Array(0);
+  private readonly slots: (StripSlot | undefined)[] = [];
+  private current: StripSlot | undefined;
   private widthDevPx = 0;
   private count = 0;
   private uploaded = false;
 
   constructor(private readonly ctx: CanvasRenderingContext2D) {}
 
-  beginStrips(count: number, widthDevPx: number): Uint32Array {
-    if (this.image === undefined || this.image.width !== widthDevPx || this.image.height < count) {
-      const height = Math.max(
-        count,
-        (this.image?.height ?? 0) * (this.image?.width === widthDevPx ? 2 : 1),
-        16,
-      );
-      this.canvas = new OffscreenCanvas(widthDevPx, height);
-      this.stripCtx = this.canvas.getContext('2d');
-      this.image = new ImageData(widthDevPx, height);
-      this.pixels = new Uint32Array(this.image.data.buffer);
+  beginStrips(slot: number, count: number, widthDevPx: number, keep: boolean): Uint32Array {
+    let strips = this.slots[slot];
+    if (strips === undefined || strips.image.width !== widthDevPx || strips.image.height < count) {
+      const old = strips?.image;
+      const height = Math.max(count, (old?.height ?? 0) * (old?.width === widthDevPx ? 2 : 1), 16);
+      const canvas = new OffscreenCanvas(widthDevPx, height);
+      const image = new ImageData(widthDevPx, height);
+      strips = {
+        canvas,
+        ctx: canvas.getContext('2d'),
+        image,
+        pixels: new Uint32Array(image.data.buffer),
+      };
+      this.slots[slot] = strips;
+    } else if (!keep) {
+      strips.pixels.fill(0, 0, count * widthDevPx);
     }
+    this.current = strips;
     this.widthDevPx = widthDevPx;
     this.count = count;
     this.uploaded = false;
-    this.pixels.fill(0, 0, count * widthDevPx);
-    return this.pixels;
+    return strips.pixels;
   }
 
   drawStrip(index: number, xPx: number, yPx: number, wPx: number, hPx: number): void {
-    if (this.canvas === undefined || this.image === undefined || this.stripCtx === null) {
+    const strips = this.current;
+    if (strips === undefined || strips.ctx === null) {
       return;
     }
     if (!this.uploaded) {
-      this.stripCtx.putImageData(this.image, 0, 0, 0, 0, this.widthDevPx, this.count);
+      strips.ctx.putImageData(strips.image, 0, 0, 0, 0, this.widthDevPx, this.count);
       this.uploaded = true;
     }
     this.ctx.imageSmoothingEnabled = false;
-    this.ctx.drawImage(this.canvas, 0, index, this.widthDevPx, 1, xPx, yPx, wPx, hPx);
+    this.ctx.drawImage(strips.canvas, 0, index, this.widthDevPx, 1, xPx, yPx, wPx, hPx);
   }
 }

@@ -136,20 +136,10 @@ export function drawRows(
         input,
         true,
       );
-      stats.rects += drawIntervals(
-        surface,
-        cache.intervals,
-        r,
-        row,
-        topPx,
-        x,
-        fromRel,
-        toRel,
-        input,
-        false,
-      );
+      // Rectangles in view are counted with the labels below.
+      drawIntervals(surface, cache.intervals, r, row, topPx, x, fromRel, toRel, input, false);
     }
-    stats.drawnOps += gatherLabels(
+    gatherLabels(
       labelBatch,
       cache.intervals,
       r,
@@ -161,6 +151,7 @@ export function drawRows(
       input,
       labels,
       row.kind === 'nvtx' ? rangeNames : opNames,
+      stats,
     );
   }
   // Over every row's rectangles (labels stay inside their own row).
@@ -260,7 +251,8 @@ const labelBatch = new LabelBatch();
 
 /**
  * Second pass (`drawLabels`): names on exact rectangles wide enough to hold them, into `batch`
- * (drawn after every row). Returns how many ops the row's entries in view hold.
+ * (drawn after every row). Counts the row's rectangles in view and the ops they hold into
+ * `stats`.
  */
 export function gatherLabels(
   batch: LabelBatch,
@@ -274,15 +266,18 @@ export function gatherLabels(
   input: FrameInput,
   labels: LabelFitter,
   names: Uint32Array,
-): number {
+  stats: FrameStats,
+): void {
   const end = cullEnd(b, r, row.depthCount, toRel);
   const out = rectScratch;
   let ops = 0;
+  let rects = 0;
   for (let k = cullFirst(b, r, row.depthCount, fromRel); k < end; k++) {
     if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
       continue;
     }
     ops += b.counts[k]!;
+    rects++;
     const item = b.items[k]!;
     // Clamping to the view only narrows a rectangle: one too narrow unclamped stays so.
     if (item < 0 || (b.ends[k]! - b.starts[k]!) * x.scale < minLabelWidthPx) {
@@ -298,5 +293,6 @@ export function gatherLabels(
       batch.add(text, out[0]! + 2, out[2]! + out[3]! / 2, widthPx - 4, textColorOn(b.colors[k]!));
     }
   }
-  return ops;
+  stats.drawnOps += ops;
+  stats.rects += rects;
 }

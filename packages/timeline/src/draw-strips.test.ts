@@ -9,17 +9,26 @@ import { computeLayout } from './layout.ts';
 import { paintFrame } from './paint-frame.ts';
 import type { PaintSurface, StripTarget } from './paint-surface.ts';
 import { rgbaToPixel } from './strip-raster.ts';
+import { syntheticTrace } from './synthetic-trace.ts';
 
 /** A surface that keeps strip pixels and records strip draws; vector calls are counted. */
 function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number) {
   const draws: { index: number; xPx: number; yPx: number; wPx: number; hPx: number }[] = [];
+  const slots: Uint32Array<ArrayBuffer>[] = [];
+  const keeps: boolean[] = [];
   let pixels = new Uint32Array(0);
   let stripWidthPx = 0;
   let fillRects = 0;
   const strips: StripTarget = {
     pixelRatio,
-    beginStrips(count, widthDevPx) {
-      pixels = new Uint32Array(count * widthDevPx);
+    beginStrips(slot, count, widthDevPx, keep) {
+      keeps.push(keep);
+      let kept = slots[slot];
+      if (!keep || kept?.length !== count * widthDevPx) {
+        kept = new Uint32Array(count * widthDevPx);
+        slots[slot] = kept;
+      }
+      pixels = kept;
       stripWidthPx = widthDevPx;
       return pixels;
     },
@@ -41,12 +50,19 @@ function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number)
     pushClip: () => undefined,
     popClip: () => undefined,
   };
-  return {
-    surface,
-    draws,
-    strip: (index: number) => pixels.subarray(index * stripWidthPx, (index + 1) * stripWidthPx),
-    fillRects: () => fillRects,
+  const strip = (index: number) =>
+    pixels.subarray(index * stripWidthPx, (index + 1) * stripWidthPx);
+  /** The screen the strip draws give at pixel ratio 1 (each draw over whole CSS px rows). */
+  const screen = (): Uint32Array => {
+    const out = new Uint32Array(stripWidthPx * heightPx);
+    for (const d of draws) {
+      for (let y = Math.round(d.yPx); y < Math.round(d.yPx + d.hPx); y++) {
+        out.set(strip(d.index), y * stripWidthPx);
+      }
+    }
+    return out;
   };
+  return { surface, draws, keeps, strip, screen, fillRects: () => fillRects };
 }
 
 describe('drawing through pixel strips', () => {
@@ -162,5 +178,49 @@ describe('drawing through pixel strips', () => {
     ]);
     expect(rec.strip(1)[0]! & 0xffffff).toBe(rgbaToPixel(kindColors[OpKind.Kernel]!) & 0xffffff);
     expect(rec.strip(2)[0]! & 0xffffff).toBe(rgbaToPixel(kindColors[OpKind.CopyDtoH]!) & 0xffffff);
+  });
+
+  it('pans by moving the strips of the last frame, to the pixels a fresh frame paints', () => {
+    const trace = syntheticTrace({ opCount: 3000, devices: 1, streamsPerDevice: 3 });
+    const layout = computeLayout(trace);
+    const frame = (startNs: number) => {
+      const window = { startNs, endNs: startNs + 400_000 };
+      return {
+        trace,
+        layout,
+        cache,
+        window,
+        widthPx: 1000,
+        heightPx: 400,
+        gutterPx: 200,
+        axisHeightPx: 28,
+        scrollTopPx: 0,
+        selectedOp: undefined,
+        selectedFlows: [],
+        search: undefined,
+        currentMatch: undefined,
+        area: undefined,
+      } satisfies FrameInput;
+    };
+    const cache = new FrameCache();
+    const panned = recordingSurface(1000, 400, 1);
+    // 800 px for 400 µs: 500 ns per px. Pan by 37 px, then back by 120 px.
+    const starts = [2_000_000, 2_000_000 + 37 * 500, 2_000_000 - 83 * 500];
+    for (const startNs of starts) {
+      const input = frame(startNs);
+      cache.update(trace, layout, input.window, 500, undefined);
+      panned.draws.length = 0;
+      paintFrame(panned.surface, input, new LabelFitter(() => ''), emptyStats());
+    }
+    // Every frame after the first moved the strips instead of painting them again.
+    expect(panned.keeps).toEqual([false, true, true]);
+    // A new surface paints the last frame whole, from the same buffers (a rebuilt cache would
+    // round Float32 offsets from another base).
+    const fresh = recordingSurface(1000, 400, 1);
+    paintFrame(fresh.surface, frame(starts[2]!), new LabelFitter(() => ''), emptyStats());
+    expect(fresh.keeps).toEqual([false]);
+    const shown = fresh.screen();
+    expect(shown.some((p) => p !== 0)).toBe(true);
+    expect(Array.from(panned.screen())).toEqual(Array.from(shown));
   });
 });

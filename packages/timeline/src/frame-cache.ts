@@ -43,6 +43,8 @@ export class FrameCache {
   boundsEndNs = -1;
   /** Ops (and ranges) the last rebuild read: the superset the culling returned. */
   culledItems = 0;
+  /** Counts rebuilds: buffers of one generation hold the same entries at the same offsets. */
+  generation = 0;
   private traceVersion = -1;
   private layout: RowLayout | undefined;
   private gapIndex: GapIndex | undefined;
@@ -87,6 +89,7 @@ export class FrameCache {
       this.rangeIndex = new RangeIndex(trace);
     }
     this.rebuild(trace, layout);
+    this.generation++;
     return true;
   }
 

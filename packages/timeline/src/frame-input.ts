@@ -38,6 +38,11 @@ export interface FrameStats {
   rects: number;
   labels: number;
   gaps: number;
+  /**
+   * Device px columns of pixel strips rasterized: the strip width when painted whole, the
+   * columns a pan uncovered, 0 when the view did not move (summed over the row bands).
+   */
+  paintedColumnsPx: number;
   /** Wall time of the last frame, ms. */
   frameMs: number;
   /** Level of detail: ns per bucket (a power of two). */
@@ -54,6 +59,7 @@ export function emptyStats(): FrameStats {
     rects: 0,
     labels: 0,
     gaps: 0,
+    paintedColumnsPx: 0,
     frameMs: 0,
     lod: 0,
     culledItems: 0,

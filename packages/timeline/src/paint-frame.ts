@@ -36,6 +36,7 @@ export function paintFrame(
   stats.rects = 0;
   stats.labels = 0;
   stats.gaps = 0;
+  stats.paintedColumnsPx = 0;
   const { layout, widthPx, heightPx, axisHeightPx } = input;
   surface.fillRect(0, 0, widthPx, heightPx, chrome.background);
   const ticks = ticksFor(input.window.startNs, input.window.endNs, widthPx - input.gutterPx);

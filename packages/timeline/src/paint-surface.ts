@@ -16,8 +16,12 @@ export const avgCharWidthPerFontPx = 0.58;
  */
 export interface StripTarget {
   readonly pixelRatio: number;
-  /** Starts `count` transparent strips `widthDevPx` wide; returns their pixels, strip after strip. */
-  beginStrips(count: number, widthDevPx: number): Uint32Array;
+  /**
+   * Starts `count` strips `widthDevPx` wide in `slot` (0 for the scrolling rows, 1 for the
+   * pinned band) and returns their pixels, strip after strip: transparent, or with `keep` as
+   * the slot's last frame left them (its count and width must be these).
+   */
+  beginStrips(slot: number, count: number, widthDevPx: number, keep: boolean): Uint32Array;
   /** Draws strip `index` over the CSS px rectangle (uploading the pixels on the first call). */
   drawStrip(index: number, xPx: number, yPx: number, wPx: number, hPx: number): void;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IntervalBuilder } from './interval-buffers.ts';
 import type { StripGeometry } from './strip-lanes.ts';
-import { rasterOpLanes } from './strip-lanes.ts';
+import { rasterOpLanes, shiftStrips } from './strip-lanes.ts';
 import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
 
 const widthPx = 48;
@@ -26,6 +26,38 @@ const entries = fc
   )
   .map((list) => list.sort((a, b) => a.startRel - b.startRel));
 
+type Entry = { startRel: number; lengthRel: number; color: number; mix: number };
+
+/** One op row of `list` (sorted by start), in a builder. */
+function rowOf(list: readonly Entry[]): IntervalBuilder {
+  const b = new IntervalBuilder();
+  b.reset(1);
+  b.beginRow(0);
+  for (const e of list) {
+    b.push(0, 0, Math.fround(e.startRel), Math.fround(e.startRel + e.lengthRel), e.color, -1, 1);
+    b.mixes[b.count - 1] = e.mix;
+  }
+  b.endRow(0);
+  return b;
+}
+
+const gapPixel = rgbaToPixel(0x6e778124);
+
+/** The reference: a lane from its start (gaps or nothing), every entry in order, in full. */
+function referenceLane(b: IntervalBuilder, g: StripGeometry, gaps: boolean, second: boolean) {
+  const px = new Uint32Array(widthPx);
+  if (gaps) {
+    rasterSpan(px, 0, widthPx, 3.5, 30.25, gapPixel);
+  }
+  for (let k = 0; k < b.count; k++) {
+    const x0 = g.offset + b.starts[k]! * g.scale;
+    const x1 = Math.max(x0 + g.minWidthPx, g.offset + b.ends[k]! * g.scale);
+    const color = second && b.mixes[k] !== 0 ? b.mixes[k]! : b.colors[k]!;
+    rasterSpan(px, 0, widthPx, x0, x1, rgbaToPixel(color));
+  }
+  return Array.from(px);
+}
+
 describe('op row lanes', () => {
   it('paints the lower lane exactly as rasterizing every entry again would, over gaps or not', () => {
     fc.assert(
@@ -35,26 +67,10 @@ describe('op row lanes', () => {
         fc.integer({ min: 16, max: 48 }).map((v) => v / 32),
         fc.boolean(),
         (list, minWidthPx, scale, withGaps) => {
-          const b = new IntervalBuilder();
-          b.reset(1);
-          b.beginRow(0);
-          for (const e of list) {
-            b.push(
-              0,
-              0,
-              Math.fround(e.startRel),
-              Math.fround(e.startRel + e.lengthRel),
-              e.color,
-              -1,
-              1,
-            );
-            b.mixes[b.count - 1] = e.mix;
-          }
-          b.endRow(0);
+          const b = rowOf(list);
           const pixels = new Uint32Array(3 * widthPx);
-          const gaps = rgbaToPixel(0x6e778124);
           if (withGaps) {
-            rasterSpan(pixels, 0, widthPx, 3.5, 30.25, gaps);
+            rasterSpan(pixels, 0, widthPx, 3.5, 30.25, gapPixel);
           }
           const g: StripGeometry = {
             pixels,
@@ -62,38 +78,109 @@ describe('op row lanes', () => {
             scale,
             offset: -2.25,
             minWidthPx,
-            fromRel: -1,
-            toRel: 50,
+            fromPx: 0,
+            toPx: widthPx,
           };
           const used = new Uint8Array(3);
-          const drawn = rasterOpLanes(g, b, 0, b.count, 1, withGaps ? 0 : -1, used);
-
-          // The reference: each lane from its start, every entry in view, in order.
-          const lane = (second: boolean): Uint32Array => {
-            const px = withGaps ? pixels.slice(0, widthPx) : new Uint32Array(widthPx);
-            for (let k = 0; k < b.count; k++) {
-              if (b.ends[k]! < g.fromRel || b.starts[k]! > g.toRel) {
-                continue;
-              }
-              const x0 = g.offset + b.starts[k]! * scale;
-              const x1 = Math.max(x0 + minWidthPx, g.offset + b.ends[k]! * scale);
-              const color = second && b.mixes[k] !== 0 ? b.mixes[k]! : b.colors[k]!;
-              rasterSpan(px, 0, widthPx, x0, x1, rgbaToPixel(color));
-            }
-            return px;
-          };
-          const inView = list.filter((_, k) => !(b.ends[k]! < g.fromRel || b.starts[k]! > g.toRel));
-          expect(drawn).toBe(inView.length);
-          expect(Array.from(pixels.subarray(widthPx, 2 * widthPx))).toEqual(
-            Array.from(lane(false)),
-          );
+          rasterOpLanes(g, b, 0, b.count, 1, withGaps ? 0 : -1, used);
+          const upper = referenceLane(b, g, withGaps, false);
+          const lower = referenceLane(b, g, withGaps, true);
+          expect(Array.from(pixels.subarray(widthPx, 2 * widthPx))).toEqual(upper);
           if (used[2] === 1) {
-            expect(Array.from(pixels.subarray(2 * widthPx))).toEqual(Array.from(lane(true)));
+            expect(Array.from(pixels.subarray(2 * widthPx))).toEqual(lower);
           } else {
             // Unused only when no mixed bucket touched a pixel: then it would equal the upper.
-            expect(lane(true)).toEqual(lane(false));
+            expect(lower).toEqual(upper);
           }
+          const inView = list.filter((_, k) => {
+            const x0 = g.offset + b.starts[k]! * scale;
+            return x0 < widthPx && Math.max(x0 + minWidthPx, g.offset + b.ends[k]! * scale) > 0;
+          });
           expect(used[1]).toBe(inView.length > 0 ? 1 : 0);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('pans by moving the lanes and painting the uncovered columns, to the same pixels', () => {
+    fc.assert(
+      fc.property(
+        entries,
+        fc.constantFrom(1, 2),
+        fc.integer({ min: 16, max: 48 }).map((v) => v / 32),
+        fc.boolean(),
+        fc.array(fc.integer({ min: -23, max: 23 }), { minLength: 1, maxLength: 4 }),
+        (list, minWidthPx, scale, withGaps, shifts) => {
+          const b = rowOf(list);
+          const pixels = new Uint32Array(3 * widthPx);
+          const used = new Uint8Array(3);
+          let g: StripGeometry = {
+            pixels,
+            widthPx,
+            scale,
+            offset: -2.25,
+            minWidthPx,
+            fromPx: 0,
+            toPx: widthPx,
+          };
+          const paint = (): void => {
+            // The gap strip: one long gap at fixed rel times, painted over the columns.
+            if (withGaps) {
+              const x0 = g.offset + 5 * scale;
+              const x1 = g.offset + 27 * scale;
+              if (x1 > g.fromPx && x0 < g.toPx) {
+                rasterSpan(
+                  pixels,
+                  0,
+                  widthPx,
+                  Math.max(x0, g.fromPx),
+                  Math.min(x1, g.toPx),
+                  gapPixel,
+                );
+                used[0] = 1;
+              }
+            }
+            rasterOpLanes(g, b, 0, b.count, 1, used[0] === 1 ? 0 : -1, used);
+          };
+          paint();
+          for (const shiftPx of shifts) {
+            shiftStrips(pixels, widthPx, 3, used, shiftPx);
+            g = {
+              ...g,
+              offset: g.offset + shiftPx,
+              fromPx: shiftPx > 0 ? 0 : widthPx + shiftPx,
+              toPx: shiftPx > 0 ? shiftPx : widthPx,
+            };
+            if (shiftPx !== 0) {
+              paint();
+            }
+          }
+          // A whole raster at the final offset, and what each half of the row would show.
+          const whole = new Uint32Array(3 * widthPx);
+          const wholeUsed = new Uint8Array(3);
+          const wholeG: StripGeometry = { ...g, pixels: whole, fromPx: 0, toPx: widthPx };
+          if (withGaps) {
+            const x0 = wholeG.offset + 5 * scale;
+            const x1 = wholeG.offset + 27 * scale;
+            if (x1 > 0 && x0 < widthPx) {
+              rasterSpan(whole, 0, widthPx, x0, x1, gapPixel);
+              wholeUsed[0] = 1;
+            }
+          }
+          rasterOpLanes(wholeG, b, 0, b.count, 1, wholeUsed[0] === 1 ? 0 : -1, wholeUsed);
+          // What the row shows, band by band, as drawRowStrips draws its strips: the padding
+          // from the gap strip, each half from its lane, or the gap strip throughout.
+          const shown = (px: Uint32Array, u: Uint8Array) => {
+            const strip = (i: number) => Array.from(px.subarray(i * widthPx, (i + 1) * widthPx));
+            const padding = u[0] === 1 ? strip(0) : new Array<number>(widthPx).fill(0);
+            return {
+              padding,
+              upper: u[1] === 1 ? strip(1) : padding,
+              lower: u[1] === 1 ? strip(u[2] === 1 ? 2 : 1) : padding,
+            };
+          };
+          expect(shown(pixels, used)).toEqual(shown(whole, wholeUsed));
         },
       ),
       { numRuns: 1500 },
@@ -118,8 +205,8 @@ describe('op row lanes', () => {
       scale: 1,
       offset: 0,
       minWidthPx: 1,
-      fromRel: 0,
-      toRel: 48,
+      fromPx: 0,
+      toPx: widthPx,
     };
     const used = new Uint8Array(3);
     rasterOpLanes(g, b, 0, b.count, 1, -1, used);

@@ -3,7 +3,9 @@ import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
 
 /**
  * Where one frame's entries land in its strips: device x = offset + rel * scale, every entry at
- * least `minWidthPx` wide, only entries reaching [fromRel, toRel] drawn.
+ * least `minWidthPx` wide. Only pixels [fromPx, toPx) are painted (the whole strip, or the
+ * columns a pan uncovered); an entry paints there what it would in a whole raster, since each
+ * pixel's coverage depends on the entry alone.
  */
 export interface StripGeometry {
   readonly pixels: Uint32Array;
@@ -14,8 +16,9 @@ export interface StripGeometry {
   /** Device x of rel 0. */
   readonly offset: number;
   readonly minWidthPx: number;
-  readonly fromRel: number;
-  readonly toRel: number;
+  /** Painted columns: whole device px, 0 <= fromPx < toPx <= widthPx. */
+  readonly fromPx: number;
+  readonly toPx: number;
 }
 
 /**
@@ -28,8 +31,8 @@ let reachScratch = new Float64Array(1024);
 
 /**
  * Rasterizes entries [first, end) of `b` into the strips from `firstStrip` on (entry k into
- * `firstStrip + lanes[k]`), each in its own colour. Marks the strips it paints in `used`;
- * returns how many entries it drew.
+ * `firstStrip + lanes[k]`), each in its own colour, over the painted columns (which must be
+ * transparent). Marks the strips it paints in `used`.
  */
 export function rasterLanes(
   g: StripGeometry,
@@ -38,34 +41,66 @@ export function rasterLanes(
   end: number,
   firstStrip: number,
   used: Uint8Array,
-): number {
-  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
-  let drawn = 0;
+): void {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromPx, toPx } = g;
   for (let k = first; k < end; k++) {
-    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
-      continue;
-    }
     const x0 = offset + b.starts[k]! * scale;
     const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+    if (x1 <= fromPx || x0 >= toPx) {
+      continue;
+    }
     const strip = firstStrip + b.lanes[k]!;
-    rasterSpan(pixels, strip * widthPx, widthPx, x0, x1, rgbaToPixel(b.colors[k]!));
+    rasterSpan(
+      pixels,
+      strip * widthPx,
+      widthPx,
+      x0 > fromPx ? x0 : fromPx,
+      x1 < toPx ? x1 : toPx,
+      rgbaToPixel(b.colors[k]!),
+    );
     used[strip] = 1;
-    drawn++;
   }
-  return drawn;
+}
+
+/**
+ * Moves the pixels of every used strip `shiftPx` to the right (left when negative) and clears
+ * the columns it uncovers, for a pan: then paint those columns.
+ */
+export function shiftStrips(
+  pixels: Uint32Array,
+  widthPx: number,
+  count: number,
+  used: Uint8Array,
+  shiftPx: number,
+): void {
+  for (let i = 0; i < count; i++) {
+    if (used[i] !== 1) {
+      continue;
+    }
+    const at = i * widthPx;
+    if (shiftPx > 0) {
+      pixels.copyWithin(at + shiftPx, at, at + widthPx - shiftPx);
+      pixels.fill(0, at, at + shiftPx);
+    } else {
+      pixels.copyWithin(at, at - shiftPx, at + widthPx);
+      pixels.fill(0, at + widthPx + shiftPx, at + widthPx);
+    }
+  }
 }
 
 /**
  * An op row's two lanes: entries [first, end) (sorted by start) into `upper` in their colour,
  * and into `upper + 1` with merged buckets in their second colour (`mixes`), so the lower half
  * of the row shows a kind that shared a bucket. Both lanes start as a copy of strip `under`
- * (the row's gaps, composited beneath the ops) or transparent when `under` is -1.
+ * (the row's gaps, composited beneath the ops) or transparent when `under` is -1. Only the
+ * painted columns change in a lane already used.
  *
  * The lower lane differs from the upper only in pixels a mixed bucket touches: it is the upper
  * lane copied, with those pixel ranges reset and every entry reaching them rasterized again,
  * clipped to them. Clipping to whole pixels leaves each pixel's sequence of blends unchanged, so
  * this paints exactly what rasterizing every entry again would. The lower lane is marked used
- * only when a mixed bucket is in view. Returns how many entries were drawn.
+ * once a mixed bucket is in view; while it is marked, its painted columns are kept up to date
+ * with or without one (outside them it holds what earlier frames painted).
  */
 export function rasterOpLanes(
   g: StripGeometry,
@@ -75,41 +110,39 @@ export function rasterOpLanes(
   upper: number,
   under: number,
   used: Uint8Array,
-): number {
-  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+): void {
+  const { pixels, widthPx, scale, offset, minWidthPx, fromPx, toPx } = g;
   const upperAt = upper * widthPx;
-  if (under >= 0) {
-    // Strips start transparent (beginStrips); only a lane over gaps needs them copied in.
-    resetLane(pixels, upperAt, under, widthPx, 0, widthPx - 1);
+  // A lane starts as the gaps beneath it. One not used until now may hold an earlier frame's
+  // pixels outside the painted columns (or lack the gaps there): it starts over whole.
+  const whole = used[upper] !== 1;
+  if (under >= 0 || whole) {
+    resetLane(pixels, upperAt, under, widthPx, whole ? 0 : fromPx, (whole ? widthPx : toPx) - 1);
   }
   if (reachScratch.length < end - first) {
     reachScratch = new Float64Array(Math.max(end - first, reachScratch.length * 2));
   }
   const reach = reachScratch;
   let reachPx = -Infinity;
-  let drawn = 0;
   let rangeCount = 0;
   for (let k = first; k < end; k++) {
-    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
+    const x0 = offset + b.starts[k]! * scale;
+    const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
+    if (x1 <= fromPx || x0 >= toPx) {
       reach[k - first] = reachPx;
       continue;
     }
-    const x0 = offset + b.starts[k]! * scale;
-    const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
-    rasterSpan(pixels, upperAt, widthPx, x0, x1, rgbaToPixel(b.colors[k]!));
-    drawn++;
+    // The pixels this entry paints: floor of the clipped start to ceil of the clipped end - 1.
+    const from = x0 > fromPx ? x0 : fromPx;
+    const to = x1 < toPx ? x1 : toPx;
+    rasterSpan(pixels, upperAt, widthPx, from, to, rgbaToPixel(b.colors[k]!));
+    used[upper] = 1;
     const before = reachPx;
     if (x1 > reachPx) {
       reachPx = x1;
     }
     reach[k - first] = reachPx;
     if (b.mixes[k] === 0) {
-      continue;
-    }
-    // The pixels rasterSpan touched: floor of the clipped start to ceil of the clipped end - 1.
-    const from = x0 > 0 ? x0 : 0;
-    const to = x1 < widthPx ? x1 : widthPx;
-    if (!(to > from)) {
       continue;
     }
     const p0 = Math.floor(from);
@@ -136,14 +169,10 @@ export function rasterOpLanes(
     mixedRanges[3 * rangeCount + 2] = from_;
     rangeCount++;
   }
-  if (drawn > 0) {
-    used[upper] = 1;
-  }
-  if (rangeCount > 0) {
-    lowerLane(g, b, first, end, upper, under, rangeCount);
+  if (rangeCount > 0 || used[upper + 1] === 1) {
+    lowerLane(g, b, first, end, upper, under, rangeCount, used[upper + 1] === 1);
     used[upper + 1] = 1;
   }
-  return drawn;
 }
 
 /** Lane pixels [p0, p1] back to their start: the `under` strip's, or transparent. */
@@ -171,10 +200,12 @@ function resetLane(
 }
 
 /**
- * The lower lane from the upper one and the mixed ranges: each range reset, then the entries from
- * the first that reaches it to the last that starts in it rasterized again, clipped to it. When
- * that would read more than four times the row's entries (a long op reaching back over many
- * mixed buckets), the lane is rasterized whole instead, which paints the same pixels.
+ * The lower lane from the upper one and the mixed ranges, over the painted columns (the whole
+ * lane when it was not `live`: it then held nothing, and no mixed bucket was in view outside the
+ * painted columns). Each range is reset, then the entries from the first that reaches it to the
+ * last that starts in it rasterized again, clipped to it. When that would read more than four
+ * times the row's entries (a long op reaching back over many mixed buckets), the columns are
+ * rasterized whole instead, which paints the same pixels.
  */
 function lowerLane(
   g: StripGeometry,
@@ -184,20 +215,24 @@ function lowerLane(
   upper: number,
   under: number,
   rangeCount: number,
+  live: boolean,
 ): void {
-  const { pixels, widthPx } = g;
+  const { pixels, widthPx, fromPx, toPx } = g;
   const upperAt = upper * widthPx;
   const lowerAt = upperAt + widthPx;
+  const copyFrom = live ? fromPx : 0;
+  const copyTo = live ? toPx : widthPx;
+  pixels.copyWithin(lowerAt + copyFrom, upperAt + copyFrom, upperAt + copyTo);
   let coveredPx = 0;
   for (let i = 0; i < rangeCount; i++) {
     coveredPx += mixedRanges[3 * i + 1]! - mixedRanges[3 * i]! + 1;
   }
-  // Where mixed buckets touch most of the lane, one pass over every entry costs less.
-  if (2 * coveredPx <= widthPx && lowerRanges(g, b, first, end, upperAt, under, rangeCount)) {
+  // Where mixed buckets touch most of the columns, one pass over every entry costs less.
+  if (2 * coveredPx <= toPx - fromPx && lowerRanges(g, b, first, end, lowerAt, under, rangeCount)) {
     return;
   }
-  resetLane(pixels, lowerAt, under, widthPx, 0, widthPx - 1);
-  rasterSecondColors(g, b, first, end, lowerAt, 0, widthPx - 1, Infinity);
+  resetLane(pixels, lowerAt, under, widthPx, fromPx, toPx - 1);
+  rasterSecondColors(g, b, first, end, lowerAt, fromPx, toPx - 1, Infinity);
 }
 
 /** The lower lane by ranges; false (the lane half painted) once the reading budget runs out. */
@@ -206,13 +241,11 @@ function lowerRanges(
   b: IntervalBuilder,
   first: number,
   end: number,
-  upperAt: number,
+  lowerAt: number,
   under: number,
   rangeCount: number,
 ): boolean {
   const { pixels, widthPx } = g;
-  const lowerAt = upperAt + widthPx;
-  pixels.copyWithin(lowerAt, upperAt, upperAt + widthPx);
   let budget = 4 * (end - first);
   for (let i = 0; i < rangeCount; i++) {
     const p0 = mixedRanges[3 * i]!;
@@ -242,7 +275,7 @@ function rasterSecondColors(
   p1: number,
   budget: number,
 ): number {
-  const { pixels, widthPx, scale, offset, minWidthPx, fromRel, toRel } = g;
+  const { pixels, widthPx, scale, offset, minWidthPx } = g;
   let read = 0;
   for (let k = from; k < end; k++) {
     const x0 = offset + b.starts[k]! * scale;
@@ -251,9 +284,6 @@ function rasterSecondColors(
     }
     if (++read > budget) {
       return -1;
-    }
-    if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
-      continue;
     }
     const x1 = Math.max(x0 + minWidthPx, offset + b.ends[k]! * scale);
     if (x1 <= p0) {

@@ -126,6 +126,7 @@ export function bindTimeline(
       drawnOps: stats.drawnOps,
       rects: stats.rects,
       labels: stats.labels,
+      paintedColumnsPx: stats.paintedColumnsPx,
       frameMs: stats.frameMs,
       lod: stats.lod,
       traceOps: getTrace(traceId)?.ops.count ?? 0,

@@ -112,6 +112,7 @@ export function bindLessonTimeline(
       drawnOps: stats.drawnOps,
       rects: stats.rects,
       labels: stats.labels,
+      paintedColumnsPx: stats.paintedColumnsPx,
       frameMs: stats.frameMs,
       lod: stats.lod,
       traceOps: lessonTrace(side)?.ops.count ?? 0,

@@ -3,6 +3,8 @@ export interface RendererStatsSnapshot {
   readonly drawnOps: number;
   readonly rects: number;
   readonly labels: number;
+  /** Device px columns of pixel strips the last frame rasterized (fewer when it only panned). */
+  readonly paintedColumnsPx: number;
   readonly frameMs: number;
   readonly lod: number;
   /** Ops in the trace the view holds (grows during a live run). */
