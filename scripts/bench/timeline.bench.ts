@@ -26,6 +26,8 @@ const zooms = ['full', 'mid', 'deep'] as const;
 // Frames per (size, zoom), drawn in rounds that cycle through the sizes, so a burst of load
 // on this shared machine lands on every size alike and the ratios stay fair.
 const rounds = 24;
+/** Rounds of wheel frames (each paints every strip again, as a pan does not). */
+const zoomRounds = 12;
 const framesPerRound = 10;
 const chromiumFlags = [
   '--headless',
@@ -49,7 +51,7 @@ interface FrameBatch {
 /** timeline-page's `window.bench` (page.ts), as seen from node. */
 interface BenchApi {
   load(opCount: number): { opCount: number; spanNs: number; loadMs: number };
-  frames(zoom: string, count: number, firstFrame: number): FrameBatch;
+  frames(zoom: string, count: number, firstFrame: number, motion: string): FrameBatch;
 }
 
 /** The page's global, typed (inlined in each evaluate: the function's source runs in the page). */
@@ -159,35 +161,47 @@ export async function run(report: Report): Promise<void> {
       process.stderr.write(`timeline ${size.label}: built in ${loaded.loadMs.toFixed(0)} ms\n`);
       pages.push({ size, page });
     }
-    const batch = (page: Page, zoom: string, count: number, firstFrame: number) =>
-      page.evaluate(([z, n, f]) => (globalThis as unknown as PageGlobal).bench.frames(z, n, f), [
-        zoom,
-        count,
-        firstFrame,
-      ] as const);
-    const pairedRatios = new Map<string, number>();
-    for (const zoom of zooms) {
-      const firsts = new Map<string, FrameBatch>();
+    const batch = (page: Page, zoom: string, count: number, firstFrame: number, motion: string) =>
+      page.evaluate(
+        ([z, n, f, m]) => (globalThis as unknown as PageGlobal).bench.frames(z, n, f, m),
+        [zoom, count, firstFrame, motion] as const,
+      );
+    /**
+     * Frame times per size over `roundCount` rounds (each draws every size a moment apart), and
+     * the median over rounds of the 1m/1k ratio of the round's medians.
+     */
+    const measure = async (zoom: string, motion: string, roundCount: number) => {
       const times = new Map<string, number[]>();
-      // Per round, the median of each size's batch: 1m and 1k measured a moment apart.
       const roundMedians = new Map<string, number[]>();
-      for (const { size, page } of pages) {
-        firsts.set(size.label, await batch(page, zoom, 0, 0));
-        times.set(size.label, []);
-      }
-      for (let r = 0; r < rounds; r++) {
+      for (let r = 0; r < roundCount; r++) {
         for (const { size, page } of pages) {
-          const result = await batch(page, zoom, framesPerRound, 1 + r * framesPerRound);
-          times.get(size.label)!.push(...result.timesMs);
-          const sortedBatch = [...result.timesMs].sort((a, b) => a - b);
+          const result = await batch(page, zoom, framesPerRound, 1 + r * framesPerRound, motion);
+          times.set(size.label, [...(times.get(size.label) ?? []), ...result.timesMs]);
+          const sortedBatch = [...result.timesMs].sort((x, y) => x - y);
           const batchMedians = roundMedians.get(size.label) ?? [];
           batchMedians.push(sortedBatch[Math.floor(sortedBatch.length / 2)] ?? 0);
           roundMedians.set(size.label, batchMedians);
         }
       }
+      const big = roundMedians.get('1m') ?? [];
+      const small = roundMedians.get('1k') ?? [];
+      const ratios = big.map((ms, r) => ms / Math.max(1e-3, small[r] ?? 0)).sort((x, y) => x - y);
+      return { times, pairedRatio: ratios[Math.floor(ratios.length / 2)] ?? 0 };
+    };
+    const median = (values: number[]) =>
+      [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0;
+    const pairedRatios = new Map<string, number>();
+    const zoomMedians = new Map<string, number>();
+    const zoomRatios = new Map<string, number>();
+    for (const zoom of zooms) {
+      const firsts = new Map<string, FrameBatch>();
+      for (const { size, page } of pages) {
+        firsts.set(size.label, await batch(page, zoom, 0, 0, 'pan'));
+      }
+      const panned = await measure(zoom, 'pan', rounds);
       for (const { size } of pages) {
-        const sorted = times.get(size.label)!.sort((a, b) => a - b);
-        const medianMs = sorted[Math.floor(sorted.length / 2)] ?? 0;
+        const sorted = panned.times.get(size.label)!.sort((x, y) => x - y);
+        const medianMs = median(sorted);
         const p95Ms = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
         const first = firsts.get(size.label)!;
         medians.set(`${size.label}_${zoom}`, medianMs);
@@ -199,10 +213,15 @@ export async function run(report: Report): Promise<void> {
             `${first.drawnOps} ops drawn, ${first.labels} labels, lod ${first.lodNs} ns\n`,
         );
       }
-      const big = roundMedians.get('1m') ?? [];
-      const small = roundMedians.get('1k') ?? [];
-      const ratios = big.map((ms, r) => ms / Math.max(1e-3, small[r] ?? 0)).sort((a, b) => a - b);
-      pairedRatios.set(zoom, ratios[Math.floor(ratios.length / 2)] ?? 0);
+      pairedRatios.set(zoom, panned.pairedRatio);
+      // Wheel frames: the scale changes every frame, so every strip is painted again.
+      const zoomed = await measure(zoom, 'zoom', zoomRounds);
+      for (const { size } of pages) {
+        const medianMs = median(zoomed.times.get(size.label)!);
+        zoomMedians.set(`${size.label}_${zoom}`, medianMs);
+        report(`timeline.zoom_frame_ms_${size.label}_${zoom}`, medianMs, 'ms');
+      }
+      zoomRatios.set(zoom, zoomed.pairedRatio);
     }
     for (const { page } of pages) {
       await page.close();
@@ -214,6 +233,10 @@ export async function run(report: Report): Promise<void> {
       // The same ratio taken round by round (each round draws every size a moment apart), then
       // its median: steadier than the ratio of medians when the machine's load drifts.
       report(`timeline.frame_ratio_paired_1m_vs_1k_${zoom}`, pairedRatios.get(zoom) ?? 0, 'x');
+      const zoomRatio =
+        (zoomMedians.get(`1m_${zoom}`) ?? 0) / Math.max(1e-3, zoomMedians.get(`1k_${zoom}`) ?? 0);
+      report(`timeline.zoom_frame_ratio_1m_vs_1k_${zoom}`, zoomRatio, 'x');
+      report(`timeline.zoom_frame_ratio_paired_1m_vs_1k_${zoom}`, zoomRatios.get(zoom) ?? 0, 'x');
     }
     // The machine's load while measuring: frame times on a busy 2-core host are noisy.
     report('timeline.load_average_1min', os.loadavg()[0] ?? 0, '');

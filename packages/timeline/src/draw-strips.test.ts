@@ -180,47 +180,59 @@ describe('drawing through pixel strips', () => {
     expect(rec.strip(2)[0]! & 0xffffff).toBe(rgbaToPixel(kindColors[OpKind.CopyDtoH]!) & 0xffffff);
   });
 
-  it('pans by moving the strips of the last frame, to the pixels a fresh frame paints', () => {
-    const trace = syntheticTrace({ opCount: 3000, devices: 1, streamsPerDevice: 3 });
-    const layout = computeLayout(trace);
-    const frame = (startNs: number) => {
-      const window = { startNs, endNs: startNs + 400_000 };
-      return {
-        trace,
-        layout,
-        cache,
-        window,
-        widthPx: 1000,
-        heightPx: 400,
-        gutterPx: 200,
-        axisHeightPx: 28,
-        scrollTopPx: 0,
-        selectedOp: undefined,
-        selectedFlows: [],
-        search: undefined,
-        currentMatch: undefined,
-        area: undefined,
-      } satisfies FrameInput;
-    };
-    const cache = new FrameCache();
-    const panned = recordingSurface(1000, 400, 1);
-    // 800 px for 400 µs: 500 ns per px. Pan by 37 px, then back by 120 px.
-    const starts = [2_000_000, 2_000_000 + 37 * 500, 2_000_000 - 83 * 500];
-    for (const startNs of starts) {
-      const input = frame(startNs);
-      cache.update(trace, layout, input.window, 500, undefined);
-      panned.draws.length = 0;
-      paintFrame(panned.surface, input, new LabelFitter(() => ''), emptyStats());
-    }
-    // Every frame after the first moved the strips instead of painting them again.
-    expect(panned.keeps).toEqual([false, true, true]);
-    // A new surface paints the last frame whole, from the same buffers (a rebuilt cache would
-    // round Float32 offsets from another base).
-    const fresh = recordingSurface(1000, 400, 1);
-    paintFrame(fresh.surface, frame(starts[2]!), new LabelFitter(() => ''), emptyStats());
-    expect(fresh.keeps).toEqual([false]);
-    const shown = fresh.screen();
-    expect(shown.some((p) => p !== 0)).toBe(true);
-    expect(Array.from(panned.screen())).toEqual(Array.from(shown));
-  });
+  it.each([
+    { pixelRatio: 1, pinnedTracks: [] },
+    { pixelRatio: 2, pinnedTracks: [] },
+    { pixelRatio: 1, pinnedTracks: [2] },
+  ])(
+    'pans by moving the strips of the last frame, to the pixels a fresh frame paints ($pixelRatio x, pinned $pinnedTracks)',
+    ({ pixelRatio, pinnedTracks }) => {
+      const trace = syntheticTrace({ opCount: 3000, devices: 1, streamsPerDevice: 3 });
+      const layout = computeLayout(trace, { pinnedTracks });
+      const cache = new FrameCache();
+      const frame = (startNs: number) =>
+        ({
+          trace,
+          layout,
+          cache,
+          window: { startNs, endNs: startNs + 400_000 },
+          widthPx: 1000,
+          heightPx: 400,
+          gutterPx: 200,
+          axisHeightPx: 28,
+          scrollTopPx: 0,
+          selectedOp: undefined,
+          selectedFlows: [],
+          search: undefined,
+          currentMatch: undefined,
+          area: undefined,
+        }) satisfies FrameInput;
+      const panned = recordingSurface(1000, 400, pixelRatio);
+      // 800 CSS px for 400 µs: 500 ns per px. Pan by 37 px, then back by 120, then stay.
+      const starts = [2_000_000, 2_000_000 + 37 * 500, 2_000_000 - 83 * 500, 2_000_000 - 83 * 500];
+      const painted: number[] = [];
+      for (const startNs of starts) {
+        const input = frame(startNs);
+        cache.update(trace, layout, input.window, 500 / pixelRatio, undefined);
+        panned.draws.length = 0;
+        const stats = emptyStats();
+        paintFrame(panned.surface, input, new LabelFitter(() => ''), stats);
+        painted.push(stats.paintedColumnsPx);
+      }
+      // Every frame after the first moved the strips (of each band) instead of painting them.
+      const bands = pinnedTracks.length > 0 ? 2 : 1;
+      expect(panned.keeps).toEqual([
+        ...new Array<boolean>(bands).fill(false),
+        ...new Array<boolean>(3 * bands).fill(true),
+      ]);
+      expect(painted).toEqual([800, 37, 120, 0].map((px) => px * pixelRatio * bands));
+      // A new surface paints the last frame whole, from the same buffers (a rebuilt cache would
+      // round Float32 offsets from another base).
+      const fresh = recordingSurface(1000, 400, pixelRatio);
+      paintFrame(fresh.surface, frame(starts[3]!), new LabelFitter(() => ''), emptyStats());
+      const shown = fresh.screen();
+      expect(shown.some((p) => p !== 0)).toBe(true);
+      expect(Array.from(panned.screen())).toEqual(Array.from(shown));
+    },
+  );
 });

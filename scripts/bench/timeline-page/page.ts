@@ -15,14 +15,17 @@ export interface FrameBatch {
 
 export type Zoom = 'full' | 'mid' | 'deep';
 
+/** How the frames of a batch move the view: a drag (pan) or a wheel (zoom). */
+export type Motion = 'pan' | 'zoom';
+
 /** The page's API, driven by timeline.bench.ts through page.evaluate. */
 export interface BenchApi {
   load(opCount: number): { opCount: number; spanNs: number; loadMs: number };
   /**
-   * Draws `count` frames at `zoom`, panning as frames firstFrame, firstFrame + 1, … of a drag;
-   * firstFrame 0 starts the zoom (and times the rebuild).
+   * Draws `count` frames at `zoom`, moving as frames firstFrame, firstFrame + 1, … of a drag
+   * (`pan`) or a wheel (`zoom`); firstFrame 0 starts the zoom (and times the rebuild).
    */
-  frames(zoom: Zoom, count: number, firstFrame: number): FrameBatch;
+  frames(zoom: Zoom, count: number, firstFrame: number, motion: Motion): FrameBatch;
 }
 
 declare global {
@@ -71,7 +74,7 @@ window.bench = {
     view.setTrace(trace);
     return { opCount: trace.ops.count, spanNs: trace.spanNs(), loadMs: performance.now() - t0 };
   },
-  frames(zoom, count, firstFrame) {
+  frames(zoom, count, firstFrame, motion) {
     if (trace === undefined) {
       throw new Error('load a trace first');
     }
@@ -86,10 +89,19 @@ window.bench = {
     }
     const stats = view.stats();
     const timesMs: number[] = [];
-    // Each frame pans by 1% of the window, sweeping ±10% around the start as a drag would.
+    // A drag pans each frame by 1% of the window, sweeping ±10% around the start; a wheel
+    // zooms each frame by 1% about the middle, sweeping the width over 90–109% (the scale
+    // changes every frame, so everything is painted again; the level of detail stays).
     for (let f = firstFrame; f < firstFrame + count; f++) {
-      const offsetNs = widthNs * 0.01 * ((f % 20) - 10);
-      view.setViewport({ startNs: start.startNs + offsetNs, endNs: start.endNs + offsetNs });
+      const step = 0.01 * ((f % 20) - 10);
+      if (motion === 'pan') {
+        const offsetNs = widthNs * step;
+        view.setViewport({ startNs: start.startNs + offsetNs, endNs: start.endNs + offsetNs });
+      } else {
+        const halfNs = (widthNs * (1 + step)) / 2;
+        const midNs = (start.startNs + start.endNs) / 2;
+        view.setViewport({ startNs: midNs - halfNs, endNs: midNs + halfNs });
+      }
       timesMs.push(frame());
     }
     return {
