@@ -48,10 +48,24 @@ export function attachTimelineInput(
   const store = appStore;
   // d3-zoom keeps an absolute transform; each gesture is read relative to where it started.
   let t0: ZoomTransform = zoomIdentity;
+  let last: ZoomTransform = zoomIdentity;
   let start = view.getViewport();
   let leftPx = 0;
   let rightPx = 1;
   let scrollTop0 = 0;
+  // What the gesture last set: anything else means the view moved by other means meanwhile.
+  let appliedWindow = start;
+  let appliedScrollTopPx = 0;
+  const anchor = (transform: ZoomTransform): void => {
+    t0 = transform;
+    last = transform;
+    start = view.getViewport();
+    leftPx = view.xAtTime(start.startNs);
+    rightPx = view.xAtTime(start.endNs);
+    scrollTop0 = view.getScroll().scrollTopPx;
+    appliedWindow = start;
+    appliedScrollTopPx = scrollTop0;
+  };
   const behaviour = zoom<HTMLCanvasElement, unknown>()
     .filter((event: Event) => {
       if (event instanceof WheelEvent) {
@@ -62,19 +76,24 @@ export function attachTimelineInput(
       }
       return true;
     })
-    .on('start', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
-      t0 = event.transform;
-      start = view.getViewport();
-      leftPx = view.xAtTime(start.startNs);
-      rightPx = view.xAtTime(start.endNs);
-      scrollTop0 = view.getScroll().scrollTopPx;
-    })
+    .on('start', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => anchor(event.transform))
     .on('zoom', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
       const t = event.transform;
+      if (
+        view.getViewport() !== appliedWindow ||
+        view.getScroll().scrollTopPx !== appliedScrollTopPx
+      ) {
+        // Fit, a key or a link moved the view during the gesture (a wheel gesture lasts until
+        // 150 ms without wheel events): go on from where the view is now.
+        anchor(last);
+      }
       view.setViewport(gestureWindow(start, leftPx, rightPx, (x) => t0.applyX(t.invertX(x))));
       if (t.k === t0.k) {
         view.setScrollTopPx(scrollTop0 - (t.y - t0.y));
       }
+      appliedWindow = view.getViewport();
+      appliedScrollTopPx = view.getScroll().scrollTopPx;
+      last = t;
       onUserMove();
       store.getState().hoverOp(null);
     });

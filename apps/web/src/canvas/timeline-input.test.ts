@@ -1,0 +1,80 @@
+import type { TimelineView } from '@streamscope/timeline';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { attachTimelineInput } from './timeline-input.ts';
+
+interface Window_ {
+  startNs: number;
+  endNs: number;
+}
+
+/** The parts of a view the wheel uses: 1000 px of timeline, no gutter. */
+function fakeView(initial: Window_) {
+  let viewport = initial;
+  let scrollTopPx = 0;
+  const view = {
+    getViewport: () => viewport,
+    setViewport: (next: Window_) => {
+      if (next.startNs !== viewport.startNs || next.endNs !== viewport.endNs) {
+        viewport = next;
+      }
+    },
+    xAtTime: (timeNs: number) =>
+      ((timeNs - viewport.startNs) / (viewport.endNs - viewport.startNs)) * 1000,
+    getScroll: () => ({ scrollTopPx, contentHeightPx: 0, viewportHeightPx: 0 }),
+    setScrollTopPx: (value: number) => {
+      scrollTopPx = value;
+    },
+  };
+  return { view: view as unknown as TimelineView, setViewport: view.setViewport };
+}
+
+function wheel(canvas: HTMLCanvasElement, deltaY: number): void {
+  canvas.dispatchEvent(
+    new WheelEvent('wheel', { deltaY, clientX: 500, clientY: 50, bubbles: true, cancelable: true }),
+  );
+}
+
+describe('wheel zoom on the timeline', () => {
+  beforeEach(() => {
+    // A wheel gesture lasts until 150 ms pass without a wheel event: frozen time keeps it open.
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('goes on from where Fit put the view when the wheel gesture is still open', () => {
+    const canvas = document.createElement('canvas');
+    document.body.append(canvas);
+    const { view, setViewport } = fakeView({ startNs: 0, endNs: 1000 });
+    const detach = attachTimelineInput(canvas, view, () => undefined, false);
+    // d3-zoom: 100 px of wheel is a factor of 2^(100 * 0.002) about the pointer.
+    const factor = 2 ** 0.2;
+    wheel(canvas, -100);
+    expect(view.getViewport().endNs - view.getViewport().startNs).toBeCloseTo(1000 / factor, 6);
+    // Fit (any move by other means) while the gesture is open; the next wheel step zooms it.
+    setViewport({ startNs: 0, endNs: 2000 });
+    wheel(canvas, -100);
+    const after = view.getViewport();
+    expect(after.startNs).toBeCloseTo(1000 - 1000 / factor, 6);
+    expect(after.endNs).toBeCloseTo(1000 + 1000 / factor, 6);
+    detach();
+    canvas.remove();
+  });
+
+  it('keeps reading one gesture from its start while nothing else moves the view', () => {
+    const canvas = document.createElement('canvas');
+    document.body.append(canvas);
+    const { view } = fakeView({ startNs: 0, endNs: 1000 });
+    const detach = attachTimelineInput(canvas, view, () => undefined, false);
+    wheel(canvas, -100);
+    wheel(canvas, -100);
+    wheel(canvas, 100);
+    const after = view.getViewport();
+    // Net one step in, about x = 500 (t = 500 ns).
+    expect(after.startNs).toBeCloseTo(500 - 500 / 2 ** 0.2, 6);
+    expect(after.endNs).toBeCloseTo(500 + 500 / 2 ** 0.2, 6);
+    detach();
+    canvas.remove();
+  });
+});
