@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { displayOrder, opKindName, trackLabel } from '@streamscope/trace';
+import { displayOrder, opKindName, trackLabels } from '@streamscope/trace';
 import { analyzeTrace } from './analyze.ts';
 import { occupiesStream } from './engines.ts';
 import { sortFloat64 } from './radix-sort.ts';
@@ -111,7 +111,7 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
     const rank = Number(rankText);
     const trackA = ranksA[rank];
     const stream =
-      trackA !== undefined ? trackLabel(a.tracks[trackA]!) : trackLabel(b.tracks[ranksB[rank]!]!);
+      trackA !== undefined ? trackLabels(a.tracks)[trackA]! : trackLabels(b.tracks)[ranksB[rank]!]!;
     const n = Math.min(listA.length, listB.length);
     unmatchedA += listA.length - n;
     unmatchedB += listB.length - n;

@@ -1,4 +1,4 @@
-import { formatDurationNs, isCopyKind, opKindName, trackLabel } from '@streamscope/trace';
+import { formatDurationNs, isCopyKind, opKindName, trackLabels } from '@streamscope/trace';
 import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { occupiesStream } from './engines.ts';
@@ -96,7 +96,7 @@ export function explainGap(
   afterOp: number,
   causeOp: number,
 ): string {
-  const lead = `${track >= 0 ? trackLabel(ctx.trace.tracks[track]!) : 'GPU'} idle ${formatDurationNs(durNs)}`;
+  const lead = `${track >= 0 ? trackLabels(ctx.trace.tracks)[track]! : 'GPU'} idle ${formatDurationNs(durNs)}`;
   const next = opLabel(ctx, afterOp);
   const by = causeOp >= 0 ? opLabel(ctx, causeOp) : '';
   const where = causeOp >= 0 ? trackOf(ctx, causeOp) : '';
@@ -134,8 +134,7 @@ function opLabel(ctx: AnalysisContext, op: number): string {
 }
 
 function trackOf(ctx: AnalysisContext, op: number): string {
-  const info = ctx.trace.tracks[ctx.cols.track[op]!];
-  return info === undefined ? '?' : trackLabel(info);
+  return trackLabels(ctx.trace.tracks)[ctx.cols.track[op]!] ?? '?';
 }
 
 /** ", after kernel "x"": the work op the record followed on its stream, when there is one. */

@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { trackLabel } from '@streamscope/trace';
+import { trackLabels } from '@streamscope/trace';
 import { linkApiCalls } from './api-links.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
@@ -136,7 +136,7 @@ export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
       );
       out.push({
         track,
-        label: trackLabel(trace.tracks[track]!),
+        label: trackLabels(trace.tracks)[track]!,
         maxDepth,
         meanDepth: spanNs > 0 ? depthNs / spanNs : 0,
       });

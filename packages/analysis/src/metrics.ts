@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { opKindName, trackLabel } from '@streamscope/trace';
+import { opKindName, trackLabels } from '@streamscope/trace';
 import { concurrencyProfile } from './concurrency.ts';
 import type { AnalysisContext } from './context.ts';
 import { buildContext } from './context.ts';
@@ -157,7 +157,7 @@ function streamBusy(ctx: AnalysisContext): StreamBusy[] {
       busyNs += openTo - openFrom;
       out.push({
         track,
-        label: trackLabel(trace.tracks[track]!),
+        label: trackLabels(trace.tracks)[track]!,
         busyNs,
         utilization: spanNs > 0 ? busyNs / spanNs : 0,
         opCount,

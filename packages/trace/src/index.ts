@@ -33,7 +33,7 @@ export type {
   GpuStreamTrack,
   HostThreadTrack,
 } from './tracks.ts';
-export { StreamType, streamTypes, displayOrder, trackLabel } from './tracks.ts';
+export { StreamType, streamTypes, displayOrder, trackLabel, trackLabels } from './tracks.ts';
 export type { TraceMeta, SourceFormat, TimingMethod } from './meta.ts';
 export { defaultMeta } from './meta.ts';
 export { Trace } from './trace.ts';

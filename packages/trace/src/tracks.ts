@@ -102,3 +102,52 @@ export function trackLabel(track: TrackInfo): string {
   }
   return `Stream ${track.streamId}`;
 }
+
+const labelCache = new WeakMap<readonly TrackInfo[], readonly string[]>();
+
+/** What tells tracks apart, in the order a label names it. */
+const distinctions: readonly ((t: TrackInfo) => string | undefined)[] = [
+  (t) => `pid ${t.pid}`,
+  (t) => (t.kind === 'gpu-stream' ? `GPU ${t.deviceId}` : undefined),
+  (t) => (t.kind === 'gpu-stream' ? `context ${t.contextId}` : undefined),
+  (t) => (t.kind === 'host-thread' ? `tid ${t.tid}` : undefined),
+];
+
+/**
+ * Every track's label, told apart where tracks share one (a stream id in two processes or on
+ * two GPUs): each of those gets what differs among them, e.g. "Stream 7 · GPU 1" or
+ * "Stream 7 · pid 4242". Cached per tracks array until it grows.
+ */
+export function trackLabels(tracks: readonly TrackInfo[]): readonly string[] {
+  const cached = labelCache.get(tracks);
+  if (cached !== undefined && cached.length === tracks.length) {
+    return cached;
+  }
+  const labels = tracks.map(trackLabel);
+  const sharing = new Map<string, number[]>();
+  labels.forEach((label, i) => {
+    sharing.set(label, [...(sharing.get(label) ?? []), i]);
+  });
+  for (const [label, members] of sharing) {
+    if (members.length < 2) {
+      continue;
+    }
+    const told = distinctions.filter(
+      (part) => new Set(members.map((i) => part(tracks[i]!))).size > 1,
+    );
+    const seen = new Map<string, number>();
+    for (const i of members) {
+      const parts = told.map((part) => part(tracks[i]!)).filter((p) => p !== undefined);
+      let full = [label, ...parts].join(' · ');
+      // The same stream listed twice: number the repeats.
+      const repeat = (seen.get(full) ?? 0) + 1;
+      seen.set(full, repeat);
+      if (repeat > 1) {
+        full = `${full} (${repeat})`;
+      }
+      labels[i] = full;
+    }
+  }
+  labelCache.set(tracks, labels);
+  return labels;
+}

@@ -1,4 +1,4 @@
-import { trackLabel } from '@streamscope/trace';
+import { trackLabels } from '@streamscope/trace';
 import { getTrace } from '../data/trace-registry.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
@@ -20,10 +20,10 @@ export function StreamPanel() {
         {hidden.length > 0 ? `, ${hidden.length} hidden` : ''})
       </summary>
       <ul className="plain streams">
-        {trace.tracks.map((t, i) => (
+        {trackLabels(trace.tracks).map((label, i) => (
           <li key={i} className="row" data-testid="stream-item">
-            <span className="name" title={trackLabel(t)}>
-              {trackLabel(t)}
+            <span className="name" title={label}>
+              {label}
             </span>
             <button
               type="button"

@@ -9,7 +9,7 @@ import {
   noRef,
   opKindName,
   srcMemKind,
-  trackLabel,
+  trackLabels,
 } from '@streamscope/trace';
 
 export interface FlowLink {
@@ -46,8 +46,7 @@ const flowKindNames: Record<number, string> = {
 };
 
 function trackName(trace: Trace, track: number): string {
-  const info = trace.tracks[track];
-  return info === undefined ? `track ${track}` : trackLabel(info);
+  return trackLabels(trace.tracks)[track] ?? `track ${track}`;
 }
 
 /** Details of op `op`, or null when the index is out of range (a stale link, say). */

@@ -1,4 +1,4 @@
-import { OpKind, formatDurationNs, trackLabel } from '@streamscope/trace';
+import { OpKind, formatDurationNs, trackLabels } from '@streamscope/trace';
 import type { AnalysisContext } from '../context.ts';
 import { Engine, engineOfKind, occupiesStream } from '../engines.ts';
 import type { IntervalList } from '../intervals.ts';
@@ -47,7 +47,7 @@ export function copyEngineHolBlockingRule(input: RuleInput): Finding | undefined
   const worst = blocked[0]!;
   const { cols, trace } = ctx;
   const label = (op: number): string =>
-    `"${trace.strings.get(cols.nameId[op]!)}" on ${trackLabel(trace.tracks[cols.track[op]!]!)}`;
+    `"${trace.strings.get(cols.nameId[op]!)}" on ${trackLabels(trace.tracks)[cols.track[op]!]!}`;
   const ops: number[] = [];
   for (const b of blocked) {
     ops.push(b.copy, b.blocker);

@@ -1,4 +1,4 @@
-import { formatDurationNs, trackLabel } from '@streamscope/trace';
+import { formatDurationNs, trackLabels } from '@streamscope/trace';
 import { isCopyEngine } from '../engines.ts';
 import { causeIndex } from '../gap-causes.ts';
 import { intersectionNs, measure, measureWithin, unionInPlace } from '../intervals.ts';
@@ -48,7 +48,7 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
     return undefined;
   }
   const barriers = byWeightDesc([...heldNsByBarrier.keys()], (op) => heldNsByBarrier.get(op)!);
-  const streams = [...held].map((t) => trackLabel(ctx.trace.tracks[t]!)).join(', ');
+  const streams = [...held].map((t) => trackLabels(ctx.trace.tracks)[t]!).join(', ');
   return finding(
     'default-stream-serialization',
     'warning',
