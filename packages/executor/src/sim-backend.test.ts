@@ -47,6 +47,13 @@ describe('the sim backend', () => {
       new SimBackend().start({ workload, target: 'nope', timeLimitMs: 1000, pace: 'fast' }),
     ).toThrow(/unknown device profile 'nope' \(known: .*h100/);
   });
+
+  it('lists its device profiles with the default first, as a run without a target gets', async () => {
+    expect((await new SimBackend().status()).targets[0]).toBe('h100');
+    const targets = (await new SimBackend({ defaultProfile: 'c2050' }).status()).targets;
+    expect(targets[0]).toBe('c2050');
+    expect([...targets].sort()).toEqual(['c1060', 'c2050', 'h100', 'h200', 'k20c']);
+  });
 });
 
 describe('backend selection', () => {

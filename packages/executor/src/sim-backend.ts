@@ -28,8 +28,13 @@ export class SimBackend implements Backend {
     this.defaultProfile = options.defaultProfile ?? 'h100';
   }
 
+  /** Its device profiles, the default first (what a run without a target gets). */
   status(): Promise<BackendStatus> {
-    return Promise.resolve({ name: 'sim', available: true, targets: Object.keys(this.profiles) });
+    const names = Object.keys(this.profiles);
+    const targets = names.includes(this.defaultProfile)
+      ? [this.defaultProfile, ...names.filter((n) => n !== this.defaultProfile)]
+      : names;
+    return Promise.resolve({ name: 'sim', available: true, targets });
   }
 
   profile(name: string | undefined): DeviceProfile {
