@@ -69,7 +69,12 @@ test('a drag pans to the picture a fresh view of the panned window draws', async
   const box = (await timeline.boundingBox())!;
   await page.mouse.move(box.x + 700, box.y + box.height / 2);
   await page.mouse.down();
-  await page.mouse.move(box.x + 660, box.y + box.height / 2, { steps: 4 });
+  // Each frame of the drag moves the strips and paints only the 10 columns it uncovers.
+  for (let step = 1; step <= 4; step++) {
+    await page.mouse.move(box.x + 700 - 10 * step, box.y + box.height / 2);
+    await idle(page);
+    expect((await rendererStats(page, 'timeline'))?.paintedColumnsPx).toBe(10);
+  }
   await page.mouse.up();
   await idle(page);
   // The Gantt is the canvas less its 200 px gutter.
@@ -78,8 +83,6 @@ test('a drag pans to the picture a fresh view of the panned window draws', async
   const movedNs = (40 * (endNs - startNs)) / ganttPx;
   expect(panned?.viewStartNs).toBeCloseTo(startNs + movedNs, 3);
   expect(panned?.viewEndNs).toBeCloseTo(endNs + movedNs, 3);
-  // The frames of the drag moved the strips and painted only the uncovered columns.
-  expect(panned?.paintedColumnsPx).toBeLessThan(ganttPx);
   await page.mouse.move(box.x + 10, box.y + 10);
   await idle(page);
   const fresh = await browser.newPage({ viewport: page.viewportSize()! });

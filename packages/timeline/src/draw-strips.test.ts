@@ -11,9 +11,30 @@ import type { PaintSurface, StripTarget } from './paint-surface.ts';
 import { rgbaToPixel } from './strip-raster.ts';
 import { syntheticTrace } from './synthetic-trace.ts';
 
+/** `src` over `dst`, both 0xAABBGGRR with straight alpha, as drawImage composites. */
+function over(dst: number, src: number): number {
+  const sa = (src >>> 24) / 255;
+  const da = (dst >>> 24) / 255;
+  const a = sa + da * (1 - sa);
+  if (a === 0) {
+    return 0;
+  }
+  const channel = (shift: number) =>
+    Math.round((((src >>> shift) & 0xff) * sa + ((dst >>> shift) & 0xff) * da * (1 - sa)) / a);
+  return ((Math.round(a * 255) << 24) | (channel(16) << 16) | (channel(8) << 8) | channel(0)) >>> 0;
+}
+
 /** A surface that keeps strip pixels and records strip draws; vector calls are counted. */
 function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number) {
-  const draws: { index: number; xPx: number; yPx: number; wPx: number; hPx: number }[] = [];
+  /** Each draw with the strip's pixels as drawn (its slot's, uploaded for that frame). */
+  const draws: {
+    index: number;
+    xPx: number;
+    yPx: number;
+    wPx: number;
+    hPx: number;
+    pixels: Uint32Array;
+  }[] = [];
   const slots: Uint32Array<ArrayBuffer>[] = [];
   const keeps: boolean[] = [];
   let pixels = new Uint32Array(0);
@@ -33,7 +54,7 @@ function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number)
       return pixels;
     },
     drawStrip(index, xPx, yPx, wPx, hPx) {
-      draws.push({ index, xPx, yPx, wPx, hPx });
+      draws.push({ index, xPx, yPx, wPx, hPx, pixels: strip(index).slice() });
     },
   };
   const surface: PaintSurface = {
@@ -52,12 +73,14 @@ function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number)
   };
   const strip = (index: number) =>
     pixels.subarray(index * stripWidthPx, (index + 1) * stripWidthPx);
-  /** The screen the strip draws give at pixel ratio 1 (each draw over whole CSS px rows). */
+  /** The screen the strip draws composite to, a row per CSS px (each draw over whole rows). */
   const screen = (): Uint32Array => {
     const out = new Uint32Array(stripWidthPx * heightPx);
     for (const d of draws) {
       for (let y = Math.round(d.yPx); y < Math.round(d.yPx + d.hPx); y++) {
-        out.set(strip(d.index), y * stripWidthPx);
+        for (let x = 0; x < stripWidthPx; x++) {
+          out[y * stripWidthPx + x] = over(out[y * stripWidthPx + x]!, d.pixels[x]!);
+        }
       }
     }
     return out;
@@ -124,7 +147,7 @@ describe('drawing through pixel strips', () => {
     // only the padding above and below it, so the row is drawn once over its height.
     const row = layout.rows[layout.rowOfTrack[0]!]!;
     const top = 28 + row.topPx;
-    expect(rec.draws).toEqual([
+    expect(rec.draws.map(({ pixels: _, ...place }) => place)).toEqual([
       { index: 0, xPx: 200, yPx: top, wPx: 800, hPx: 3 },
       { index: 0, xPx: 200, yPx: top + row.heightPx - 3, wPx: 800, hPx: 3 },
       { index: 1, xPx: 200, yPx: top + 3, wPx: 800, hPx: row.heightPx - 6 },

@@ -72,9 +72,11 @@ function stateOf(strips: StripTarget, slot: number): StripState {
 
 /**
  * How far, in whole device px, the strips' content moves since `state` was painted, when this
- * frame only pans: the same rows, entries and scale (to 1e-4 px across the strip), and an offset
- * a whole number of pixels away (to 1e-3 px, far below a blend's 1/255 step) and less than half
- * the strip. Otherwise undefined: paint everything again.
+ * frame only pans: the same rows, entries and scale (to 1e-5 px across the strip), and an offset
+ * a whole number of pixels away (to 1e-5 px; a drag's rounding is about 1e-9) and less than half
+ * the strip. The moved strips are then the frame as painted at an offset that close: an edge
+ * pixel whose coverage rounds that near a half level may come out one level of 255 apart.
+ * Otherwise undefined: paint everything again.
  */
 function panShiftPx(
   state: StripState,
@@ -98,13 +100,13 @@ function panShiftPx(
     state.widthPx !== widthPx ||
     state.minWidthPx !== minWidthPx ||
     // Entries in the buffers reach about three strips from rel 0.
-    Math.abs(state.scale - scale) * 4 * widthPx > 1e-4 * scale
+    Math.abs(state.scale - scale) * 4 * widthPx > 1e-5 * scale
   ) {
     return undefined;
   }
   const shiftPx = Math.round(offsetPx - state.offsetPx);
   const offPx = Math.abs(offsetPx - state.offsetPx - shiftPx);
-  return offPx < 1e-3 && 2 * Math.abs(shiftPx) < widthPx ? shiftPx : undefined;
+  return offPx < 1e-5 && 2 * Math.abs(shiftPx) < widthPx ? shiftPx : undefined;
 }
 
 /**
@@ -112,9 +114,9 @@ function panShiftPx(
  * [from, to) into one strip per row (gaps) and per lane (intervals), then draws each used strip
  * with one drawImage. An op row's lanes hold its gaps beneath its ops, so where both are in view
  * the row costs one row's height of drawing: the gap strip fills only the padding above and below
- * the lanes. A frame that only pans moves the strips of the last frame and paints the columns
- * it uncovers, so a drag costs what its pixels cost at any number of ops. Counts gaps in view
- * into `stats`.
+ * the lanes. A frame that only pans moves the strips of the last frame and rasterizes only the
+ * columns it uncovers; strips it leaves empty stay marked used (drawn, transparent) until the
+ * next whole paint. Counts gaps in view into `stats`.
  */
 export function drawRowStrips(
   strips: StripTarget,
