@@ -56,6 +56,26 @@ describe('computeLayout', () => {
     ]);
   });
 
+  it('names a device once when the export calls it just "GPU 0"', () => {
+    const trace = new Trace();
+    trace.addDevice({ deviceId: 0, name: 'GPU 0' });
+    trace.addDevice({ deviceId: 1, name: 'H100' });
+    for (const deviceId of [0, 1]) {
+      trace.addTrack({
+        kind: 'gpu-stream',
+        name: '',
+        pid: 1,
+        deviceId,
+        contextId: 1,
+        streamId: 7,
+        streamType: 'non-blocking',
+        priority: 0,
+      });
+    }
+    const groups = computeLayout(trace).rows.filter((r) => r.label.startsWith('GPU'));
+    expect(groups.map((r) => r.label)).toEqual(['GPU 0', 'GPU 1 · H100']);
+  });
+
   it('stacks NVTX depths into one lane row and stacks rows without gaps', () => {
     const layout = computeLayout(twoProcessTrace(), { nvtxLaneHeightPx: 10 });
     const nvtx = layout.rows[layout.nvtxRowOfTrack[3]!]!;

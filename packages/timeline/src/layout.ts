@@ -200,7 +200,8 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
 
 function deviceLabel(trace: Trace, deviceId: number): string {
   const device = trace.devices.find((d) => d.deviceId === deviceId);
-  return device === undefined || device.name === ''
+  // Some exports name a device just "GPU 0": say it once.
+  return device === undefined || device.name === '' || device.name === `GPU ${deviceId}`
     ? `GPU ${deviceId}`
     : `GPU ${deviceId} · ${device.name}`;
 }
