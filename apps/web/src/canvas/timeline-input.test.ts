@@ -7,11 +7,16 @@ interface Window_ {
   endNs: number;
 }
 
-/** The parts of a view the wheel uses: 1000 px of timeline, no gutter. */
-function fakeView(initial: Window_) {
+/** The parts of a view the wheel and keys use: `widthPx` of timeline, no gutter. */
+function fakeView(initial: Window_, widthPx = 1000) {
   let viewport = initial;
   let scrollTopPx = 0;
+  const pans: number[] = [];
   const view = {
+    pans,
+    panByPx: (dxPx: number) => {
+      pans.push(dxPx);
+    },
     getViewport: () => viewport,
     setViewport: (next: Window_) => {
       if (next.startNs !== viewport.startNs || next.endNs !== viewport.endNs) {
@@ -19,13 +24,13 @@ function fakeView(initial: Window_) {
       }
     },
     xAtTime: (timeNs: number) =>
-      ((timeNs - viewport.startNs) / (viewport.endNs - viewport.startNs)) * 1000,
+      ((timeNs - viewport.startNs) / (viewport.endNs - viewport.startNs)) * widthPx,
     getScroll: () => ({ scrollTopPx, contentHeightPx: 0, viewportHeightPx: 0 }),
     setScrollTopPx: (value: number) => {
       scrollTopPx = value;
     },
   };
-  return { view: view as unknown as TimelineView, setViewport: view.setViewport };
+  return { view: view as unknown as TimelineView, setViewport: view.setViewport, pans };
 }
 
 function wheel(canvas: HTMLCanvasElement, deltaY: number): void {
@@ -74,6 +79,19 @@ describe('wheel zoom on the timeline', () => {
     // Net one step in, about x = 500 (t = 500 ns).
     expect(after.startNs).toBeCloseTo(500 - 500 / 2 ** 0.2, 6);
     expect(after.endNs).toBeCloseTo(500 + 500 / 2 ** 0.2, 6);
+    detach();
+    canvas.remove();
+  });
+
+  it('pans by whole px on A and D, so the pixel strips move instead of being painted again', () => {
+    const canvas = document.createElement('canvas');
+    document.body.append(canvas);
+    const { view, pans } = fakeView({ startNs: 0, endNs: 1000 }, 1001);
+    const detach = attachTimelineInput(canvas, view, () => undefined, true);
+    window.dispatchEvent(new KeyboardEvent('keydown', { code: 'KeyD' }));
+    window.dispatchEvent(new KeyboardEvent('keydown', { code: 'KeyA' }));
+    // 15% of 1001 px is 150.15 px.
+    expect(pans).toEqual([150, -150]);
     detach();
     canvas.remove();
   });

@@ -192,7 +192,8 @@ export function attachTimelineInput(
         onUserMove();
         break;
       case 'pan':
-        view.panByPx((right - left) * action.fraction);
+        // Whole px, so the view moves its pixel strips instead of painting them again.
+        view.panByPx(Math.round((right - left) * action.fraction));
         onUserMove();
         break;
       case 'focus':
