@@ -2,9 +2,11 @@ import { OpKind, Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { kindColors } from './colors.ts';
 import { LabelFitter } from './draw-rows.ts';
+import type { TimeWindow } from './frame-cache.ts';
 import { FrameCache } from './frame-cache.ts';
 import type { FrameInput } from './frame-input.ts';
 import { emptyStats } from './frame-input.ts';
+import type { RowLayout } from './layout.ts';
 import { computeLayout } from './layout.ts';
 import { paintFrame } from './paint-frame.ts';
 import type { PaintSurface, StripTarget } from './paint-surface.ts';
@@ -88,6 +90,32 @@ function recordingSurface(widthPx: number, heightPx: number, pixelRatio: number)
   return { surface, draws, keeps, strip, screen, fillRects: () => fillRects };
 }
 
+/** A frame of `trace` over `window` on a 1000 CSS px wide surface with a 200 px gutter. */
+function frameInput(
+  trace: Trace,
+  layout: RowLayout,
+  cache: FrameCache,
+  window: TimeWindow,
+  heightPx: number,
+): FrameInput {
+  return {
+    trace,
+    layout,
+    cache,
+    window,
+    widthPx: 1000,
+    heightPx,
+    gutterPx: 200,
+    axisHeightPx: 28,
+    scrollTopPx: 0,
+    selectedOp: undefined,
+    selectedFlows: [],
+    search: undefined,
+    currentMatch: undefined,
+    area: undefined,
+  };
+}
+
 describe('drawing through pixel strips', () => {
   it('rasterizes an op into its row strip at device resolution and stretches it over the row', () => {
     const trace = new Trace();
@@ -109,22 +137,7 @@ describe('drawing through pixel strips', () => {
     const window = { startNs: 0, endNs: 100_000 };
     // 1000 CSS px wide with a 200 px gutter: 800 px for 100 µs, 8 px per µs, 16 device px at 2x.
     cache.update(trace, layout, window, 125, undefined);
-    const input: FrameInput = {
-      trace,
-      layout,
-      cache,
-      window,
-      widthPx: 1000,
-      heightPx: 300,
-      gutterPx: 200,
-      axisHeightPx: 28,
-      scrollTopPx: 0,
-      selectedOp: undefined,
-      selectedFlows: [],
-      search: undefined,
-      currentMatch: undefined,
-      area: undefined,
-    };
+    const input = frameInput(trace, layout, cache, window, 300);
     const rec = recordingSurface(1000, 300, 2);
     const stats = emptyStats();
     paintFrame(rec.surface, input, new LabelFitter(() => ''), stats);
@@ -177,22 +190,7 @@ describe('drawing through pixel strips', () => {
     const rec = recordingSurface(1000, 300, 1);
     paintFrame(
       rec.surface,
-      {
-        trace,
-        layout,
-        cache,
-        window,
-        widthPx: 1000,
-        heightPx: 300,
-        gutterPx: 200,
-        axisHeightPx: 28,
-        scrollTopPx: 0,
-        selectedOp: undefined,
-        selectedFlows: [],
-        search: undefined,
-        currentMatch: undefined,
-        area: undefined,
-      },
+      frameInput(trace, layout, cache, window, 300),
       new LabelFitter(() => ''),
       emptyStats(),
     );
@@ -214,29 +212,14 @@ describe('drawing through pixel strips', () => {
       const layout = computeLayout(trace, { pinnedTracks });
       const cache = new FrameCache();
       const frame = (startNs: number) =>
-        ({
-          trace,
-          layout,
-          cache,
-          window: { startNs, endNs: startNs + 400_000 },
-          widthPx: 1000,
-          heightPx: 400,
-          gutterPx: 200,
-          axisHeightPx: 28,
-          scrollTopPx: 0,
-          selectedOp: undefined,
-          selectedFlows: [],
-          search: undefined,
-          currentMatch: undefined,
-          area: undefined,
-        }) satisfies FrameInput;
+        frameInput(trace, layout, cache, { startNs, endNs: startNs + 400_000 }, 400);
       const panned = recordingSurface(1000, 400, pixelRatio);
       // 800 CSS px for 400 µs: 500 ns per px. Pan by 37 px, then back by 120, then stay.
       const starts = [2_000_000, 2_000_000 + 37 * 500, 2_000_000 - 83 * 500, 2_000_000 - 83 * 500];
       const painted: number[] = [];
       for (const startNs of starts) {
         const input = frame(startNs);
-        cache.update(trace, layout, input.window, 500 / pixelRatio, undefined);
+        cache.update(trace, layout, input.window, 500, undefined);
         panned.draws.length = 0;
         const stats = emptyStats();
         paintFrame(panned.surface, input, new LabelFitter(() => ''), stats);

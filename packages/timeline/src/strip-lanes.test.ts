@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IntervalBuilder } from './interval-buffers.ts';
 import type { StripGeometry } from './strip-lanes.ts';
-import { rasterOpLanes, shiftStrips } from './strip-lanes.ts';
+import { rasterLanes, rasterOpLanes, shiftStrips } from './strip-lanes.ts';
 import { rasterSpan, rgbaToPixel } from './strip-raster.ts';
 
 const widthPx = 48;
@@ -41,7 +41,18 @@ function rowOf(list: readonly Entry[]): IntervalBuilder {
   return b;
 }
 
-const gapPixel = rgbaToPixel(0x6e778124);
+const gapColor = 0x6e778124;
+const gapPixel = rgbaToPixel(gapColor);
+
+/** Strips `widthPx` wide over `pixels`, all columns painted, rel 0 at `offset`. */
+function wholeStrips(
+  pixels: Uint32Array,
+  scale: number,
+  minWidthPx: number,
+  offset = -2.25,
+): StripGeometry {
+  return { pixels, widthPx, scale, offset, minWidthPx, fromPx: 0, toPx: widthPx };
+}
 
 /** The reference: a lane from its start (gaps or nothing), every entry in order, in full. */
 function referenceLane(b: IntervalBuilder, g: StripGeometry, gaps: boolean, second: boolean) {
@@ -72,15 +83,7 @@ describe('op row lanes', () => {
           if (withGaps) {
             rasterSpan(pixels, 0, widthPx, 3.5, 30.25, gapPixel);
           }
-          const g: StripGeometry = {
-            pixels,
-            widthPx,
-            scale,
-            offset: -2.25,
-            minWidthPx,
-            fromPx: 0,
-            toPx: widthPx,
-          };
+          const g = wholeStrips(pixels, scale, minWidthPx);
           const used = new Uint8Array(3);
           rasterOpLanes(g, b, 0, b.count, 1, withGaps ? 0 : -1, used);
           const upper = referenceLane(b, g, withGaps, false);
@@ -113,37 +116,18 @@ describe('op row lanes', () => {
         fc.array(fc.integer({ min: -23, max: 23 }), { minLength: 1, maxLength: 4 }),
         (list, minWidthPx, scale, withGaps, shifts) => {
           const b = rowOf(list);
-          const pixels = new Uint32Array(3 * widthPx);
-          const used = new Uint8Array(3);
-          let g: StripGeometry = {
-            pixels,
-            widthPx,
-            scale,
-            offset: -2.25,
-            minWidthPx,
-            fromPx: 0,
-            toPx: widthPx,
-          };
-          const paint = (): void => {
-            // The gap strip: one long gap at fixed rel times, painted over the columns.
-            if (withGaps) {
-              const x0 = g.offset + 5 * scale;
-              const x1 = g.offset + 27 * scale;
-              if (x1 > g.fromPx && x0 < g.toPx) {
-                rasterSpan(
-                  pixels,
-                  0,
-                  widthPx,
-                  Math.max(x0, g.fromPx),
-                  Math.min(x1, g.toPx),
-                  gapPixel,
-                );
-                used[0] = 1;
-              }
-            }
+          // The gap strip: one long gap at fixed rel times.
+          const gaps = rowOf(
+            withGaps ? [{ startRel: 5, lengthRel: 22, color: gapColor, mix: 0 }] : [],
+          );
+          const paint = (g: StripGeometry, used: Uint8Array): void => {
+            rasterLanes(g, gaps, 0, gaps.count, 0, used);
             rasterOpLanes(g, b, 0, b.count, 1, used[0] === 1 ? 0 : -1, used);
           };
-          paint();
+          const pixels = new Uint32Array(3 * widthPx);
+          const used = new Uint8Array(3);
+          let g = wholeStrips(pixels, scale, minWidthPx);
+          paint(g, used);
           for (const shiftPx of shifts) {
             shiftStrips(pixels, widthPx, 3, used, shiftPx);
             g = {
@@ -153,22 +137,13 @@ describe('op row lanes', () => {
               toPx: shiftPx > 0 ? shiftPx : widthPx,
             };
             if (shiftPx !== 0) {
-              paint();
+              paint(g, used);
             }
           }
           // A whole raster at the final offset, and what each half of the row would show.
           const whole = new Uint32Array(3 * widthPx);
           const wholeUsed = new Uint8Array(3);
-          const wholeG: StripGeometry = { ...g, pixels: whole, fromPx: 0, toPx: widthPx };
-          if (withGaps) {
-            const x0 = wholeG.offset + 5 * scale;
-            const x1 = wholeG.offset + 27 * scale;
-            if (x1 > 0 && x0 < widthPx) {
-              rasterSpan(whole, 0, widthPx, x0, x1, gapPixel);
-              wholeUsed[0] = 1;
-            }
-          }
-          rasterOpLanes(wholeG, b, 0, b.count, 1, wholeUsed[0] === 1 ? 0 : -1, wholeUsed);
+          paint(wholeStrips(whole, scale, minWidthPx, g.offset), wholeUsed);
           // What the row shows, band by band, as drawRowStrips draws its strips: the padding
           // from the gap strip, each half from its lane, or the gap strip throughout.
           const shown = (px: Uint32Array, u: Uint8Array) => {
@@ -199,15 +174,7 @@ describe('op row lanes', () => {
     }
     b.endRow(0);
     const pixels = new Uint32Array(3 * widthPx);
-    const g: StripGeometry = {
-      pixels,
-      widthPx,
-      scale: 1,
-      offset: 0,
-      minWidthPx: 1,
-      fromPx: 0,
-      toPx: widthPx,
-    };
+    const g = wholeStrips(pixels, 1, 1, 0);
     const used = new Uint8Array(3);
     rasterOpLanes(g, b, 0, b.count, 1, -1, used);
     expect(used[2]).toBe(1);
