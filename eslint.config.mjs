@@ -72,5 +72,26 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'error',
     },
   },
+  {
+    // The server's routers match paths as spelled (case-sensitive, strict): a route that answers a
+    // spelling its guard does not read is how `/API/traces` once skipped the token.
+    files: ['apps/server/src/**/*.ts'],
+    ignores: ['apps/server/src/http/api-router.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='Router']",
+          message:
+            'Build routers with strictRouter() (http/api-router.ts): case-sensitive and strict.',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='startsWith'][callee.object.property.name='path']",
+          message: 'Decide access by the router a handler is mounted on, never by a path prefix.',
+        },
+      ],
+    },
+  },
   ...boundaryConfigs,
 );

@@ -1,6 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { ApiError, errorBody } from './api-error.ts';
+import { strictRouter } from './api-router.ts';
 import { importRoutes } from './routes/import-routes.ts';
 import { metaRoutes } from './routes/meta-routes.ts';
 import { runRoutes } from './routes/run-routes.ts';
@@ -9,33 +10,49 @@ import { guard, securityHeaders } from './security.ts';
 import type { AppServices } from './services.ts';
 import { staticWeb } from './static-web.ts';
 
-/** The Express app: security first, then the API, then the web app. */
+/**
+ * The Express app: the guard first, for every request whatever its path; then the API, one
+ * router mounted at exactly `/api`; then the web app. Routing is case-sensitive and strict, so
+ * `/API/traces` or `/api/traces/` reach no route of the API (the guard stops them anyway: only
+ * `GET /api/health`, spelled so, is answered without the token).
+ */
 export function createApp(services: AppServices): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.set('query parser', 'simple');
   app.use(securityHeaders);
   app.use(guard(services.policy));
+  app.use('/api', apiRouter(services));
+  app.use(staticWeb(services.webDistDir));
+  app.use((req: Request) => {
+    throw new ApiError(404, 'not-found', `nothing at ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler(services.log));
+  return app;
+}
+
+function apiRouter(services: AppServices) {
+  const api = strictRouter();
   const jsonBody = express.json({ limit: services.limits.jsonBodyBytes, type: 'application/json' });
   // Uploads stream their raw body to disk whatever their Content-Type (a browser sends a .json
   // file as application/json): never parse them here.
-  app.use('/api', (req: Request, res: Response, next: NextFunction) => {
+  api.use((req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/imports') {
       next();
       return;
     }
     jsonBody(req, res, next);
   });
-  app.use(metaRoutes(services));
-  app.use(runRoutes(services));
-  app.use(traceRoutes(services));
-  app.use(importRoutes(services));
-  app.use('/api', (req: Request) => {
+  api.use(metaRoutes(services));
+  api.use(runRoutes(services));
+  api.use(traceRoutes(services));
+  api.use(importRoutes(services));
+  api.use((req: Request) => {
     throw new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`);
   });
-  app.use(staticWeb(services.webDistDir));
-  app.use(errorHandler(services.log));
-  return app;
+  return api;
 }
 
 interface BodyParserError {

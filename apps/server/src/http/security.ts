@@ -135,7 +135,20 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
-/** Host check everywhere; Origin on state changes; token on the API (health excepted). */
+/** Methods a browser may send cross-site without a preflight that changes nothing. */
+const readMethods = new Set(['GET', 'HEAD']);
+
+/** The one request answered without the token: the health probe, spelled exactly so. */
+function isOpenRequest(req: Request): boolean {
+  return readMethods.has(req.method) && req.path === '/api/health';
+}
+
+/**
+ * Every request, whatever its path or spelling: Host on loopback serving, Origin on anything but
+ * GET/HEAD, and the token (when set) on everything but the health probe: the API, the live
+ * channel (authorizeUpgrade) and the web app alike. Nothing is decided by a path prefix, so no
+ * spelling of a path (`/API/…`, `/api//…`, `/%61pi/…`) can walk around a check.
+ */
 export function guard(policy: SecurityPolicy) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const hostProblem = checkHost(policy, req);
@@ -143,32 +156,28 @@ export function guard(policy: SecurityPolicy) {
       next(hostProblem);
       return;
     }
-    const isApi = req.path.startsWith('/api/');
-    if (isApi && req.method !== 'GET' && req.method !== 'HEAD') {
+    if (!readMethods.has(req.method)) {
       const originProblem = checkOrigin(req);
       if (originProblem !== undefined) {
         next(originProblem);
         return;
       }
     }
-    if (policy.token !== undefined && !isApi) {
+    if (policy.token === undefined || isOpenRequest(req)) {
+      next();
+      return;
+    }
+    if (req.method === 'GET') {
       // The printed URL carries ?token=; trade it for an HttpOnly cookie and drop it from the URL.
       const url = new URL(req.originalUrl, 'http://localhost');
       const given = url.searchParams.get('token');
-      if (given !== null && sameToken(given, policy.token)) {
+      if (given !== null && sameToken(given, policy.token) && !url.pathname.startsWith('/api/')) {
         res.setHeader('Set-Cookie', `${tokenCookie}=${given}; HttpOnly; SameSite=Strict; Path=/`);
         url.searchParams.delete('token');
         res.redirect(303, `${url.pathname}${url.search}`);
         return;
       }
     }
-    if (isApi && req.path !== '/api/health') {
-      const tokenProblem = checkToken(policy, req);
-      if (tokenProblem !== undefined) {
-        next(tokenProblem);
-        return;
-      }
-    }
-    next();
+    next(checkToken(policy, req));
   };
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { NextFunction, Request, Response, Router } from 'express';
 import express from 'express';
+import { strictRouter } from './api-router.ts';
 
 const contentSecurityPolicy = [
   "default-src 'self'",
@@ -22,7 +23,7 @@ const contentSecurityPolicy = [
  * a file gets index.html. Without a build it answers with how to make one.
  */
 export function staticWeb(distDir: string): Router {
-  const router = express.Router();
+  const router = strictRouter();
   const indexPath = path.join(distDir, 'index.html');
   router.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', contentSecurityPolicy);

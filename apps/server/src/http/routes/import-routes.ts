@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import express from 'express';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
+import { strictRouter } from '../api-router.ts';
 import { queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
@@ -9,9 +9,9 @@ const uploadIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
 
 /** Uploads for import, streamed to disk, and their progress. */
 export function importRoutes(services: AppServices): Router {
-  const router = express.Router();
+  const router = strictRouter();
 
-  router.put('/api/imports', async (req, res) => {
+  router.put('/imports', async (req, res) => {
     const fileName = parseFileName(queryString(req, 'filename'));
     const uploadId = queryString(req, 'uploadId') ?? randomBytes(9).toString('base64url');
     if (!uploadIdPattern.test(uploadId)) {
@@ -49,7 +49,7 @@ export function importRoutes(services: AppServices): Router {
     }
   });
 
-  router.get('/api/imports/:uploadId/progress', (req, res) => {
+  router.get('/imports/:uploadId/progress', (req, res) => {
     const uploadId = parseUploadId(req.params['uploadId']);
     const progress = services.imports.progress(uploadId);
     if (progress === undefined) {
@@ -58,7 +58,7 @@ export function importRoutes(services: AppServices): Router {
     res.json(progress);
   });
 
-  router.post('/api/imports/:uploadId/cancel', async (req, res) => {
+  router.post('/imports/:uploadId/cancel', async (req, res) => {
     const uploadId = parseUploadId(req.params['uploadId']);
     const progress = await services.imports.cancel(uploadId);
     if (progress === undefined) {

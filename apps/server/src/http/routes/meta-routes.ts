@@ -1,14 +1,14 @@
 import type { Router } from 'express';
-import express from 'express';
 import { ApiError } from '../api-error.ts';
+import { strictRouter } from '../api-router.ts';
 import { jsonObjectBody } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 /** Health, backends, presets and workload validation. */
 export function metaRoutes(services: AppServices): Router {
-  const router = express.Router();
+  const router = strictRouter();
 
-  router.get('/api/health', (_req, res) => {
+  router.get('/health', (_req, res) => {
     res.json({
       ok: true,
       version: services.version,
@@ -22,12 +22,12 @@ export function metaRoutes(services: AppServices): Router {
     });
   });
 
-  router.get('/api/backends', async (_req, res) => {
+  router.get('/backends', async (_req, res) => {
     const backends = Object.values(services.backendSet.backends);
     res.json(await Promise.all(backends.map((backend) => backend.status())));
   });
 
-  router.get('/api/devices', async (_req, res) => {
+  router.get('/devices', async (_req, res) => {
     const { probe, profiles } = services.backendSet;
     res.json({
       probe: probe === undefined ? null : await probe(),
@@ -35,11 +35,11 @@ export function metaRoutes(services: AppServices): Router {
     });
   });
 
-  router.get('/api/presets', (_req, res) => {
+  router.get('/presets', (_req, res) => {
     res.json(requireWorkloads(services).presets());
   });
 
-  router.post('/api/workloads/validate', (req, res) => {
+  router.post('/workloads/validate', (req, res) => {
     const body = jsonObjectBody(req);
     const result = requireWorkloads(services).validate(body);
     res.json(result.ok ? { ok: true, errors: [] } : { ok: false, errors: result.errors });

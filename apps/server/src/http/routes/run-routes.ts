@@ -1,15 +1,15 @@
 import type { Router } from 'express';
-import express from 'express';
 import { ApiError } from '../api-error.ts';
+import { strictRouter } from '../api-router.ts';
 import { idParam, jsonObjectBody } from '../params.ts';
 import type { AppServices } from '../services.ts';
 import { parseRunRequest } from './run-request.ts';
 
 /** Start and cancel runs. */
 export function runRoutes(services: AppServices): Router {
-  const router = express.Router();
+  const router = strictRouter();
 
-  router.post('/api/runs', async (req, res) => {
+  router.post('/runs', async (req, res) => {
     const body = jsonObjectBody(req);
     const submission = parseRunRequest(
       body,
@@ -28,7 +28,7 @@ export function runRoutes(services: AppServices): Router {
     res.status(202).location(`/api/traces/${id}`).json({ id, status: 'queued', position });
   });
 
-  router.post('/api/runs/:id/cancel', (req, res) => {
+  router.post('/runs/:id/cancel', (req, res) => {
     const id = idParam(req);
     const outcome = services.runs.cancel(id);
     res.status(202).json({ id, status: outcome });

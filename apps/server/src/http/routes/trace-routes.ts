@@ -1,17 +1,17 @@
 import type { Request, Response, Router } from 'express';
-import express from 'express';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../../api-types.ts';
 import { windowOf } from '../../storage/trace-window.ts';
 import type { TraceWindow } from '../../storage/trace-window.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
+import { strictRouter } from '../api-router.ts';
 import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 /** List, read, window, analyze, export and delete traces (runs and imports). */
 export function traceRoutes(services: AppServices): Router {
-  const router = express.Router();
+  const router = strictRouter();
   const { store, runs } = services;
 
   const withPosition = (entry: TraceEntry): TraceEntry => {
@@ -44,15 +44,15 @@ export function traceRoutes(services: AppServices): Router {
     return store.loadTrace(id);
   };
 
-  router.get('/api/traces', (_req, res) => {
+  router.get('/traces', (_req, res) => {
     res.json(store.list().map(withPosition));
   });
 
-  router.get('/api/traces/:id', (req, res) => {
+  router.get('/traces/:id', (req, res) => {
     res.json(entryOf(idParam(req)));
   });
 
-  router.delete('/api/traces/:id', async (req, res) => {
+  router.delete('/traces/:id', async (req, res) => {
     const id = idParam(req);
     const entry = entryOf(id);
     if (runs.isLive(id)) {
@@ -62,7 +62,7 @@ export function traceRoutes(services: AppServices): Router {
     res.status(204).end();
   });
 
-  router.get('/api/traces/:id/data', async (req, res) => {
+  router.get('/traces/:id/data', async (req, res) => {
     const id = idParam(req);
     const window = parseWindow(req);
     if (window === undefined && runs.liveTrace(id) === undefined) {
@@ -89,7 +89,7 @@ export function traceRoutes(services: AppServices): Router {
     );
   });
 
-  router.get('/api/traces/:id/analysis', async (req, res) => {
+  router.get('/traces/:id/analysis', async (req, res) => {
     const id = idParam(req);
     const analyze = services.tools.analyze;
     if (analyze === undefined) {
@@ -105,7 +105,7 @@ export function traceRoutes(services: AppServices): Router {
     );
   });
 
-  router.get('/api/traces/:id/export', async (req, res) => {
+  router.get('/traces/:id/export', async (req, res) => {
     const id = idParam(req);
     const format = queryString(req, 'format') ?? 'chrome';
     if (format !== 'chrome') {
