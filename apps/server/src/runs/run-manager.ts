@@ -112,6 +112,9 @@ export class RunManager {
       lane,
       run: () => this.execute(run, backend, submission, replayOf, reason),
     });
+    // The 202 promises the run exists: its row is on disk before the answer, so a crash right
+    // after it still lists the run (recovery marks it failed) instead of forgetting it.
+    await this.options.store.flush();
     return { id, position };
   }
 

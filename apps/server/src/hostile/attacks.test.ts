@@ -1,0 +1,246 @@
+import { request } from 'node:http';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerProcess } from '../test-support/server-process.ts';
+import { startServerProcess } from '../test-support/server-process.ts';
+
+// The attacks a probe of the running server tried, replayed against `streamscope serve` as its
+// own process on loopback. Every loop is bounded; nothing here measures time. After each group
+// the server must still answer health, and every trace stored before must still be listed.
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../fixtures');
+
+interface Reply {
+  readonly status: number;
+  readonly body: string;
+}
+
+function send(
+  base: string,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+  body?: Buffer | string,
+): Promise<Reply> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: hostname, port, method, path: rawPath, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function upload(base: string, fileName: string, body: Buffer): Promise<Reply> {
+  return send(base, 'PUT', `/api/imports?filename=${encodeURIComponent(fileName)}`, {}, body);
+}
+
+async function listed(base: string): Promise<{ id: string; status: string; title: string }[]> {
+  const reply = await send(base, 'GET', '/api/traces');
+  expect(reply.status).toBe(200);
+  return JSON.parse(reply.body) as { id: string; status: string; title: string }[];
+}
+
+async function healthy(base: string): Promise<void> {
+  const reply = await send(base, 'GET', '/api/health');
+  expect(reply.status).toBe(200);
+}
+
+/** A raw WebSocket: resolves with what the server sent before it closed or after `settle` messages. */
+function wsExchange(
+  base: string,
+  messages: readonly (string | Buffer)[],
+  expected: number,
+): Promise<{ received: string[]; closeCode?: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${base.replace('http', 'ws')}/api/live`);
+    const received: string[] = [];
+    socket.on('open', () => {
+      for (const message of messages) {
+        socket.send(message);
+      }
+    });
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      received.push(isBinary ? `<binary ${data.length}>` : data.toString());
+      if (received.length >= expected) {
+        socket.close();
+      }
+    });
+    socket.on('close', (code) => resolve({ received, closeCode: code }));
+    socket.on('error', reject);
+  });
+}
+
+let dataDir: string;
+let server: ServerProcess;
+let kept: string[] = [];
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'streamscope-hostile-'));
+  server = await startServerProcess(dataDir);
+  const trainJson = await readFile(path.join(fixtures, 'nsys/2025.3.1/train.json'));
+  const stored = await upload(server.base, 'train.json', trainJson);
+  expect(stored.status).toBe(201);
+  kept = [(JSON.parse(stored.body) as { id: string }).id];
+}, 120_000);
+
+afterAll(async () => {
+  await server.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the server under hostile input', () => {
+  it('stores names that try to leave the data folder under safe names, or refuses them', async () => {
+    const body = await readFile(path.join(fixtures, 'kineto/kineto-2021.json'));
+    for (const name of [
+      '../../escape.json',
+      '..\\..\\escape.json',
+      '/etc/passwd',
+      'a\u0000b.json',
+      '.hidden.json',
+    ]) {
+      const reply = await upload(server.base, name, body);
+      expect([201, 400]).toContain(reply.status);
+    }
+    for (const id of ['..', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', 'x'.repeat(300)]) {
+      const reply = await send(server.base, 'GET', `/api/traces/${id}/data`);
+      expect([400, 404]).toContain(reply.status);
+    }
+    const outside = await readdir(path.dirname(dataDir));
+    expect(outside).not.toContain('escape.json');
+    await healthy(server.base);
+  });
+
+  it('refuses a gzip bomb and broken files precisely, and keeps what was stored', async () => {
+    for (const file of [
+      'broken/gzip-bomb.json.gz',
+      'broken/truncated.sqlite',
+      'broken/wrong-format.json',
+    ]) {
+      const reply = await upload(
+        server.base,
+        path.basename(file),
+        await readFile(path.join(fixtures, file)),
+      );
+      expect(reply.status).toBeGreaterThanOrEqual(400);
+      expect(reply.status).toBeLessThan(500);
+      expect(reply.body).toContain(path.basename(file));
+    }
+    expect((await listed(server.base)).map((entry) => entry.id)).toEqual(
+      expect.arrayContaining(kept),
+    );
+  });
+
+  it('refuses foreign Hosts and Origins everywhere', async () => {
+    const rebound = await send(server.base, 'GET', '/api/traces', { host: 'attacker.example' });
+    expect(rebound.status).toBe(403);
+    for (const [method, route] of [
+      ['POST', '/api/runs'],
+      ['DELETE', `/api/traces/${kept[0]!}`],
+      ['PUT', '/api/imports?filename=x.json'],
+      ['DELETE', `/API/traces/${kept[0]!}`],
+    ] as const) {
+      const reply = await send(server.base, method, route, { origin: 'http://evil.example' });
+      expect({ route, status: reply.status }).toEqual({ route, status: 403 });
+    }
+    expect((await listed(server.base)).map((entry) => entry.id)).toEqual(
+      expect.arrayContaining(kept),
+    );
+  });
+
+  it('refuses absurd workloads with the path of what is wrong', async () => {
+    let ops: unknown = [{ op: 'kernel', duration: '1us' }];
+    for (let level = 0; level < 6; level++) {
+      ops = [{ op: 'repeat', count: 32, var: `v${level}`, ops }];
+    }
+    const absurd = [
+      { name: 'w', threads: [{ name: 't', ops }] },
+      { name: 'w', buffers: [{ name: 'h', kind: 'host-pinned', size: '9999TiB' }], threads: [] },
+      { name: 'w', streams: [{ name: 's', count: 1e12 }], threads: [] },
+      { name: 'w'.repeat(100_000) },
+      'not an object',
+    ];
+    for (const workload of absurd) {
+      const reply = await send(
+        server.base,
+        'POST',
+        '/api/workloads/validate',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ workload }),
+      );
+      expect(reply.status).toBeLessThan(500);
+      expect(reply.body).toMatch(/\$/);
+    }
+    const run = await send(
+      server.base,
+      'POST',
+      '/api/runs',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ workload: absurd[0] }),
+    );
+    expect(run.status).toBe(422);
+    await healthy(server.base);
+  });
+
+  it('answers WebSocket garbage with errors and keeps serving', async () => {
+    const garbage = await wsExchange(
+      server.base,
+      [
+        '{',
+        '[]',
+        'null',
+        JSON.stringify({ type: 'subscribe', runId: '../../etc' }),
+        Buffer.from([0, 1, 2, 3]),
+      ],
+      4,
+    );
+    expect(garbage.received.length).toBeGreaterThanOrEqual(4);
+    for (const message of garbage.received.slice(0, 4)) {
+      expect(message).toMatch(/"type":"error"/);
+    }
+    const resume = await wsExchange(
+      server.base,
+      [
+        JSON.stringify({ type: 'subscribe', runId: kept[0], fromSeq: -5 }),
+        JSON.stringify({ type: 'subscribe', runId: 'nosuchrun123', fromSeq: 1e30 }),
+      ],
+      2,
+    );
+    expect(resume.received.every((message) => message.includes('"type":"error"'))).toBe(true);
+    await healthy(server.base);
+  });
+
+  it('keeps every stored trace across kill -9 in the middle of a run, and says what became of the run', async () => {
+    const started = await send(
+      server.base,
+      'POST',
+      '/api/runs',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ preset: 'pipeline', params: { kernelUs: 1_000_000, chunks: 8 } }),
+    );
+    expect(started.status).toBe(202);
+    const runId = (JSON.parse(started.body) as { id: string }).id;
+    const before = await listed(server.base);
+    await server.kill9();
+    server = await startServerProcess(dataDir);
+    const after = await listed(server.base);
+    expect(after.map((entry) => entry.id)).toEqual(
+      expect.arrayContaining(before.map((entry) => entry.id)),
+    );
+    const run = after.find((entry) => entry.id === runId);
+    expect(run?.status).toMatch(/failed|interrupted|cancelled/);
+    expect(await readdir(path.join(dataDir, 'uploads'))).toEqual([]);
+  }, 60_000);
+});
