@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useState } from 'react';
 import type { TraceEntry } from '../api/types.ts';
 import { appStore } from '../store/index.ts';
 import { formatCount, formatCreatedAt, formatSpan } from '../lib/format.ts';
@@ -78,14 +79,64 @@ export function TraceTable({ entries, picked, onPick, onDelete, empty }: TraceTa
             <td>{formatCreatedAt(e.createdAt)}</td>
             <td>
               {onDelete !== undefined && (
-                <button type="button" className="quiet" onClick={() => onDelete(e.id)}>
-                  Delete
-                </button>
+                <DeleteButton id={e.id} title={e.title} onDelete={onDelete} />
               )}
             </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Delete asks once more in place: "Delete" becomes "Delete for good" and "Keep". */
+function DeleteButton({
+  id,
+  title,
+  onDelete,
+}: {
+  readonly id: string;
+  readonly title: string;
+  readonly onDelete: (id: string) => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button
+        type="button"
+        className="quiet"
+        data-testid="delete-trace"
+        onClick={() => setAsking(true)}
+      >
+        Delete
+      </button>
+    );
+  }
+  return (
+    <span className="row" role="group" aria-label={`Delete ${title}?`}>
+      <button
+        type="button"
+        className="danger"
+        data-testid="delete-confirm"
+        // Focus lands here so Enter confirms and Escape (below) keeps.
+        autoFocus
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            setAsking(false);
+          }
+        }}
+        onClick={() => onDelete(id)}
+      >
+        Delete for good
+      </button>
+      <button
+        type="button"
+        className="quiet"
+        data-testid="delete-keep"
+        onClick={() => setAsking(false)}
+      >
+        Keep
+      </button>
+    </span>
   );
 }

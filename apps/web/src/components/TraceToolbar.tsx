@@ -43,6 +43,8 @@ function exportSvg(viewId: string, title: string): void {
 export function TraceToolbar({ viewId }: TraceToolbarProps) {
   const traceId = useApp((s) => s.traceId);
   const hasSelection = useApp((s) => s.selectedOp !== null || s.area !== null);
+  // Nothing to fit, draw or link to while the trace loads or when it could not be opened.
+  const shown = useApp((s) => s.traceStatus === 'ready' || s.traceStatus === 'live');
   useApp((s) => s.dataVersion);
   const title = getTrace(traceId)?.meta.title ?? traceId ?? 'trace';
   return (
@@ -54,6 +56,7 @@ export function TraceToolbar({ viewId }: TraceToolbarProps) {
         type="button"
         data-testid="fit"
         title="Show the whole trace"
+        disabled={!shown}
         onClick={() => appStore.getState().requestFit()}
       >
         Fit
@@ -69,16 +72,27 @@ export function TraceToolbar({ viewId }: TraceToolbarProps) {
       </button>
       <SearchBox />
       <span className="spacer" />
-      <button type="button" data-testid="export-png" onClick={() => void exportPng(viewId, title)}>
+      <button
+        type="button"
+        data-testid="export-png"
+        disabled={!shown}
+        onClick={() => void exportPng(viewId, title)}
+      >
         PNG
       </button>
-      <button type="button" data-testid="export-svg" onClick={() => exportSvg(viewId, title)}>
+      <button
+        type="button"
+        data-testid="export-svg"
+        disabled={!shown}
+        onClick={() => exportSvg(viewId, title)}
+      >
         SVG
       </button>
       <button
         type="button"
         data-testid="copy-link"
         title="Copy a link to this trace and view"
+        disabled={!shown}
         onClick={() => {
           void navigator.clipboard?.writeText(location.href).then(
             () => appStore.getState().notify('info', 'Link copied.'),

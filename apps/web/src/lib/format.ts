@@ -16,12 +16,10 @@ export function formatCreatedAt(iso: string): string {
   if (Number.isNaN(date.getTime())) {
     return iso;
   }
-  const today = new Date();
-  const time = date.toTimeString().slice(0, 8);
-  if (date.toDateString() === today.toDateString()) {
-    return time;
-  }
-  return `${date.toISOString().slice(0, 10)} ${time.slice(0, 5)}`;
+  // Always the date: a list of runs from several days must not read as one afternoon.
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day} ${date.toTimeString().slice(0, 8)}`;
 }
 
 /** Percent with one decimal for fractions in [0, 1]. */

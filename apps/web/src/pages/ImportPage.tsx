@@ -158,7 +158,22 @@ export function ImportPage() {
         </div>
       )}
       <h2>Imported traces</h2>
-      <TraceTable entries={imports} />
+      <TraceTable
+        entries={imports}
+        empty={
+          <p>
+            No imports yet: drop a file above. Runs are listed under{' '}
+            <button
+              type="button"
+              className="link"
+              onClick={() => appStore.getState().navigate({ page: 'traces' })}
+            >
+              Traces
+            </button>
+            .
+          </p>
+        }
+      />
     </section>
   );
 }
