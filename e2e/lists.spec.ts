@@ -107,3 +107,24 @@ test('a trace that cannot be opened leaves Fit, PNG, SVG and Link disabled', asy
     await expect(page.getByTestId(id)).toBeDisabled();
   }
 });
+
+test('the Run form shows every parameter limit inline, in human units, before Run is pressed', async ({
+  page,
+}) => {
+  await page.goto('/#/run');
+  await idle(page);
+  await page.getByTestId('preset-select').selectOption('pipeline');
+  await page.locator('#param-size').fill('9GiB');
+  await page.locator('#param-chunks').fill('0');
+  await page.locator('#param-kernelUs').fill('2000000');
+  await expect(page.getByTestId('param-error-size')).toHaveText('size: at most 8 GiB');
+  await expect(page.getByTestId('param-error-chunks')).toHaveText('chunks: at least 1');
+  await expect(page.getByTestId('param-error-kernelUs')).toHaveText('kernelUs: at most 1 s');
+  await expect(page.getByTestId('run-blocked')).toContainText('the 3 parameters');
+  await expect(page.getByTestId('run-button')).toBeDisabled();
+  await page.locator('#param-size').fill('64MiB');
+  await page.locator('#param-chunks').fill('8');
+  await page.locator('#param-kernelUs').fill('2000');
+  await expect(page.getByTestId('run-blocked')).toHaveCount(0);
+  await expect(page.getByTestId('run-button')).toBeEnabled();
+});

@@ -1,4 +1,5 @@
 import type { Preset, PresetParam } from '../api/types.ts';
+import { paramRange, presetProblems } from '../lib/param-limits.ts';
 
 interface PresetPickerProps {
   readonly presets: readonly Preset[];
@@ -78,6 +79,8 @@ export function PresetPicker({
   onParam,
 }: PresetPickerProps) {
   const preset = presets.find((p) => p.name === presetName);
+  // Every limit is checked as the values change, all at once, before Run is pressed.
+  const problems = presetProblems(preset, params);
   const ordered =
     preset === undefined
       ? []
@@ -116,7 +119,17 @@ export function PresetPicker({
             value={params[param.name]}
             onChange={(v) => onParam(param.name, v)}
           />
-          {param.description !== '' && <small className="muted">{param.description}</small>}
+          {problems[param.name] !== undefined && (
+            <small className="field-error" role="alert" data-testid={`param-error-${param.name}`}>
+              {param.name}: {problems[param.name]}
+            </small>
+          )}
+          {param.description !== '' && (
+            <small className="muted">
+              {param.description}
+              {paramRange(param) !== undefined && ` (${paramRange(param)})`}
+            </small>
+          )}
         </label>
       ))}
     </div>

@@ -10,6 +10,7 @@ import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { WorkloadPanel } from '../components/WorkloadPanel.tsx';
 import { followRun, refreshTraceList, stopFollowing } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
+import { presetProblems } from '../lib/param-limits.ts';
 import { presetWorkload } from '../lib/preset-workload.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
@@ -144,7 +145,14 @@ export function RunPage() {
     }
   };
 
-  const canRun = !starting && (mode === 'preset' ? presetName !== '' : workload.valid);
+  const problemCount = Object.keys(
+    presetProblems(
+      presets.find((p) => p.name === presetName),
+      params,
+    ),
+  ).length;
+  const canRun =
+    !starting && (mode === 'preset' ? presetName !== '' && problemCount === 0 : workload.valid);
   return (
     <div className="run-layout">
       <aside className="run-setup stack">
@@ -215,6 +223,12 @@ export function RunPage() {
         >
           {starting ? 'Starting…' : 'Run'}
         </button>
+        {mode === 'preset' && problemCount > 0 && (
+          <p className="field-error" data-testid="run-blocked">
+            Fix {problemCount === 1 ? 'the parameter' : `the ${problemCount} parameters`} marked
+            above to run.
+          </p>
+        )}
         <QueueList />
       </aside>
       <section className="run-live stack">
