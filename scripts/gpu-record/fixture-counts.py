@@ -8,7 +8,7 @@ ProfilerStep: its duration, the host time inside DataLoader __next__, and the GP
 (union of kernels, copies and memsets) inside it.
 nsys SQLite (plain or .gz): rows of the kernel, memcpy, memset, runtime and sync tables; NCCL
 kernel names; streams.
-Usage: fixture-counts.py FILE...   (prints one JSON object per file)
+Usage: fixture-counts.py FILE...   (prints a JSON array, one object per file)
 """
 import collections
 import gzip
@@ -132,10 +132,11 @@ def nsys(path: str, data: bytes) -> dict:
 
 
 def main() -> None:
+    results = []
     for path in sys.argv[1:]:
         data = read(path)
-        res = nsys(path, data) if data[:16] == b"SQLite format 3\x00" else kineto(path, data)
-        print(json.dumps(res, indent=1))
+        results.append(nsys(path, data) if data[:16] == b"SQLite format 3\x00" else kineto(path, data))
+    print(json.dumps(results, indent=1))
 
 
 main()

@@ -1,8 +1,9 @@
 """A small training loop under torch.profiler (CPU + CUDA activities, record_shapes on,
 with_stack off), exported as-is by prof.export_chrome_trace: the plain PyTorch 2.x kineto form.
 
-A conv + linear model, AdamW (foreach kernels), a loss.item() every step (DtoH copy and a
-stream synchronize) and prof.step() so ProfilerStep#N ranges exist.
+A conv + linear model, AdamW (foreach kernels) and a loss.item() every step (DtoH copy and a
+stream synchronize). No schedule: prof.step() is called, but PyTorch writes ProfilerStep#N
+ranges only when the profiler has a schedule (see pt-dataloader.py), so this trace has none.
 Usage: python3 pt-basic.py OUT.json
 """
 import sys

@@ -1,6 +1,7 @@
 """Two ranks on ONE GPU through torch.distributed's gloo backend (NCCL refuses two ranks on one
 device), each profiled into its own kineto trace, so each trace carries distributedInfo
-(backend gloo, rank, world_size 2).
+(backend gloo, rank, world_size 2) and, through schedule(wait=0, warmup=1, active=3),
+ProfilerStep#1..#3 ranges.
 
 Each rank (a process started by torch.multiprocessing.spawn, both on cuda:0) runs a few steps
 of matmul work and a gloo all_reduce of a CUDA tensor (gloo copies it to the host, reduces
@@ -14,10 +15,10 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, schedule
 
 WORLD = 2
-STEPS = 4
+STEPS = 4  # one warm-up step, then three recorded ones
 
 
 def work(rank: int, out_dir: str) -> None:
@@ -44,12 +45,18 @@ def work(rank: int, out_dir: str) -> None:
     step(0)  # warm-up: cuBLAS handle, gloo pairs
     torch.cuda.synchronize()
     dist.barrier()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+    out_path = os.path.join(out_dir, f"rank{rank}.json")
+    with profile(
+        activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+        schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
+        on_trace_ready=lambda p: p.export_chrome_trace(out_path),
+        record_shapes=True,
+    ) as prof:
         for i in range(STEPS):
             step(i)
+            if i == STEPS - 1:
+                torch.cuda.synchronize()
             prof.step()
-        torch.cuda.synchronize()
-    prof.export_chrome_trace(os.path.join(out_dir, f"rank{rank}.json"))
     dist.barrier()
     print(f"rank {rank} sum {float(grad.sum()):.3f}")
     dist.destroy_process_group()

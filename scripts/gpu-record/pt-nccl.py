@@ -6,15 +6,16 @@
 --world 2: two processes on the one GPU. NCCL refuses two ranks on one device of one host, so each
   rank names a different NCCL_HOSTID and the ranks talk over NCCL's socket transport on loopback:
   real two-rank ring kernels (ncclDevKernel_*) on one GPU, slow but genuine.
-Each rank writes OUT_DIR/nccl<world>-rank<rank>.json (torch.profiler, CPU + CUDA) unless --plain,
-which records nothing itself and marks each step with an NVTX range (for nsys).
+Each rank writes OUT_DIR/nccl<world>-rank<rank>.json (torch.profiler, CPU + CUDA, schedule(wait=0,
+warmup=1, active=3) so ProfilerStep#1..#3 ranges exist) unless --plain, which records nothing
+itself and marks each step with an NVTX range (for nsys).
 Usage: python3 pt-nccl.py --world 1|2 [--plain] OUT_DIR
 """
 import os
 import sys
 from datetime import timedelta
 
-STEPS = 3
+STEPS = 3  # recorded steps (the profiler's schedule adds one warm-up step before them)
 PORTS = {1: 29551, 2: 29561}
 
 
@@ -35,7 +36,7 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
     nccl_env(world, rank)
     import torch
     import torch.distributed as dist
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity, profile, schedule
 
     dev = torch.device("cuda:0")
     torch.cuda.set_device(dev)
@@ -100,12 +101,18 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
             torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
     else:
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
-            for i in range(STEPS):
+        out_path = os.path.join(out_dir, f"nccl{world}-rank{rank}.json")
+        with profile(
+            activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+            schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
+            on_trace_ready=lambda p: p.export_chrome_trace(out_path),
+            record_shapes=True,
+        ) as prof:
+            for i in range(STEPS + 1):
                 step(i)
+                if i == STEPS:
+                    torch.cuda.synchronize()
                 prof.step()
-            torch.cuda.synchronize()
-        prof.export_chrome_trace(os.path.join(out_dir, f"nccl{world}-rank{rank}.json"))
     dist.barrier()
     print(f"world {world} rank {rank} checksum {float(buf.sum()):.3f}")
     dist.destroy_process_group()

@@ -3,7 +3,8 @@
 # Real PyTorch profiler (kineto) traces for the importers and the analysis, and nsys exports of
 # NCCL collectives (see fixtures/kineto/README.md for what each program does).
 # Every step runs under its own time limit, and a step whose limit would carry the whole past
-# RECORD_BUDGET_S (default 400 s) is skipped and said so. Each trace is scrubbed
+# RECORD_BUDGET_S (default 400 s) is skipped and said so; RECORD_ONLY="gloo nccl2" runs only
+# the steps it names. Each trace is scrubbed
 # (scrub-kineto.py; nsys: .gpu/scrub-nsys.py then scrub-extra.py), its counts are taken from the
 # raw and the scrubbed file and must agree, and check-scrubbed.py must pass it: only files that
 # pass are packed, gzip -9 each, into $OUT/torch.tar.xz with the counts and the logs.
@@ -19,6 +20,9 @@ note() { echo "== [${SECONDS}s] $*"; }
 step() { # step NAME LIMIT_S CMD...: CMD under a time limit, unless that could overrun the budget
   local name=$1 limit=$2 rc
   shift 2
+  if [ -n "${RECORD_ONLY:-}" ] && [[ " $RECORD_ONLY " != *" $name "* ]]; then
+    return 1
+  fi
   if ((SECONDS + limit > budget)); then
     note "skip $name: ${SECONDS}s used, ${limit}s more could pass ${budget}s"
     return 1
