@@ -1,11 +1,13 @@
 """Count what a recorded trace holds, as the file itself says, so importer tests can compare.
 
 kineto JSON (plain or .gz): events per category; kernels, copies (by name), memsets, runtime
-and driver calls (by name); kernel streams; NCCL kernels; kernels launched through the driver API (Triton's); ProfilerStep ranges and
-DataLoader __next__ ranges; flows; distributedInfo; the timestamp form (baseTimeNanoseconds,
-the first ts as written, its fraction digits, whether it reads as epoch microseconds). For each
-ProfilerStep: its duration, the host time inside DataLoader __next__, and the GPU-busy time
-(union of kernels, copies and memsets) inside it.
+and driver calls (by name); the streams of kernels and of all GPU ops; GPU ops whose runtime or
+driver call is not in the file (launched before the profiler's window); NCCL kernels; kernels
+launched through the driver API (Triton's); ProfilerStep and DataLoader __next__ ranges; launch
+flows; distributedInfo; the timestamp form (baseTimeNanoseconds, the first ts as written, its
+fraction digits, whether it reads as epoch microseconds). For each ProfilerStep: its duration,
+the host time inside DataLoader __next__, and the GPU-busy time (union of kernels, copies and
+memsets) inside it.
 nsys SQLite (plain or .gz): rows of the kernel, memcpy, memset, runtime and sync tables; NCCL
 kernel names; streams.
 Usage: fixture-counts.py FILE...   (prints a JSON array, one object per file)
@@ -85,6 +87,8 @@ def kineto(path: str, data: bytes) -> dict:
     named = lambda cat: collections.Counter(e["name"] for e in events if e.get("cat") == cat and e.get("ph") == "X")
     kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
     driver = {e["args"].get("correlation") for e in events if e.get("cat") == "cuda_driver" and "args" in e}
+    launches = driver | {e["args"].get("correlation") for e in events if e.get("cat") == "cuda_runtime" and "args" in e}
+    gpu_ops = [e for e in events if e.get("cat") in GPU_CATS and e.get("ph") == "X"]
     return {
         "file": path,
         "events": len(events),
@@ -94,6 +98,8 @@ def kineto(path: str, data: bytes) -> dict:
         "kernelStreams": sorted({e["args"].get("stream") for e in kernels}),
         "ncclKernels": dict(collections.Counter(e["name"] for e in kernels if "nccl" in e["name"].lower() or "oneRank" in e["name"])),
         "kernelsLaunchedByDriver": dict(collections.Counter(e["name"] for e in kernels if e["args"].get("correlation") in driver)),
+        "gpuOpsWithoutCall": sum(1 for e in gpu_ops if e["args"].get("correlation") not in launches),
+        "gpuOpStreams": sorted({e["args"].get("stream") for e in gpu_ops}),
         "memcpy": dict(named("gpu_memcpy")),
         "memsets": sum(named("gpu_memset").values()),
         "runtimeCalls": sum(named("cuda_runtime").values()),
