@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Second scrub pass over nsys exports, after .gpu/scrub-nsys.py: the device's checkout path
 and the recorded environment still appear in WorkDir fields, TARGET_INFO_SYSTEM_ENV and
-META_DATA_CAPTURE. Usage: scrub-extra.py FILE...  (rewrites each .json / .sqlite in place)
+META_DATA_CAPTURE, and the machine's host name in META_DATA_CAPTURE (DEVICE_DISPLAY_NAME) and
+META_DATA_EXPORT (EXPORT_HOST). Usage: scrub-extra.py FILE...  (rewrites each .json / .sqlite in place)
 """
-import re, sqlite3, sys
+import re, socket, sqlite3, sys
 
 PATH = re.compile(r"/(work|home|root|tmp|opt/torch)(/[A-Za-z0-9_.+-]+)*")
+HOSTS = {h for h in (socket.gethostname(), socket.gethostname().split(".")[0]) if len(h) >= 2 and h != "localhost"}
+HOST = re.compile("|".join(r"(?<![\w-])" + re.escape(h) + r"(?![\w-])" for h in sorted(HOSTS, key=len, reverse=True))) if HOSTS else None
 
 
 def scrub_text(s):
-    return PATH.sub("/path", s)
+    s = PATH.sub("/path", s)
+    return HOST.sub("host", s) if HOST is not None else s
 
 
 def scrub_json(path):
@@ -29,6 +33,9 @@ def scrub_sqlite(path):
             "delete from META_DATA_CAPTURE where name like '%ENVIRONMENT%' or name like '%ARGUMENT%'"
             " or name like '%WORKING_DIR%'"
         )
+        db.execute("update META_DATA_CAPTURE set value = 'host' where name = 'DEVICE_DISPLAY_NAME'")
+    if "META_DATA_EXPORT" in tables:
+        db.execute("update META_DATA_EXPORT set value = 'host' where name = 'EXPORT_HOST'")
     for t in tables:
         cols = [r[1] for r in db.execute(f'pragma table_info("{t}")')]
         for c in cols:
