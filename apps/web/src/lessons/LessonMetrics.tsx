@@ -13,6 +13,15 @@ function shown(metric: MetricDelta, value: number): string {
   return String(value);
 }
 
+/**
+ * What a metric measures in a lesson's words. In these workloads the host issues everything up
+ * front, so "launch latency" (launch call to GPU start) is mostly time spent queued behind earlier
+ * work on the stream, not the cost of a launch.
+ */
+export function lessonMetricName(name: string): string {
+  return name.replace(/^launch latency/, 'queued before start (launch to GPU start)');
+}
+
 /** compareTraces' metric differences: only the metrics the change moved. */
 export function LessonMetrics() {
   const metrics = useStore(lessonStore, (s) => s.summary?.metrics);
@@ -32,7 +41,7 @@ export function LessonMetrics() {
       <tbody>
         {moved.map((metric) => (
           <tr key={metric.name}>
-            <td>{metric.name}</td>
+            <td>{lessonMetricName(metric.name)}</td>
             <td>{shown(metric, metric.a)}</td>
             <td>{shown(metric, metric.b)}</td>
           </tr>

@@ -13,7 +13,7 @@ export const lessons: readonly Lesson[] = [
     explanation: [
       'Copying all the input, running the kernel, then copying all the output keeps exactly one engine busy at a time: the copy engines idle while the kernel runs and the SMs idle while data moves.',
       'Split the array into chunks and give each chunk its own stream. Chunk 2 can then copy in while chunk 1 computes and chunk 0 copies out.',
-      'Look at the engine rows: before, the bars form a staircase; after, they stack on top of each other. More chunks shorten the fill and drain at the ends but each chunk pays launch and copy setup costs.',
+      'Look at the stream rows: before, one stream copies in, computes, then copies out, one bar after another; after, the s[0]…s[3] rows overlap in time, a chunk\u2019s copy running under another chunk\u2019s kernel. More chunks shorten the fill and drain at the ends but each chunk pays launch and copy setup costs.',
       'On the C1060 chunking alone gains nothing: its single copy engine takes the chunks in issue order, so each copy back waits in front of the next copy in (see the issue-order lessons).',
     ],
     preset: 'pipeline',
@@ -35,7 +35,7 @@ export const lessons: readonly Lesson[] = [
     summary: 'Depth-first vs breadth-first issue order when one engine does both copy directions.',
     explanation: [
       'This is the NVIDIA blog workload: 16 MiB in 4 streams, each stream copying in, running a kernel and copying out, with copies and kernel taking about the same time.',
-      'A C1060 has a single copy engine fed by a single hardware queue. Issued depth-first (H2D, K, D2H per stream), the D2H of stream 1 sits in that queue in front of the H2D of stream 2 and waits for kernel 1: nothing overlaps.',
+      'A C1060 has a single copy engine fed by a single hardware queue. Issued depth-first (H2D, K, D2H per stream), the D2H of stream[0] sits in that queue in front of the H2D of stream[1] and waits for stream[0]\u2019s kernel: nothing overlaps.',
       'Issued breadth-first (all H2Ds, then all kernels, then all D2Hs), the H2Ds run back to back while the kernels follow them; the blog measured 8/12 of the sequential time.',
       'Switch the profile to a C2050 (two copy engines) and the winner changes; on a K20c or newer, Hyper-Q makes the order irrelevant.',
     ],
