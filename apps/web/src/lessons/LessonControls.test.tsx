@@ -63,6 +63,7 @@ describe('the lesson controls and results', () => {
     );
     const toggle = byTestId<HTMLInputElement>('lesson-pitfall-toggle');
     expect(toggle.checked).toBe(false);
+    expect(document.querySelector('[data-testid="lesson-pitfall-hint"]')).toBeNull();
     const fixed = Number(byTestId('lesson-speedup').getAttribute('data-speedup'));
     expect(fixed).toBeGreaterThan(1.1);
 
@@ -71,6 +72,8 @@ describe('the lesson controls and results', () => {
     expect(lessonStore.getState().params['hostMemory']).toBe('pageable');
     expect(byTestId<HTMLInputElement>('lesson-pitfall-toggle').checked).toBe(true);
     expect(byTestId('lesson-speedup').getAttribute('data-speedup')).toBe('1');
+    // The 1.00× is explained, with what to do next.
+    expect(byTestId('lesson-pitfall-hint').textContent).toContain('Untick to run the after run');
   });
 
   it('shows one control per slider, sizes on a power-of-two range, and the lesson profiles first', async () => {

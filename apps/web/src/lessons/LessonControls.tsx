@@ -45,6 +45,12 @@ export function LessonControls({ lesson, gpuAvailable }: LessonControlsProps) {
           />
           keep the pitfall ({lesson.pitfall.onLabel})
         </span>
+        {pitfallOn && (
+          <small className="muted" data-testid="lesson-pitfall-hint">
+            Both runs now keep the pitfall, so they match (1.00×). Untick to run the after run with
+            the fix ({lesson.pitfall.offLabel}) and compare the two timelines row by row.
+          </small>
+        )}
       </label>
       {lesson.sliders.map((name) => {
         const param = preset.params.find((p) => p.name === name);
