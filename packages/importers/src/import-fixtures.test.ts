@@ -16,6 +16,8 @@ const snapshotted = [
   'nsys/older/layout-c-separate-strings.json',
   'nsys/older/schema-2021.sqlite',
   'nsys/older/schema-2026.sqlite',
+  'nsys/handmade/ddp-2gpu.json',
+  'nsys/handmade/ddp-2gpu.sqlite',
   'kineto/train.pt.trace.json.gz',
   'kineto/kineto-2021.json',
   'kineto/array-unterminated.json',
@@ -247,6 +249,7 @@ describe('the fast nsys JSON reader', () => {
     'nsys/2025.3.1/graph.json.gz',
     'nsys/older/layout-a-2021.json',
     'nsys/older/layout-c-separate-strings.json',
+    'nsys/handmade/ddp-2gpu.json',
     'broken/truncated.json',
     'broken/dangling-flows.json',
   ];

@@ -213,7 +213,7 @@ export class LaneRegistry {
           trackOf[i] = known;
           return;
         }
-        trackOf[i] = trace.addTrack({
+        const track = trace.addTrack({
           kind: 'gpu-stream',
           name: streamNames.get(key) ?? '',
           pid: owner.pid,
@@ -223,7 +223,8 @@ export class LaneRegistry {
           streamType: lane.streamType,
           priority: lane.priority,
         });
-        streamTracks.set(key, trackOf[i]!);
+        trackOf[i] = track;
+        streamTracks.set(key, track);
       } else {
         const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
         const name =

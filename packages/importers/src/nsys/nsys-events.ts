@@ -9,7 +9,13 @@ import { GlobalIdMemo } from './global-id-memo.ts';
 import type { NsysRecord } from './nsys-record.ts';
 import { F, fieldNames } from './nsys-record.ts';
 import { executableName } from './process-name.ts';
-import { SyncType, syncNames, syncOpKind, syncTypeFromCupti, syncTypeFromName } from './sync-kinds.ts';
+import {
+  SyncType,
+  syncNames,
+  syncOpKind,
+  syncTypeFromCupti,
+  syncTypeFromName,
+} from './sync-kinds.ts';
 
 const maxTimeNs = 2 ** 53;
 const latin1 = new TextDecoder('latin1');

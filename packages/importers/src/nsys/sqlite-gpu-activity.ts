@@ -7,7 +7,13 @@ import { copyKindLabel, copyOpKind, noId32, nsysMemKind } from './nsys-enums.ts'
 import type { SqlValue } from './sqlite-rows.ts';
 import { SqliteRowReader, pidExpr } from './sqlite-rows.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
-import { SyncType, syncNames, syncOpKind, syncTypeFromCupti, syncTypeFromName } from './sync-kinds.ts';
+import {
+  SyncType,
+  syncNames,
+  syncOpKind,
+  syncTypeFromCupti,
+  syncTypeFromName,
+} from './sync-kinds.ts';
 
 /**
  * The GPU activity tables of an nsys SQLite export, one SELECT each: kernels, copies, memsets,

@@ -35,7 +35,9 @@ export function syncTypeFromName(name: string): number | undefined {
 
 /** A sync type by CUPTI's number (the documented numbering), undefined for numbers CUPTI lacks. */
 export function syncTypeFromCupti(value: number): number | undefined {
-  return Number.isInteger(value) && value >= SyncType.Unknown && value <= SyncType.ContextSynchronize
+  return Number.isInteger(value) &&
+    value >= SyncType.Unknown &&
+    value <= SyncType.ContextSynchronize
     ? value
     : undefined;
 }
