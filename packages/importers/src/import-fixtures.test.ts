@@ -84,6 +84,8 @@ describe('nsys 2025.3.1 exports of one run', () => {
       sync: 44,
       range: 48,
     });
+    // streams 7 and 14; the "Context 1 sync" lane holds event synchronizes, not a stream
+    expect(summary.gpuStreams).toBe(2);
     expect(trace.devices[0]).toMatchObject({
       name: 'NVIDIA H100 80GB HBM3',
       smCount: 132,
