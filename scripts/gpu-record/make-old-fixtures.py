@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the small hand-made fixtures for layouts and schemas that the GPU machine's nsys
 2025.3.1 cannot produce, following ../shared/research/nsys-formats.md (§1.2 layouts A and C,
-§2.1–2.2 schemas before 2021 and from 2026) and the kineto notes (§4), plus broken inputs.
+§2.1–2.2 schemas before 2021 and from 2026) and the kineto notes (§4), plus broken inputs, and
+a two-rank, two-GPU job (fixtures/nsys/handmade/) that the GPU machine's single GPU cannot record.
 Run from the project root: python3 scripts/gpu-record/make-old-fixtures.py
 """
 import gzip, json, os, sqlite3
@@ -111,11 +112,15 @@ def create(db, table, cols, rows):
         db.executemany(f'insert into "{table}" values ({", ".join("?" * len(cols))})', rows)
 
 
+# Strings only the pre-2021 SQLite has (its sync rows of every kind), after the shared ones.
+OLD_SYNC_STRINGS = ["cudaEventSynchronize_v3020", "cudaDeviceSynchronize_v3020"]
+
+
 def write_sqlite(path, new):
     if os.path.exists(path):
         os.remove(path)
     db = sqlite3.connect(path)
-    create(db, "StringIds", ["id", "value"], list(enumerate(STRINGS)))
+    create(db, "StringIds", ["id", "value"], list(enumerate(STRINGS + ([] if new else OLD_SYNC_STRINGS))))
     kcols = ["start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "demangledName",
              "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "staticSharedMemory",
              "dynamicSharedMemory", "registersPerThread"] + (["mangledName", "graphId", "greenContextId", "graphNodeId"] if new else [])
@@ -139,7 +144,14 @@ def write_sqlite(path, new):
         [21000, 23000, 0, 1, 14, 21, gpid(1001), 2, 5] + ([1] if new else []),
         [25000, 26000, 0, 1, 14, 23, gpid(1001), 2, 5] + ([2] if new else []),
         # stream synchronize: syncType 3 in 2022.4 / 2026 exports
-        [34000, 35000, 0, 1, 7, 26, gpid(1001), 3, 0xFFFFFFFF] + ([0xFFFFFFFF] if new else [])])
+        [34000, 35000, 0, 1, 7, 26, gpid(1001), 3, 0xFFFFFFFF] + ([0xFFFFFFFF] if new else [])]
+        # CUPTI's numbering (CUpti_ActivitySynchronizationType), the only one documented for schemas
+        # without ENUM tables: 1 event synchronize (no stream), 4 context synchronize (no stream, no
+        # event), and an event synchronize whose type CUPTI left at 0 (UNKNOWN).
+        + ([] if new else [
+            [36100, 37100, 0, 1, 0xFFFFFFFF, 27, gpid(1001), 1, 5],
+            [38100, 39100, 0, 1, 0xFFFFFFFF, 28, gpid(1001), 4, 0xFFFFFFFF],
+            [40100, 40500, 0, 1, 0xFFFFFFFF, 29, gpid(1001), 0, 5]]))
     rcols = ["start", "end", "globalTid", "correlationId", "nameId"] + (["eventClass", "returnValue", "callchainId"] if new else [])
     extra = lambda c: ([c, 0, None] if new else [])
     create(db, "CUPTI_ACTIVITY_KIND_RUNTIME", rcols, [
@@ -148,7 +160,9 @@ def write_sqlite(path, new):
         [20000, 20100, gtid(1001, 1001), 20, 5] + extra(0), [20200, 20300, gtid(1001, 1001), 21, 6] + extra(0),
         [24000, 24100, gtid(1001, 1001), 22, 5] + extra(0), [24200, 24300, gtid(1001, 1001), 23, 6] + extra(0),
         [27000, 29500, gtid(1001, 1001), 24, 11] + extra(0), [33900, 35100, gtid(1001, 1001), 26, 6] + extra(0)]
-        + ([[59000, 59500, gtid(1001, 1001), 32, 1, 0, 0, None]] if new else []))
+        + ([[59000, 59500, gtid(1001, 1001), 32, 1, 0, 0, None]] if new else [
+            [36000, 37200, gtid(1001, 1001), 27, 13], [38000, 39200, gtid(1001, 1001), 28, 14],
+            [40000, 40600, gtid(1001, 1001), 29, 13]]))
     ncols = ["start", "end", "eventType", "text", "globalTid", "endGlobalTid", "textId", "domainId"]
     create(db, "NVTX_EVENTS", ncols, [
         [500, None, 75, "my-domain", gtid(1001, 1001), None, None, 3],
@@ -175,8 +189,141 @@ def write_sqlite(path, new):
         for r in (4000,):
             db.execute("update CUPTI_ACTIVITY_KIND_RUNTIME set eventClass = 1 where correlationId = 10 and globalTid = ?", (gtid(1002, 1002),))
     else:
-        create(db, "TARGET_INFO_CUDA_GPU", ["id", "name", "busLocation", "totalMemory", "smCount", "computeMajor", "computeMinor"],
-               [[0, "Tesla V100-SXM2-16GB", "0000:00:04.0", 16945512448, 80, 7, 0], [1, "Tesla V100-SXM2-16GB", "0000:00:05.0", 16945512448, 80, 7, 0]])
+        # Before 2021.2 the GPU table mirrors CUPTI's device record (CUpti_ActivityDevice): keyed by
+        # deviceId (nsys 2021.1's gputrace report joins it USING (deviceId)), with numMultiprocessors,
+        # computeCapabilityMajor, numThreadsPerWarp, maxWarpsPerMultiprocessor, coreClockRate, maxIPC
+        # (columns third-party readers of those exports query), and CUPTI's other device fields.
+        create(db, "TARGET_INFO_CUDA_GPU", ["deviceId", "name", "computeCapabilityMajor", "computeCapabilityMinor",
+                                            "numMultiprocessors", "globalMemorySize", "globalMemoryBandwidth",
+                                            "l2CacheSize", "numThreadsPerWarp", "coreClockRate", "numMemcpyEngines",
+                                            "maxIPC", "maxWarpsPerMultiprocessor", "maxBlocksPerMultiprocessor"],
+               [[d, "Tesla V100-SXM2-16GB", 7, 0, 80, 16945512448, 898048000, 6291456, 32, 1530000, 6, 4, 64, 32]
+                for d in (0, 1)])
+    db.commit()
+    db.close()
+
+
+# Two ranks of a data-parallel job, one GPU each (rank r on GPU r), as a 2023.3 SQLite export
+# (ENUM tables, PROCESSES, no CUDA_EVENT or CONTEXT_INFO tables) and a 2025.3 JSON export (layout B).
+# Each process numbers its own context 1 and streams 7 and 15. Sync rows carry deviceId 0 for both
+# ranks (CUPTI's sync record has no device). The process names are whole command lines with
+# arguments (a quoted path with spaces for rank 1) that must not reach the trace.
+DDP_STRINGS = ["", "cudaMemcpyAsync_v3020", "cudaLaunchKernel_v7000", "cudaEventRecord_v3020",
+               "cudaStreamWaitEvent_v3020", "cudaMemsetAsync_v3020", "cudaStreamSynchronize_v3020",
+               "cudaEventSynchronize_v3020", "cudaDeviceSynchronize_v3020", "forward_kernel(float*, int)",
+               "allreduce_kernel(float*, int)", "python3",
+               "/opt/nvidia/nsight-systems/2025.3.1/target-linux-x64/libToolsInjection64.so"]
+DDP_RANKS = ((2001, 0, 0), (2002, 1, 700))  # pid, GPU, time offset (ns)
+DDP_COMMANDS = {2001: "/usr/bin/python3 -u train.py --local-rank=0 --token=SECRET-TOKEN",
+                2002: "'/opt/conda envs/ddp/bin/python3' -u train.py --local-rank=1 --token=SECRET-TOKEN"}
+NO_ID = 0xFFFFFFFF
+SYNC_JSON_NAMES = {1: "SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", 2: "SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT",
+                   3: "SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", 4: "SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE"}
+
+
+def ddp_rank_ops(pid, gpu, b):
+    """(api rows, gpu ops) of one rank: api = (corr, start, end, nameIdx); gpu = dicts by kind."""
+    api_rows = [(1, 1000, 1200, 1), (2, 1250, 1350, 2), (3, 1400, 1450, 3), (4, 1500, 1550, 4), (5, 1600, 1700, 2),
+                (6, 1750, 1800, 5), (7, 1850, 9450, 6), (8, 9460, 9490, 7), (9, 9500, 12700, 8)]
+    gpu_ops = [
+        dict(kind="memcpy", corr=1, start=1300, end=3300, stream=15, bytes=1048576, copyKind=1, srcKind=1, dstKind=2),
+        dict(kind="kernel", corr=2, start=3400, end=9400, stream=15, name=9),
+        dict(kind="record", corr=3, stream=15, eventId=1, eventSyncId=1),
+        dict(kind="sync", corr=4, start=1510, end=1540, stream=7, syncType=2, eventId=1, eventSyncId=1),
+        dict(kind="kernel", corr=5, start=9500, end=12000, stream=7, name=10),
+        dict(kind="memset", corr=6, start=12100, end=12600, stream=7, bytes=4096, memKind=2),
+        # cudaStreamSynchronize: 2023.3 writes syncType 3; 2025.3 JSON a stream wait on no event
+        dict(kind="sync", corr=7, start=1860, end=9440, stream=15, syncType=3, eventId=NO_ID, eventSyncId=NO_ID),
+        dict(kind="sync", corr=8, start=9465, end=9485, stream=NO_ID, syncType=1, eventId=1, eventSyncId=1),
+        dict(kind="sync", corr=9, start=9510, end=12690, stream=NO_ID, syncType=4, eventId=NO_ID, eventSyncId=NO_ID),
+    ]
+    api_rows = [(c, b + s, b + e, n) for c, s, e, n in api_rows]
+    for op in gpu_ops:
+        if "start" in op:
+            op["start"] += b
+            op["end"] += b
+        op["device"] = 0 if op["kind"] == "sync" else gpu
+    return api_rows, gpu_ops
+
+
+def write_ddp_json(path):
+    lines = [{"data": DDP_STRINGS, "files": []}]
+    for pid, gpu, b in DDP_RANKS:
+        lines.append({"Type": 27, "CommEvent": {"Timestamp": "0", "GlobalPid": str(gpid(pid)),
+                                                "Command": DDP_COMMANDS[pid], "WorkDir": "/path", "NsTime": True}})
+        api_rows, gpu_ops = ddp_rank_ops(pid, gpu, b)
+        for corr, start, end, name in api_rows:
+            lines.append(api(start, end, corr, pid, pid, name))
+        for op in gpu_ops:
+            k = op["kind"]
+            if k == "kernel":
+                e = cuda(79, op["start"], op["end"], op["corr"], pid, op["stream"], "kernel", kernel(op["name"]), op["device"])
+            elif k == "memcpy":
+                e = cuda(80, op["start"], op["end"], op["corr"], pid, op["stream"], "memcpy",
+                         {"sizebytes": str(op["bytes"]), "copyKind": str(op["copyKind"]), "srcKind": op["srcKind"],
+                          "dstKind": op["dstKind"], "copyCount": "1"}, op["device"])
+            elif k == "memset":
+                e = cuda(80, op["start"], op["end"], op["corr"], pid, op["stream"], "memset",
+                         {"sizebytes": str(op["bytes"]), "value": 0, "memKind": op["memKind"]}, op["device"])
+            elif k == "record":
+                e = cuda(127, 0, 0, op["corr"], pid, op["stream"], "cudaEventRecord",
+                         {"eventId": op["eventId"], "eventSyncId": str(op["eventSyncId"])}, op["device"])
+            else:
+                sync_type = 2 if op["syncType"] == 3 else op["syncType"]  # the 2025.x quirk
+                e = cuda(106, op["start"], op["end"], op["corr"], pid, op["stream"], "sync",
+                         {"eventId": op["eventId"], "eventSyncId": str(op["eventSyncId"]),
+                          "syncType": SYNC_JSON_NAMES[sync_type]}, op["device"])
+            lines.append(e)
+    lines.append({"data": [{"nameIdx": "11", "priority": "10", "globalTid": str(gtid(pid, pid))} for pid, _, _ in DDP_RANKS]})
+    with open(path, "w") as f:
+        for e in lines:
+            f.write(line(e) + "\n")
+
+
+def write_ddp_sqlite(path):
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    create(db, "StringIds", ["id", "value"], list(enumerate(DDP_STRINGS)))
+    kernels, copies, memsets, syncs, runtime = [], [], [], [], []
+    for pid, gpu, b in DDP_RANKS:
+        api_rows, gpu_ops = ddp_rank_ops(pid, gpu, b)
+        runtime += [[start, end, 0, gtid(pid, pid), corr, name, 0, None] for corr, start, end, name in api_rows]
+        for op in gpu_ops:
+            head = [op.get("start"), op.get("end"), op["device"], 1, op["stream"], op["corr"], gpid(pid)]
+            if op["kind"] == "kernel":
+                kernels.append(head + [op["name"], op["name"], 1, 128, 1, 1, 256, 1, 1, 0, 0, 32, None])
+            elif op["kind"] == "memcpy":
+                copies.append(head + [op["bytes"], op["copyKind"], op["srcKind"], op["dstKind"], None])
+            elif op["kind"] == "memset":
+                memsets.append(head + [0, op["bytes"], None, op["memKind"]])
+            elif op["kind"] == "sync":
+                syncs.append(head + [op["syncType"], op["eventId"]])
+    gpu_cols = ["start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"]
+    create(db, "CUPTI_ACTIVITY_KIND_KERNEL", gpu_cols + ["demangledName", "shortName", "launchType", "gridX", "gridY",
+           "gridZ", "blockX", "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "registersPerThread",
+           "graphNodeId"], kernels)
+    create(db, "CUPTI_ACTIVITY_KIND_MEMCPY", gpu_cols + ["bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"], copies)
+    create(db, "CUPTI_ACTIVITY_KIND_MEMSET", gpu_cols + ["value", "bytes", "graphNodeId", "memKind"], memsets)
+    create(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", gpu_cols + ["syncType", "eventId"], syncs)
+    create(db, "CUPTI_ACTIVITY_KIND_RUNTIME", ["start", "end", "eventClass", "globalTid", "correlationId", "nameId",
+           "returnValue", "callchainId"], runtime)
+    create(db, "ThreadNames", ["nameId", "priority", "globalTid"], [[11, 10, gtid(pid, pid)] for pid, _, _ in DDP_RANKS])
+    create(db, "PROCESSES", ["globalPid", "pid", "name"], [[gpid(pid), pid, DDP_COMMANDS[pid]] for pid, _, _ in DDP_RANKS])
+    create(db, "TARGET_INFO_GPU", ["vmId", "id", "name", "busLocation", "totalMemory", "smCount", "computeMajor",
+           "computeMinor", "asyncEngines", "clockRate", "memoryBandwidth", "cuDevice"],
+           [[1, d, "NVIDIA H100 80GB HBM3", f"0000:{0x18 + d:02x}:00.0", 85017493504, 132, 9, 0, 3, 1980000000,
+             3352320000000, d] for d in (0, 1)])
+    create(db, "TARGET_INFO_CUDA_STREAM", ["streamId", "hwId", "vmId", "processId", "contextId", "priority", "flag"],
+           [[s, 0, 1, pid, 1, 0, 3 if s == 7 else 2] for pid, _, _ in DDP_RANKS for s in (7, 15)])
+    create(db, "ENUM_CUPTI_SYNC_TYPE", ["id", "name", "label"], [
+        [0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown"],
+        [1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", "Event sync"],
+        [2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT", "Stream wait sync"],
+        [3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", "Stream sync"],
+        [4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE", "Context sync"]])
+    create(db, "META_DATA_EXPORT", ["name", "value"], [["EXPORT_PRODUCT_VERSION", "2023.3.1.92"],
+                                                      ["EXPORT_SCHEMA_VERSION", "3.4.0"]])
     db.commit()
     db.close()
 
@@ -274,6 +421,9 @@ def write_broken():
 write_json_layouts()
 write_sqlite(f"{OUT}/nsys/older/schema-2021.sqlite", new=False)
 write_sqlite(f"{OUT}/nsys/older/schema-2026.sqlite", new=True)
+os.makedirs(f"{OUT}/nsys/handmade", exist_ok=True)
+write_ddp_json(f"{OUT}/nsys/handmade/ddp-2gpu.json")
+write_ddp_sqlite(f"{OUT}/nsys/handmade/ddp-2gpu.sqlite")
 write_kineto()
 write_broken()
 print("written")

@@ -16,6 +16,8 @@ const snapshotted = [
   'nsys/older/layout-c-separate-strings.json',
   'nsys/older/schema-2021.sqlite',
   'nsys/older/schema-2026.sqlite',
+  'nsys/handmade/ddp-2gpu.json',
+  'nsys/handmade/ddp-2gpu.sqlite',
   'kineto/train.pt.trace.json.gz',
   'kineto/kineto-2021.json',
   'kineto/array-unterminated.json',
@@ -82,6 +84,8 @@ describe('nsys 2025.3.1 exports of one run', () => {
       sync: 44,
       range: 48,
     });
+    // streams 7 and 14; the "Context 1 sync" lane holds event synchronizes, not a stream
+    expect(summary.gpuStreams).toBe(2);
     expect(trace.devices[0]).toMatchObject({
       name: 'NVIDIA H100 80GB HBM3',
       smCount: 132,
@@ -247,6 +251,7 @@ describe('the fast nsys JSON reader', () => {
     'nsys/2025.3.1/graph.json.gz',
     'nsys/older/layout-a-2021.json',
     'nsys/older/layout-c-separate-strings.json',
+    'nsys/handmade/ddp-2gpu.json',
     'broken/truncated.json',
     'broken/dangling-flows.json',
   ];

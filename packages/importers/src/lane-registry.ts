@@ -10,6 +10,8 @@ interface Lane {
   name: string;
   streamType: StreamType;
   priority: number;
+  /** The source vouches for deviceId (see `vouchDevice`). */
+  deviceVouched: boolean;
 }
 
 interface Process {
@@ -24,6 +26,8 @@ export class LaneRegistry {
   private readonly processes: Process[] = [];
   private readonly processIndex = new Map<string, number>();
   private readonly threadNames = new Map<string, number>();
+  /** `${proc},${contextId}` → the device the context lives on, as the source vouches for it. */
+  private readonly contextDevices = new Map<string, number>();
 
   get count(): number {
     return this.lanes.length;
@@ -74,6 +78,7 @@ export class LaneRegistry {
         name: '',
         streamType: 'unknown',
         priority: 0,
+        deviceVouched: false,
       });
       this.laneIndex.set(key, index);
     }
@@ -95,10 +100,39 @@ export class LaneRegistry {
         name: '',
         streamType: 'unknown',
         priority: 0,
+        deviceVouched: false,
       });
       this.laneIndex.set(key, index);
     }
     return index;
+  }
+
+  /**
+   * The source vouches for this GPU lane's device: its context lives there. Lanes of the same
+   * process and context whose device the source does not vouch for (nsys sync rows carry device 0
+   * whatever the context) move to that device when the trace is built, merging with its stream.
+   */
+  vouchDevice(lane: number): void {
+    const found = this.lanes[lane];
+    if (found !== undefined && !found.deviceVouched) {
+      found.deviceVouched = true;
+      this.setContextDevice(found.proc, found.contextId, found.deviceId);
+    }
+  }
+
+  /** The device a process's context lives on (a side table's word); the first one said holds. */
+  setContextDevice(proc: number, contextId: number, deviceId: number): void {
+    const key = `${proc},${contextId}`;
+    if (!this.contextDevices.has(key)) {
+      this.contextDevices.set(key, deviceId);
+    }
+  }
+
+  /** A GPU lane's device: its own if vouched for, else its context's if known, else its own. */
+  private deviceOf(lane: Lane): number {
+    return lane.deviceVouched
+      ? lane.deviceId
+      : (this.contextDevices.get(`${lane.proc},${lane.contextId}`) ?? lane.deviceId);
   }
 
   /** Stream facts known from a side table (nsys SQLite TARGET_INFO_CUDA_STREAM). */
@@ -146,7 +180,7 @@ export class LaneRegistry {
     const ids = new Set<number>();
     for (const lane of this.lanes) {
       if (lane.kind === 'gpu-stream') {
-        ids.add(lane.deviceId);
+        ids.add(this.deviceOf(lane));
       }
     }
     return ids;
@@ -154,11 +188,15 @@ export class LaneRegistry {
 
   /**
    * Adds the used lanes to the trace as tracks (and their processes), in lane order, and returns
-   * lane → track. Thread names are resolved through `resolveText` (they may be source strings).
+   * lane → track. GPU lanes that come out as the same (process, device, context, stream) once
+   * their devices are resolved share one track. Thread names are resolved through `resolveText`
+   * (they may be source strings).
    */
   addTracks(trace: Trace, used: Uint8Array, resolveText: (ref: number) => string): Uint32Array {
     const procIndex = new Map<number, number>();
     const trackOf = new Uint32Array(this.lanes.length);
+    const streamTracks = new Map<string, number>();
+    const streamNames = this.streamNames(used);
     this.lanes.forEach((lane, i) => {
       if (used[i] === 0) {
         return;
@@ -168,16 +206,25 @@ export class LaneRegistry {
         procIndex.set(lane.proc, trace.addProcess({ pid: owner.pid, name: owner.name }));
       }
       if (lane.kind === 'gpu-stream') {
-        trackOf[i] = trace.addTrack({
+        const deviceId = this.deviceOf(lane);
+        const key = `${lane.proc},${deviceId},${lane.contextId},${lane.streamId}`;
+        const known = streamTracks.get(key);
+        if (known !== undefined) {
+          trackOf[i] = known;
+          return;
+        }
+        const track = trace.addTrack({
           kind: 'gpu-stream',
-          name: lane.name,
+          name: streamNames.get(key) ?? '',
           pid: owner.pid,
-          deviceId: lane.deviceId,
+          deviceId,
           contextId: lane.contextId,
           streamId: lane.streamId,
           streamType: lane.streamType,
           priority: lane.priority,
         });
+        trackOf[i] = track;
+        streamTracks.set(key, track);
       } else {
         const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
         const name =
@@ -186,5 +233,19 @@ export class LaneRegistry {
       }
     });
     return trackOf;
+  }
+
+  /** The first name given to any used lane of each resolved GPU stream. */
+  private streamNames(used: Uint8Array): Map<string, string> {
+    const names = new Map<string, string>();
+    this.lanes.forEach((lane, i) => {
+      if (used[i] !== 0 && lane.kind === 'gpu-stream' && lane.name !== '') {
+        const key = `${lane.proc},${this.deviceOf(lane)},${lane.contextId},${lane.streamId}`;
+        if (!names.has(key)) {
+          names.set(key, lane.name);
+        }
+      }
+    });
+    return names;
   }
 }

@@ -6,6 +6,7 @@ export interface ImportSummary {
   readonly format: string;
   readonly producer: string;
   readonly devices: number;
+  /** Distinct (process, device, context, stream) among GPU tracks; "no stream" sync lanes are not streams. */
   readonly gpuStreams: number;
   readonly hostThreads: number;
   readonly counts: {
@@ -70,13 +71,27 @@ export function importSummary(trace: Trace): ImportSummary {
     format: trace.meta.sourceFormat,
     producer: trace.meta.producer,
     devices: trace.devices.length,
-    gpuStreams: trace.tracks.filter((t) => t.kind === 'gpu-stream').length,
+    gpuStreams: countStreams(trace),
     hostThreads: trace.tracks.filter((t) => t.kind === 'host-thread').length,
     counts,
     copyBytes,
     spanNs: spanOf(trace),
     warnings: trace.meta.warnings ?? [],
   };
+}
+
+/** CUPTI's stream id for "no stream" (context and event synchronizations). */
+const noStream = 0xffffffff;
+
+/** GPU streams as the profiler counts them: each (process, device, context, stream) once. */
+function countStreams(trace: Trace): number {
+  const streams = new Set<string>();
+  for (const t of trace.tracks) {
+    if (t.kind === 'gpu-stream' && t.streamId !== noStream) {
+      streams.add(`${t.pid},${t.deviceId},${t.contextId},${t.streamId}`);
+    }
+  }
+  return streams.size;
 }
 
 /** From the earliest start to the latest end of ops and ranges, in ns. */

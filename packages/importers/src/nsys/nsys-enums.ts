@@ -34,47 +34,8 @@ export function nsysMemKind(kind: number): MemKind {
   return kind >= 0 && kind <= 6 ? ((kind + 1) as MemKind) : MemKind.Unknown;
 }
 
-/** CUPTI sync types as nsys writes them (ENUM_CUPTI_SYNC_TYPE; JSON uses the names). */
-export const SyncType = {
-  Unknown: 0,
-  EventSynchronize: 1,
-  StreamWaitEvent: 2,
-  StreamSynchronize: 3,
-  ContextSynchronize: 4,
-} as const;
-
-const syncTypeNames: Record<string, number> = {
-  SYNCHRONIZATION_TYPE_UNKNOWN: SyncType.Unknown,
-  SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: SyncType.EventSynchronize,
-  SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: SyncType.StreamWaitEvent,
-  SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: SyncType.StreamSynchronize,
-  SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: SyncType.ContextSynchronize,
-};
-
-export function syncTypeFromName(name: string): number | undefined {
-  const stripped = name.replace(/^CUPTI_ACTIVITY_/, '');
-  return syncTypeNames[stripped];
-}
-
-/** "No event" / "no stream" in nsys sync rows. */
+/** "No event" / "no stream" in nsys sync rows (CUPTI_SYNCHRONIZATION_INVALID_VALUE). */
 export const noId32 = 0xffffffff;
-
-/**
- * Op kind of a sync row. nsys 2025.x writes cudaStreamSynchronize as a stream-wait on event
- * 0xFFFFFFFF, so a wait with no event is a stream synchronize.
- */
-export function syncOpKind(syncType: number, eventId: number): number {
-  switch (syncType) {
-    case SyncType.EventSynchronize:
-      return OpKind.EventSync;
-    case SyncType.StreamSynchronize:
-      return OpKind.StreamSync;
-    case SyncType.ContextSynchronize:
-      return OpKind.DeviceSync;
-    default:
-      return eventId === noId32 ? OpKind.StreamSync : OpKind.StreamWait;
-  }
-}
 
 /** ENUM_CUPTI_STREAM_TYPE: 1 Default (blocking), 2 Non-blocking, 3 Null stream. */
 export function streamTypeFromFlag(

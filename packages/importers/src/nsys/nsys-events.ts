@@ -4,28 +4,21 @@ import { ImportError } from '../import-error.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import {
-  copyKindLabel,
-  copyOpKind,
-  isCudaApiClass,
-  noId32,
-  nsysMemKind,
-  syncOpKind,
-  syncTypeFromName,
-} from './nsys-enums.ts';
+import { copyKindLabel, copyOpKind, isCudaApiClass, noId32, nsysMemKind } from './nsys-enums.ts';
 import { GlobalIdMemo } from './global-id-memo.ts';
 import type { NsysRecord } from './nsys-record.ts';
 import { F, fieldNames } from './nsys-record.ts';
+import { executableName } from './process-name.ts';
+import {
+  SyncType,
+  syncNames,
+  syncOpKind,
+  syncTypeFromCupti,
+  syncTypeFromName,
+} from './sync-kinds.ts';
 
 const maxTimeNs = 2 ** 53;
 const latin1 = new TextDecoder('latin1');
-
-const syncNames: Record<number, string> = {
-  [OpKind.StreamWait]: 'Stream wait event',
-  [OpKind.StreamSync]: 'Stream synchronize',
-  [OpKind.EventSync]: 'Event synchronize',
-  [OpKind.DeviceSync]: 'Context synchronize',
-};
 
 /** Turns nsys JSON events (one `NsysRecord` each) into builder ops, lanes and ranges. */
 export class NsysEventSink {
@@ -114,6 +107,11 @@ export class NsysEventSink {
     op.flags = 0;
     op.eventId = Number.NaN;
     op.eventSyncId = Number.NaN;
+    if (sub === F.kernel || sub === F.memcpy || sub === F.memset) {
+      // These rows' deviceId is their context's device; sync rows carry 0 whatever the context
+      // (CUPTI's sync record has no device), so their lanes take the device by context.
+      this.builder.lanes.vouchDevice(op.lane);
+    }
     if (sub === F.kernel) {
       op.kind = OpKind.Kernel;
       const nameField = rec.has(F.demangledName) ? F.demangledName : F.shortName;
@@ -146,7 +144,7 @@ export class NsysEventSink {
       op.nameRef = this.literal('Memset');
     } else if (sub === F.sync) {
       const eventId = rec.get(F.eventId, noId32);
-      op.kind = syncOpKind(this.syncType(rec), eventId);
+      op.kind = syncOpKind(this.syncType(rec), streamId, eventId);
       op.nameRef = this.literal(syncNames[op.kind] ?? 'Synchronize');
       if (eventId !== noId32) {
         op.eventId = eventId;
@@ -223,8 +221,11 @@ export class NsysEventSink {
   }
 
   private command(rec: NsysRecord): void {
-    // Kernel threads carry Commname; launched processes carry Command (never their Args).
-    const name = this.string(rec, F.Commname) ?? this.string(rec, F.Command);
+    // Commname is the kernel's short name, never with arguments but with slashes at times
+    // ("kworker/0:1"); Command can be a whole command line: only its executable is kept.
+    const command = this.string(rec, F.Command);
+    const name =
+      this.string(rec, F.Commname) ?? (command === undefined ? undefined : executableName(command));
     if (name !== undefined && rec.has(F.GlobalPid)) {
       this.processNames.set(splitGlobalId(globalIdValue(rec, F.GlobalPid)).key, name);
     }
@@ -238,15 +239,21 @@ export class NsysEventSink {
     return rec.has(F.TextId) ? this.builder.sourceName(rec.get(F.TextId)) : 0;
   }
 
+  /** The sync type by its name (as nsys JSON writes it) or by CUPTI's number. */
   private syncType(rec: NsysRecord): number {
     if (!rec.has(F.syncType)) {
-      return 0;
+      return SyncType.Unknown;
     }
     const value = rec.num[F.syncType]!;
-    if (!Number.isNaN(value)) {
-      return value;
+    const name = Number.isNaN(value) ? (this.string(rec, F.syncType) ?? '') : undefined;
+    const type = name === undefined ? syncTypeFromCupti(value) : syncTypeFromName(name);
+    if (type === undefined) {
+      this.builder.warnings.add(
+        'synchronizations of a type CUPTI does not define were classified by their stream and event ids',
+        `line ${this.line}: syncType ${name === undefined ? value : JSON.stringify(name)}`,
+      );
     }
-    return syncTypeFromName(this.string(rec, F.syncType) ?? '') ?? 0;
+    return type ?? SyncType.Unknown;
   }
 
   private string(rec: NsysRecord, field: number): string | undefined {

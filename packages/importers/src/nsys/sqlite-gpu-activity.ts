@@ -3,17 +3,17 @@ import { MemKind, OpFlag, OpKind, packMemKinds } from '@streamscope/trace';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { copyKindLabel, copyOpKind, noId32, nsysMemKind, syncOpKind } from './nsys-enums.ts';
+import { copyKindLabel, copyOpKind, noId32, nsysMemKind } from './nsys-enums.ts';
 import type { SqlValue } from './sqlite-rows.ts';
 import { SqliteRowReader, pidExpr } from './sqlite-rows.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
-
-const syncNames: Record<number, string> = {
-  [OpKind.StreamWait]: 'Stream wait event',
-  [OpKind.StreamSync]: 'Stream synchronize',
-  [OpKind.EventSync]: 'Event synchronize',
-  [OpKind.DeviceSync]: 'Context synchronize',
-};
+import {
+  SyncType,
+  syncNames,
+  syncOpKind,
+  syncTypeFromCupti,
+  syncTypeFromName,
+} from './sync-kinds.ts';
 
 /**
  * The GPU activity tables of an nsys SQLite export, one SELECT each: kernels, copies, memsets,
@@ -60,7 +60,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
       `${c('blockX')}, ${c('blockY')}, ${c('blockZ')}, ${c('staticSharedMemory')}, ` +
       `${c('dynamicSharedMemory')}, ${c('registersPerThread')}, ${c('graphNodeId')} FROM ${table}`;
     this.rows(table, sql, (v) => {
-      const op = this.gpuOp(v);
+      const op = this.gpuOp(v, true);
       op.kind = OpKind.Kernel;
       op.nameRef = this.builder.sourceName(this.int(v[8], nameCol));
       op.refId = this.launches.intern({
@@ -90,7 +90,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
     const c = (name: string): string => this.t.col(table, name, '7');
     const sql = `SELECT ${this.gpuCols(table)}, bytes, copyKind, ${c('srcKind')}, ${c('dstKind')} FROM ${table}`;
     this.rows(table, sql, (v) => {
-      const op = this.gpuOp(v);
+      const op = this.gpuOp(v, true);
       const kind = copyOpKind(this.int(v[9], 'copyKind'));
       if (kind < 0) {
         this.builder.warnings.add(
@@ -117,7 +117,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
     this.t.requireColumns(table, ['bytes']);
     const sql = `SELECT ${this.gpuCols(table)}, bytes, ${this.t.col(table, 'memKind', '7')} FROM ${table}`;
     this.rows(table, sql, (v) => {
-      const op = this.gpuOp(v);
+      const op = this.gpuOp(v, true);
       op.kind = OpKind.Memset;
       op.bytes = this.int(v[8], 'bytes');
       op.memKinds = packMemKinds(MemKind.Unknown, nsysMemKind(this.int(v[9], 'memKind')));
@@ -132,24 +132,54 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['syncType']);
+    const syncTypeOf = this.syncTypes();
     const sql =
       `SELECT ${this.gpuCols(table)}, syncType, ${this.t.col(table, 'eventId', String(noId32))}, ` +
       `${this.t.col(table, 'eventSyncId')} FROM ${table}`;
     this.rows(table, sql, (v) => {
       const op = this.gpuOp(v);
+      const streamId = this.int(v[4], 'streamId');
       const eventId = this.int(v[9], 'eventId');
-      op.kind = syncOpKind(this.int(v[8], 'syncType'), eventId);
+      op.kind = syncOpKind(syncTypeOf(this.int(v[8], 'syncType')), streamId, eventId);
       op.nameRef = this.literal(syncNames[op.kind] ?? 'Synchronize');
       if (eventId !== noId32) {
         op.eventId = eventId;
         op.eventSyncId = v[10] === null ? Number.NaN : this.int(v[10], 'eventSyncId');
         op.refId = eventId;
       }
-      if (this.int(v[4], 'streamId') === noId32) {
+      if (streamId === noId32) {
         this.builder.lanes.nameLane(op.lane, `Context ${this.int(v[3], 'contextId')} sync`);
       }
       this.builder.addOp(op);
     });
+  }
+
+  /**
+   * syncType → SyncType for this export: by name through ENUM_CUPTI_SYNC_TYPE where the export has
+   * it (2022.4 on), else (and for ids that table leaves out) by CUPTI's documented numbering
+   * (sync-kinds.ts). A name or number CUPTI does not define is Unknown: the row's ids decide.
+   */
+  private syncTypes(): (value: number) => number {
+    const enumTable = 'ENUM_CUPTI_SYNC_TYPE';
+    const byId = new Map<number, number>();
+    if (this.t.has(enumTable)) {
+      this.t.requireColumns(enumTable, ['id', 'name']);
+      this.rows(enumTable, `SELECT id, name FROM ${enumTable}`, (v) => {
+        byId.set(this.int(v[0], 'id'), syncTypeFromName(String(v[1])) ?? -1);
+      });
+    }
+    return (value) => {
+      const named = byId.get(value);
+      const type = named === undefined ? syncTypeFromCupti(value) : named;
+      if (type === undefined || type < 0) {
+        this.builder.warnings.add(
+          'synchronizations of a type CUPTI does not define were classified by their stream and event ids',
+          `table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: syncType ${value}`,
+        );
+        return SyncType.Unknown;
+      }
+      return type;
+    };
   }
 
   private eventRecords(): void {
@@ -210,7 +240,12 @@ export class SqliteGpuActivity extends SqliteRowReader {
     return true;
   }
 
-  private gpuOp(v: SqlValue[]): StagedOp {
+  /**
+   * A staged op on its stream's lane. `deviceVouched`: the row's deviceId is its context's device
+   * (kernel, copy and memset rows); sync rows carry 0 whatever the context (CUPTI's sync record
+   * has no device), so lanes without it take the device of their context when the trace is built.
+   */
+  private gpuOp(v: SqlValue[], deviceVouched = false): StagedOp {
     const op = clearStagedOp(this.op);
     op.startNs = this.time(v[0], 'start');
     op.endNs = this.time(v[1], 'end');
@@ -221,6 +256,9 @@ export class SqliteGpuActivity extends SqliteRowReader {
       this.int(v[3], 'contextId'),
       this.int(v[4], 'streamId'),
     );
+    if (deviceVouched) {
+      this.builder.lanes.vouchDevice(op.lane);
+    }
     op.correlationId = this.int(v[5], 'correlationId');
     return op;
   }

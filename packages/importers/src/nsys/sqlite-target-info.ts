@@ -1,4 +1,5 @@
 import { streamTypeFromFlag } from './nsys-enums.ts';
+import { executableName } from './process-name.ts';
 import type { SqlValue } from './sqlite-rows.ts';
 import { SqliteRowReader, pidExpr, tidExpr } from './sqlite-rows.ts';
 
@@ -12,6 +13,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
     this.threadNames();
     this.processNames();
     this.streams();
+    this.contexts();
     this.devices();
     return this.meta();
   }
@@ -41,7 +43,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
     this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
       const proc = this.builder.lanes.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
       if (proc !== undefined && typeof v[2] === 'string') {
-        this.builder.lanes.nameProcess(proc, v[2]);
+        this.builder.lanes.nameProcess(proc, executableName(v[2])); // some exports hold the command line
       }
     });
   }
@@ -73,23 +75,57 @@ export class SqliteTargetInfo extends SqliteRowReader {
     );
   }
 
+  /** Which device each process's context lives on (2025+): places lanes that only sync rows name. */
+  private contexts(): void {
+    const table = 'TARGET_INFO_CUDA_CONTEXT_INFO';
+    if (!this.t.has(table)) {
+      return;
+    }
+    this.t.requireColumns(table, ['processId', 'deviceId', 'contextId']);
+    const sql = `SELECT processId, deviceId, contextId, ${this.t.col(table, 'vmId', '0')} FROM ${table}`;
+    this.rows(table, sql, (v) => {
+      const proc = this.builder.lanes.hasProcess(`${String(v[3] ?? 0)}:${String(v[0] ?? 0)}`);
+      if (proc !== undefined) {
+        this.builder.lanes.setContextDevice(
+          proc,
+          this.int(v[2], 'contextId'),
+          this.int(v[1], 'deviceId'),
+        );
+      }
+    });
+  }
+
+  /**
+   * Device names and facts. TARGET_INFO_GPU (2021.2 on) names the device `id`/`cuDevice` with
+   * smCount, totalMemory, computeMajor/Minor, asyncEngines, clockRate (Hz), memoryBandwidth (B/s).
+   * The older TARGET_INFO_CUDA_GPU follows CUPTI's device record instead: `deviceId` (nsys
+   * 2021.1's own gputrace report joins it USING (deviceId)), `name`, numMultiprocessors,
+   * globalMemorySize, computeCapabilityMajor/Minor, numMemcpyEngines. Its clock and bandwidth
+   * columns are left out: the export documents no unit for them.
+   */
   private devices(): void {
     const table = this.t.firstOf('TARGET_INFO_GPU', 'TARGET_INFO_CUDA_GPU');
     if (table === undefined) {
       return;
     }
     const cols = this.t.columns(table);
-    const idCol = cols.has('cuDevice') ? 'cuDevice' : cols.has('id') ? 'id' : undefined;
+    const first = (...names: string[]): string | undefined => names.find((n) => cols.has(n));
+    const idCol = first('cuDevice', 'id', 'deviceId');
     if (idCol === undefined || !cols.has('name')) {
       this.builder.warnings.add(
-        `${table} lacks the device id or name; devices are named by number`,
+        `${table} has no device id column (cuDevice, id or deviceId) or no name column; devices are named by number`,
       );
       return;
     }
-    const c = (name: string): string => this.t.col(table, name);
+    const c = (...names: string[]): string => {
+      const found = first(...names);
+      return found === undefined ? 'NULL' : `"${found}"`;
+    };
     const sql =
-      `SELECT ${idCol}, name, ${c('smCount')}, ${c('totalMemory')}, ${c('computeMajor')}, ${c('computeMinor')}, ` +
-      `${c('busLocation')}, ${c('asyncEngines')}, ${c('clockRate')}, ${c('memoryBandwidth')} FROM ${table}`;
+      `SELECT "${idCol}", name, ${c('smCount', 'numMultiprocessors')}, ${c('totalMemory', 'globalMemorySize')}, ` +
+      `${c('computeMajor', 'computeCapabilityMajor')}, ${c('computeMinor', 'computeCapabilityMinor')}, ` +
+      `${c('busLocation')}, ${c('asyncEngines', 'numMemcpyEngines')}, ${c('clockRate')}, ` +
+      `${c('memoryBandwidth')} FROM ${table}`;
     this.rows(table, sql, (v) => {
       const num = (value: SqlValue | undefined): number | undefined =>
         typeof value === 'number' && value > 0 ? value : undefined;
