@@ -62,6 +62,7 @@ export function keepRowOps(order: Uint32Array, kinds: Uint8Array, which: RowOps)
 
 const hasHostWaits = 1;
 const hasWork = 2;
+const bothKinds = hasHostWaits | hasWork;
 
 /**
  * Tracks whose host waits get a lane of their own under the track's row: those with host waits
@@ -101,13 +102,22 @@ export class SyncLaneScan {
       this.flags = grown;
     }
     const flags = this.flags;
+    const { track: tracks, kind: kinds } = ops;
     for (let i = this.scanned; i < ops.count; i++) {
-      const track = ops.track[i]!;
+      const track = tracks[i]!;
       const before = flags[track]!;
-      const after = before | (isHostWaitKind(ops.kind[i]!) ? hasHostWaits : hasWork);
+      if (before === bothKinds) {
+        continue;
+      }
+      const kind = kinds[i]!;
+      const after =
+        before |
+        (kind === OpKind.StreamSync || kind === OpKind.EventSync || kind === OpKind.DeviceSync
+          ? hasHostWaits
+          : hasWork);
       if (after !== before) {
         flags[track] = after;
-        if (after === (hasHostWaits | hasWork)) {
+        if (after === bothKinds) {
           this.laneTracks.add(track);
           changed = true;
         }
