@@ -109,12 +109,7 @@ export class SyncLaneScan {
       if (before === bothKinds) {
         continue;
       }
-      const kind = kinds[i]!;
-      const after =
-        before |
-        (kind === OpKind.StreamSync || kind === OpKind.EventSync || kind === OpKind.DeviceSync
-          ? hasHostWaits
-          : hasWork);
+      const after = before | (isHostWaitKind(kinds[i]!) ? hasHostWaits : hasWork);
       if (after !== before) {
         flags[track] = after;
         if (after === bothKinds) {
