@@ -5,6 +5,7 @@ import type { FrameInput } from './frame-input.ts';
 import { pxPerNs } from './frame-input.ts';
 import type { RowLayout } from './layout.ts';
 import { rowScreenTopPx } from './layout.ts';
+import { opRowIndex, rowOps, rowOpsAccept } from './sync-lane.ts';
 import type { PaintSurface } from './paint-surface.ts';
 
 /** The time axis band at the top: tick marks, labels and the label base when there is one. */
@@ -25,21 +26,10 @@ export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTi
   surface.line(0, axisHeightPx - 0.5, widthPx, axisHeightPx - 0.5, chrome.axisLine, 1);
 }
 
-/** Vertical centre of a track's row on screen, or NaN when it has no row. */
-export function trackMidPx(input: FrameInput, track: number): number {
-  const r = input.layout.rowOfTrack[track] ?? -1;
-  const row = input.layout.rows[r];
-  if (row === undefined) {
-    return Number.NaN;
-  }
-  return (
-    input.axisHeightPx + rowScreenTopPx(input.layout, row, input.scrollTopPx) + row.heightPx / 2
-  );
-}
-
-function trackRowBand(input: FrameInput, track: number, out: Float64Array): boolean {
+/** Screen band of layout row `r` into `out` (top, height); false when there is no such row. */
+function rowBand(input: FrameInput, r: number, out: Float64Array): boolean {
   const layout: RowLayout = input.layout;
-  const row = layout.rows[layout.rowOfTrack[track] ?? -1];
+  const row = layout.rows[r];
   if (row === undefined) {
     return false;
   }
@@ -48,7 +38,19 @@ function trackRowBand(input: FrameInput, track: number, out: Float64Array): bool
   return true;
 }
 
+/** Screen band of the row op `op` is drawn in (its sync lane for a host wait that has one). */
+function opBand(input: FrameInput, op: number, out: Float64Array): boolean {
+  const ops = input.trace.ops.columns();
+  return rowBand(input, opRowIndex(input.layout, ops.track[op]!, ops.kind[op]!), out);
+}
+
+/** Vertical centre on screen of the row op `op` is drawn in, or NaN when it has none. */
+function opMidPx(input: FrameInput, op: number): number {
+  return opBand(input, op, midBand) ? midBand[0]! + midBand[1]! / 2 : Number.NaN;
+}
+
 const band = new Float64Array(2);
+const midBand = new Float64Array(2);
 
 /** Search matches (a strip under each visible match), the current match and the selection. */
 export function drawMarks(surface: PaintSurface, input: FrameInput): void {
@@ -63,14 +65,20 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
     input.heightPx - input.axisHeightPx,
   );
   if (search !== undefined) {
-    for (const row of layout.rows) {
-      if (row.kind !== 'track' || !trackRowBand(input, row.track, band)) {
+    for (let r = 0; r < layout.rows.length; r++) {
+      const row = layout.rows[r]!;
+      if ((row.kind !== 'track' && row.kind !== 'sync') || !rowBand(input, r, band)) {
         continue;
       }
+      // Each row marks the matches it draws: a track's work, or its lane's host waits.
+      const which = rowOps(layout, r);
       const found = search.inWindow(row.track, window.startNs, window.endNs);
       let lastPx = -Infinity;
       for (let k = 0; k < found.length; k++) {
         const op = found[k]!;
+        if (!rowOpsAccept(which, ops.kind[op]!)) {
+          continue;
+        }
         const x0 = Math.max(gutterPx - 2, xOf(ops.startNs[op]!));
         const x1 = Math.max(x0 + 2, Math.min(widthPx + 2, xOf(ops.endNs[op]!)));
         if (x1 < gutterPx || x1 - lastPx < 1) {
@@ -83,12 +91,7 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
     }
   }
   const outline = (op: number | undefined, color: number, lineWidthPx: number): void => {
-    if (
-      op === undefined ||
-      op < 0 ||
-      op >= ops.count ||
-      !trackRowBand(input, ops.track[op]!, band)
-    ) {
+    if (op === undefined || op < 0 || op >= ops.count || !opBand(input, op, band)) {
       return;
     }
     const x0 = xOf(ops.startNs[op]!);
@@ -111,8 +114,8 @@ function drawFlows(surface: PaintSurface, input: FrameInput, xOf: (ns: number) =
     if (from === undefined || to === undefined || from >= ops.count || to >= ops.count) {
       continue;
     }
-    const y0 = trackMidPx(input, ops.track[from]!);
-    const y1 = trackMidPx(input, ops.track[to]!);
+    const y0 = opMidPx(input, from);
+    const y1 = opMidPx(input, to);
     if (Number.isNaN(y0) || Number.isNaN(y1)) {
       continue;
     }
@@ -131,7 +134,10 @@ function drawFlows(surface: PaintSurface, input: FrameInput, xOf: (ns: number) =
   }
 }
 
-/** The area selection: shading on its tracks' rows and edges across the whole row area. */
+/**
+ * The area selection: shading on its tracks' rows (with their sync lanes, whose host waits the
+ * area counts too) and edges across the whole row area.
+ */
 export function drawArea(surface: PaintSurface, input: FrameInput): void {
   const area = input.area;
   if (area === undefined) {
@@ -148,8 +154,12 @@ export function drawArea(surface: PaintSurface, input: FrameInput): void {
   if (area.tracks.length === 0) {
     surface.fillRect(x0, axisHeightPx, x1 - x0, heightPx - axisHeightPx, chrome.areaFill);
   } else {
+    const { rowOfTrack, syncRowOfTrack } = input.layout;
     for (const track of area.tracks) {
-      if (trackRowBand(input, track, band)) {
+      if (rowBand(input, rowOfTrack[track] ?? -1, band)) {
+        surface.fillRect(x0, band[0]!, x1 - x0, band[1]!, chrome.areaFill);
+      }
+      if (rowBand(input, syncRowOfTrack[track] ?? -1, band)) {
         surface.fillRect(x0, band[0]!, x1 - x0, band[1]!, chrome.areaFill);
       }
     }

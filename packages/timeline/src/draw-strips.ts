@@ -13,14 +13,17 @@ interface XTransform {
   readonly offset: number;
 }
 
-/** Inner padding of op rows and NVTX lanes, CSS px (gaps fill the whole row). */
+/** Inner padding of op rows, NVTX and sync lanes, CSS px (gaps fill the whole row). */
 export function rowPadPx(row: LayoutRow): number {
-  return row.kind === 'nvtx' ? 1 : 3;
+  return row.kind === 'track' ? 3 : 1;
 }
 
-/** Interval strips of a row: one per NVTX depth; two for an op row (upper and lower half). */
+/**
+ * Interval strips of a row: two for an op row (upper and lower half), one per NVTX depth, one
+ * for a sync lane.
+ */
 function laneCount(row: LayoutRow): number {
-  return row.kind === 'nvtx' ? Math.max(1, row.depthCount) : 2;
+  return row.kind === 'track' ? 2 : Math.max(1, row.depthCount);
 }
 
 /**
@@ -239,8 +242,8 @@ export function drawRowStrips(
     const lanes = laneCount(row);
     const padPx = rowPadPx(row);
     const gapsUsed = used[s] === 1;
-    if (row.kind === 'nvtx') {
-      // Gaps are a stream's: an NVTX row has none.
+    if (row.kind !== 'track') {
+      // Gaps are a stream's: an NVTX row or a sync lane has none.
       const laneHeightPx = row.heightPx / lanes;
       for (let lane = 0; lane < lanes; lane++) {
         if (used[s + 1 + lane] === 1) {

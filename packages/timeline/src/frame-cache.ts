@@ -8,6 +8,7 @@ import type { IntervalSource } from './lod.ts';
 import { bucketIntervals, bucketNsFor } from './lod.ts';
 import { RangeIndex } from './range-index.ts';
 import { rangePalette } from './range-colors.ts';
+import { keepRowOps, rowOps } from './sync-lane.ts';
 
 /** A window of time: ns since the trace origin (Float64, exact). */
 export interface TimeWindow {
@@ -117,11 +118,17 @@ export class FrameCache {
       const row = rows[r]!;
       intervals.beginRow(r);
       gaps.beginRow(r);
-      if (row.kind === 'track') {
-        const inWindow = trace.ops.trackOpsInWindow(row.track, fromNs, toNs);
+      if (row.kind === 'track' || row.kind === 'sync') {
+        // A track with a sync lane: its work here, its host waits in the lane (so the gaps
+        // below are the stream's idle time, not hidden under a host wait).
+        const inWindow = keepRowOps(
+          trace.ops.trackOpsInWindow(row.track, fromNs, toNs),
+          ops.kind,
+          rowOps(layout, r),
+        );
         culled += inWindow.length;
         bucketIntervals(intervals, r, 0, inWindow, opSource, baseNs, bucketNs);
-        if (trace.tracks[row.track]?.kind === 'gpu-stream') {
+        if (row.kind === 'track' && trace.tracks[row.track]?.kind === 'gpu-stream') {
           this.buildGaps(trace, r, row.track, inWindow, ops.startNs, ops.endNs);
         }
       } else if (row.kind === 'nvtx' && this.rangeIndex !== undefined) {

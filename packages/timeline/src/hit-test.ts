@@ -2,6 +2,7 @@ import type { Trace } from '@streamscope/trace';
 import type { FrameInput } from './frame-input.ts';
 import { nsOfX, pxPerNs } from './frame-input.ts';
 import { rowIndexAt } from './layout.ts';
+import { RowOps, rowOps, rowOpsAccept } from './sync-lane.ts';
 
 /** What is under a point of the canvas. */
 export type TimelineHit =
@@ -46,18 +47,31 @@ export function hitTest(input: HitInput, xPx: number, yPx: number): TimelineHit 
       ? { kind: 'row', track: row.track }
       : { kind: 'range', range, track: row.track };
   }
-  const op = nearestOp(trace, row.track, timeNs, slopNs);
+  // A stream row finds its work, its sync lane its host waits: what each of them draws.
+  const op = nearestOp(trace, row.track, timeNs, slopNs, rowOps(layout, r));
   return op < 0 ? { kind: 'row', track: row.track } : { kind: 'op', op, track: row.track };
 }
 
-/** The op of `track` containing `timeNs`, else the nearest within `slopNs`; -1 if none. */
-export function nearestOp(trace: Trace, track: number, timeNs: number, slopNs: number): number {
+/**
+ * The op of `track` containing `timeNs`, else the nearest within `slopNs`; -1 if none. `which`
+ * narrows it to the ops one row of the track draws.
+ */
+export function nearestOp(
+  trace: Trace,
+  track: number,
+  timeNs: number,
+  slopNs: number,
+  which: RowOps = RowOps.All,
+): number {
   const ops = trace.ops.columns();
   const found = trace.ops.trackOpsInWindow(track, timeNs - slopNs, timeNs + slopNs);
   let best = -1;
   let bestDistNs = Infinity;
   for (let k = 0; k < found.length; k++) {
     const i = found[k]!;
+    if (!rowOpsAccept(which, ops.kind[i]!)) {
+      continue;
+    }
     const s = ops.startNs[i]!;
     const e = ops.endNs[i]!;
     const distNs = timeNs < s ? s - timeNs : timeNs > e ? timeNs - e : 0;

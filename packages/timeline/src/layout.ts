@@ -1,20 +1,25 @@
 import type { Trace, TrackInfo } from '@streamscope/trace';
 import { displayOrder, trackLabel } from '@streamscope/trace';
+import { syncLaneTracks } from './sync-lane.ts';
 
-export type RowKind = 'group' | 'track' | 'nvtx';
+/** 'sync': a track's host waits, in a thin lane under its row (sync-lane.ts). */
+export type RowKind = 'group' | 'track' | 'nvtx' | 'sync';
+
+/** Gutter label of a sync lane. */
+export const syncLaneLabel = 'Host waits';
 
 /** One horizontal band of the timeline. Rows are few (per track, not per op), so objects are fine. */
 export interface LayoutRow {
   readonly kind: RowKind;
   readonly label: string;
-  /** Track index for 'track' and 'nvtx' rows; -1 for group headers. */
+  /** Track index for 'track', 'nvtx' and 'sync' rows; -1 for group headers. */
   readonly track: number;
   /** Nesting level of the label (0 = process, 1 = device/host, 2 = context, …). */
   readonly indent: number;
   /** Top of the row in its band: the pinned band for pinned rows, else the scrolling content. */
   readonly topPx: number;
   readonly heightPx: number;
-  /** NVTX rows: nesting depths stacked in the row (depth d is lane d). */
+  /** Lanes stacked in the row: NVTX nesting depths (depth d is lane d); 1 in a sync lane; else 0. */
   readonly depthCount: number;
   readonly pinned: boolean;
 }
@@ -30,16 +35,21 @@ export interface RowLayout {
   readonly rowOfTrack: Int32Array;
   /** track → index into `rows` of its NVTX row, or -1. */
   readonly nvtxRowOfTrack: Int32Array;
+  /** track → index into `rows` of its sync lane (its host waits), or -1. */
+  readonly syncRowOfTrack: Int32Array;
 }
 
 export interface LayoutOptions {
   /** Tracks shown in the fixed band under the axis, in this order. */
   readonly pinnedTracks?: readonly number[];
   readonly hiddenTracks?: ReadonlySet<number>;
+  /** Tracks whose host waits get a sync lane; found by scanning the trace when not given. */
+  readonly syncLaneTracks?: ReadonlySet<number>;
   readonly groupHeightPx?: number;
   readonly streamRowHeightPx?: number;
   readonly hostRowHeightPx?: number;
   readonly nvtxLaneHeightPx?: number;
+  readonly syncLaneHeightPx?: number;
 }
 
 export const defaultRowHeights: {
@@ -47,11 +57,13 @@ export const defaultRowHeights: {
   readonly streamRowHeightPx: number;
   readonly hostRowHeightPx: number;
   readonly nvtxLaneHeightPx: number;
+  readonly syncLaneHeightPx: number;
 } = {
   groupHeightPx: 20,
   streamRowHeightPx: 24,
   hostRowHeightPx: 18,
   nvtxLaneHeightPx: 14,
+  syncLaneHeightPx: 14,
 };
 
 /** Deepest NVTX nesting (+1) per track; 0 where a track has no ranges. */
@@ -71,7 +83,9 @@ export function nvtxDepthByTrack(trace: Trace): Uint8Array {
 /**
  * Rows for a trace: per process (a header when there are several), its host threads with their
  * NVTX lanes, then per device (a header) and context (a header when a device has several) its
- * streams in `displayOrder`. Pinned tracks move to the fixed band; hidden tracks get no row.
+ * streams in `displayOrder`. A track whose host waits would share its row with other ops gets a
+ * sync lane right under that row. Pinned tracks move to the fixed band with their lanes; hidden
+ * tracks get no row.
  */
 export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLayout {
   const h = { ...defaultRowHeights, ...stripUndefined(options) };
@@ -82,15 +96,19 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
   );
   const pinnedSet = new Set(pinned);
   const depths = nvtxDepthByTrack(trace);
+  const syncLanes = options.syncLaneTracks ?? syncLaneTracks(trace);
   const rows: LayoutRow[] = [];
   const rowOfTrack = new Int32Array(tracks.length).fill(-1);
   const nvtxRowOfTrack = new Int32Array(tracks.length).fill(-1);
+  const syncRowOfTrack = new Int32Array(tracks.length).fill(-1);
   let y = 0;
   const push = (row: Omit<LayoutRow, 'topPx' | 'pinned'>, isPinned: boolean): void => {
     if (row.kind === 'track') {
       rowOfTrack[row.track] = rows.length;
     } else if (row.kind === 'nvtx') {
       nvtxRowOfTrack[row.track] = rows.length;
+    } else if (row.kind === 'sync') {
+      syncRowOfTrack[row.track] = rows.length;
     }
     rows.push({ ...row, topPx: y, pinned: isPinned });
     y += row.heightPx;
@@ -102,6 +120,19 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
       ? `${trackLabel(track)} · ${whereLabel(trace, track)}`
       : trackLabel(track);
     push({ kind: 'track', label, track: t, indent, heightPx, depthCount: 0 }, isPinned);
+    if (syncLanes.has(t)) {
+      push(
+        {
+          kind: 'sync',
+          label: syncLaneLabel,
+          track: t,
+          indent: indent + 1,
+          heightPx: h.syncLaneHeightPx,
+          depthCount: 1,
+        },
+        isPinned,
+      );
+    }
     const depthCount = depths[t] ?? 0;
     if (depthCount > 0) {
       const nvtxHeightPx = depthCount * h.nvtxLaneHeightPx;
@@ -195,7 +226,15 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
     }
     pushTrack(t, indent, false);
   }
-  return { rows, pinnedRowCount, pinnedHeightPx, contentHeightPx: y, rowOfTrack, nvtxRowOfTrack };
+  return {
+    rows,
+    pinnedRowCount,
+    pinnedHeightPx,
+    contentHeightPx: y,
+    rowOfTrack,
+    nvtxRowOfTrack,
+    syncRowOfTrack,
+  };
 }
 
 function deviceLabel(trace: Trace, deviceId: number): string {

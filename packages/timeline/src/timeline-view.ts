@@ -11,12 +11,13 @@ import { GapIndex } from './gaps.ts';
 import type { TimelineHit } from './hit-test.ts';
 import { hitTest } from './hit-test.ts';
 import type { LayoutOptions, LayoutRow, RowLayout } from './layout.ts';
-import { computeLayout, rowIndexAt } from './layout.ts';
+import { computeLayout, rowIndexAt, rowScreenTopPx } from './layout.ts';
 import { paintFrame } from './paint-frame.ts';
 import type { FrameClock } from './scheduler.ts';
 import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
 import { SearchMarks } from './search-marks.ts';
 import { SvgSurface } from './svg-surface.ts';
+import { SyncLaneScan } from './sync-lane.ts';
 import type { Viewport } from './viewport.ts';
 import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
 
@@ -61,6 +62,8 @@ export interface TimelineView {
   getLayout(): RowLayout;
   /** The row at `yPx` (CSS px from the canvas top), or undefined over the axis or below rows. */
   rowAt(yPx: number): LayoutRow | undefined;
+  /** Where `row` of the current layout is on screen now: its top, CSS px from the canvas top. */
+  rowTopPx(row: LayoutRow): number;
   hitTest(xPx: number, yPx: number): TimelineHit | undefined;
   /** Selects an op: outlined, with its flows drawn as arrows. */
   setSelection(op: number | undefined): void;
@@ -108,6 +111,8 @@ export function createTimelineView(
   let layout: RowLayout = emptyLayout();
   let layoutTracks = -1;
   let layoutRanges = -1;
+  // Which tracks' host waits have a lane, kept up to date as a live trace grows.
+  const syncLanes = new SyncLaneScan();
   let viewport: Viewport = { startNs: 0, endNs: 1e6 };
   let scrollTopPx = 0;
   let widthPx = 0;
@@ -131,10 +136,20 @@ export function createTimelineView(
             ...options.rowHeights,
             pinnedTracks: pinned,
             hiddenTracks: hidden,
+            syncLaneTracks: syncLanes.tracks,
           });
     layoutTracks = trace?.tracks.length ?? -1;
     layoutRanges = trace?.ranges.count ?? -1;
     setScrollTop(scrollTopPx);
+  };
+
+  // The trace may have grown since the layout was made (a live run): new tracks, NVTX ranges,
+  // or a track's first host wait beside its work, which opens its sync lane.
+  const layoutUpToDate = (t: Trace): void => {
+    const lanesChanged = syncLanes.update(t);
+    if (lanesChanged || t.tracks.length !== layoutTracks || t.ranges.count !== layoutRanges) {
+      relayout();
+    }
   };
 
   const visibleRowsHeightPx = (): number =>
@@ -169,9 +184,7 @@ export function createTimelineView(
       surface.fillRect(0, 0, widthPx, heightPx, chrome.background);
       Object.assign(lastStats, emptyStats());
     } else {
-      if (trace.tracks.length !== layoutTracks || trace.ranges.count !== layoutRanges) {
-        relayout();
-      }
+      layoutUpToDate(trace);
       const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
       lastStats.rebuilt = cache.update(trace, layout, viewport, nsPerPx, gapIndex);
       paintFrame(surface, frameInput(trace), labels, lastStats);
@@ -222,6 +235,7 @@ export function createTimelineView(
       gapIndex = undefined;
       labels = new LabelFitter((id) => next?.strings.get(id) ?? '');
       scrollTopPx = 0;
+      syncLanes.update(next);
       relayout();
       if (next !== undefined) {
         view.fit();
@@ -268,6 +282,7 @@ export function createTimelineView(
     }),
     getLayout: () => layout,
     rowAt: (yPx) => layout.rows[rowIndexAt(layout, yPx - axisHeightPx, scrollTopPx)],
+    rowTopPx: (row) => axisHeightPx + rowScreenTopPx(layout, row, scrollTopPx),
     hitTest(xPx, yPx) {
       if (trace === undefined || yPx < axisHeightPx) {
         return undefined;
@@ -351,6 +366,7 @@ export function createTimelineView(
         svg.fillRect(0, 0, widthPx, heightPx, chrome.background);
         return svg.toString();
       }
+      layoutUpToDate(trace);
       const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
       cache.update(trace, layout, viewport, nsPerPx, gapIndex);
       paintFrame(svg, frameInput(trace), labels, emptyStats());
@@ -376,6 +392,7 @@ function emptyLayout(): RowLayout {
     contentHeightPx: 0,
     rowOfTrack: new Int32Array(0),
     nvtxRowOfTrack: new Int32Array(0),
+    syncRowOfTrack: new Int32Array(0),
   };
 }
 

@@ -1,6 +1,6 @@
-import type { TimelineView } from '@streamscope/timeline';
+import type { LayoutRow, RowLayout, TimelineView } from '@streamscope/timeline';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attachTimelineInput } from './timeline-input.ts';
+import { attachTimelineInput, tracksBetween } from './timeline-input.ts';
 
 interface Window_ {
   startNs: number;
@@ -94,5 +94,25 @@ describe('wheel zoom on the timeline', () => {
     expect(pans).toEqual([150, -150]);
     detach();
     canvas.remove();
+  });
+});
+
+describe('the tracks of a shift-drag', () => {
+  // Rows 20 px apart from y = 0: a header, stream 3, its sync lane, stream 4.
+  const rows = [
+    { kind: 'group', track: -1 },
+    { kind: 'track', track: 3 },
+    { kind: 'sync', track: 3 },
+    { kind: 'track', track: 4 },
+  ] as unknown as LayoutRow[];
+  const view = {
+    getLayout: () => ({ rows }) as unknown as RowLayout,
+    rowAt: (yPx: number) => rows[Math.floor(yPx / 20)],
+  };
+
+  it('counts a drag within a sync lane for its stream, not for every stream', () => {
+    expect(tracksBetween(view, 45, 55)).toEqual([3]);
+    expect(tracksBetween(view, 45, 65)).toEqual([3, 4]);
+    expect(tracksBetween(view, 5, 30)).toEqual([3]);
   });
 });

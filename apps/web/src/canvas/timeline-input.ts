@@ -18,8 +18,15 @@ function isTypingTarget(target: EventTarget | null): boolean {
   );
 }
 
-/** Tracks of the rows between two y positions (canvas CSS px), top to bottom. */
-function tracksBetween(view: TimelineView, y0: number, y1: number): number[] {
+/**
+ * Tracks of the rows between two y positions (canvas CSS px), top to bottom: a stream's row or
+ * its sync lane (its host waits) counts for the stream.
+ */
+export function tracksBetween(
+  view: Pick<TimelineView, 'getLayout' | 'rowAt'>,
+  y0: number,
+  y1: number,
+): number[] {
   const rows = view.getLayout().rows;
   const a = view.rowAt(Math.min(y0, y1));
   const b = view.rowAt(Math.max(y0, y1));
@@ -28,7 +35,11 @@ function tracksBetween(view: TimelineView, y0: number, y1: number): number[] {
   const tracks: number[] = [];
   for (let r = Math.max(0, from); r <= to; r++) {
     const row = rows[r];
-    if (row !== undefined && row.kind === 'track' && !tracks.includes(row.track)) {
+    if (
+      row !== undefined &&
+      (row.kind === 'track' || row.kind === 'sync') &&
+      !tracks.includes(row.track)
+    ) {
       tracks.push(row.track);
     }
   }

@@ -2,6 +2,8 @@ import { appStore } from '../store/index.ts';
 import { pendingActivity, touchActivity, waitForIdle } from './activity.ts';
 import { latestRendererStats } from './renderer-stats.ts';
 import type { RendererStatsSnapshot } from './renderer-stats.ts';
+import { timelineRows } from './timeline-rows.ts';
+import type { TimelineRowProbe } from './timeline-rows.ts';
 
 declare global {
   interface Window {
@@ -10,12 +12,14 @@ declare global {
     __waitForIdle?: () => Promise<void>;
     __rendererStats?: () => Readonly<Record<string, RendererStatsSnapshot>>;
     __pendingActivity?: () => number;
+    /** A mounted timeline's rows on screen (kind, label, track, top, height), by data-testid. */
+    __timelineRows?: (viewId: string) => TimelineRowProbe[] | undefined;
   }
 }
 
 /**
- * In test mode, expose the idle signal and renderer statistics for Playwright and the browser
- * benchmark. Store changes count as activity so a test waits for their consequences.
+ * In test mode, expose the idle signal, renderer statistics and the timelines' rows for
+ * Playwright and the browser benchmark. Store changes count as activity so a test waits for their consequences.
  */
 export function installTestHooks(): void {
   if (window.__STREAMSCOPE_TEST__ !== true) {
@@ -25,4 +29,5 @@ export function installTestHooks(): void {
   window.__waitForIdle = () => waitForIdle();
   window.__rendererStats = () => latestRendererStats();
   window.__pendingActivity = () => pendingActivity();
+  window.__timelineRows = (viewId) => timelineRows(viewId);
 }
