@@ -89,7 +89,7 @@ export class ChromeEventSink {
     } else {
       placed = this.generic.emit(this.builder, this.meta);
     }
-    const droppedSyncs = this.kineto.finish(this.meta);
+    this.kineto.finish(this.meta);
     this.builder.offsetOrigin(this.times.originNs());
     if (this.generic.sawLegacy) {
       this.builder.warnings.add(
@@ -97,7 +97,7 @@ export class ChromeEventSink {
       );
     }
     if (this.builder.opCount === 0 && this.builder.rangeCount === 0) {
-      throw new ImportError({ file: this.file }, this.nothingKept(droppedSyncs));
+      throw new ImportError({ file: this.file }, this.nothingKept());
     }
     if (this.kineto.gpuOps + placed.gpuOps === 0) {
       this.builder.warnings.add(
@@ -132,7 +132,7 @@ export class ChromeEventSink {
     }
   }
 
-  private nothingKept(droppedSyncs: number): string {
+  private nothingKept(): string {
     if (this.events === 0) {
       return 'the trace has no events';
     }
@@ -144,11 +144,6 @@ export class ChromeEventSink {
     if (skipped.length > 0) {
       const list = skipped.map(([cat, n]) => `${cat} ×${n}`).join(', ');
       reasons.push(`this is a kineto trace, and it reads no events of these categories: ${list}`);
-    }
-    if (droppedSyncs > 0) {
-      reasons.push(
-        `${droppedSyncs} sync records with no stream have no CUDA call to be placed with`,
-      );
     }
     if (this.generic.unmatchedEnds > 0) {
       reasons.push(`${this.generic.unmatchedEnds} end (E) events have no begin (B)`);

@@ -103,6 +103,7 @@ export class GenericEvents {
     let gpuOps = 0;
     let hostRanges = 0;
     let incomplete = 0;
+    let unknownSizes = 0;
     for (let i = 0; i < this.n; i++) {
       const place = places[this.track.data[i]!]!;
       const startNs = this.startNs.data[i]!;
@@ -135,7 +136,10 @@ export class GenericEvents {
       if (op.kind !== OpKind.Kernel) {
         const bytes = this.bytes.data[i]!;
         op.bytes = Number.isNaN(bytes) ? 0 : bytes;
-        op.flags |= Number.isNaN(bytes) ? OpFlag.BytesUnknown : 0;
+        if (Number.isNaN(bytes)) {
+          op.flags |= OpFlag.BytesUnknown;
+          unknownSizes++;
+        }
       }
       builder.addOp(op);
       gpuOps++;
@@ -143,6 +147,11 @@ export class GenericEvents {
     if (incomplete > 0) {
       builder.warnings.add(
         `${incomplete} GPU begin (B) events have no end (E); drawn to the last time in the trace`,
+      );
+    }
+    if (unknownSizes > 0) {
+      builder.warnings.add(
+        `${unknownSizes} copies or memsets carry no size (args.bytes or args.size); their bandwidth is unknown`,
       );
     }
     if (this.unmatchedEnds > 0) {

@@ -102,16 +102,12 @@ export class KinetoEvents {
     }
   }
 
-  /**
-   * Joins GPU ops to their owners and names processes and threads from the metadata. Returns
-   * how many streamless syncs had no call to be placed with (dropped, with a warning).
-   */
-  finish(meta: ChromeMetadata): number {
-    const { unplacedSyncs } = this.links.resolve(this.builder, this.firstProc);
+  /** Joins GPU ops to their owners and names processes and threads from the metadata. */
+  finish(meta: ChromeMetadata): void {
+    const unplacedSyncs = this.links.resolve(this.builder, this.firstProc);
     if (unplacedSyncs > 0) {
-      this.gpuOps -= unplacedSyncs;
       this.builder.warnings.add(
-        `${unplacedSyncs} sync records with no stream (Event Sync, Context Sync) have no CUDA call on a host thread to be placed with; dropped`,
+        `${unplacedSyncs} sync records with no stream (Event Sync, Context Sync) have no CUDA call to find their host thread by; drawn on a host row of their GPU`,
       );
     }
     for (const [pidKey, proc] of this.hostProcs) {
@@ -123,7 +119,6 @@ export class KinetoEvents {
         this.builder.lanes.nameThread(thread.proc, thread.tid, this.name(name));
       }
     }
-    return unplacedSyncs;
   }
 
   private gpuOp(e: Json, cat: string, times: EventTimes): void {
@@ -162,6 +157,7 @@ export class KinetoEvents {
         // Not a stream's record: the host thread that called it waited (see KinetoLinks).
         this.links.addStreamlessSync({
           gpuKey,
+          deviceId,
           correlationId: corr,
           startNs: op.startNs,
           endNs: op.endNs,

@@ -6,6 +6,7 @@ import type { TraceBuilder } from '../trace-builder.ts';
 /** A sync record with no stream (Event Sync, Context Sync): placed on its caller's thread. */
 export interface StreamlessSync {
   readonly gpuKey: number;
+  readonly deviceId: number;
   readonly correlationId: number;
   readonly startNs: number;
   readonly endNs: number;
@@ -13,6 +14,9 @@ export interface StreamlessSync {
   readonly kind: number;
   readonly recordCorrelationId: number;
 }
+
+// Host rows for syncs whose calling thread is unknown: one per device, above any real tid.
+const unknownCallerTidBase = 0x7f000000;
 
 /**
  * Joins kineto GPU ops to the CUDA/HIP API calls that issued them by correlation id, the way
@@ -100,11 +104,13 @@ export class KinetoLinks {
 
   /**
    * Moves every GPU op to its owner (the provisional process where it has none), fills sizes
-   * from API calls, and adds the streamless syncs on their callers' threads. Returns how many
-   * syncs had no call to be placed by (they are dropped).
+   * from API calls, and adds the streamless syncs on their callers' threads; one whose call is
+   * missing goes on a host row of its device ("GPU 0 syncs (calling thread unknown)"), never on
+   * a stream. Returns how many syncs went there.
    */
-  resolve(builder: TraceBuilder, provisionalProc: number): { unplacedSyncs: number } {
+  resolve(builder: TraceBuilder, provisionalProc: number): number {
     const preferred = this.preferredOwners();
+    let unknownSizes = 0;
     for (let g = 0; g < this.gpuCount; g++) {
       const key = this.gpuKey.data[g]!;
       const api = this.pick(this.gpuCorr.data[g]!, preferred.get(key), this.gpuStartNs.data[g]!);
@@ -125,32 +131,41 @@ export class KinetoLinks {
           builder.setOpBytes(op, bytes, 0);
         } else {
           builder.setOpBytes(op, 0, OpFlag.BytesUnknown);
+          unknownSizes++;
         }
       }
+    }
+    if (unknownSizes > 0) {
+      builder.warnings.add(
+        `${unknownSizes} copies or memsets carry no size, on themselves or on their API call; their bandwidth is unknown`,
+      );
     }
     let unplacedSyncs = 0;
     const staged = newStagedOp();
     for (const sync of this.syncs) {
       const api = this.pick(sync.correlationId, preferred.get(sync.gpuKey), sync.startNs);
-      if (api < 0) {
-        unplacedSyncs++;
-        continue;
-      }
       staged.kind = sync.kind;
       staged.startNs = sync.startNs;
       staged.endNs = sync.endNs;
-      staged.proc = this.apiProc.data[api]!;
-      staged.lane = this.apiLane.data[api]!;
+      if (api >= 0) {
+        staged.proc = this.apiProc.data[api]!;
+        staged.lane = this.apiLane.data[api]!;
+      } else {
+        unplacedSyncs++;
+        staged.proc = preferred.get(sync.gpuKey) ?? provisionalProc;
+        staged.lane = builder.lanes.hostLane(staged.proc, unknownCallerTidBase + sync.deviceId);
+        builder.lanes.nameLane(staged.lane, `GPU ${sync.deviceId} syncs (calling thread unknown)`);
+      }
       staged.nameRef = sync.nameRef;
-      // The call already stands for the wait on that thread: no API→GPU link to itself.
-      staged.correlationId = 0;
+      // Joined to the call that waited, as the profiler's correlation id says.
+      staged.correlationId = sync.correlationId;
       staged.refId = noRef;
       const at = builder.addOp(staged);
       if (sync.recordCorrelationId > 0) {
         builder.waitsOnRecordCall(at, sync.recordCorrelationId);
       }
     }
-    return { unplacedSyncs };
+    return unplacedSyncs;
   }
 
   /**
