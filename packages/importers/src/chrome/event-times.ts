@@ -52,7 +52,7 @@ export class EventTimes {
     if (this.startNs + this.durNs > Number.MAX_SAFE_INTEGER) {
       throw this.error(
         `${path}.dur`,
-        `the event ends more than ${maxOffsetUs} µs (2^52 ns, about 52 days) after the first event's ${this.baseUs} µs`,
+        `the event ends more than ${maxOffsetUs} µs (about 52 days) after the first event's ${this.baseUs} µs`,
       );
     }
   }
@@ -71,7 +71,7 @@ export class EventTimes {
     if (Math.abs(fromBaseUs) > maxOffsetUs) {
       throw this.error(
         path,
-        `ts ${this.text(bytes, this.tsAt, this.tsEnd)} µs is ${Math.abs(fromBaseUs)} µs from the first event's ${this.baseUs} µs; events may lie at most ${maxOffsetUs} µs (2^52 ns, about 52 days) either side of it`,
+        `ts ${this.text(bytes, this.tsAt, this.tsEnd)} µs is ${Math.abs(fromBaseUs)} µs from the first event's ${this.baseUs} µs; events may lie at most ${maxOffsetUs} µs (about 52 days) either side of it`,
       );
     }
     return fromBaseUs * 1000 + v.ns + biasNs;
@@ -82,7 +82,7 @@ export class EventTimes {
     if (v.us > maxOffsetUs) {
       throw this.error(
         `${path}.dur`,
-        `dur must be at most ${maxOffsetUs} µs (2^52 ns, about 52 days), got ${this.text(bytes, this.durAt, this.durEnd)}`,
+        `dur must be at most ${maxOffsetUs} µs (about 52 days), got ${this.text(bytes, this.durAt, this.durEnd)}`,
       );
     }
     if (v.negative && (v.us > 0 || v.ns > 0)) {
