@@ -47,7 +47,7 @@ export class EventTimes {
         'ts is missing: a complete or begin/end event needs a time in µs',
       );
     }
-    this.startNs = this.tsNs(bytes, `${path}.ts`);
+    this.startNs = this.tsNs(bytes, path);
     this.durNs = this.durAt < 0 ? 0 : this.durOf(bytes, path);
     if (this.startNs + this.durNs > Number.MAX_SAFE_INTEGER) {
       throw this.error(
@@ -57,10 +57,14 @@ export class EventTimes {
     }
   }
 
+  /** `path` is the event's; messages name its `.ts`. */
   private tsNs(bytes: Uint8Array, path: string): number {
     const v = this.number(bytes, this.tsAt, this.tsEnd, path, 'ts');
     if (v.negative && (v.us > 0 || v.ns > 0)) {
-      throw this.error(path, `ts must be ≥ 0 µs, got ${this.text(bytes, this.tsAt, this.tsEnd)}`);
+      throw this.error(
+        `${path}.ts`,
+        `ts must be ≥ 0 µs, got ${this.text(bytes, this.tsAt, this.tsEnd)}`,
+      );
     }
     if (Number.isNaN(this.baseUs)) {
       this.baseUs = v.us;
@@ -70,7 +74,7 @@ export class EventTimes {
     const fromBaseUs = v.us - this.baseUs;
     if (Math.abs(fromBaseUs) > maxOffsetUs) {
       throw this.error(
-        path,
+        `${path}.ts`,
         `ts ${this.text(bytes, this.tsAt, this.tsEnd)} µs is ${Math.abs(fromBaseUs)} µs from the first event's ${this.baseUs} µs; events may lie at most ${maxOffsetUs} µs (about 52 days) either side of it`,
       );
     }
@@ -78,7 +82,7 @@ export class EventTimes {
   }
 
   private durOf(bytes: Uint8Array, path: string): number {
-    const v = this.number(bytes, this.durAt, this.durEnd, `${path}.dur`, 'dur');
+    const v = this.number(bytes, this.durAt, this.durEnd, path, 'dur');
     if (v.us > maxOffsetUs) {
       throw this.error(
         `${path}.dur`,
@@ -92,16 +96,19 @@ export class EventTimes {
     return v.us * 1000 + v.ns;
   }
 
-  /** The number at [at, end), unquoted if it is a JSON string. */
+  /** The number at [at, end), unquoted if it is a JSON string; errors name `path.key`. */
   private number(bytes: Uint8Array, at: number, end: number, path: string, key: string): Micros {
     const quoted = bytes[at] === 0x22;
     const read = readMicros(bytes, quoted ? at + 1 : at, quoted ? end - 1 : end, this.value);
     if (read === MicrosRead.NotANumber) {
-      throw this.error(path, `${key} must be a number of µs, got ${this.text(bytes, at, end)}`);
+      throw this.error(
+        `${path}.${key}`,
+        `${key} must be a number of µs, got ${this.text(bytes, at, end)}`,
+      );
     }
     if (read === MicrosRead.TooLarge) {
       throw this.error(
-        path,
+        `${path}.${key}`,
         `${key} must be below 2^53 µs (9007199254740992 µs), got ${this.text(bytes, at, end)}`,
       );
     }
