@@ -1,4 +1,4 @@
-import { OpKind } from '@streamscope/trace';
+import { OpFlag, OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace } from './analyze.ts';
 import { compareTraces, matchOps } from './compare.ts';
@@ -103,6 +103,30 @@ describe('summary tables', () => {
       },
       expect.objectContaining({ kind: 'memset', count: 1, bytes: 64 }) as unknown,
     ]);
+  });
+
+  it('averages copy bandwidth over the copies of known size; unknown when none has one', () => {
+    const b = new TestTraceBuilder();
+    const s = b.stream(1);
+    b.gpu({ track: s, kind: OpKind.CopyHtoD, startNs: 0, endNs: 100, bytes: 1000 });
+    b.gpu({
+      track: s,
+      kind: OpKind.CopyHtoD,
+      startNs: 100,
+      endNs: 400,
+      flags: OpFlag.BytesUnknown,
+    });
+    b.gpu({
+      track: s,
+      kind: OpKind.CopyDtoH,
+      startNs: 400,
+      endNs: 500,
+      flags: OpFlag.BytesUnknown,
+    });
+    const rows = analyzeTrace(b.trace).copyStats;
+    // H2D: 1000 B over the 100 ns of the one sized copy, not over all 400 ns (2.5 GB/s).
+    expect(rows.find((r) => r.kind === 'copy-htod')).toMatchObject({ count: 2, avgGBps: 10 });
+    expect(rows.find((r) => r.kind === 'copy-dtoh')?.avgGBps).toBeNaN();
   });
 });
 

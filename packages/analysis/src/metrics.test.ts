@@ -1,4 +1,4 @@
-import { OpKind } from '@streamscope/trace';
+import { OpFlag, OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { launchLatencies, queueDepthSeries } from './launch.ts';
 import { computeMetrics, summarizeRun } from './metrics.ts';
@@ -111,6 +111,40 @@ describe('computeMetrics', () => {
       minGBps: 5,
       maxGBps: 10,
     });
+  });
+
+  it('leaves copies of unknown size out of bandwidth, and says unknown (NaN) when none has one', () => {
+    const b = twoStreams();
+    const s = b.stream(15);
+    // An import that recorded no size: bytes 0, flagged unknown; it must not pull H2D to 5 GB/s.
+    b.gpu({
+      track: s,
+      kind: OpKind.CopyHtoD,
+      startNs: 300,
+      endNs: 400,
+      flags: OpFlag.BytesUnknown,
+    });
+    b.gpu({
+      track: s,
+      kind: OpKind.CopyDtoD,
+      startNs: 400,
+      endNs: 500,
+      flags: OpFlag.BytesUnknown,
+    });
+    const m = computeMetrics(b.trace);
+    // H2D: still 1500 B over the 200 ns of the two sized copies; all 3 counted, 300 ns of time.
+    expect(m.bandwidth.find((r) => r.kind === 'copy-htod')).toMatchObject({
+      count: 3,
+      bytes: 1500,
+      totalNs: 300,
+      avgGBps: 7.5,
+      minGBps: 5,
+      maxGBps: 10,
+    });
+    const dtod = m.bandwidth.find((r) => r.kind === 'copy-dtod')!;
+    expect(dtod.count).toBe(1);
+    expect([dtod.avgGBps, dtod.minGBps, dtod.maxGBps]).toEqual([NaN, NaN, NaN]);
+    expect(Array.from(copyBandwidthsGBps(b.trace)).slice(-2)).toEqual([NaN, NaN]);
   });
 
   it('counts kernels that run at once', () => {

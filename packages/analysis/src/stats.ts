@@ -1,6 +1,7 @@
 import type { Trace } from '@streamscope/trace';
 import {
   MemKind,
+  OpFlag,
   OpKind,
   dstMemKind,
   isCopyKind,
@@ -94,14 +95,22 @@ export function copyStats(ctx: AnalysisContext): CopyStat[] {
   const durations = copyRowKinds.map((kind) => new Float64Array(counts[kind]!));
   const fill = new Int32Array(copyRowKinds.length);
   const bytes = new Float64Array(copyRowKinds.length);
+  // Ops whose size is known, and their time: bandwidth is their bytes over it.
+  const sized = new Int32Array(copyRowKinds.length);
+  const sizedNs = new Float64Array(copyRowKinds.length);
   const pageable = new Int32Array(copyRowKinds.length);
   for (let i = 0; i < cols.count; i++) {
     const r = rowOf[cols.kind[i]!]!;
     if (r < 0 || !inWindowOnGpu(ctx, i, deviceSlotOfTrack)) {
       continue;
     }
-    durations[r]![fill[r]!++] = cols.endNs[i]! - cols.startNs[i]!;
+    const durNs = cols.endNs[i]! - cols.startNs[i]!;
+    durations[r]![fill[r]!++] = durNs;
     bytes[r]! += cols.bytes[i]!;
+    if (hasSize(cols.flags[i]!)) {
+      sized[r]!++;
+      sizedNs[r]! += durNs;
+    }
     if (isPageable(cols.memKinds[i]!)) {
       pageable[r]!++;
     }
@@ -129,7 +138,7 @@ export function copyStats(ctx: AnalysisContext): CopyStat[] {
       minNs,
       maxNs,
       stdDevNs,
-      avgGBps: totalNs > 0 ? bytes[r]! / totalNs : 0,
+      avgGBps: averageGBps(bytes[r]!, sizedNs[r]!, sized[r]!),
       pageableCount: pageable[r]!,
     });
   });
@@ -146,6 +155,8 @@ export function bandwidthByDirection(ctx: AnalysisContext): CopyDirectionBandwid
     let count = 0;
     let bytes = 0;
     let totalNs = 0;
+    let sized = 0;
+    let sizedNs = 0;
     let minGBps = Infinity;
     let maxGBps = 0;
     for (let i = 0; i < cols.count; i++) {
@@ -156,6 +167,11 @@ export function bandwidthByDirection(ctx: AnalysisContext): CopyDirectionBandwid
       count++;
       bytes += cols.bytes[i]!;
       totalNs += durNs;
+      if (!hasSize(cols.flags[i]!)) {
+        continue;
+      }
+      sized++;
+      sizedNs += durNs;
       if (durNs > 0) {
         const gbps = cols.bytes[i]! / durNs;
         minGBps = Math.min(minGBps, gbps);
@@ -168,13 +184,29 @@ export function bandwidthByDirection(ctx: AnalysisContext): CopyDirectionBandwid
         count,
         bytes,
         totalNs,
-        avgGBps: totalNs > 0 ? bytes / totalNs : 0,
-        minGBps: Number.isFinite(minGBps) ? minGBps : 0,
-        maxGBps,
+        avgGBps: averageGBps(bytes, sizedNs, sized),
+        minGBps: sized === 0 ? Number.NaN : Number.isFinite(minGBps) ? minGBps : 0,
+        maxGBps: sized === 0 ? Number.NaN : maxGBps,
       });
     }
   });
   return rows;
+}
+
+/** False for a copy or memset whose size the source did not record (its bytes say 0). */
+function hasSize(flags: number): boolean {
+  return (flags & OpFlag.BytesUnknown) === 0;
+}
+
+/**
+ * Bytes over the time of the `sized` ops with a known size, in GB/s; NaN when none had a known
+ * size (an import that recorded none): unknown, not 0 GB/s.
+ */
+function averageGBps(bytes: number, sizedNs: number, sized: number): number {
+  if (sized === 0) {
+    return Number.NaN;
+  }
+  return sizedNs > 0 ? bytes / sizedNs : 0;
 }
 
 export function isPageable(memKinds: number): boolean {
@@ -215,14 +247,17 @@ function medianOfSorted(values: Float64Array): number {
   return n % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
 }
 
-/** Per op: achieved bandwidth of each copy and memset in GB/s (bytes per ns); NaN for others. */
+/**
+ * Per op: achieved bandwidth of each copy and memset in GB/s (bytes per ns); NaN for others and
+ * for those whose size is unknown.
+ */
 export function copyBandwidthsGBps(trace: Trace): Float64Array {
   const cols = trace.ops.columns();
   const out = new Float64Array(cols.count).fill(NaN);
   for (let i = 0; i < cols.count; i++) {
     const kind = cols.kind[i]!;
     const durNs = cols.endNs[i]! - cols.startNs[i]!;
-    if ((isCopyKind(kind) || kind === OpKind.Memset) && durNs > 0) {
+    if ((isCopyKind(kind) || kind === OpKind.Memset) && durNs > 0 && hasSize(cols.flags[i]!)) {
       out[i] = cols.bytes[i]! / durNs;
     }
   }

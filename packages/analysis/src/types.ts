@@ -93,7 +93,10 @@ export interface CopyDirectionBandwidth {
   readonly bytes: number;
   /** Sum of op durations. */
   readonly totalNs: number;
-  /** bytes / totalNs, in GB/s (10^9 B/s). */
+  /**
+   * bytes / totalNs, in GB/s (10^9 B/s), over the copies whose size is known; NaN (null in
+   * JSON) when none is (an import that recorded no sizes): unknown, not 0 GB/s. Likewise below.
+   */
   readonly avgGBps: number;
   readonly minGBps: number;
   readonly maxGBps: number;

@@ -2,8 +2,9 @@ import { FlowKind, OpFlag, OpKind, saveTrace } from '@streamscope/trace';
 import type { Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { dumpTrace } from './dump-trace.ts';
+import type { ImportSummary } from './summary.ts';
 import { importSummary } from './summary.ts';
-import { importFixture } from './test-support.ts';
+import { importFixture, readFixture } from './test-support.ts';
 
 const snapshotted = [
   'nsys/2025.3.1/train.json',
@@ -21,6 +22,12 @@ const snapshotted = [
   'kineto/train.pt.trace.json.gz',
   'kineto/kineto-2021.json',
   'kineto/array-unterminated.json',
+  'kineto/epoch-us.json',
+  'kineto/two-processes.json',
+  'kineto/rocm-hip.json',
+  'kineto/syncs.json',
+  'chrome/nsys-converted.json',
+  'chrome/begin-end.json',
   'broken/truncated.json',
   'broken/dangling-flows.json',
 ];
@@ -34,6 +41,66 @@ describe('imports of the committed fixtures', () => {
       );
     });
   }
+});
+
+/** What the profiler itself recorded: its complete events counted by category, read with JSON.parse. */
+function kinetoCounts(file: string): Partial<ImportSummary['counts']> {
+  const json = JSON.parse(new TextDecoder().decode(readFixture(file))) as {
+    traceEvents: { ph?: string; cat?: string }[];
+  };
+  const counts = { kernel: 0, memcpy: 0, memset: 0, sync: 0, api: 0, range: 0 };
+  const byCategory: Record<string, keyof typeof counts> = {
+    kernel: 'kernel',
+    gpu_memcpy: 'memcpy',
+    gpu_memset: 'memset',
+    cuda_sync: 'sync',
+    cuda_runtime: 'api',
+    cuda_driver: 'api',
+    cpu_op: 'range',
+    user_annotation: 'range',
+  };
+  for (const e of json.traceEvents) {
+    const key = e.ph === 'X' && e.cat !== undefined ? byCategory[e.cat] : undefined;
+    if (key !== undefined) {
+      counts[key]++;
+    }
+  }
+  return counts;
+}
+
+describe("import --summary gives the profiler's own counts", () => {
+  for (const file of [
+    'kineto/epoch-us.json',
+    'kineto/two-processes.json',
+    'kineto/rocm-hip.json',
+    'kineto/syncs.json',
+  ]) {
+    it(`counts every event of ${file} as the profiler recorded it`, async () => {
+      const { trace } = await importFixture(file);
+      expect(importSummary(trace).counts).toMatchObject(kinetoCounts(file));
+    });
+  }
+
+  it('counts the events of generic Chrome traces by their tracks', async () => {
+    const converted = importSummary((await importFixture('chrome/nsys-converted.json')).trace);
+    // 2 kernels, "Memcpy HtoD" and "memcpy", 1 Memset on 3 GPU streams; 2 API calls as ranges.
+    expect(converted).toMatchObject({
+      counts: { kernel: 2, memcpy: 2, memset: 1, sync: 0, api: 0, range: 2 },
+      gpuStreams: 3,
+      hostThreads: 1,
+      devices: 2,
+      copyBytes: { HtoD: 1048576 },
+      unknownSizeOps: 1,
+    });
+    const pairs = importSummary((await importFixture('chrome/begin-end.json')).trace);
+    // 5 B/E pairs and 2 X events: 2 on the GPU stream, 4 ranges on 2 host threads.
+    expect(pairs).toMatchObject({
+      counts: { kernel: 1, memcpy: 1, range: 4 },
+      gpuStreams: 1,
+      hostThreads: 2,
+      copyBytes: { DtoH: 8192 },
+    });
+  });
 });
 
 function flowsOfKind(trace: Trace, kind: number): [number, number][] {

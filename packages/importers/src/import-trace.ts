@@ -1,7 +1,6 @@
 import type { Trace } from '@streamscope/trace';
 import { CodecError, loadTrace } from '@streamscope/trace';
-import { JsonEventSplitter } from './chrome/json-splitter.ts';
-import { KinetoEventSink } from './chrome/kineto-events.ts';
+import { readChromeTrace } from './chrome/read-chrome-trace.ts';
 import { ImportError } from './import-error.ts';
 import type { ImportSource } from './io/chunks.ts';
 import { chunksOf, metered, peekHead, readAll, throwIfAborted, totalBytesOf } from './io/chunks.ts';
@@ -168,49 +167,6 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   }
   const trace = builder.build({ producer, ...(createdAt === undefined ? {} : { createdAt }) });
   return { trace, warnings: [...(trace.meta.warnings ?? [])] };
-}
-
-async function readChromeTrace(
-  chunks: AsyncIterable<Uint8Array>,
-  file: string,
-  builder: TraceBuilder,
-  launches: ReturnType<TraceBuilder['launchTable']>,
-  signal: AbortSignal | undefined,
-): Promise<string> {
-  const sink = new KinetoEventSink(builder, launches, file);
-  let schemaVersion: unknown;
-  const splitter = new JsonEventSplitter(
-    file,
-    {
-      event: (value, index) => sink.event(value, index),
-      topValue: (key, value) => {
-        if (key === 'schemaVersion') {
-          schemaVersion = value;
-        } else {
-          sink.topValue(key, value);
-        }
-      },
-    },
-    new Set(['deviceProperties', 'schemaVersion']),
-  );
-  for await (const chunk of chunks) {
-    throwIfAborted(signal, file);
-    splitter.push(chunk);
-  }
-  const result = splitter.end();
-  if (result.unterminated) {
-    builder.warnings.add(
-      result.droppedTailBytes > 0
-        ? `the trace is cut off: the last event (${result.droppedTailBytes} bytes) was dropped, ${result.events} events read`
-        : `the trace is not terminated (allowed for Chrome traces); ${result.events} events read`,
-    );
-  }
-  if (sink.sawLegacy) {
-    builder.warnings.add('legacy autograd-profiler events (no streams) are not placed on lanes');
-  }
-  sink.finish();
-  const version = typeof schemaVersion === 'number' ? ` schema ${schemaVersion}` : '';
-  return sink.sawOld ? `kineto (2021 format)${version}` : `kineto${version}`;
 }
 
 function formatLabel(format: ImportFormat): string {

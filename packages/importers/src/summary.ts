@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { OpKind, isCopyKind, isSyncKind } from '@streamscope/trace';
+import { OpFlag, OpKind, isCopyKind, isSyncKind } from '@streamscope/trace';
 
 /** What `streamscope import --summary` prints: counts of GPU operations as the profiler recorded them. */
 export interface ImportSummary {
@@ -25,6 +25,8 @@ export interface ImportSummary {
     readonly DtoD: number;
     readonly PtoP: number;
   };
+  /** Copies and memsets whose size the source did not record: they add 0 to `copyBytes`. */
+  readonly unknownSizeOps: number;
   readonly spanNs: number;
   readonly warnings: readonly string[];
 }
@@ -41,8 +43,12 @@ export function importSummary(trace: Trace): ImportSummary {
     api: 0,
   };
   const copyBytes = { HtoD: 0, DtoH: 0, DtoD: 0, PtoP: 0 };
+  let unknownSizeOps = 0;
   for (let i = 0; i < ops.count; i++) {
     const kind = ops.kind[i]!;
+    if ((ops.flags[i]! & OpFlag.BytesUnknown) !== 0) {
+      unknownSizeOps++;
+    }
     if (kind === OpKind.Kernel) {
       counts.kernel++;
     } else if (isCopyKind(kind)) {
@@ -75,6 +81,7 @@ export function importSummary(trace: Trace): ImportSummary {
     hostThreads: trace.tracks.filter((t) => t.kind === 'host-thread').length,
     counts,
     copyBytes,
+    unknownSizeOps,
     spanNs: spanOf(trace),
     warnings: trace.meta.warnings ?? [],
   };

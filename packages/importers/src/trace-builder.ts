@@ -75,6 +75,26 @@ export class TraceBuilder {
     return this.ops.add(op);
   }
 
+  /** Moves staged op `op` to another process and lane: for sources that learn its owner later. */
+  moveOp(op: number, proc: number, lane: number): void {
+    this.ops.proc.data[op] = proc;
+    this.ops.lane.data[op] = lane;
+  }
+
+  /** Sets staged op `op`'s bytes and adds `flags` to its flags (a size learned from its API call). */
+  setOpBytes(op: number, bytes: number, flags: number): void {
+    this.ops.bytes.data[op] = bytes;
+    this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
+  }
+
+  /** The source's times are relative to `baseNs` (ns since its zero): the trace's origin adds it. */
+  offsetOrigin(baseNs: bigint): void {
+    this.trace.meta = {
+      ...this.trace.meta,
+      originNs: (BigInt(this.trace.meta.originNs) + baseNs).toString(),
+    };
+  }
+
   /** A range on a host lane; `endNs` < 0 when it never ended. */
   addRange(
     lane: number,

@@ -128,4 +128,6 @@ export const OpFlag = {
   Incomplete: 8,
   /** Came from an import with no matching counterpart (API without GPU op or the reverse). */
   Orphan: 16,
+  /** A copy or memset whose size the source did not record: its `bytes` is 0 and means unknown. */
+  BytesUnknown: 32,
 } as const;

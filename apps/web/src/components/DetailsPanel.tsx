@@ -1,4 +1,4 @@
-import { formatBytes, formatDurationNs } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
 import { getTrace } from '../data/trace-registry.ts';
 import { zoomToOp } from '../data/view-actions.ts';
 import { opDetails } from '../lib/op-details.ts';
@@ -32,12 +32,12 @@ export function DetailsPanel() {
         <dd>{formatDurationNs(details.startNs)}</dd>
         <dt>Duration</dt>
         <dd data-testid="details-duration">{formatDurationNs(details.durNs)}</dd>
-        {details.bytes > 0 && (
+        {details.bytesLabel !== null && (
           <>
             <dt>Bytes</dt>
-            <dd>{formatBytes(details.bytes)}</dd>
+            <dd data-testid="details-bytes">{details.bytesLabel}</dd>
             <dt>Bandwidth</dt>
-            <dd>{details.bandwidthGBps.toFixed(2)} GB/s</dd>
+            <dd data-testid="details-bandwidth">{details.bandwidthLabel}</dd>
           </>
         )}
         {details.memory !== null && (

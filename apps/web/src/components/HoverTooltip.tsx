@@ -1,4 +1,4 @@
-import { formatBytes, formatDurationNs } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
 import { getTrace } from '../data/trace-registry.ts';
 import { opDetails } from '../lib/op-details.ts';
 import { useApp } from '../store/use-app.ts';
@@ -24,9 +24,9 @@ export function HoverTooltip() {
       <div>
         start {formatDurationNs(d.startNs)} · {formatDurationNs(d.durNs)}
       </div>
-      {d.bytes > 0 && (
+      {d.bytesLabel !== null && (
         <div>
-          {formatBytes(d.bytes)} · {d.bandwidthGBps.toFixed(2)} GB/s
+          {d.sizeKnown ? `${d.bytesLabel} · ${d.bandwidthLabel}` : 'size and bandwidth unknown'}
         </div>
       )}
       {d.grid !== null && (

@@ -1,4 +1,4 @@
-import { FlowKind } from '@streamscope/trace';
+import { FlowKind, OpFlag, OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { opDetails } from './op-details.ts';
 import { sampleTrace } from './sample-trace.test-helper.ts';
@@ -15,7 +15,30 @@ describe('opDetails', () => {
       durNs: 100,
       bytes: 4096,
       bandwidthGBps: 40.96,
+      bytesLabel: '4 KiB',
+      bandwidthLabel: '40.96 GB/s',
+      sizeKnown: true,
     });
+  });
+
+  it('says a copy whose size the source did not record is of unknown size, not 0 GB/s', () => {
+    const trace = sampleTrace();
+    const copy = trace.addOp({
+      track: 0,
+      kind: OpKind.CopyDtoD,
+      nameId: trace.strings.intern('Memcpy DtoD (Device -> Device)'),
+      startNs: 1000,
+      endNs: 1100,
+      bytes: 0,
+      flags: OpFlag.BytesUnknown,
+    });
+    expect(opDetails(trace, copy)).toMatchObject({
+      bytesLabel: 'unknown',
+      bandwidthLabel: 'unknown',
+      sizeKnown: false,
+    });
+    // A kernel moves no bytes: nothing to print.
+    expect(opDetails(trace, 1)).toMatchObject({ bytesLabel: null, bandwidthLabel: null });
   });
 
   it('lists flows in both directions with the op at the other end', () => {

@@ -1,9 +1,11 @@
 import type { Trace } from '@streamscope/trace';
 import {
   FlowKind,
+  OpFlag,
   OpKind,
   bandwidthGBps,
   dstMemKind,
+  formatBytes,
   isCopyKind,
   memKindName,
   noRef,
@@ -30,8 +32,16 @@ export interface OpDetails {
   readonly startNs: number;
   readonly durNs: number;
   readonly bytes: number;
-  /** GB/s (10^9 bytes per second); 0 where no bytes moved. */
+  /** GB/s (10^9 bytes per second); 0 where no bytes moved or the size is unknown. */
   readonly bandwidthGBps: number;
+  /**
+   * What the panels print for size and bandwidth: "4 KiB" and "40.96 GB/s", "unknown" for both
+   * where the source recorded no size (not 0 GB/s), or null where no bytes apply.
+   */
+  readonly bytesLabel: string | null;
+  readonly bandwidthLabel: string | null;
+  /** False where the source recorded no size for this copy or memset. */
+  readonly sizeKnown: boolean;
   readonly memory: string | null;
   readonly grid: string | null;
   readonly block: string | null;
@@ -102,10 +112,29 @@ export function opDetails(trace: Trace, op: number, withFlows = true): OpDetails
     durNs,
     bytes,
     bandwidthGBps: bytes > 0 ? bandwidthGBps(bytes, durNs) : 0,
+    ...sizeLabels(bytes, durNs, ops.flags[op]!),
     memory,
     grid,
     block,
     correlationId: ops.correlationId[op]!,
     flows,
+  };
+}
+
+function sizeLabels(
+  bytes: number,
+  durNs: number,
+  flags: number,
+): { bytesLabel: string | null; bandwidthLabel: string | null; sizeKnown: boolean } {
+  if ((flags & OpFlag.BytesUnknown) !== 0) {
+    return { bytesLabel: 'unknown', bandwidthLabel: 'unknown', sizeKnown: false };
+  }
+  if (bytes <= 0) {
+    return { bytesLabel: null, bandwidthLabel: null, sizeKnown: true };
+  }
+  return {
+    bytesLabel: formatBytes(bytes),
+    bandwidthLabel: `${bandwidthGBps(bytes, durNs).toFixed(2)} GB/s`,
+    sizeKnown: true,
   };
 }

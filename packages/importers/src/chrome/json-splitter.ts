@@ -17,8 +17,12 @@ const enum State {
 }
 
 export interface SplitEvents {
-  /** A parsed element of the events array (`traceEvents` or the top-level array), by index. */
-  event(value: unknown, index: number): void;
+  /**
+   * A parsed element of the events array (`traceEvents` or the top-level array), by index, with
+   * its JSON text (valid only during the call) for values a double cannot hold exactly, and its
+   * JSON path for messages (`traceEvents[12]`, or `[12]` in a bare array).
+   */
+  event(value: unknown, index: number, bytes: Uint8Array, path: string): void;
   /** A top-level key's value other than `traceEvents`; only keys in `wantKeys` are parsed. */
   topValue(key: string, value: unknown): void;
 }
@@ -243,7 +247,8 @@ export class JsonEventSplitter {
   private finishElement(chunk: Uint8Array, start: number, end: number, at: number): void {
     const bytes = this.take(chunk, Math.max(0, start), end);
     const index = this.events++;
-    this.sink.event(this.parse(bytes, at, `${this.where()}[${index}]`), index);
+    const path = `${this.where()}[${index}]`;
+    this.sink.event(this.parse(bytes, at, path), index, bytes, path);
   }
 
   private finishValue(chunk: Uint8Array, start: number, end: number, at: number): void {

@@ -1,12 +1,13 @@
 import type { LaunchTable } from '@streamscope/trace';
-import { MemKind, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
-import { ImportError } from '../import-error.ts';
+import { MemKind, OpKind, RangeKind, packMemKinds } from '@streamscope/trace';
 import type { StagedOp } from '../op-staging.ts';
-import { newStagedOp } from '../op-staging.ts';
+import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import { noId32 } from '../nsys/nsys-enums.ts';
-
-type Json = Record<string, unknown>;
+import type { ChromeMetadata, Json } from './chrome-metadata.ts';
+import { idKey, intOr, isObject } from './chrome-metadata.ts';
+import type { EventTimes } from './event-times.ts';
+import { KinetoLinks } from './kineto-links.ts';
 
 /** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
 const gpuCategories = new Set([
@@ -20,6 +21,12 @@ const gpuCategories = new Set([
 ]);
 const apiCategories = new Set(['cuda_runtime', 'cuda_driver', 'Runtime', 'Driver']);
 const rangeCategories = new Set(['cpu_op', 'Operator', 'user_annotation']);
+const oldCategories = new Set(['Kernel', 'Runtime', 'Operator']);
+
+/** A category that the kineto mapping reads (the file is then a kineto trace). */
+export function isKinetoCategory(cat: string): boolean {
+  return gpuCategories.has(cat) || apiCategories.has(cat) || rangeCategories.has(cat);
+}
 
 const memKindByName: Record<string, MemKind> = {
   Pageable: MemKind.Pageable,
@@ -36,261 +43,238 @@ const syncKindByName: Record<string, number> = {
   'Stream Sync': OpKind.StreamSync,
 };
 
-/** Largest µs timestamp whose ns value is still an exact double integer. */
-const maxTsUs = 2 ** 53 / 1000;
+interface HostThread {
+  readonly proc: number;
+  readonly tid: number;
+  readonly pidKey: string;
+  readonly tidKey: string;
+}
 
 /**
- * Turns PyTorch profiler (kineto) Chrome trace events into builder ops: GPU work on lanes keyed
- * by (process, device, context, stream), CUDA API calls on host threads, CPU ops and
- * user annotations as nested ranges. API→GPU links come from `args.correlation`.
+ * Turns PyTorch profiler (kineto) events into builder ops: GPU work on lanes keyed by (owning
+ * process, device, context, stream), CUDA/HIP API calls on host threads, CPU ops and user
+ * annotations as nested ranges. API→GPU links come from `args.correlation` (see KinetoLinks).
  */
-export class KinetoEventSink {
+export class KinetoEvents {
   private readonly op: StagedOp = newStagedOp();
-  private readonly mainProc: number;
-  private mainPid: number | undefined;
-  private readonly names = new Map<string, number>();
-  private readonly processNames = new Map<number, string>();
-  skipped = 0;
-  sawLegacy = false;
+  /** GPU ops start here and move to their owner once every API call is known. */
+  private readonly firstProc: number;
+  private firstPid: number | undefined;
+  private readonly links = new KinetoLinks();
+  private readonly gpuKeys = new Map<string, number>();
+  private readonly hostProcs = new Map<string, number>();
+  private readonly hostThreads = new Map<string, HostThread>();
+  /** GPU ops added, streamless syncs included. */
+  gpuOps = 0;
+  kept = 0;
   sawOld = false;
 
   constructor(
     private readonly builder: TraceBuilder,
     private readonly launches: LaunchTable,
-    private readonly file: string,
+    private readonly name: (value: string) => number,
   ) {
-    this.mainProc = builder.lanes.processFor('kineto-main', 0);
+    this.firstProc = builder.lanes.processFor('kineto-main', 0);
   }
 
-  event(e: unknown, index: number): void {
-    if (!isObject(e)) {
-      throw new ImportError(
-        { file: this.file, path: `traceEvents[${index}]` },
-        'an event must be an object',
-      );
-    }
-    const ph = e['ph'];
-    if (ph === 'M') {
-      this.metadata(e);
-      return;
-    }
-    if (ph !== 'X') {
-      return; // flows (ac2g: we join by correlation id instead), instants, counters
-    }
-    const cat = typeof e['cat'] === 'string' ? e['cat'] : '';
-    if (cat === 'Kernel' || cat === 'Runtime' || cat === 'Operator') {
+  /** One complete event of a kineto category, its times already read into `times`. */
+  event(e: Json, cat: string, times: EventTimes): void {
+    if (oldCategories.has(cat)) {
       this.sawOld = true;
     }
-    if (e['pid'] === 'CPU functions' || e['pid'] === 'CUDA functions') {
-      this.sawLegacy = true;
-      this.skipped++;
-      return;
-    }
+    this.kept++;
     if (gpuCategories.has(cat)) {
-      this.gpuOp(e, cat, index);
+      this.gpuOp(e, cat, times);
     } else if (apiCategories.has(cat)) {
-      this.apiCall(e, index);
-    } else if (rangeCategories.has(cat)) {
-      this.range(e, cat, index);
+      this.apiCall(e, times);
+    } else {
+      const lane = this.hostLane(e);
+      const startNs = times.startNs;
+      const name = this.name(typeof e['name'] === 'string' ? e['name'] : cat);
+      this.builder.addRange(
+        lane,
+        startNs,
+        startNs + times.durNs,
+        name,
+        this.name(cat),
+        RangeKind.PushPop,
+      );
     }
   }
 
-  finish(): void {
-    for (const [pid, name] of this.processNames) {
-      const proc =
-        pid === this.mainPid ? this.mainProc : this.builder.lanes.hasProcess(`pid:${pid}`);
-      if (proc !== undefined) {
-        this.builder.lanes.nameProcess(proc, name);
+  /** Joins GPU ops to their owners and names processes and threads from the metadata. */
+  finish(meta: ChromeMetadata): void {
+    const unplacedSyncs = this.links.resolve(this.builder, this.firstProc);
+    if (unplacedSyncs > 0) {
+      this.builder.warnings.add(
+        `${unplacedSyncs} sync records with no stream (Event Sync, Context Sync) have no CUDA call to find their host thread by; drawn on a host row of their GPU`,
+      );
+    }
+    for (const [pidKey, proc] of this.hostProcs) {
+      this.builder.lanes.nameProcess(proc, meta.processName(pidKey) ?? '');
+    }
+    for (const thread of this.hostThreads.values()) {
+      const name = meta.threadName(thread.pidKey, thread.tidKey);
+      if (name !== undefined) {
+        this.builder.lanes.nameThread(thread.proc, thread.tid, this.name(name));
       }
     }
   }
 
-  topValue(key: string, value: unknown): void {
-    if (key !== 'deviceProperties' || !Array.isArray(value)) {
-      return;
-    }
-    for (const device of value) {
-      if (!isObject(device) || typeof device['id'] !== 'number') {
-        continue;
-      }
-      const num = (k: string): number | undefined =>
-        typeof device[k] === 'number' ? device[k] : undefined;
-      const sm = num('numSms');
-      const memory = num('totalGlobalMem');
-      const major = num('computeMajor');
-      this.builder.addDevice({
-        deviceId: device['id'],
-        name: typeof device['name'] === 'string' ? device['name'] : `GPU ${device['id']}`,
-        ...(sm === undefined ? {} : { smCount: sm }),
-        ...(memory === undefined ? {} : { memoryBytes: memory }),
-        ...(major === undefined
-          ? {}
-          : { computeCapability: `${major}.${num('computeMinor') ?? 0}` }),
-      });
-    }
-  }
-
-  private metadata(e: Json): void {
+  private gpuOp(e: Json, cat: string, times: EventTimes): void {
     const args = isObject(e['args']) ? e['args'] : {};
-    const name = typeof args['name'] === 'string' ? args['name'] : undefined;
-    const pid = e['pid'];
-    if (name === undefined || typeof pid !== 'number') {
-      return;
-    }
-    if (e['name'] === 'process_name') {
-      this.processNames.set(pid, name);
-    } else if (
-      e['name'] === 'thread_name' &&
-      typeof e['tid'] === 'number' &&
-      pid === this.mainPid
-    ) {
-      this.builder.lanes.nameThread(this.mainProc, e['tid'], this.builder.name(name));
-    }
-  }
-
-  private gpuOp(e: Json, cat: string, index: number): void {
-    const args = isObject(e['args']) ? e['args'] : {};
-    const op = this.reset();
-    op.startNs = this.ts(e, index);
-    op.endNs = op.startNs + this.dur(e, index);
-    op.proc = this.mainProc;
+    const op = clearStagedOp(this.op);
+    op.startNs = times.startNs;
+    op.endNs = times.startNs + times.durNs;
     const deviceId = intOr(args['device'], intOr(e['pid'], 0));
     const streamId = intOr(args['stream'], streamFromTid(e['tid']));
     const contextId = intOr(args['context'], 0);
-    op.lane = this.builder.lanes.gpuLane(
-      op.proc,
-      deviceId,
-      contextId,
-      streamId < 0 ? noId32 : streamId,
-    );
-    if (streamId < 0) {
-      this.builder.lanes.nameLane(op.lane, `Context ${contextId} sync`);
-    }
-    op.correlationId = intOr(args['correlation'], 0);
+    const corr = Math.max(0, intOr(args['correlation'], 0));
     const name = typeof e['name'] === 'string' ? e['name'] : cat;
+    const gpuKey = this.gpuKey(idKey(e['pid']));
+    op.correlationId = corr;
     op.nameRef = this.name(name);
+    let needsBytes = false;
     if (cat === 'kernel' || cat === 'Kernel') {
       op.kind = OpKind.Kernel;
-      const grid = triple(args['grid']);
-      const block = triple(args['block']);
-      op.refId = this.launches.intern({
-        gridX: grid[0],
-        gridY: grid[1],
-        gridZ: grid[2],
-        blockX: block[0],
-        blockY: block[1],
-        blockZ: block[2],
-        sharedMemBytes: intOr(args['shared memory'], 0),
-        registersPerThread: intOr(args['registers per thread'], 0),
-      });
-    } else if (cat === 'gpu_memcpy' || cat === 'Memcpy') {
-      op.kind = copyKindFromName(name);
-      op.bytes = Math.max(0, intOr(args['bytes'], 0));
+      op.refId = this.launchConfig(args);
+    } else if (
+      cat === 'gpu_memcpy' ||
+      cat === 'Memcpy' ||
+      cat === 'gpu_memset' ||
+      cat === 'Memset'
+    ) {
+      const isCopy = cat === 'gpu_memcpy' || cat === 'Memcpy';
+      op.kind = isCopy ? copyKindFromName(name) : OpKind.Memset;
       op.memKinds = memKindsFromName(name);
-    } else if (cat === 'gpu_memset' || cat === 'Memset') {
-      op.kind = OpKind.Memset;
-      op.bytes = Math.max(0, intOr(args['bytes'], 0));
-      op.memKinds = memKindsFromName(name);
+      const bytes = intOr(args['bytes'], -1);
+      needsBytes = bytes < 0;
+      op.bytes = Math.max(0, bytes);
     } else {
       op.kind = syncKindByName[name] ?? OpKind.StreamSync;
+      const recordCorr = intOr(args['wait_on_cuda_event_record_corr_id'], 0);
+      if (streamId < 0) {
+        // Not a stream's record: the host thread that called it waited (see KinetoLinks).
+        this.links.addStreamlessSync({
+          gpuKey,
+          deviceId,
+          correlationId: corr,
+          startNs: op.startNs,
+          endNs: op.endNs,
+          nameRef: op.nameRef,
+          kind: op.kind,
+          recordCorrelationId: recordCorr,
+        });
+        this.gpuOps++;
+        return;
+      }
+      op.proc = this.firstProc;
+      op.lane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, streamId);
+      const at = this.add(gpuKey, deviceId, contextId, streamId, false);
+      if (recordCorr > 0) {
+        this.builder.waitsOnRecordCall(at, recordCorr);
+      }
+      return;
     }
-    const at = this.builder.addOp(op);
-    const recordCorr = intOr(args['wait_on_cuda_event_record_corr_id'], 0);
-    if (recordCorr > 0) {
-      this.builder.waitsOnRecordCall(at, recordCorr);
-    }
+    const laneStream = streamId < 0 ? noId32 : streamId;
+    op.proc = this.firstProc;
+    op.lane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, laneStream);
+    this.add(gpuKey, deviceId, contextId, laneStream, needsBytes);
   }
 
-  private apiCall(e: Json, index: number): void {
+  private add(
+    gpuKey: number,
+    deviceId: number,
+    contextId: number,
+    streamId: number,
+    needsBytes: boolean,
+  ): number {
+    const op = this.op;
+    const at = this.builder.addOp(op);
+    this.links.addGpuOp(
+      at,
+      gpuKey,
+      op.correlationId,
+      deviceId,
+      contextId,
+      streamId,
+      op.startNs,
+      needsBytes,
+    );
+    this.gpuOps++;
+    return at;
+  }
+
+  private apiCall(e: Json, times: EventTimes): void {
     const args = isObject(e['args']) ? e['args'] : {};
-    const op = this.reset();
+    const op = clearStagedOp(this.op);
     op.kind = OpKind.ApiCall;
-    op.startNs = this.ts(e, index);
-    op.endNs = op.startNs + this.dur(e, index);
-    op.proc = this.procOf(e['pid']);
-    op.lane = this.builder.lanes.hostLane(op.proc, intOr(e['tid'], 0));
-    op.correlationId = intOr(args['correlation'], 0);
+    op.startNs = times.startNs;
+    op.endNs = times.startNs + times.durNs;
+    op.lane = this.hostLane(e);
+    op.proc = this.builder.lanes.laneProc(op.lane);
+    op.correlationId = Math.max(0, intOr(args['correlation'], 0));
     op.nameRef = this.name(typeof e['name'] === 'string' ? e['name'] : 'CUDA API');
     this.builder.addOp(op);
+    // ROCm writes a copy's size on its hipMemcpy* call (`"bytes": "4096"`), not on the copy.
+    const bytes = intOr(args['bytes'], -1);
+    this.links.addApiCall(
+      op.correlationId,
+      op.proc,
+      op.lane,
+      op.startNs,
+      bytes < 0 ? Number.NaN : bytes,
+    );
   }
 
-  private range(e: Json, cat: string, index: number): void {
-    const startNs = this.ts(e, index);
-    const endNs = startNs + this.dur(e, index);
-    const lane = this.builder.lanes.hostLane(this.procOf(e['pid']), intOr(e['tid'], 0));
-    const name = this.name(typeof e['name'] === 'string' ? e['name'] : cat);
-    this.builder.addRange(lane, startNs, endNs, name, this.name(cat), RangeKind.PushPop);
-  }
-
-  private procOf(pid: unknown): number {
-    const value = intOr(pid, 0);
-    if (this.mainPid === undefined) {
-      this.mainPid = value;
-      this.builder.lanes.setProcessPid(this.mainProc, value);
+  private hostLane(e: Json): number {
+    const pidKey = idKey(e['pid']);
+    const tidKey = idKey(e['tid']);
+    let proc = this.hostProcs.get(pidKey);
+    if (proc === undefined) {
+      const pid = intOr(e['pid'], 0);
+      if (this.firstPid === undefined) {
+        this.firstPid = pid;
+        this.builder.lanes.setProcessPid(this.firstProc, pid);
+      }
+      proc =
+        pid === this.firstPid
+          ? this.firstProc
+          : this.builder.lanes.processFor(`kineto-pid:${pid}`, pid);
+      this.hostProcs.set(pidKey, proc);
     }
-    return value === this.mainPid
-      ? this.mainProc
-      : this.builder.lanes.processFor(`pid:${value}`, value);
-  }
-
-  /** µs (integer or with three decimals) → integer ns. */
-  private ts(e: Json, index: number): number {
-    const ts = typeof e['ts'] === 'string' ? Number(e['ts']) : e['ts'];
-    if (typeof ts !== 'number' || !Number.isFinite(ts) || ts < 0 || ts >= maxTsUs) {
-      throw new ImportError(
-        { file: this.file, path: `traceEvents[${index}].ts` },
-        `ts must be a time in µs in [0, 2^53 ns), got ${JSON.stringify(e['ts'])}`,
-      );
+    const key = `${pidKey}\u0000${tidKey}`;
+    let thread = this.hostThreads.get(key);
+    if (thread === undefined) {
+      thread = { proc, tid: intOr(e['tid'], 0), pidKey, tidKey };
+      this.hostThreads.set(key, thread);
     }
-    return Math.round(ts * 1000);
+    return this.builder.lanes.hostLane(proc, thread.tid);
   }
 
-  private dur(e: Json, index: number): number {
-    const dur = typeof e['dur'] === 'string' ? Number(e['dur']) : (e['dur'] ?? 0);
-    if (typeof dur !== 'number' || !Number.isFinite(dur) || dur >= maxTsUs) {
-      throw new ImportError(
-        { file: this.file, path: `traceEvents[${index}].dur` },
-        `dur must be a duration in µs, got ${JSON.stringify(e['dur'])}`,
-      );
+  private gpuKey(pidKey: string): number {
+    let key = this.gpuKeys.get(pidKey);
+    if (key === undefined) {
+      key = this.gpuKeys.size;
+      this.gpuKeys.set(pidKey, key);
     }
-    if (dur < 0) {
-      this.builder.warnings.add(
-        'events with a negative duration drawn as instants',
-        `traceEvents[${index}]`,
-      );
-      return 0;
-    }
-    return Math.round(dur * 1000);
+    return key;
   }
 
-  private name(value: string): number {
-    let id = this.names.get(value);
-    if (id === undefined) {
-      id = this.builder.name(value);
-      this.names.set(value, id);
-    }
-    return id;
+  private launchConfig(args: Json): number {
+    const grid = triple(args['grid']);
+    const block = triple(args['block']);
+    return this.launches.intern({
+      gridX: grid[0],
+      gridY: grid[1],
+      gridZ: grid[2],
+      blockX: block[0],
+      blockY: block[1],
+      blockZ: block[2],
+      sharedMemBytes: intOr(args['shared memory'], 0),
+      registersPerThread: intOr(args['registers per thread'], 0),
+    });
   }
-
-  private reset(): StagedOp {
-    const op = this.op;
-    op.bytes = 0;
-    op.memKinds = 0;
-    op.refId = noRef;
-    op.flags = 0;
-    op.eventId = Number.NaN;
-    op.eventSyncId = Number.NaN;
-    return op;
-  }
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function intOr(value: unknown, fallback: number): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof n === 'number' && Number.isSafeInteger(n) ? n : fallback;
 }
 
 /** GPU tid: the stream id, or "stream 7" in 2021-era traces. */
@@ -308,7 +292,7 @@ function triple(value: unknown): [number, number, number] {
 }
 
 /** "Memcpy HtoD (Pinned -> Device)" → the copy kind. */
-function copyKindFromName(name: string): number {
+export function copyKindFromName(name: string): number {
   if (name.includes('HtoD')) {
     return OpKind.CopyHtoD;
   }
@@ -325,7 +309,7 @@ function copyKindFromName(name: string): number {
 }
 
 /** "(Pinned -> Device)" → packed memory kinds; "Memset (Device)" → destination only. */
-function memKindsFromName(name: string): number {
+export function memKindsFromName(name: string): number {
   const pair = /\((\w+) -> (\w+)\)/.exec(name);
   if (pair !== null) {
     return packMemKinds(

@@ -32,6 +32,18 @@ async function legacyStreamTrace(): Promise<string> {
 }
 
 describe('streamscope analyze', () => {
+  it('prints the bandwidth of copies whose size the trace does not record as unknown, not 0', async () => {
+    // ROCm kineto trace: the DtoD copy has no size and no hipMemcpy call to take one from.
+    const fixture = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/kineto/rocm-hip.json',
+    );
+    const r = await cli(['analyze', fixture]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/copy-dtod\s+1 copies\s+unknown GB\/s avg/);
+    expect(r.out).toMatch(/copy-htod\s+1 copies\s+26\.21 GB\/s avg/);
+  });
+
   it('prints metrics, gaps and findings as one JSON object with --json', async () => {
     const file = await legacyStreamTrace();
     const r = await cli(['analyze', file, '--json']);

@@ -101,7 +101,9 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
     );
   }
   for (const bw of m.bandwidth) {
-    lines.push(`  ${bw.kind.padEnd(10)} ${bw.count} copies  ${bw.avgGBps.toFixed(2)} GB/s avg`);
+    // NaN: no copy of this direction had a recorded size (some imports carry none).
+    const avg = Number.isNaN(bw.avgGBps) ? 'unknown' : bw.avgGBps.toFixed(2);
+    lines.push(`  ${bw.kind.padEnd(10)} ${bw.count} copies  ${avg} GB/s avg`);
   }
   const ll = m.launchLatency.all;
   if (ll.count > 0) {

@@ -34,6 +34,26 @@ describe('streamscope import and export', () => {
     expect(kinds.filter((k) => k === 0).length).toBe(summary.counts.kernel);
   });
 
+  it('imports a kineto trace in µs since 1970 and a ROCm one, counting what the profiler recorded', async () => {
+    const epoch = await cli(['import', path.join(fixtures, 'kineto/epoch-us.json'), '--summary']);
+    expect(epoch.code, epoch.err).toBe(0);
+    expect(epoch.out).toContain('2 kernels, 1 copies, 0 memsets, 0 syncs, 0 graph launches');
+    expect(JSON.parse(epoch.out.trim().split('\n').at(-1)!)).toMatchObject({
+      producer: 'kineto schema 1',
+      counts: { kernel: 2, memcpy: 1, api: 3, range: 3 },
+      copyBytes: { DtoH: 65536 },
+      unknownSizeOps: 0,
+    });
+    const rocm = await cli(['import', path.join(fixtures, 'kineto/rocm-hip.json'), '--summary']);
+    expect(rocm.code, rocm.err).toBe(0);
+    expect(rocm.out).toContain('1 copies/memsets of unknown size');
+    expect(JSON.parse(rocm.out.trim().split('\n').at(-1)!)).toMatchObject({
+      counts: { kernel: 1, memcpy: 3, memset: 1 },
+      copyBytes: { HtoD: 1048576, DtoH: 4096 },
+      unknownSizeOps: 1,
+    });
+  });
+
   it('exports a saved trace as Chrome trace JSON with one event per op', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'export-cli-'));
     const saved = path.join(dir, 'p.sstrace');

@@ -14,7 +14,7 @@ const usage = [
   '               any of them gzip-compressed; the format is read from the content',
   '  --out TRACE  write the imported trace as a .sstrace file',
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
-  '               hostThreads, counts, copyBytes, spanNs, warnings',
+  '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings',
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default 2 GiB)',
 ].join('\n');
 
@@ -57,6 +57,9 @@ export const importCommand: Command = {
         `${summary.devices} device(s), ${summary.gpuStreams} GPU stream(s), ${summary.hostThreads} host thread(s); ` +
         `${c.kernel} kernels, ${c.memcpy} copies, ${c.memset} memsets, ${c.sync} syncs, ${c.graph} graph launches, ` +
         `${c.api} API calls, ${c.range} ranges over ${formatDurationNs(summary.spanNs)}` +
+        (summary.unknownSizeOps === 0
+          ? ''
+          : `; ${summary.unknownSizeOps} copies/memsets of unknown size`) +
         (out === undefined ? '' : `; wrote ${out}`),
     );
     if (flags.switches.has('summary')) {

@@ -1,0 +1,265 @@
+import { OpFlag, OpKind, RangeKind } from '@streamscope/trace';
+import { clearStagedOp, newStagedOp } from '../op-staging.ts';
+import { StagingColumn } from '../staging-columns.ts';
+import type { TraceBuilder } from '../trace-builder.ts';
+import type { ChromeMetadata, Json } from './chrome-metadata.ts';
+import {
+  deviceNamedBy,
+  idKey,
+  intOr,
+  isObject,
+  streamNamedBy,
+  trailingNumber,
+} from './chrome-metadata.ts';
+import type { EventTimes } from './event-times.ts';
+
+// Ids for string pids and tids that end in no number, above any real pid or tid.
+const syntheticIdBase = 0x40000000;
+
+interface TrackPlace {
+  readonly gpu: boolean;
+  readonly proc: number;
+  readonly lane: number;
+}
+
+/** What `emit` placed. */
+export interface GenericPlaced {
+  readonly gpuOps: number;
+  readonly hostRanges: number;
+  readonly hostTracks: number;
+}
+
+/**
+ * Chrome trace events that no profiler-specific mapping reads (nsys-to-Chrome converters, the
+ * legacy autograd profiler, any chrome://tracing writer): every complete (X) or begin/end (B/E)
+ * event on a track per (pid, tid). A track whose process names a GPU ("Device 0", "GPU 1", or a
+ * `process_labels` saying so) or whose thread names a stream ("stream 7", "CUDA stream 13") is
+ * a GPU stream and its events are kernels, or copies and memsets by name; every other track is a
+ * host thread and its events are ranges. Metadata may come last, so events are staged in
+ * columns and placed by `emit`.
+ */
+export class GenericEvents {
+  private readonly trackIndex = new Map<string, number>();
+  private readonly trackPid: unknown[] = [];
+  private readonly trackTid: unknown[] = [];
+  /** Per track: staged begin (B) events not yet ended, innermost last. */
+  private readonly open: number[][] = [];
+  private n = 0;
+  private readonly track = new StagingColumn(Uint32Array);
+  private readonly startNs = new StagingColumn(Float64Array);
+  /** NaN while a begin event has no end. */
+  private readonly endNs = new StagingColumn(Float64Array);
+  private readonly nameRef = new StagingColumn(Int32Array);
+  private readonly catRef = new StagingColumn(Int32Array);
+  /** The op kind by name, used where the track turns out to be a GPU stream. */
+  private readonly kind = new StagingColumn(Uint8Array);
+  /** `args.bytes` or `args.size`; NaN when the event has neither. */
+  private readonly bytes = new StagingColumn(Float64Array);
+  private lastNs = 0;
+  unmatchedEnds = 0;
+  sawLegacy = false;
+
+  get count(): number {
+    return this.n;
+  }
+
+  /** One X, B or E event, its times already read into `times`. */
+  add(e: Json, ph: string, times: EventTimes, name: (value: string) => number): void {
+    const t = this.trackOf(e['pid'], e['tid']);
+    const startNs = times.startNs;
+    if (ph === 'E') {
+      const begin = this.open[t]!.pop();
+      if (begin === undefined) {
+        this.unmatchedEnds++;
+      } else {
+        this.endNs.data[begin] = Math.max(startNs, this.startNs.data[begin]!);
+      }
+      this.lastNs = Math.max(this.lastNs, startNs);
+      return;
+    }
+    const i = this.n++;
+    const endNs = ph === 'X' ? startNs + times.durNs : Number.NaN;
+    const args = isObject(e['args']) ? e['args'] : {};
+    const cat = typeof e['cat'] === 'string' ? e['cat'] : '';
+    this.track.at(i)[i] = t;
+    this.startNs.at(i)[i] = startNs;
+    this.endNs.at(i)[i] = endNs;
+    const eventName = typeof e['name'] === 'string' ? e['name'] : cat;
+    this.nameRef.at(i)[i] = name(eventName);
+    this.kind.at(i)[i] = gpuKindOf(eventName);
+    this.catRef.at(i)[i] = cat === '' ? 0 : name(cat);
+    const bytes = intOr(args['bytes'], intOr(args['size'], -1));
+    this.bytes.at(i)[i] = bytes < 0 ? Number.NaN : bytes;
+    if (ph === 'B') {
+      this.open[t]!.push(i);
+    }
+    this.lastNs = Math.max(this.lastNs, ph === 'X' ? endNs : startNs);
+  }
+
+  /** Places every staged event on its track's lane as a GPU op or a host range. */
+  emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
+    const places = this.trackPid.map((_, t) => this.place(t, builder, meta));
+    const op = newStagedOp();
+    let gpuOps = 0;
+    let hostRanges = 0;
+    let incomplete = 0;
+    let unknownSizes = 0;
+    for (let i = 0; i < this.n; i++) {
+      const place = places[this.track.data[i]!]!;
+      const startNs = this.startNs.data[i]!;
+      const endNs = this.endNs.data[i]!;
+      if (!place.gpu) {
+        const catRef = this.catRef.data[i]!;
+        // A begin with no end runs to the end of the trace (RangeStaging warns).
+        builder.addRange(
+          place.lane,
+          startNs,
+          Number.isNaN(endNs) ? -1 : endNs,
+          this.nameRef.data[i]!,
+          catRef,
+          RangeKind.PushPop,
+        );
+        hostRanges++;
+        continue;
+      }
+      clearStagedOp(op);
+      op.proc = place.proc;
+      op.lane = place.lane;
+      op.startNs = startNs;
+      op.endNs = Number.isNaN(endNs) ? Math.max(this.lastNs, startNs) : endNs;
+      if (Number.isNaN(endNs)) {
+        op.flags |= OpFlag.Incomplete;
+        incomplete++;
+      }
+      op.nameRef = this.nameRef.data[i]!;
+      op.kind = this.kind.data[i]!;
+      if (op.kind !== OpKind.Kernel) {
+        const bytes = this.bytes.data[i]!;
+        op.bytes = Number.isNaN(bytes) ? 0 : bytes;
+        if (Number.isNaN(bytes)) {
+          op.flags |= OpFlag.BytesUnknown;
+          unknownSizes++;
+        }
+      }
+      builder.addOp(op);
+      gpuOps++;
+    }
+    if (incomplete > 0) {
+      builder.warnings.add(
+        `${incomplete} GPU begin (B) events have no end (E); drawn to the last time in the trace`,
+      );
+    }
+    if (unknownSizes > 0) {
+      builder.warnings.add(
+        `${unknownSizes} copies or memsets carry no size (args.bytes or args.size); their bandwidth is unknown`,
+      );
+    }
+    if (this.unmatchedEnds > 0) {
+      builder.warnings.add(`${this.unmatchedEnds} end (E) events have no begin (B); ignored`);
+    }
+    const hostTracks = places.filter((p) => !p.gpu).length;
+    return { gpuOps, hostRanges, hostTracks };
+  }
+
+  private trackOf(pid: unknown, tid: unknown): number {
+    const key = `${idKey(pid)}\u0000${idKey(tid)}`;
+    let t = this.trackIndex.get(key);
+    if (t === undefined) {
+      t = this.trackPid.length;
+      this.trackIndex.set(key, t);
+      this.trackPid.push(pid);
+      this.trackTid.push(tid);
+      this.open.push([]);
+      if (pid === 'CPU functions' || pid === 'CUDA functions') {
+        this.sawLegacy = true;
+      }
+    }
+    return t;
+  }
+
+  /** Decides a track's kind from its names and makes its process and lane. */
+  private place(t: number, builder: TraceBuilder, meta: ChromeMetadata): TrackPlace {
+    const pid = this.trackPid[t];
+    const tid = this.trackTid[t];
+    const pidKey = idKey(pid);
+    const tidKey = idKey(tid);
+    const pidText = typeof pid === 'string' ? pid : undefined;
+    const tidText = typeof tid === 'string' ? tid : undefined;
+    const processName = meta.processName(pidKey) ?? pidText ?? '';
+    const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
+    const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
+    builder.lanes.nameProcess(proc, processName);
+    // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
+    const legacyGpu = pid === 'CUDA functions';
+    const device = legacyGpu
+      ? intOr(tid, 0)
+      : (deviceNamedBy(pidText) ??
+        deviceNamedBy(meta.processName(pidKey)) ??
+        deviceNamedBy(meta.processLabel(pidKey)));
+    const stream = legacyGpu ? 0 : (streamNamedBy(tidText) ?? streamNamedBy(threadName));
+    if (device === undefined && stream === undefined) {
+      const lane = builder.lanes.hostLane(proc, this.hostTid(tid, `${pidKey}\u0000${tidKey}`));
+      if (threadName !== undefined) {
+        builder.lanes.nameLane(lane, threadName);
+      }
+      return { gpu: false, proc, lane };
+    }
+    const deviceId = device ?? intOr(pid, 0);
+    const streamId =
+      stream ?? (tidText === undefined ? intOr(tid, 0) : (trailingNumber(tidText) ?? 0));
+    const lane = builder.lanes.gpuLane(proc, deviceId, 0, streamId);
+    if (legacyGpu) {
+      builder.lanes.nameLane(lane, `GPU ${deviceId} (legacy profiler: no streams)`);
+    }
+    return { gpu: true, proc, lane };
+  }
+
+  private readonly syntheticIds = new Map<string, number>();
+
+  /** A number pid as is; a string's trailing number ("Device 1" → 1), else an id of its own. */
+  private pidNumber(value: unknown, key: string): number {
+    const trailing = typeof value === 'string' ? trailingNumber(value) : undefined;
+    return trailing !== undefined && Number.isSafeInteger(trailing)
+      ? trailing
+      : this.hostTid(value, key);
+  }
+
+  /**
+   * A number tid as is; a string gets an id of its own (it names the thread): two threads "Worker 1"
+   * and "Loader 1" stay two lanes.
+   */
+  private hostTid(value: unknown, key: string): number {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) {
+      return value;
+    }
+    let id = this.syntheticIds.get(key);
+    if (id === undefined) {
+      id = syntheticIdBase + this.syntheticIds.size;
+      this.syntheticIds.set(key, id);
+    }
+    return id;
+  }
+}
+
+/** A GPU event's kind by its name: memsets, copies (direction by name), else kernels. */
+export function gpuKindOf(name: string): number {
+  if (/memset/i.test(name)) {
+    return OpKind.Memset;
+  }
+  if (!/mem\s*cpy|memcopy/i.test(name)) {
+    return OpKind.Kernel;
+  }
+  if (/HtoD|H2D|host\s*to\s*device/i.test(name)) {
+    return OpKind.CopyHtoD;
+  }
+  if (/DtoH|D2H|device\s*to\s*host/i.test(name)) {
+    return OpKind.CopyDtoH;
+  }
+  if (/PtoP|P2P|peer/i.test(name)) {
+    return OpKind.CopyPtoP;
+  }
+  if (/HtoH|H2H|host\s*to\s*host/i.test(name)) {
+    return OpKind.CopyHtoH;
+  }
+  return OpKind.CopyDtoD;
+}

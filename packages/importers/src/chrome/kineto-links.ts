@@ -1,0 +1,242 @@
+import { OpFlag, noRef } from '@streamscope/trace';
+import { newStagedOp } from '../op-staging.ts';
+import { StagingColumn } from '../staging-columns.ts';
+import type { TraceBuilder } from '../trace-builder.ts';
+
+/** A sync record with no stream (Event Sync, Context Sync): placed on its caller's thread. */
+export interface StreamlessSync {
+  readonly gpuKey: number;
+  readonly deviceId: number;
+  readonly correlationId: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly nameRef: number;
+  readonly kind: number;
+  readonly recordCorrelationId: number;
+}
+
+// Host rows for syncs whose calling thread is unknown: one per device, above any real tid.
+const unknownCallerTidBase = 0x7f000000;
+
+/**
+ * Joins kineto GPU ops to the CUDA/HIP API calls that issued them by correlation id, the way
+ * the profiler means it: a correlation id is unique within the process that made the call, so
+ * when two processes in one file reuse ids, an op belongs to the process its own GPU pid
+ * (device) is otherwise seen with. Each GPU op then moves to its owner's process and lanes,
+ * takes a size its API call carried (ROCm writes it on hipMemcpy*, not on the copy), and a
+ * sync with no stream goes on the thread of the call that waited.
+ */
+export class KinetoLinks {
+  private apiCount = 0;
+  private readonly apiCorr = new StagingColumn(Uint32Array);
+  private readonly apiProc = new StagingColumn(Uint32Array);
+  private readonly apiLane = new StagingColumn(Uint32Array);
+  private readonly apiStartNs = new StagingColumn(Float64Array);
+  /** `args.bytes` of the call; NaN when it has none. */
+  private readonly apiBytes = new StagingColumn(Float64Array);
+  /** The next call with the same correlation id, or -1. */
+  private readonly apiNext = new StagingColumn(Int32Array);
+  private readonly apiFirst = new Map<number, number>();
+  private readonly apiLast = new Map<number, number>();
+
+  private gpuCount = 0;
+  private readonly gpuOp = new StagingColumn(Uint32Array);
+  private readonly gpuKey = new StagingColumn(Uint32Array);
+  private readonly gpuCorr = new StagingColumn(Uint32Array);
+  private readonly gpuDevice = new StagingColumn(Int32Array);
+  private readonly gpuContext = new StagingColumn(Uint32Array);
+  private readonly gpuStream = new StagingColumn(Uint32Array);
+  private readonly gpuStartNs = new StagingColumn(Float64Array);
+  private readonly gpuNeedsBytes = new StagingColumn(Uint8Array);
+
+  private readonly syncs: StreamlessSync[] = [];
+
+  addApiCall(corr: number, proc: number, lane: number, startNs: number, bytes: number): void {
+    if (corr === 0) {
+      return;
+    }
+    const i = this.apiCount++;
+    this.apiCorr.at(i)[i] = corr;
+    this.apiProc.at(i)[i] = proc;
+    this.apiLane.at(i)[i] = lane;
+    this.apiStartNs.at(i)[i] = startNs;
+    this.apiBytes.at(i)[i] = bytes;
+    this.apiNext.at(i)[i] = -1;
+    const last = this.apiLast.get(corr);
+    if (last === undefined) {
+      this.apiFirst.set(corr, i);
+    } else {
+      this.apiNext.data[last] = i;
+    }
+    this.apiLast.set(corr, i);
+  }
+
+  /**
+   * GPU op `op` (the builder's index) of the GPU event's own process `gpuKey` (kineto: the
+   * device index as pid, interned), on (device, context, stream). `needsBytes`: a copy or memset
+   * that carried no size, to be taken from its API call.
+   */
+  addGpuOp(
+    op: number,
+    gpuKey: number,
+    corr: number,
+    deviceId: number,
+    contextId: number,
+    streamId: number,
+    startNs: number,
+    needsBytes: boolean,
+  ): void {
+    const i = this.gpuCount++;
+    this.gpuOp.at(i)[i] = op;
+    this.gpuKey.at(i)[i] = gpuKey;
+    this.gpuCorr.at(i)[i] = corr;
+    this.gpuDevice.at(i)[i] = deviceId;
+    this.gpuContext.at(i)[i] = contextId;
+    this.gpuStream.at(i)[i] = streamId;
+    this.gpuStartNs.at(i)[i] = startNs;
+    this.gpuNeedsBytes.at(i)[i] = needsBytes ? 1 : 0;
+  }
+
+  /** Streamless syncs are rare (one per cudaDeviceSynchronize/cudaEventSynchronize): kept as objects. */
+  addStreamlessSync(sync: StreamlessSync): void {
+    this.syncs.push(sync);
+  }
+
+  /**
+   * Moves every GPU op to its owner (the provisional process where it has none), fills sizes
+   * from API calls, and adds the streamless syncs on their callers' threads; one whose call is
+   * missing goes on a host row of its device ("GPU 0 syncs (calling thread unknown)"), never on
+   * a stream. Returns how many syncs went there.
+   */
+  resolve(builder: TraceBuilder, provisionalProc: number): number {
+    const preferred = this.preferredOwners();
+    let unknownSizes = 0;
+    for (let g = 0; g < this.gpuCount; g++) {
+      const key = this.gpuKey.data[g]!;
+      const api = this.pick(this.gpuCorr.data[g]!, preferred.get(key), this.gpuStartNs.data[g]!);
+      const owner = api >= 0 ? this.apiProc.data[api]! : (preferred.get(key) ?? provisionalProc);
+      const op = this.gpuOp.data[g]!;
+      if (owner !== provisionalProc) {
+        const lane = builder.lanes.gpuLane(
+          owner,
+          this.gpuDevice.data[g]!,
+          this.gpuContext.data[g]!,
+          this.gpuStream.data[g]!,
+        );
+        builder.moveOp(op, owner, lane);
+      }
+      if (this.gpuNeedsBytes.data[g] === 1) {
+        const bytes = api >= 0 ? this.apiBytes.data[api]! : Number.NaN;
+        if (Number.isFinite(bytes) && bytes >= 0) {
+          builder.setOpBytes(op, bytes, 0);
+        } else {
+          builder.setOpBytes(op, 0, OpFlag.BytesUnknown);
+          unknownSizes++;
+        }
+      }
+    }
+    if (unknownSizes > 0) {
+      builder.warnings.add(
+        `${unknownSizes} copies or memsets carry no size, on themselves or on their API call; their bandwidth is unknown`,
+      );
+    }
+    let unplacedSyncs = 0;
+    const staged = newStagedOp();
+    for (const sync of this.syncs) {
+      const api = this.pick(sync.correlationId, preferred.get(sync.gpuKey), sync.startNs);
+      staged.kind = sync.kind;
+      staged.startNs = sync.startNs;
+      staged.endNs = sync.endNs;
+      if (api >= 0) {
+        staged.proc = this.apiProc.data[api]!;
+        staged.lane = this.apiLane.data[api]!;
+      } else {
+        unplacedSyncs++;
+        staged.proc = preferred.get(sync.gpuKey) ?? provisionalProc;
+        staged.lane = builder.lanes.hostLane(staged.proc, unknownCallerTidBase + sync.deviceId);
+        builder.lanes.nameLane(staged.lane, `GPU ${sync.deviceId} syncs (calling thread unknown)`);
+      }
+      staged.nameRef = sync.nameRef;
+      // Joined to the call that waited, as the profiler's correlation id says.
+      staged.correlationId = sync.correlationId;
+      staged.refId = noRef;
+      const at = builder.addOp(staged);
+      if (sync.recordCorrelationId > 0) {
+        builder.waitsOnRecordCall(at, sync.recordCorrelationId);
+      }
+    }
+    return unplacedSyncs;
+  }
+
+  /**
+   * Per GPU key, the process whose calls it is linked to most often by ids that only one
+   * process used: it decides between processes that reuse an id.
+   */
+  private preferredOwners(): Map<number, number> {
+    const votes = new Map<number, Map<number, number>>();
+    for (let g = 0; g < this.gpuCount; g++) {
+      const first = this.apiFirst.get(this.gpuCorr.data[g]!);
+      if (first === undefined) {
+        continue;
+      }
+      const proc = this.apiProc.data[first]!;
+      let oneProcess = true;
+      for (let a = this.apiNext.data[first]!; a >= 0; a = this.apiNext.data[a]!) {
+        oneProcess &&= this.apiProc.data[a] === proc;
+      }
+      if (oneProcess) {
+        const key = this.gpuKey.data[g]!;
+        const byProc = votes.get(key) ?? new Map<number, number>();
+        byProc.set(proc, (byProc.get(proc) ?? 0) + 1);
+        votes.set(key, byProc);
+      }
+    }
+    const preferred = new Map<number, number>();
+    for (const [key, byProc] of votes) {
+      let best = -1;
+      let bestVotes = 0;
+      for (const [proc, n] of byProc) {
+        if (n > bestVotes) {
+          best = proc;
+          bestVotes = n;
+        }
+      }
+      preferred.set(key, best);
+    }
+    return preferred;
+  }
+
+  /**
+   * The API call of correlation id `corr` for a GPU op that started at `startNs`: the only one,
+   * or among several (processes reusing the id) those of the preferred process, then the latest
+   * that began at or before the op, else the earliest. -1 when no call has the id.
+   */
+  private pick(corr: number, preferredProc: number | undefined, startNs: number): number {
+    const first = corr === 0 ? undefined : this.apiFirst.get(corr);
+    if (first === undefined) {
+      return -1;
+    }
+    if (this.apiNext.data[first]! < 0) {
+      return first;
+    }
+    let anyPreferred = false;
+    for (let a = first; a >= 0; a = this.apiNext.data[a]!) {
+      anyPreferred ||= this.apiProc.data[a] === preferredProc;
+    }
+    let before = -1;
+    let earliest = -1;
+    for (let a = first; a >= 0; a = this.apiNext.data[a]!) {
+      if (anyPreferred && this.apiProc.data[a] !== preferredProc) {
+        continue;
+      }
+      const s = this.apiStartNs.data[a]!;
+      if (s <= startNs && (before < 0 || s > this.apiStartNs.data[before]!)) {
+        before = a;
+      }
+      if (earliest < 0 || s < this.apiStartNs.data[earliest]!) {
+        earliest = a;
+      }
+    }
+    return before >= 0 ? before : earliest;
+  }
+}

@@ -1,0 +1,136 @@
+/** A decimal µs value split where a double stays exact: whole µs and the ns below them. */
+export interface Micros {
+  /** Whole µs, an exact integer (below 2^53). */
+  us: number;
+  /** ns below the whole µs, 0–999, rounded half up from the digits past the third decimal. */
+  ns: number;
+  negative: boolean;
+}
+
+/** How a decimal text read: a value, not a number, or a number of µs too large to keep exact. */
+export const enum MicrosRead {
+  Ok,
+  NotANumber,
+  TooLarge,
+}
+
+const maxExponent = 400;
+
+/**
+ * Reads the decimal number in `bytes[start, end)` (JSON number syntax, e.g. `1623142623460111.123`
+ * or `1.5e3`) as whole µs and ns without ever holding the whole value in a double: a double at
+ * 1.7e15 µs resolves only 0.25 µs, so the digits are split at the decimal point first.
+ */
+export function readMicros(bytes: Uint8Array, start: number, end: number, out: Micros): MicrosRead {
+  let i = start;
+  out.negative = bytes[i] === 0x2d; // '-'
+  if (out.negative) {
+    i++;
+  }
+  const intStart = i;
+  let us = 0;
+  while (i < end && isDigit(bytes[i]!)) {
+    us = us * 10 + (bytes[i]! - 0x30);
+    i++;
+  }
+  const intEnd = i;
+  if (intEnd === intStart) {
+    return MicrosRead.NotANumber;
+  }
+  let fracStart = i;
+  let fracEnd = i;
+  if (i < end && bytes[i] === 0x2e) {
+    fracStart = ++i;
+    while (i < end && isDigit(bytes[i]!)) {
+      i++;
+    }
+    fracEnd = i;
+    if (fracEnd === fracStart) {
+      return MicrosRead.NotANumber;
+    }
+  }
+  if (i < end && (bytes[i] === 0x65 || bytes[i] === 0x45)) {
+    return readScientific(bytes, intStart, intEnd, fracStart, fracEnd, i + 1, end, out);
+  }
+  if (i !== end) {
+    return MicrosRead.NotANumber;
+  }
+  if (us > Number.MAX_SAFE_INTEGER) {
+    return MicrosRead.TooLarge;
+  }
+  // The first three decimals are the ns; the fourth rounds them.
+  let ns = 0;
+  for (let k = 0; k < 3; k++) {
+    const at = fracStart + k;
+    ns = ns * 10 + (at < fracEnd ? bytes[at]! - 0x30 : 0);
+  }
+  if (fracStart + 3 < fracEnd && bytes[fracStart + 3]! >= 0x35) {
+    ns++;
+  }
+  return settle(us, ns, out);
+}
+
+/** `1.623142623460111123e15`: the digits and the point moved by the exponent, then as above. */
+function readScientific(
+  bytes: Uint8Array,
+  intStart: number,
+  intEnd: number,
+  fracStart: number,
+  fracEnd: number,
+  expStart: number,
+  end: number,
+  out: Micros,
+): MicrosRead {
+  let i = expStart;
+  const negativeExp = bytes[i] === 0x2d;
+  if (bytes[i] === 0x2d || bytes[i] === 0x2b) {
+    i++;
+  }
+  if (i === end) {
+    return MicrosRead.NotANumber;
+  }
+  let exp = 0;
+  for (; i < end; i++) {
+    if (!isDigit(bytes[i]!)) {
+      return MicrosRead.NotANumber;
+    }
+    exp = Math.min(exp * 10 + (bytes[i]! - 0x30), maxExponent);
+  }
+  const intDigits = intEnd - intStart;
+  const digitCount = intDigits + (fracEnd - fracStart);
+  // Digit k of the mantissa, its decimal point removed; zeros beyond both ends.
+  const digit = (k: number): number => {
+    if (k < 0 || k >= digitCount) {
+      return 0;
+    }
+    return bytes[k < intDigits ? intStart + k : fracStart + (k - intDigits)]! - 0x30;
+  };
+  const point = intDigits + (negativeExp ? -exp : exp);
+  let us = 0;
+  for (let k = 0; k < point; k++) {
+    us = us * 10 + digit(k);
+    if (us > Number.MAX_SAFE_INTEGER) {
+      return MicrosRead.TooLarge;
+    }
+  }
+  const ns = digit(point) * 100 + digit(point + 1) * 10 + digit(point + 2);
+  return settle(us, digit(point + 3) >= 5 ? ns + 1 : ns, out);
+}
+
+/** Carries a rounded-up 1000 ns into the µs. */
+function settle(us: number, ns: number, out: Micros): MicrosRead {
+  if (ns === 1000) {
+    us++;
+    ns = 0;
+  }
+  if (us > Number.MAX_SAFE_INTEGER) {
+    return MicrosRead.TooLarge;
+  }
+  out.us = us;
+  out.ns = ns;
+  return MicrosRead.Ok;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
