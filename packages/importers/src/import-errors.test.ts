@@ -28,6 +28,18 @@ describe('bad input gives a precise ImportError, never a crash or a hang', () =>
     expect(error.message).toMatch(/not a format streamscope reads/);
   });
 
+  it('refuses an nsys export that holds nothing to show, instead of importing 0 ops', async () => {
+    // Only a process record: no kernel, copy, API call or range.
+    const json =
+      '{"Type":27,"CommEvent":{"Commname":"python3","GlobalPid":"281491770703872","Timestamp":"0"}}\n';
+    const error = await importErrorOf(
+      importTrace(new TextEncoder().encode(json), { fileName: 'empty.json' }),
+    );
+    expect(error.message).toMatch(
+      /^empty\.json: nothing to import: no GPU operation, API call or range/,
+    );
+  });
+
   it('tells how to export an .nsys-rep report', async () => {
     const error = await importErrorOf(importFixture('broken/report.nsys-rep'));
     expect(error.message).toContain('nsys export --type sqlite -o report.sqlite report.nsys-rep');

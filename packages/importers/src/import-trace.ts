@@ -163,7 +163,12 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   }
   throwIfAborted(options.signal, file);
   if (builder.opCount === 0 && builder.rangeCount === 0) {
-    builder.warnings.add(`no GPU or host activity found in this ${formatLabel(format)}`);
+    // An import that keeps nothing is a failure, never an empty success.
+    const why = builder.warnings.list().slice(0, 3).join('; ');
+    throw new ImportError(
+      { file },
+      `nothing to import: no GPU operation, API call or range in this ${formatLabel(format)}${why === '' ? '' : ` (${why})`}`,
+    );
   }
   const trace = builder.build({ producer, ...(createdAt === undefined ? {} : { createdAt }) });
   return { trace, warnings: [...(trace.meta.warnings ?? [])] };
