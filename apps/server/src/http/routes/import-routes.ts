@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
 import express from 'express';
+import { parseContentEncoding } from '../../imports/content-encoding.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
@@ -32,10 +33,12 @@ export function importRoutes(services: AppServices): Router {
       }
     });
     try {
+      const contentCodings = parseContentEncoding(req.headers['content-encoding']);
       const entry = await services.imports.receive({
         body: req,
         fileName,
         uploadId,
+        contentCodings,
         signal: aborter.signal,
         ...(declaredBytes !== undefined && Number.isFinite(declaredBytes) ? { declaredBytes } : {}),
       });
