@@ -1,9 +1,11 @@
 import type * as Fs from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { importForeign } from '../integrations/importers.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
@@ -103,11 +105,12 @@ function sampleTrace(opCount: number): Uint8Array {
 async function upload(
   bytes: Uint8Array,
   uploadId: string,
+  fileName = 'sample.sstrace',
 ): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
-  const response = await fetch(
-    `${t.base}/api/imports?filename=sample.sstrace&uploadId=${uploadId}`,
-    { method: 'PUT', body: bytes },
-  );
+  const response = await fetch(`${t.base}/api/imports?filename=${fileName}&uploadId=${uploadId}`, {
+    method: 'PUT',
+    body: bytes,
+  });
   const body = (await response.json()) as { error?: { code: string; message: string } };
   checkResponse('PUT', '/api/imports', response.status, body);
   return { status: response.status, body };
@@ -155,6 +158,22 @@ describe('a full data volume', () => {
     expect(await leftovers()).toEqual([]);
     expect(logged).toEqual([expect.stringContaining('no space left on the data volume')]);
     expect((await t.api('GET', '/api/traces', '/api/traces')).body).toEqual([]);
+  });
+
+  it("answers 507 when a gzip'd SQLite export does not fit inflated, and removes both files", async () => {
+    await t.close();
+    t = await startTestServer({ importForeign, log: (line) => logged.push(line) });
+    disk.full = /\.inflated$/;
+    disk.afterBytes = 64 * 1024;
+    const gz = await readFile(
+      path.resolve(
+        path.dirname(fileURLToPath(import.meta.url)),
+        '../../../../fixtures/nsys/2025.3.1/graph.sqlite.gz',
+      ),
+    );
+    expect(await upload(gz, 'full-inflate-1', 'graph.sqlite.gz')).toMatchObject(noSpace);
+    expect(await leftovers()).toEqual([]);
+    expect(logged).toEqual([expect.stringContaining('ENOSPC')]);
   });
 
   it('answers 507 when the metadata does not fit, lists nothing, and recovers once there is room', async () => {
