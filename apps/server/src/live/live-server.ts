@@ -3,14 +3,14 @@ import type { Duplex } from 'node:stream';
 import type { RawData } from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ApiError } from '../http/api-error.ts';
+import type { RunFeed } from './feed.ts';
 import type { ServerMessage } from './protocol.ts';
 import { parseClientMessage } from './protocol.ts';
-import type { RunLog } from './run-log.ts';
 import { Subscription } from './subscription.ts';
 
 export interface LiveServerOptions {
-  /** The run's log (live, or rebuilt from its stored file), or why it cannot be watched. */
-  readonly openLog: (runId: string) => Promise<RunLog | ApiError>;
+  /** The run's feed (its live log, or its stored file), or why it cannot be watched. */
+  readonly openLog: (runId: string) => Promise<RunFeed | ApiError>;
   /** Checks host, origin and token of an upgrade request; an ApiError refuses it. */
   readonly authorize: (request: IncomingMessage) => ApiError | undefined;
   readonly highWaterBytes: number;
@@ -25,6 +25,16 @@ export interface LiveStats {
   readonly clients: number;
   readonly subscriptions: number;
   readonly throttleWaits: number;
+  /**
+   * Bytes the server holds for its subscribers: what waits unsent in each socket's buffer, and
+   * what each subscription holds of its own (a stored run's frame being read). A live run's
+   * shared log is not counted: it is the run's, whoever watches.
+   */
+  readonly heldBytes: number;
+  /** Stored-run files held open for subscribers. */
+  readonly openFiles: number;
+  /** Subscriptions waiting for their socket to drain below the high-water mark. */
+  readonly throttled: number;
 }
 
 interface Client {
@@ -61,13 +71,29 @@ export class LiveServer {
     this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
   }
 
-  /** Sockets, subscriptions, and how often a subscription waited for a socket to drain. */
+  /** Sockets, subscriptions, what they hold, and how often one waited for a socket to drain. */
   stats(): LiveStats {
     let subscriptions = 0;
-    for (const client of this.clients.values()) {
+    let heldBytes = 0;
+    let openFiles = 0;
+    let throttled = 0;
+    for (const [socket, client] of this.clients) {
       subscriptions += client.subscriptions.size;
+      heldBytes += socket.bufferedAmount;
+      for (const subscription of client.subscriptions.values()) {
+        heldBytes += subscription.source.heldBytes;
+        openFiles += subscription.source.openFiles;
+        throttled += subscription.isWaiting ? 1 : 0;
+      }
     }
-    return { clients: this.clients.size, subscriptions, throttleWaits: this.throttleWaits };
+    return {
+      clients: this.clients.size,
+      subscriptions,
+      throttleWaits: this.throttleWaits,
+      heldBytes,
+      openFiles,
+      throttled,
+    };
   }
 
   private accept(socket: WebSocket): void {
@@ -127,34 +153,49 @@ export class LiveServer {
       });
       return;
     }
-    const log = await this.options.openLog(message.runId);
+    const feed = await this.options.openLog(message.runId);
     if (socket.readyState !== WebSocket.OPEN) {
       return;
     }
-    if (log instanceof ApiError) {
-      send(socket, { type: 'error', code: log.code, message: log.message, runId: message.runId });
+    if (feed instanceof ApiError) {
+      send(socket, { type: 'error', code: feed.code, message: feed.message, runId: message.runId });
       return;
     }
     const fromSeq = message.fromSeq ?? 0;
-    if (fromSeq > log.frameCount) {
+    if (fromSeq > feed.frameCount) {
       send(socket, {
         type: 'error',
         code: 'bad-seq',
-        message: `fromSeq ${fromSeq} is beyond the ${log.frameCount} frames run ${message.runId} has sent`,
+        message: `fromSeq ${fromSeq} is beyond the ${feed.frameCount} frames run ${message.runId} has sent`,
         runId: message.runId,
       });
+      return;
+    }
+    let source;
+    try {
+      source = await feed.open(fromSeq);
+    } catch {
+      send(socket, {
+        type: 'error',
+        code: 'not-found',
+        message: `run ${message.runId}'s trace file could not be read`,
+        runId: message.runId,
+      });
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) {
+      source.close();
       return;
     }
     send(socket, {
       type: 'subscribed',
       runId: message.runId,
-      status: log.status,
+      status: feed.status,
       nextSeq: fromSeq,
     });
     const subscription = new Subscription(
       socket,
-      log,
-      log.cursorFor(fromSeq),
+      source,
       this.options.highWaterBytes,
       (done) => {
         if (client.subscriptions.get(message.runId) === done) {
@@ -163,6 +204,7 @@ export class LiveServer {
       },
       () => this.throttleWaits++,
     );
+    client.subscriptions.get(message.runId)?.stop();
     client.subscriptions.set(message.runId, subscription);
     subscription.pump();
   }
