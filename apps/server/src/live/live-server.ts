@@ -39,6 +39,8 @@ export interface LiveStats {
 
 interface Client {
   readonly subscriptions: Map<string, Subscription>;
+  /** Subscribe requests still opening their run: they count against the limit too. */
+  opening: number;
   alive: boolean;
 }
 
@@ -97,7 +99,7 @@ export class LiveServer {
   }
 
   private accept(socket: WebSocket): void {
-    const client: Client = { subscriptions: new Map(), alive: true };
+    const client: Client = { subscriptions: new Map(), opening: 0, alive: true };
     this.clients.set(socket, client);
     socket.on('pong', () => {
       client.alive = true;
@@ -144,7 +146,9 @@ export class LiveServer {
     }
     // Re-subscribing replaces the old cursor (a client resuming on the same socket).
     existing?.stop();
-    if (client.subscriptions.size >= this.options.maxSubscriptionsPerSocket) {
+    // A burst of subscribes arrives before any has opened its run: count those opening, so the
+    // limit holds (each stored run holds a file open).
+    if (client.subscriptions.size + client.opening >= this.options.maxSubscriptionsPerSocket) {
       send(socket, {
         type: 'error',
         code: 'too-many-subscriptions',
@@ -153,21 +157,34 @@ export class LiveServer {
       });
       return;
     }
-    const feed = await this.options.openLog(message.runId);
+    client.opening++;
+    try {
+      await this.subscribe(socket, client, message.runId, message.fromSeq ?? 0);
+    } finally {
+      client.opening--;
+    }
+  }
+
+  private async subscribe(
+    socket: WebSocket,
+    client: Client,
+    runId: string,
+    fromSeq: number,
+  ): Promise<void> {
+    const feed = await this.options.openLog(runId);
     if (socket.readyState !== WebSocket.OPEN) {
       return;
     }
     if (feed instanceof ApiError) {
-      send(socket, { type: 'error', code: feed.code, message: feed.message, runId: message.runId });
+      send(socket, { type: 'error', code: feed.code, message: feed.message, runId });
       return;
     }
-    const fromSeq = message.fromSeq ?? 0;
     if (fromSeq > feed.frameCount) {
       send(socket, {
         type: 'error',
         code: 'bad-seq',
-        message: `fromSeq ${fromSeq} is beyond the ${feed.frameCount} frames run ${message.runId} has sent`,
-        runId: message.runId,
+        message: `fromSeq ${fromSeq} is beyond the ${feed.frameCount} frames run ${runId} has sent`,
+        runId,
       });
       return;
     }
@@ -178,8 +195,8 @@ export class LiveServer {
       send(socket, {
         type: 'error',
         code: 'not-found',
-        message: `run ${message.runId}'s trace file could not be read`,
-        runId: message.runId,
+        message: `run ${runId}'s trace file could not be read`,
+        runId,
       });
       return;
     }
@@ -189,7 +206,7 @@ export class LiveServer {
     }
     send(socket, {
       type: 'subscribed',
-      runId: message.runId,
+      runId,
       status: feed.status,
       nextSeq: fromSeq,
     });
@@ -198,14 +215,14 @@ export class LiveServer {
       source,
       this.options.highWaterBytes,
       (done) => {
-        if (client.subscriptions.get(message.runId) === done) {
-          client.subscriptions.delete(message.runId);
+        if (client.subscriptions.get(runId) === done) {
+          client.subscriptions.delete(runId);
         }
       },
       () => this.throttleWaits++,
     );
-    client.subscriptions.get(message.runId)?.stop();
-    client.subscriptions.set(message.runId, subscription);
+    client.subscriptions.get(runId)?.stop();
+    client.subscriptions.set(runId, subscription);
     subscription.pump();
   }
 

@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
 import { LiveClient } from '../test-support/live-client.ts';
 import type { TestServer } from '../test-support/test-server.ts';
@@ -119,5 +121,38 @@ describe('subscribers to a stored run', { timeout: 30_000 }, () => {
     const after = await until((s) => s.clients === 0);
     expect(after).toMatchObject({ subscriptions: 0, heldBytes: 0, openFiles: 0 });
     clients.forEach((c) => c.socket.terminate());
+  });
+
+  it('holds a burst of subscribes to the per-socket limit, though none has opened its run yet', async () => {
+    t = await startTestServer({ limits: { maxSubscriptionsPerSocket: 4 } });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await fetch(`${t.base}/api/imports?filename=run-${i}.sstrace`, {
+        method: 'PUT',
+        body: storedFile(10),
+      });
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    const socket = new WebSocket(t.liveUrl);
+    await new Promise((resolve) => socket.once('open', resolve));
+    const replies: { type: string; code?: string }[] = [];
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary) {
+        replies.push(JSON.parse((data as Buffer).toString('utf8')) as { type: string });
+      }
+    });
+    // All six in one TCP write: the server reads them in one go, before any run is open.
+    const tcp = (socket as unknown as { _socket: Socket })._socket;
+    tcp.cork();
+    for (const runId of ids) {
+      socket.send(JSON.stringify({ type: 'subscribe', runId }));
+    }
+    tcp.uncork();
+    while (replies.length < 6) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(replies.filter((r) => r.type === 'subscribed')).toHaveLength(4);
+    expect(replies.filter((r) => r.code === 'too-many-subscriptions')).toHaveLength(2);
+    socket.terminate();
   });
 });
