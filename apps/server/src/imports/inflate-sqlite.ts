@@ -71,12 +71,58 @@ export async function inflateSqliteUpload(
 }
 
 async function isGzip(filePath: string): Promise<boolean> {
+  const head = await headOf(filePath, 2);
+  return head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/** Whether the file is a SQLite database (by its first 16 bytes). */
+export async function isSqlite(filePath: string): Promise<boolean> {
+  const head = await headOf(filePath, sqliteMagicBytes);
+  const sniffed = sniffFormat(head);
+  return sniffed.ok && sniffed.format === 'nsys-sqlite' && !sniffed.gzip;
+}
+
+async function headOf(filePath: string, bytes: number): Promise<Buffer> {
   const handle = await open(filePath, 'r');
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const head = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(head, 0, bytes, 0);
+    return head.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+let sqliteTurn: Promise<void> = Promise.resolve();
+
+/**
+ * Runs `work` (reading a SQLite export, held whole in memory meanwhile) when no other such work
+ * runs: two big exports uploaded at once are read one after the other, not both in memory. A
+ * cancel while waiting stops the wait; the turn still passes on in order.
+ */
+export async function oneSqliteAtATime<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  const previous = sqliteTurn;
+  let release = (): void => undefined;
+  sqliteTurn = new Promise((resolve) => {
+    release = resolve;
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void =>
+        reject(signal.reason instanceof Error ? signal.reason : new Error('import cancelled'));
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      void previous.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+    return await work();
+  } finally {
+    // The next in line goes only once everyone before this one is done.
+    void previous.then(release);
   }
 }

@@ -107,4 +107,23 @@ describe("a gzip'd SQLite upload", () => {
     expect(response).toMatchObject({ status: 400, body: { error: { code: 'import-cancelled' } } });
     expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
   });
+
+  it('reads one SQLite export at a time when several arrive at once', async () => {
+    const stages: string[] = [];
+    const logged: ForeignImporter = (filePath, options) =>
+      importForeign(filePath, {
+        ...options,
+        onStage: (table) => {
+          stages.push(options.fileName);
+          options.onStage?.(table);
+        },
+      });
+    t = await startTestServer({ importForeign: logged });
+    const names = ['a.sqlite.gz', 'b.sqlite.gz', 'c.sqlite.gz'];
+    const responses = await Promise.all(names.map((name) => upload(graphGz, name)));
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201]);
+    // Each export's tables are read in one stretch: no other export is in memory meanwhile.
+    const stretches = stages.filter((name, i) => i === 0 || stages[i - 1] !== name);
+    expect([...stretches].sort()).toEqual(names);
+  });
 });

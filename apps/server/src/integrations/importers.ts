@@ -1,10 +1,11 @@
 import { openAsBlob } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { ImportResult } from '@streamscope/importers';
 import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
 import { ApiError } from '../http/api-error.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
 import { uploadLimitHint } from '../imports/import-failures.ts';
-import { inflateSqliteUpload } from '../imports/inflate-sqlite.ts';
+import { inflateSqliteUpload, isSqlite, oneSqliteAtATime } from '../imports/inflate-sqlite.ts';
 
 /**
  * nsys JSON/SQLite exports and Chrome/kineto traces (gzip'd or not) through @streamscope/importers,
@@ -22,20 +23,25 @@ export const importForeign: ForeignImporter = async (filePath, options) => {
       signal: options.signal,
       onProgress: options.onProgress,
     });
-    // A Blob of the file: the importer knows its size and reads a SQLite export into one array.
-    const source = await openAsBlob(inflated ? inflatedPath : filePath);
-    const { trace, warnings } = await importTrace(source, {
-      fileName: options.fileName,
-      maxBytes: options.maxBytes,
-      signal: options.signal,
-      // Progress is in bytes of the upload: an inflated export was counted as it was inflated.
-      onProgress: (bytesRead) => {
-        if (!inflated) {
-          options.onProgress(bytesRead);
-        }
-      },
-      onStage: (table) => options.onStage?.(table),
-    });
+    const readPath = inflated ? inflatedPath : filePath;
+    const read = async (): Promise<ImportResult> =>
+      // A Blob of the file: the importer knows its size and reads a SQLite export into one array.
+      importTrace(await openAsBlob(readPath), {
+        fileName: options.fileName,
+        maxBytes: options.maxBytes,
+        signal: options.signal,
+        // Progress is in bytes of the upload: an inflated export was counted as it was inflated.
+        onProgress: (bytesRead) => {
+          if (!inflated) {
+            options.onProgress(bytesRead);
+          }
+        },
+        onStage: (table) => options.onStage?.(table),
+      });
+    const { trace, warnings } =
+      inflated || (await isSqlite(readPath))
+        ? await oneSqliteAtATime(options.signal, read)
+        : await read();
     return { trace, warnings };
   } catch (error) {
     if (error instanceof ImportLimitError) {
