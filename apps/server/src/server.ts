@@ -80,7 +80,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log,
     ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
   });
-  const imports = new ImportService(store, limits.uploadBytes, options.importForeign);
+  const imports = new ImportService(store, limits.uploadBytes, options.importForeign, log);
   const app = createApp({
     store,
     runs,

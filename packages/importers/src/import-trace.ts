@@ -6,7 +6,7 @@ import type { ImportSource } from './io/chunks.ts';
 import { chunksOf, metered, peekHead, readAll, throwIfAborted, totalBytesOf } from './io/chunks.ts';
 import { gunzip } from './io/gunzip.ts';
 import type { SqlWasmOptions } from './nsys/load-sqljs.ts';
-import { loadSqlJs } from './nsys/load-sqljs.ts';
+import { loadSqlJs, openOwnedDatabase } from './nsys/load-sqljs.ts';
 import type { NsysJsonReader } from './nsys/nsys-json.ts';
 import { readNsysJson } from './nsys/nsys-json.ts';
 import { NsysSqliteReader } from './nsys/nsys-sqlite.ts';
@@ -124,12 +124,13 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
     );
     producer = lines.producer;
   } else if (format === 'nsys-sqlite') {
-    const bytes = await readAll(chunks);
+    // The database is held once: read into one array when the size is known, then handed over.
+    const bytes = await readAll(chunks, sniffed.gzip ? undefined : totalBytes);
     throwIfAborted(options.signal, file);
     const SQL = await loadSqlJs(options.sqlWasm);
     let db;
     try {
-      db = new SQL.Database(bytes);
+      db = openOwnedDatabase(SQL, bytes);
     } catch (error) {
       throw new ImportError(
         { file },

@@ -3,6 +3,8 @@ export type { ImportFormat, SniffResult } from './sniff.ts';
 export { sniffFormat, sniffHeadBytes, nsysRepMessage } from './sniff.ts';
 export type { ImportErrorPlace } from './import-error.ts';
 export { ImportError } from './import-error.ts';
+export { ImportLimitError } from './io/limit-error.ts';
+export { gunzip, maxInflateRatio } from './io/gunzip.ts';
 export type { ImportOptions, ImportResult } from './import-trace.ts';
 export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';

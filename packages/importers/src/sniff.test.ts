@@ -39,6 +39,32 @@ describe('sniffFormat', () => {
     });
   });
 
+  it('reads an export saved under a report name, and names nsys export only for real reports', () => {
+    expect(sniffFormat(text('{"data":["","x"]}\n'), 'train.nsys-rep')).toEqual({
+      ok: true,
+      format: 'nsys-json',
+      gzip: false,
+    });
+    expect(sniffFormat(text('{"traceEvents":[]}'), 'step.qdrep')).toMatchObject({
+      ok: true,
+      format: 'chrome-trace',
+    });
+    expect(sniffFormat(text('SQLite format 3\u0000'), 'x.nsys-rep')).toMatchObject({
+      format: 'nsys-sqlite',
+    });
+    const fake = sniffFormat(text('PK\u0003\u0004 a zip'), 'fake.nsys-rep');
+    expect(fake.ok).toBe(false);
+    expect(fake).not.toMatchObject({
+      error: expect.stringContaining('nsys export --type') as unknown,
+    });
+    expect(sniffFormat(text('NVIDIA Tegra Profiler Report\u0000'), 'dir/capture.bin')).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        'nsys export --type sqlite -o capture.sqlite capture.bin',
+      ) as unknown,
+    });
+  });
+
   it('refuses what it cannot read', () => {
     expect(sniffFormat(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), 'x.json')).toMatchObject({
       ok: false,

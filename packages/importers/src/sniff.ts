@@ -32,7 +32,9 @@ export function sniffFormat(head: Uint8Array, fileName = 'input'): SniffResult {
   if (ascii.startsWith(streamscopeMagic)) {
     return { ok: true, format: 'streamscope-trace', gzip: false };
   }
-  if (ascii.startsWith(nsysRepMagic) || /\.(nsys-rep|qdrep)$/i.test(fileName)) {
+  // Content decides, never the name: an export saved under a report's name still imports, and
+  // only a real report (its magic) is told to go through `nsys export`.
+  if (ascii.startsWith(nsysRepMagic)) {
     return { ok: false, error: nsysRepMessage(fileName) };
   }
   const json = sniffJson(head);
@@ -51,7 +53,11 @@ export function sniffFormat(head: Uint8Array, fileName = 'input'): SniffResult {
 
 /** The message for a report file that only nsys itself can read. */
 export function nsysRepMessage(fileName: string): string {
-  const base = baseName(fileName).replace(/\.(nsys-rep|qdrep)$/i, '');
+  const name = baseName(fileName);
+  // report.nsys-rep → report; a report saved under another name (run.bin) → run
+  const base = /\.(nsys-rep|qdrep)$/i.test(name)
+    ? name.replace(/\.(nsys-rep|qdrep)$/i, '')
+    : name.replace(/(.)\.[^.]*$/, '$1');
   return (
     `${baseName(fileName)} is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read. ` +
     `Export it first: nsys export --type sqlite -o ${base}.sqlite ${baseName(fileName)} ` +

@@ -31,15 +31,15 @@ afterAll(async () => {
   await t.close();
 });
 
-async function upload(relative: string): Promise<{ status: number; body: unknown }> {
+async function upload(
+  relative: string,
+  asName = path.basename(relative),
+): Promise<{ status: number; body: unknown }> {
   const bytes = await readFile(path.join(fixtures, relative));
-  const response = await fetch(
-    `${t.base}/api/imports?filename=${encodeURIComponent(path.basename(relative))}`,
-    {
-      method: 'PUT',
-      body: bytes,
-    },
-  );
+  const response = await fetch(`${t.base}/api/imports?filename=${encodeURIComponent(asName)}`, {
+    method: 'PUT',
+    body: bytes,
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -118,6 +118,26 @@ describe('uploads of every fixture format', () => {
     expect(entry.warnings?.length).toBeGreaterThan(0);
     const listedEntry = await t.api('GET', `/api/traces/${entry.id}`, '/api/traces/{id}');
     expect(listedEntry.body).toMatchObject({ warnings: entry.warnings });
+  });
+
+  it('decides the format by content: an export under a report’s name imports, a real report under any name is told to export', async () => {
+    const json = await upload('nsys/2025.3.1/train.json', 'train.nsys-rep');
+    expect(json).toMatchObject({
+      status: 201,
+      body: { format: 'nsys-json', fileName: 'train.nsys-rep' },
+    });
+    const kineto = await upload('kineto/kineto-2021.json', 'step.qdrep');
+    expect(kineto).toMatchObject({ status: 201, body: { format: 'chrome-trace' } });
+    const report = await upload('broken/report.nsys-rep', 'capture.bin');
+    expect(report.status).toBe(422);
+    expect((report.body as { error: { message: string } }).error.message).toContain(
+      'nsys export --type sqlite -o capture.sqlite capture.bin',
+    );
+    const fake = await upload('broken/wrong-format.json', 'fake.nsys-rep');
+    expect(fake.status).toBe(422);
+    const message = (fake.body as { error: { message: string } }).error.message;
+    expect(message).toContain('fake.nsys-rep: not a format streamscope reads');
+    expect(message).not.toContain('nsys export --type');
   });
 
   it('stores nothing of an export’s environment or command line, and keeps no upload', async () => {

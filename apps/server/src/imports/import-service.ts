@@ -4,11 +4,14 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Trace } from '@streamscope/trace';
-import { CodecError, loadTrace, saveTrace } from '@streamscope/trace';
+import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../api-types.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import { newId } from '../storage/trace-store.ts';
+import type { ContentCoding, DecodeFailure } from './content-encoding.ts';
+import { badEncoding, decodersFor } from './content-encoding.ts';
+import { asImportError, cancelledError, isDiskFull, tooLarge } from './import-failures.ts';
 
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
@@ -43,6 +46,9 @@ export interface UploadRequest {
   readonly fileName: string;
   readonly uploadId: string;
   readonly declaredBytes?: number;
+  /** The body's Content-Encoding, in the order applied: undone before the file is stored. */
+  readonly contentCodings?: readonly ContentCoding[];
+  /** Aborted when the client goes away: the import is then `cancelled`. */
   readonly signal: AbortSignal;
 }
 
@@ -66,6 +72,7 @@ export class ImportService {
     private readonly store: TraceStore,
     private readonly maxBytes: number,
     private readonly importForeign: ForeignImporter | undefined,
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   progress(uploadId: string): UploadProgress | undefined {
@@ -111,13 +118,17 @@ export class ImportService {
       ...(request.declaredBytes !== undefined ? { totalBytes: request.declaredBytes } : {}),
     };
     let receivedBytes = 0;
+    let storedBytes = 0;
     this.setProgress({ ...base, phase: 'receiving', receivedBytes });
+    let decodeFailure: DecodeFailure | undefined;
     // The final phase is reported only after the part file is gone, so an uploader that sees
     // 'done' or 'failed' never finds a leftover of its upload.
     let final: UploadProgress | undefined;
     try {
       const limit = this.maxBytes;
-      const counter = new Transform({
+      // Bytes on the wire (progress, against Content-Length) and bytes stored (decoded): both
+      // are limited, so an encoded body cannot inflate past the limit on disk.
+      const received = new Transform({
         transform: (chunk: Buffer, _encoding, callback) => {
           receivedBytes += chunk.length;
           if (receivedBytes > limit) {
@@ -128,13 +139,33 @@ export class ImportService {
           callback(null, chunk);
         },
       });
-      await pipeline(
-        request.body,
-        counter,
-        createWriteStream(partPath, { flags: 'wx', mode: 0o600 }),
-        { signal },
-      );
-      if (receivedBytes === 0) {
+      const stored = new Transform({
+        transform: (chunk: Buffer, _encoding, callback) => {
+          storedBytes += chunk.length;
+          callback(storedBytes > limit ? tooLarge(limit) : null, chunk);
+        },
+      });
+      const decoders = decodersFor(request.contentCodings ?? []);
+      const file = createWriteStream(partPath, { flags: 'wx', mode: 0o600 });
+      // A failing stage errors first; pipeline then destroys the others with the same error. So
+      // the first error seen tells a broken encoding from a limit, a full disk or a lost client.
+      let firstError: unknown;
+      const stages: NodeJS.EventEmitter[] = [request.body, received, stored, file];
+      for (const stage of stages) {
+        stage.once('error', (error: unknown) => (firstError ??= error));
+      }
+      for (const { coding, decoder } of decoders) {
+        decoder.once('error', (error) => {
+          if (firstError === undefined) {
+            firstError = error;
+            decodeFailure = { coding, error };
+          }
+        });
+      }
+      await pipeline([request.body, received, ...decoders.map((d) => d.decoder), stored, file], {
+        signal,
+      });
+      if (storedBytes === 0) {
         throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
@@ -150,14 +181,22 @@ export class ImportService {
         (table) =>
           this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes, table }),
       );
-      throwIfCancelled(canceller.signal, fileName);
+      throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
       const entry = await this.storeTrace(trace, fileName, warnings);
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
-      const cancelled = canceller.signal.aborted;
-      const problem = cancelled ? cancelledError(fileName) : asImportError(error, fileName);
+      // A cancel, or a client that went away (its body stream then fails with ECONNRESET).
+      const cancelled = signal.aborted;
+      const problem = cancelled
+        ? cancelledError(fileName, canceller.signal.aborted ? undefined : 'the client disconnected')
+        : decodeFailure !== undefined && decodeFailure.error === error
+          ? badEncoding(decodeFailure, fileName)
+          : asImportError(error, fileName);
+      if (!cancelled) {
+        this.logFailure(fileName, error, problem);
+      }
       final = {
         ...base,
         phase: cancelled ? 'cancelled' : 'failed',
@@ -174,6 +213,18 @@ export class ImportService {
       markEnded();
       setTimeout(() => this.progressById.delete(uploadId), progressKeepMs).unref();
     }
+  }
+
+  /** Server-side failures go to the log (the uploader sees only the short message). */
+  private logFailure(fileName: string, error: unknown, problem: ApiError): void {
+    if (problem.status < 500) {
+      return;
+    }
+    const detail =
+      isDiskFull(error) || !(error instanceof Error)
+        ? String(error)
+        : (error.stack ?? error.message);
+    this.log(`import of '${fileName}': ${problem.message} (${detail})`);
   }
 
   private async parse(
@@ -230,7 +281,13 @@ export class ImportService {
       ...(warnings.length > 0 ? { warnings } : {}),
     };
     this.store.insert(entry);
-    await this.store.flush();
+    try {
+      await this.store.flush();
+    } catch (error) {
+      // Not on disk: neither listed now nor after a restart.
+      await this.store.remove(id).catch(() => undefined);
+      throw error;
+    }
     return entry;
   }
 
@@ -250,29 +307,8 @@ async function startsWith(filePath: string, magic: readonly number[]): Promise<b
   }
 }
 
-function cancelledError(fileName: string): ApiError {
-  return new ApiError(400, 'import-cancelled', `the import of '${fileName}' was cancelled`);
-}
-
 function throwIfCancelled(signal: AbortSignal, fileName: string): void {
   if (signal.aborted) {
     throw cancelledError(fileName);
   }
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'too-large', `uploads are limited to ${maxBytes} bytes`);
-}
-
-function asImportError(error: unknown, fileName: string): ApiError {
-  if (error instanceof ApiError) {
-    return error;
-  }
-  if (error instanceof CodecError) {
-    return new ApiError(422, 'invalid-trace', `${fileName}: ${error.message}`);
-  }
-  if (error instanceof Error && error.name === 'AbortError') {
-    return new ApiError(400, 'upload-aborted', `the upload of '${fileName}' was aborted`);
-  }
-  return new ApiError(500, 'import-internal', `${fileName}: the import failed unexpectedly`);
 }

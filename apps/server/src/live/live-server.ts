@@ -3,14 +3,14 @@ import type { Duplex } from 'node:stream';
 import type { RawData } from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ApiError } from '../http/api-error.ts';
+import type { RunFeed } from './feed.ts';
 import type { ServerMessage } from './protocol.ts';
 import { parseClientMessage } from './protocol.ts';
-import type { RunLog } from './run-log.ts';
 import { Subscription } from './subscription.ts';
 
 export interface LiveServerOptions {
-  /** The run's log (live, or rebuilt from its stored file), or why it cannot be watched. */
-  readonly openLog: (runId: string) => Promise<RunLog | ApiError>;
+  /** The run's feed (its live log, or its stored file), or why it cannot be watched. */
+  readonly openLog: (runId: string) => Promise<RunFeed | ApiError>;
   /** Checks host, origin and token of an upgrade request; an ApiError refuses it. */
   readonly authorize: (request: IncomingMessage) => ApiError | undefined;
   readonly highWaterBytes: number;
@@ -25,10 +25,22 @@ export interface LiveStats {
   readonly clients: number;
   readonly subscriptions: number;
   readonly throttleWaits: number;
+  /**
+   * Bytes the server holds for its subscribers: what waits unsent in each socket's buffer, and
+   * what each subscription holds of its own (a stored run's frame being read). A live run's
+   * shared log is not counted: it is the run's, whoever watches.
+   */
+  readonly heldBytes: number;
+  /** Stored-run files held open for subscribers. */
+  readonly openFiles: number;
+  /** Subscriptions waiting for their socket to drain below the high-water mark. */
+  readonly throttled: number;
 }
 
 interface Client {
   readonly subscriptions: Map<string, Subscription>;
+  /** Subscribe requests still opening their run: they count against the limit too. */
+  opening: number;
   alive: boolean;
 }
 
@@ -61,17 +73,33 @@ export class LiveServer {
     this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
   }
 
-  /** Sockets, subscriptions, and how often a subscription waited for a socket to drain. */
+  /** Sockets, subscriptions, what they hold, and how often one waited for a socket to drain. */
   stats(): LiveStats {
     let subscriptions = 0;
-    for (const client of this.clients.values()) {
+    let heldBytes = 0;
+    let openFiles = 0;
+    let throttled = 0;
+    for (const [socket, client] of this.clients) {
       subscriptions += client.subscriptions.size;
+      heldBytes += socket.bufferedAmount;
+      for (const subscription of client.subscriptions.values()) {
+        heldBytes += subscription.source.heldBytes;
+        openFiles += subscription.source.openFiles;
+        throttled += subscription.isWaiting ? 1 : 0;
+      }
     }
-    return { clients: this.clients.size, subscriptions, throttleWaits: this.throttleWaits };
+    return {
+      clients: this.clients.size,
+      subscriptions,
+      throttleWaits: this.throttleWaits,
+      heldBytes,
+      openFiles,
+      throttled,
+    };
   }
 
   private accept(socket: WebSocket): void {
-    const client: Client = { subscriptions: new Map(), alive: true };
+    const client: Client = { subscriptions: new Map(), opening: 0, alive: true };
     this.clients.set(socket, client);
     socket.on('pong', () => {
       client.alive = true;
@@ -118,7 +146,9 @@ export class LiveServer {
     }
     // Re-subscribing replaces the old cursor (a client resuming on the same socket).
     existing?.stop();
-    if (client.subscriptions.size >= this.options.maxSubscriptionsPerSocket) {
+    // A burst of subscribes arrives before any has opened its run: count those opening, so the
+    // limit holds (each stored run holds a file open).
+    if (client.subscriptions.size + client.opening >= this.options.maxSubscriptionsPerSocket) {
       send(socket, {
         type: 'error',
         code: 'too-many-subscriptions',
@@ -127,43 +157,72 @@ export class LiveServer {
       });
       return;
     }
-    const log = await this.options.openLog(message.runId);
+    client.opening++;
+    try {
+      await this.subscribe(socket, client, message.runId, message.fromSeq ?? 0);
+    } finally {
+      client.opening--;
+    }
+  }
+
+  private async subscribe(
+    socket: WebSocket,
+    client: Client,
+    runId: string,
+    fromSeq: number,
+  ): Promise<void> {
+    const feed = await this.options.openLog(runId);
     if (socket.readyState !== WebSocket.OPEN) {
       return;
     }
-    if (log instanceof ApiError) {
-      send(socket, { type: 'error', code: log.code, message: log.message, runId: message.runId });
+    if (feed instanceof ApiError) {
+      send(socket, { type: 'error', code: feed.code, message: feed.message, runId });
       return;
     }
-    const fromSeq = message.fromSeq ?? 0;
-    if (fromSeq > log.frameCount) {
+    if (fromSeq > feed.frameCount) {
       send(socket, {
         type: 'error',
         code: 'bad-seq',
-        message: `fromSeq ${fromSeq} is beyond the ${log.frameCount} frames run ${message.runId} has sent`,
-        runId: message.runId,
+        message: `fromSeq ${fromSeq} is beyond the ${feed.frameCount} frames run ${runId} has sent`,
+        runId,
       });
+      return;
+    }
+    let source;
+    try {
+      source = await feed.open(fromSeq);
+    } catch {
+      send(socket, {
+        type: 'error',
+        code: 'not-found',
+        message: `run ${runId}'s trace file could not be read`,
+        runId,
+      });
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) {
+      source.close();
       return;
     }
     send(socket, {
       type: 'subscribed',
-      runId: message.runId,
-      status: log.status,
+      runId,
+      status: feed.status,
       nextSeq: fromSeq,
     });
     const subscription = new Subscription(
       socket,
-      log,
-      log.cursorFor(fromSeq),
+      source,
       this.options.highWaterBytes,
       (done) => {
-        if (client.subscriptions.get(message.runId) === done) {
-          client.subscriptions.delete(message.runId);
+        if (client.subscriptions.get(runId) === done) {
+          client.subscriptions.delete(runId);
         }
       },
       () => this.throttleWaits++,
     );
-    client.subscriptions.set(message.runId, subscription);
+    client.subscriptions.get(runId)?.stop();
+    client.subscriptions.set(runId, subscription);
     subscription.pump();
   }
 

@@ -1,33 +1,42 @@
+import { stat } from 'node:fs/promises';
 import type { ApiError } from '../http/api-error.ts';
 import { notFound } from '../http/api-error.ts';
 import type { RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
+import type { RunFeed } from './feed.ts';
 import type { ServerMessage } from './protocol.ts';
-import { RunLog } from './run-log.ts';
+import { batchFrameEnds, storedRunFeed } from './stored-run.ts';
 
 /**
- * The log a subscriber reads: a live run's own, or one rebuilt from the stored file and its
- * frame ends, so a client that reconnects after the run ended (or after a restart) still gets
- * exactly the frames it missed.
+ * The feed a subscriber reads: a live run's own log, or the stored file read frame by frame
+ * (by its frame ends), so a client that reconnects after the run ended (or after a restart)
+ * still gets exactly the frames it missed, and a stored run is never held whole in memory.
  */
 export async function openRunLog(
   runId: string,
   runs: RunManager,
   store: TraceStore,
-): Promise<RunLog | ApiError> {
+): Promise<RunFeed | ApiError> {
   const live = runs.liveLog(runId);
   if (live !== undefined) {
-    return live;
+    return live.feed();
   }
   const stored = store.get(runId);
   if (stored === undefined) {
     return notFound(`no run '${runId}'`);
   }
   const { entry } = stored;
-  const stream = store.hasTraceFile(runId) ? await store.readTraceFile(runId) : new Uint8Array(0);
-  // Imports and recovered files were never streamed: the whole file is frame 0.
-  const frameEnds =
-    (await store.readFrameEnds(runId, stream.length)) ?? (stream.length > 0 ? [stream.length] : []);
+  const filePath = store.hasTraceFile(runId) ? store.tracePath(runId) : undefined;
+  let frameEnds: Float64Array = new Float64Array(0);
+  if (filePath !== undefined) {
+    try {
+      const fileBytes = (await stat(filePath)).size;
+      // Imports and recovered files were never streamed: their frames are runs of whole batches.
+      frameEnds = (await store.readFrameEnds(runId, fileBytes)) ?? (await batchFrameEnds(filePath));
+    } catch {
+      return notFound(`run '${runId}' has no readable trace file`);
+    }
+  }
   const frameCount = frameEnds.length;
   let final: ServerMessage | undefined;
   switch (entry.status) {
@@ -48,5 +57,11 @@ export async function openRunLog(
     default:
       final = undefined;
   }
-  return RunLog.fromStored(runId, entry.status, stream, frameEnds, final);
+  return storedRunFeed({
+    runId,
+    status: entry.status,
+    frameEnds,
+    ...(filePath !== undefined ? { filePath } : {}),
+    ...(final !== undefined ? { final } : {}),
+  });
 }

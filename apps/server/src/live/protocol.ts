@@ -73,14 +73,27 @@ export type ServerMessage =
 
 /** A binary frame: header then codec bytes, built once and sent to every subscriber. */
 export function encodeLiveFrame(runId: string, seq: number, batches: Uint8Array): Buffer {
+  const { frame, batchesAt } = allocLiveFrame(runId, seq, batches.length);
+  frame.set(batches, batchesAt);
+  return frame;
+}
+
+/**
+ * A frame with its header written and room for `batchBytes` of codec batches at `batchesAt`,
+ * for a caller that reads the batches straight into it (a stored run, from its file).
+ */
+export function allocLiveFrame(
+  runId: string,
+  seq: number,
+  batchBytes: number,
+): { frame: Buffer; batchesAt: number } {
   const id = Buffer.from(runId, 'utf8');
-  const frame = Buffer.allocUnsafe(liveFrameFixedBytes + id.length + batches.length);
+  const frame = Buffer.allocUnsafe(liveFrameFixedBytes + id.length + batchBytes);
   frame.writeUInt32LE(liveFrameMagic, 0);
   frame.writeUInt32LE(seq, 4);
   frame.writeUInt16LE(id.length, 8);
   id.copy(frame, liveFrameFixedBytes);
-  frame.set(batches, liveFrameFixedBytes + id.length);
-  return frame;
+  return { frame, batchesAt: liveFrameFixedBytes + id.length };
 }
 
 export interface LiveFrame {

@@ -1,3 +1,4 @@
+import type { Outgoing, RunFeed, SubscriptionSource } from './feed.ts';
 import type { ServerMessage } from './protocol.ts';
 import { encodeLiveFrame } from './protocol.ts';
 
@@ -104,24 +105,44 @@ export class RunLog {
     }
   }
 
-  /** A closed log rebuilt from a stored record stream, its frame ends and its final message. */
-  static fromStored(
-    runId: string,
-    status: string,
-    stream: Uint8Array,
-    frameEnds: readonly number[],
-    final: ServerMessage | undefined,
-  ): RunLog {
-    const log = new RunLog(runId, status);
-    let from = 0;
-    for (const end of frameEnds) {
-      log.appendFrame(stream.subarray(from, end));
-      from = end;
+  /** This log as a feed: each subscriber gets a cursor into the shared entries. */
+  feed(): RunFeed {
+    return {
+      status: this.status,
+      frameCount: this.frameCount,
+      open: (fromSeq) => Promise.resolve(new LogCursor(this, this.cursorFor(fromSeq))),
+    };
+  }
+}
+
+/** One subscriber's place in a shared log: it holds nothing of its own. */
+class LogCursor implements SubscriptionSource {
+  readonly heldBytes = 0;
+  readonly openFiles = 0;
+
+  constructor(
+    private readonly log: RunLog,
+    private cursor: number,
+  ) {}
+
+  next(): Outgoing | undefined {
+    const entry = this.log.entries[this.cursor];
+    if (entry === undefined) {
+      return undefined;
     }
-    if (final !== undefined) {
-      log.appendControl(final);
-    }
-    log.close();
-    return log;
+    this.cursor++;
+    return { data: entry.data, binary: entry.kind === 'frame' };
+  }
+
+  get ended(): boolean {
+    return this.log.closed && this.cursor >= this.log.entries.length;
+  }
+
+  onAppend(listener: () => void): () => void {
+    return this.log.onAppend(listener);
+  }
+
+  close(): void {
+    // Nothing of its own to let go.
   }
 }

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { WebSocket } from 'ws';
+import { WebSocket } from 'ws';
+import type { Outgoing, SubscriptionSource } from './feed.ts';
 import { RunLog } from './run-log.ts';
 import { Subscription } from './subscription.ts';
 
 /** A socket whose buffer drains only when the test says so. */
 class FakeSocket {
   bufferedAmount = 0;
+  readyState: number = WebSocket.OPEN;
+  terminated = false;
   readonly sent: (Buffer | string)[] = [];
   private readonly pending: { bytes: number; callback: (error?: Error | null) => void }[] = [];
 
@@ -14,6 +17,11 @@ class FakeSocket {
     const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     this.bufferedAmount += bytes;
     this.pending.push({ bytes, callback });
+  }
+
+  terminate(): void {
+    this.terminated = true;
+    this.readyState = WebSocket.CLOSED;
   }
 
   /** The peer reads everything buffered: callbacks run as the kernel takes the bytes. */
@@ -25,16 +33,23 @@ class FakeSocket {
   }
 }
 
-function subscribe(
+async function subscribe(
   socket: FakeSocket,
   log: RunLog,
+  highWaterBytes: number,
+): Promise<{ waits: number; done: boolean }> {
+  return subscribeTo(socket, await log.feed().open(0), highWaterBytes);
+}
+
+function subscribeTo(
+  socket: FakeSocket,
+  source: SubscriptionSource,
   highWaterBytes: number,
 ): { waits: number; done: boolean } {
   const state = { waits: 0, done: false };
   const subscription = new Subscription(
     socket as unknown as WebSocket,
-    log,
-    0,
+    source,
     highWaterBytes,
     () => {
       state.done = true;
@@ -45,11 +60,56 @@ function subscribe(
   return state;
 }
 
+/** A stored run's stand-in: 1000-byte frames read on demand; counts reads and closes. */
+class OnDemandSource implements SubscriptionSource {
+  reads = 0;
+  closed = false;
+  ended = false;
+  heldBytes = 0;
+  openFiles = 1;
+  private pending: (() => void)[] = [];
+
+  constructor(private readonly frames: number) {}
+
+  next(): Promise<Outgoing | undefined> {
+    if (this.reads >= this.frames) {
+      this.ended = true;
+      return Promise.resolve(undefined);
+    }
+    this.reads++;
+    this.heldBytes = 1000;
+    // Resolves when the test lets the "disk" answer.
+    return new Promise((resolve) =>
+      this.pending.push(() => {
+        this.heldBytes = 0;
+        resolve({ data: Buffer.alloc(1000), binary: true });
+      }),
+    );
+  }
+
+  /** Completes every read in flight and lets the promise callbacks run. */
+  async answer(): Promise<void> {
+    for (const done of this.pending.splice(0)) {
+      done();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  onAppend(): () => void {
+    return () => undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.openFiles = 0;
+  }
+}
+
 describe('Subscription', () => {
-  it('stops sending at the high-water mark and resumes as the socket drains, dropping nothing', () => {
+  it('stops sending at the high-water mark and resumes as the socket drains, dropping nothing', async () => {
     const log = new RunLog('run1', 'running');
     const socket = new FakeSocket();
-    const state = subscribe(socket, log, 4096);
+    const state = await subscribe(socket, log, 4096);
     for (let i = 0; i < 100; i++) {
       log.appendFrame(new Uint8Array(1000).fill(i));
     }
@@ -68,10 +128,10 @@ describe('Subscription', () => {
     expect(state.done).toBe(true);
   });
 
-  it('sends control messages in order between frames', () => {
+  it('sends control messages in order between frames', async () => {
     const log = new RunLog('run2', 'queued');
     const socket = new FakeSocket();
-    subscribe(socket, log, 1 << 20);
+    await subscribe(socket, log, 1 << 20);
     log.appendControl({ type: 'started', runId: 'run2', backend: 'sim' });
     log.appendFrame(new Uint8Array([1, 2, 3]));
     log.appendControl({ type: 'cancelled', runId: 'run2', frameCount: 1 });
@@ -80,6 +140,46 @@ describe('Subscription', () => {
         typeof d === 'string' ? (JSON.parse(d) as { type: string }).type : 'frame',
       ),
     ).toEqual(['started', 'frame', 'cancelled']);
+  });
+
+  it('reads the next frame of a stored run only once the socket has room for it', async () => {
+    const socket = new FakeSocket();
+    const source = new OnDemandSource(100);
+    const state = subscribeTo(socket, source, 4096);
+    // One read at a time; after five frames (5000 bytes ≥ 4096) no more is read.
+    for (let i = 1; i <= 5; i++) {
+      expect(source.reads).toBe(i);
+      await source.answer();
+    }
+    expect(socket.sent).toHaveLength(5);
+    expect(source.reads).toBe(5);
+    expect(state.waits).toBeGreaterThan(0);
+    socket.drain();
+    await source.answer();
+    expect(source.reads).toBeGreaterThan(5);
+    expect(socket.bufferedAmount).toBeLessThanOrEqual(4096 + 1000);
+    while (!state.done) {
+      socket.drain();
+      await source.answer();
+    }
+    expect(socket.sent).toHaveLength(100);
+    expect(source.closed).toBe(true);
+  });
+
+  it('lets go of its source and its unsent frames when the client closes without reading', async () => {
+    const socket = new FakeSocket();
+    const source = new OnDemandSource(100);
+    const state = subscribeTo(socket, source, 4096);
+    for (let i = 0; i < 5; i++) {
+      await source.answer();
+    }
+    expect(socket.bufferedAmount).toBeGreaterThan(0);
+    socket.readyState = WebSocket.CLOSING; // the client's close frame arrived
+    await new Promise((resolve) => setTimeout(resolve, 60)); // the drain backstop notices it
+    expect(state.done).toBe(true);
+    expect(source.closed).toBe(true);
+    expect(socket.terminated).toBe(true);
+    expect(source.reads).toBe(5);
   });
 
   it('starts a resumed subscriber right after the frame before fromSeq', () => {

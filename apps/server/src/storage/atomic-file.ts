@@ -12,14 +12,15 @@ export async function writeFileAtomic(filePath: string, data: Uint8Array | strin
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
   const handle = await open(tempPath, 'wx', 0o600);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tempPath, filePath);
   } catch (error) {
+    // A write that failed (a full disk) leaves nothing behind, not even until the next start.
     await rm(tempPath, { force: true });
     throw error;
   }

@@ -191,10 +191,16 @@ export class MetadataDb {
       return; // a write is already queued and will carry this change
     }
     this.dirty = true;
-    this.writing = this.writing.then(async () => {
-      this.dirty = false;
-      await writeFileAtomic(this.filePath, this.db.export());
-    });
+    // A failed write (a full disk) fails the flushes that wait for it, but not the next change:
+    // that one writes the whole database again.
+    this.writing = this.writing
+      .catch(() => undefined)
+      .then(async () => {
+        this.dirty = false;
+        await writeFileAtomic(this.filePath, this.db.export());
+      });
+    // Handled here, so a failed write that nobody flushes cannot end the process.
+    void this.writing.catch(() => undefined);
   }
 
   /** Resolves when every change so far is on disk. */
@@ -206,10 +212,14 @@ export class MetadataDb {
     }
   }
 
+  /** Closes the database even when its last write failed (and then rejects with that failure). */
   async close(): Promise<void> {
-    await this.flush();
-    this.closed = true;
-    this.db.close();
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      this.db.close();
+    }
   }
 }
 

@@ -153,7 +153,7 @@ export class TraceStore {
   }
 
   /** The frame ends of a stored run, or undefined when none were kept (imports) or they do not fit the file. */
-  async readFrameEnds(id: string, fileBytes: number): Promise<number[] | undefined> {
+  async readFrameEnds(id: string, fileBytes: number): Promise<Float64Array | undefined> {
     let bytes: Buffer;
     try {
       bytes = await readFile(this.framesPath(id));
@@ -163,9 +163,9 @@ export class TraceStore {
     if (bytes.length % 8 !== 0) {
       return undefined;
     }
-    const ends = Array.from(
-      new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)),
-    );
+    // A copy into its own buffer: aligned, and the file's bytes are let go.
+    const ends = new Float64Array(bytes.length / 8);
+    new Uint8Array(ends.buffer).set(bytes);
     const ordered = ends.every((end, i) => end > (i === 0 ? 0 : ends[i - 1]!));
     return ordered && ends.at(-1) === fileBytes ? ends : undefined;
   }

@@ -1,4 +1,5 @@
 import { ImportError } from '../import-error.ts';
+import { ImportLimitError } from './limit-error.ts';
 
 /** What an import reads: a stream of chunks (a fetch body, a file stream), a Blob, or bytes. */
 export type ImportSource = AsyncIterable<Uint8Array> | Blob | Uint8Array;
@@ -15,15 +16,21 @@ export async function* chunksOf(source: ImportSource): AsyncGenerator<Uint8Array
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const reader = (source.stream() as ReadableStream<Uint8Array>).getReader();
+    let done = false;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
+        const next = await reader.read();
+        if (next.done) {
+          done = true;
           return;
         }
-        yield value;
+        yield next.value;
       }
     } finally {
+      // A consumer that stopped early (an error, a cancel) closes the Blob's reading too.
+      if (!done) {
+        await reader.cancel().catch(() => undefined);
+      }
       reader.releaseLock();
     }
   }
@@ -58,9 +65,10 @@ export async function* metered(
     throwIfAborted(options.signal, options.file);
     read += chunk.length;
     if (read > options.maxBytes) {
-      throw new ImportError(
+      throw new ImportLimitError(
         { file: options.file },
         `the file is larger than the ${options.maxBytes}-byte limit for imports`,
+        options.maxBytes,
       );
     }
     options.onProgress?.(read, options.totalBytes);
@@ -111,15 +119,37 @@ export async function peekHead(
   return { head, chunks: again() };
 }
 
-/** All chunks as one array (SQLite needs the whole database). */
-export async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+/**
+ * All chunks as one array (SQLite needs the whole database). With `expectedBytes` (the source's
+ * size, when known) the array is allocated once and each chunk is copied in and let go, so the
+ * input is held once, never as chunks plus their concatenation.
+ */
+export async function readAll(
+  chunks: AsyncIterable<Uint8Array>,
+  expectedBytes?: number,
+): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let total = 0;
+  const whole = expectedBytes === undefined ? undefined : new Uint8Array(expectedBytes);
   for await (const chunk of chunks) {
-    parts.push(chunk);
+    const fits =
+      whole === undefined ? 0 : Math.max(0, Math.min(chunk.length, whole.length - total));
+    if (fits > 0) {
+      whole!.set(fits === chunk.length ? chunk : chunk.subarray(0, fits), total);
+    }
+    if (fits < chunk.length) {
+      // No size known, or more bytes than it said: keep the rest and join at the end.
+      parts.push(chunk.subarray(fits));
+    }
     total += chunk.length;
   }
-  return concat(parts, total);
+  if (whole === undefined) {
+    return concat(parts, total);
+  }
+  if (parts.length > 0) {
+    return concat([whole, ...parts], total);
+  }
+  return total === whole.length ? whole : whole.subarray(0, total);
 }
 
 function concat(parts: readonly Uint8Array[], length: number): Uint8Array {

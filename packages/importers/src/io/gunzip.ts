@@ -1,4 +1,5 @@
 import { ImportError } from '../import-error.ts';
+import { ImportLimitError } from './limit-error.ts';
 
 /**
  * Inflated bytes above this many times the compressed bytes read so far (and above 64 MiB) are
@@ -59,9 +60,10 @@ export async function* gunzip(
       }
       outBytes += next.value.length;
       if (outBytes > maxBytes) {
-        throw new ImportError(
+        throw new ImportLimitError(
           { file },
           `the gzip content inflates past the ${maxBytes}-byte limit for imports`,
+          maxBytes,
         );
       }
       if (outBytes > ratioFloorBytes && outBytes > inBytes * maxInflateRatio) {

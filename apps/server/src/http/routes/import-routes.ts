@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
+import { parseContentEncoding } from '../../imports/content-encoding.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { queryString } from '../params.ts';
@@ -32,10 +33,12 @@ export function importRoutes(services: AppServices): Router {
       }
     });
     try {
+      const contentCodings = parseContentEncoding(req.headers['content-encoding']);
       const entry = await services.imports.receive({
         body: req,
         fileName,
         uploadId,
+        contentCodings,
         signal: aborter.signal,
         ...(declaredBytes !== undefined && Number.isFinite(declaredBytes) ? { declaredBytes } : {}),
       });

@@ -1,0 +1,192 @@
+import type * as Fs from 'node:fs';
+import type * as FsPromises from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { importForeign } from '../integrations/importers.ts';
+import { checkResponse } from '../test-support/openapi-check.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { startTestServer } from '../test-support/test-server.ts';
+
+/** Which writes fail with ENOSPC: files whose path matches, after this many bytes. */
+const disk = vi.hoisted(() => ({ full: undefined as RegExp | undefined, afterBytes: 0 }));
+
+function enospc(): Error {
+  return Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'write',
+  });
+}
+
+// The seam: node:fs write streams and node:fs/promises file handles that run out of space, as
+// the real ones do on a full volume (the bytes before the limit land in the file).
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof Fs>();
+  const createWriteStream = ((
+    file: string,
+    options?: Parameters<typeof real.createWriteStream>[1],
+  ): Fs.WriteStream => {
+    const stream = real.createWriteStream(file, options);
+    if (disk.full?.test(file) === true) {
+      const write = stream._write.bind(stream);
+      let written = 0;
+      (stream as unknown as { _writev: unknown })._writev = undefined;
+      stream._write = (chunk: Buffer, encoding, callback) => {
+        written += chunk.length;
+        if (written > disk.afterBytes) {
+          callback(enospc());
+          return;
+        }
+        write(chunk, encoding, callback);
+      };
+    }
+    return stream;
+  }) as typeof real.createWriteStream;
+  return { ...real, default: { ...real, createWriteStream }, createWriteStream };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof FsPromises>();
+  const open = (async (file: string, ...rest: unknown[]) => {
+    const handle = await (real.open as (...args: unknown[]) => ReturnType<typeof real.open>)(
+      file,
+      ...rest,
+    );
+    if (disk.full?.test(file) === true) {
+      const writeFile = handle.writeFile.bind(handle);
+      handle.writeFile = async (data: Parameters<typeof writeFile>[0]) => {
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        await writeFile(bytes.subarray(0, disk.afterBytes));
+        throw enospc();
+      };
+    }
+    return handle;
+  }) as typeof real.open;
+  return { ...real, default: { ...real, open }, open };
+});
+
+let t: TestServer;
+const logged: string[] = [];
+
+beforeEach(async () => {
+  disk.full = undefined;
+  logged.length = 0;
+  t = await startTestServer({ log: (line) => logged.push(line) });
+});
+
+afterEach(async () => {
+  disk.full = undefined;
+  await t.close();
+});
+
+function sampleTrace(opCount: number): Uint8Array {
+  const trace = new Trace({ title: 'sample', sourceFormat: 'streamscope-sim' });
+  trace.addDevice({ deviceId: 0, name: 'gpu' });
+  trace.addProcess({ pid: 7, name: 'app' });
+  trace.addTrack({
+    kind: 'gpu-stream',
+    name: '',
+    pid: 7,
+    deviceId: 0,
+    contextId: 1,
+    streamId: 7,
+    streamType: StreamType.Blocking,
+    priority: 0,
+  });
+  const nameId = trace.strings.intern('k');
+  for (let i = 0; i < opCount; i++) {
+    trace.addOp({ startNs: i * 100, endNs: i * 100 + 50, track: 0, kind: OpKind.Kernel, nameId });
+  }
+  return saveTrace(trace);
+}
+
+async function upload(
+  bytes: Uint8Array,
+  uploadId: string,
+  fileName = 'sample.sstrace',
+): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
+  const response = await fetch(`${t.base}/api/imports?filename=${fileName}&uploadId=${uploadId}`, {
+    method: 'PUT',
+    body: bytes,
+  });
+  const body = (await response.json()) as { error?: { code: string; message: string } };
+  checkResponse('PUT', '/api/imports', response.status, body);
+  return { status: response.status, body };
+}
+
+/** Every file left under the data directory but the metadata database itself. */
+async function leftovers(): Promise<string[]> {
+  const entries = await readdir(t.dataDir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name !== 'streamscope.db')
+    .map((e) => path.relative(t.dataDir, path.join(e.parentPath, e.name)));
+}
+
+const noSpace = {
+  status: 507,
+  body: { error: { code: 'no-space', message: 'no space left on the data volume' } },
+};
+
+describe('a full data volume', () => {
+  it('answers 507 when the upload itself does not fit, logs it and removes the part file', async () => {
+    disk.full = /\.part$/;
+    disk.afterBytes = 4096;
+    const bytes = sampleTrace(2000);
+    expect(bytes.length).toBeGreaterThan(4096);
+    expect(await upload(bytes, 'full-part-1')).toMatchObject(noSpace);
+    expect(await leftovers()).toEqual([]);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain("import of 'sample.sstrace': no space left on the data volume");
+    expect(logged[0]).toContain('ENOSPC');
+    const progress = await t.api(
+      'GET',
+      '/api/imports/full-part-1/progress',
+      '/api/imports/{uploadId}/progress',
+    );
+    expect(progress.body).toMatchObject({
+      phase: 'failed',
+      error: 'no space left on the data volume',
+    });
+  });
+
+  it('answers 507 when the trace file does not fit and leaves no temp file', async () => {
+    disk.full = /[/\\]traces[/\\].*\.tmp$/;
+    disk.afterBytes = 100;
+    expect(await upload(sampleTrace(500), 'full-trace-1')).toMatchObject(noSpace);
+    expect(await leftovers()).toEqual([]);
+    expect(logged).toEqual([expect.stringContaining('no space left on the data volume')]);
+    expect((await t.api('GET', '/api/traces', '/api/traces')).body).toEqual([]);
+  });
+
+  it("answers 507 when a gzip'd SQLite export does not fit inflated, and removes both files", async () => {
+    await t.close();
+    t = await startTestServer({ importForeign, log: (line) => logged.push(line) });
+    disk.full = /\.inflated$/;
+    disk.afterBytes = 64 * 1024;
+    const gz = await readFile(
+      path.resolve(
+        path.dirname(fileURLToPath(import.meta.url)),
+        '../../../../fixtures/nsys/2025.3.1/graph.sqlite.gz',
+      ),
+    );
+    expect(await upload(gz, 'full-inflate-1', 'graph.sqlite.gz')).toMatchObject(noSpace);
+    expect(await leftovers()).toEqual([]);
+    expect(logged).toEqual([expect.stringContaining('ENOSPC')]);
+  });
+
+  it('answers 507 when the metadata does not fit, lists nothing, and recovers once there is room', async () => {
+    disk.full = /streamscope\.db\..*\.tmp$/;
+    disk.afterBytes = 100;
+    expect(await upload(sampleTrace(500), 'full-meta-1')).toMatchObject(noSpace);
+    expect(await leftovers()).toEqual([]);
+    expect((await t.api('GET', '/api/traces', '/api/traces')).body).toEqual([]);
+    disk.full = undefined;
+    const next = await upload(sampleTrace(10), 'room-again-1');
+    expect(next.status).toBe(201);
+    t = await t.restart();
+    const listed = (await t.api('GET', '/api/traces', '/api/traces')).body as { opCount: number }[];
+    expect(listed.map((e) => e.opCount)).toEqual([10]);
+  });
+});

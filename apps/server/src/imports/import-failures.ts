@@ -1,0 +1,53 @@
+import { CodecError } from '@streamscope/trace';
+import { ApiError } from '../http/api-error.ts';
+
+/** The flag (and start option) that raises the upload limit, named wherever the limit is hit. */
+export const uploadLimitHint =
+  'start the server with --max-upload-mb N (limits.uploadBytes) to raise it';
+
+export function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    413,
+    'too-large',
+    `uploads are limited to ${maxBytes} bytes (${formatMiB(maxBytes)}); ${uploadLimitHint}`,
+  );
+}
+
+export function cancelledError(fileName: string, why?: string): ApiError {
+  return new ApiError(
+    400,
+    'import-cancelled',
+    `the import of '${fileName}' was cancelled${why === undefined ? '' : `: ${why}`}`,
+  );
+}
+
+/** ENOSPC (the volume is full) or EDQUOT (the user's quota on it is). */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+export function diskFull(): ApiError {
+  return new ApiError(507, 'no-space', 'no space left on the data volume');
+}
+
+/**
+ * What the uploader is told when an import fails: client mistakes keep their status; a full
+ * disk is 507; anything else is 500, and the caller logs it (the message never shows internals).
+ */
+export function asImportError(error: unknown, fileName: string): ApiError {
+  if (error instanceof ApiError) {
+    return error;
+  }
+  if (error instanceof CodecError) {
+    return new ApiError(422, 'invalid-trace', `${fileName}: ${error.message}`);
+  }
+  if (isDiskFull(error)) {
+    return diskFull();
+  }
+  return new ApiError(500, 'import-internal', `${fileName}: the import failed unexpectedly`);
+}
+
+export function formatMiB(bytes: number): string {
+  return `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
+}
