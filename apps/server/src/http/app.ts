@@ -59,12 +59,15 @@ interface BodyParserError {
   readonly type?: string;
   readonly status?: number;
   readonly message?: string;
+  /** zlib's code when the body did not decompress (Z_DATA_ERROR, ERR__ERROR_FORMAT_…). */
+  readonly code?: string;
+  readonly encoding?: string;
 }
 
 /** Every error becomes {error: {code, message, path?}}; unexpected ones are logged, never shown. */
 function errorHandler(log: (line: string) => void) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, req.headers['content-encoding']);
     if (apiError.status >= 500 && !(error instanceof ApiError)) {
       log(
         `${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -78,7 +81,7 @@ function errorHandler(log: (line: string) => void) {
   };
 }
 
-function toApiError(error: unknown): ApiError {
+function toApiError(error: unknown, contentEncoding: string | undefined): ApiError {
   if (error instanceof ApiError) {
     return error;
   }
@@ -94,9 +97,29 @@ function toApiError(error: unknown): ApiError {
     case 'entity.too.large':
       return new ApiError(413, 'too-large', 'the JSON body is larger than the server accepts');
     case 'encoding.unsupported':
+      return new ApiError(
+        415,
+        'unsupported-content-encoding',
+        `Content-Encoding '${parserError.encoding ?? contentEncoding ?? ''}' is not read: send gzip, deflate, br or none`,
+        'Content-Encoding',
+      );
     case 'charset.unsupported':
       return new ApiError(415, 'unsupported-media-type', 'send the body as UTF-8 JSON');
     default:
-      return new ApiError(500, 'internal', 'the server failed to handle this request');
+      break;
   }
+  if (/^(Z_|ERR__)/.test(parserError.code ?? '')) {
+    return new ApiError(
+      400,
+      'bad-content-encoding',
+      `the body is not valid ${contentEncoding ?? 'compressed'} data (${parserError.message ?? parserError.code ?? ''})`,
+      'Content-Encoding',
+    );
+  }
+  const status = parserError.status ?? 500;
+  if (status >= 400 && status < 500) {
+    // body-parser's other refusals (an aborted body, a length that does not match).
+    return new ApiError(status, 'bad-request', parserError.message ?? 'the request was malformed');
+  }
+  return new ApiError(500, 'internal', 'the server failed to handle this request');
 }
