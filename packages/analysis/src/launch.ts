@@ -3,6 +3,7 @@ import { trackLabels } from '@streamscope/trace';
 import { linkApiCalls } from './api-links.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
+import { enqueuedBlocking, nameFlagsOf } from './host-calls.ts';
 import { mergeSorted, sortIfNeeded } from './intervals.ts';
 import type { Distribution, LaunchLatencyMetrics, QueueDepth } from './types.ts';
 
@@ -30,17 +31,20 @@ function distributionOfSorted(values: Float64Array): Distribution {
 }
 
 /**
- * Launch latency of one op: GPU start − end of the API call that enqueued it (HTA's launch
- * delay). A blocking call (cudaMemcpy, a pageable cudaMemcpyAsync) returns only after its GPU
- * op began, which would make that negative; for those the latency runs from the call's start.
+ * Launch latency of one op (HTA's launch delay). A call that returns once the work is queued
+ * (kernel launches, async copies on pinned memory, cudaMemsetAsync, graph launches) counts from
+ * its end: GPU start − call end, clipped at 0, so a launch whose kernel began before the call
+ * returned has latency 0, not the call's own time. A blocking call (`enqueuedBlocking`:
+ * cudaMemcpy, pageable copies, cudaMemset) returns only after its op began, so it counts from
+ * the call's start.
  */
 export function launchLatencyOfNs(
   gpuStartNs: number,
   apiStartNs: number,
   apiEndNs: number,
+  blocking: boolean,
 ): number {
-  const issuedNs = apiEndNs <= gpuStartNs ? apiEndNs : apiStartNs;
-  return Math.max(0, gpuStartNs - issuedNs);
+  return Math.max(0, gpuStartNs - (blocking ? apiStartNs : apiEndNs));
 }
 
 export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
@@ -74,7 +78,9 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
     if (e === noEngine || Number.isNaN(apiEndNs)) {
       continue;
     }
-    const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs);
+    const op = walk.op[p]!;
+    const blocking = enqueuedBlocking(ctx.cols, ctx.nameFlags, op, ctx.apiOf[op]!);
+    const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs, blocking);
     if (e === Engine.Compute) {
       kernelNs[k++] = latencyNs;
     } else if (isCopyEngine(e)) {
@@ -178,15 +184,17 @@ function sweepDepth(
   return { maxDepth, depthNs };
 }
 
-/** Per op: GPU start − end of its enqueuing API call, in ns; NaN where no call is known. */
+/** Per op: its launch latency (`launchLatencyOfNs`), in ns; NaN where no call is known. */
 export function launchLatencies(trace: Trace): Float64Array {
   const cols = trace.ops.columns();
   const { apiOf } = linkApiCalls(trace, cols);
+  const nameFlags = nameFlagsOf(trace.strings);
   const out = new Float64Array(cols.count).fill(NaN);
   for (let i = 0; i < cols.count; i++) {
     const api = apiOf[i]!;
     if (api >= 0) {
-      out[i] = launchLatencyOfNs(cols.startNs[i]!, cols.startNs[api]!, cols.endNs[api]!);
+      const blocking = enqueuedBlocking(cols, nameFlags, i, api);
+      out[i] = launchLatencyOfNs(cols.startNs[i]!, cols.startNs[api]!, cols.endNs[api]!, blocking);
     }
   }
   return out;
