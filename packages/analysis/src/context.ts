@@ -14,6 +14,7 @@ import type { AnalysisOptions, TimeWindow } from './types.ts';
 import { defaultAnalysisOptions } from './types.ts';
 import { linkApiCalls } from './api-links.ts';
 import { nameFlagsOf } from './host-calls.ts';
+import { HostRanges } from './host-ranges.ts';
 import type { TrackWalk } from './track-walk.ts';
 import { gatherTrackWalk } from './track-walk.ts';
 
@@ -59,6 +60,8 @@ export interface AnalysisContext {
   readonly nameFlags: Uint8Array;
   /** GPU stream ops gathered track-major for sequential walks. */
   readonly walk: TrackWalk;
+  /** What each host thread was doing: its nested ranges (NVTX, kineto CPU ops, annotations). */
+  readonly hostRanges: HostRanges;
   /** First GPU work start and last end inside the window; 0, 0 when there is none. */
   readonly gpuFromNs: number;
   readonly gpuToNs: number;
@@ -157,6 +160,7 @@ export function buildContext(
     recordOfWait,
     nameFlags: nameFlagsOf(trace.strings),
     walk: gatherTrackWalk(trace, cols, links.apiOf, effectiveWindow),
+    hostRanges: new HostRanges(trace),
     gpuFromNs: empty ? 0 : gpuFrom,
     gpuToNs: empty ? 0 : gpuTo,
     gpuOpCount,

@@ -159,6 +159,14 @@ export interface Gap {
   readonly afterOp: number;
   /** The op that explains the gap (event record, blocking host call, barrier op, engine op), or -1. */
   readonly causeOp: number;
+  /** The host range (index into `trace.ranges`) the host was busy in, for 'host-busy'; or -1. */
+  readonly causeRange: number;
+  /**
+   * The part of `durNs` its cause accounts for, what removing the cause could save on this gap:
+   * a host call or range only the time the host spent in it before the op started; the whole gap
+   * for event, barrier and engine waits; 0 for launch latency and unknown waits.
+   */
+  readonly causeNs: number;
   /** One sentence with the trace's names and numbers. */
   readonly detail: string;
 }
