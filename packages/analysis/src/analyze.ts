@@ -6,6 +6,7 @@ import { summarizeGaps } from './gap-report.ts';
 import type { GapRecords } from './gaps.ts';
 import { findDeviceGaps, findStreamGaps } from './gaps.ts';
 import { metricsOf } from './metrics.ts';
+import { exposedCommunicationRule } from './rules/comm-rules.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
 import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overlap-rules.ts';
@@ -25,6 +26,7 @@ const rules: readonly Rule[] = [
   defaultStreamSerializationRule,
   copyEngineHolBlockingRule,
   missedOverlapRule,
+  exposedCommunicationRule,
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */

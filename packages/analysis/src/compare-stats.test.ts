@@ -66,6 +66,7 @@ describe('summary tables', () => {
     // Mean 20; squared deviations 100 + 0 + 100 = 200; 200 / (3 − 1) = 100; √100 = 10.
     expect(k).toEqual({
       name: 'k',
+      kernelClass: 'compute',
       count: 3,
       totalNs: 60,
       avgNs: 20,

@@ -9,12 +9,13 @@ import {
   occupiesStream,
 } from './engines.ts';
 import type { IntervalList } from './intervals.ts';
-import { mergeSorted, sortIfNeeded, unionOfSorted } from './intervals.ts';
+import { mergeSorted, sortIfNeeded, unionInPlace, unionOfSorted } from './intervals.ts';
 import type { AnalysisOptions, TimeWindow } from './types.ts';
 import { defaultAnalysisOptions } from './types.ts';
 import { linkApiCalls } from './api-links.ts';
 import { nameFlagsOf } from './host-calls.ts';
 import { HostRanges } from './host-ranges.ts';
+import { KernelClass, classifyKernels, kernelClassCount } from './kernel-classes.ts';
 import type { TrackWalk } from './track-walk.ts';
 import { gatherTrackWalk } from './track-walk.ts';
 
@@ -30,7 +31,12 @@ export interface DeviceUnions {
   readonly copySortedStarts: Float64Array;
   readonly copySortedEnds: Float64Array;
   readonly copies: IntervalList;
+  /** Every kernel (the SMs busy, whatever the class). */
   readonly kernels: IntervalList;
+  /** Kernels by class (`kernelClassOf`): compute excludes communication and memory kernels. */
+  readonly compute: IntervalList;
+  readonly communication: IntervalList;
+  readonly memoryKernels: IntervalList;
   readonly all: IntervalList;
 }
 
@@ -50,6 +56,8 @@ export interface AnalysisContext {
   readonly tracksOfDevice: number[][];
   /** Per op: its engine (`Engine`), or `noEngine` for markers, host ops and ops outside the window. */
   readonly engineOf: Uint8Array;
+  /** Per op on the compute engine: its `KernelClass`; `noKernelClass` for the rest. */
+  readonly kernelClassOf: Uint8Array;
   /** Per op: index of the host API call that enqueued it, or -1. */
   readonly apiOf: Int32Array;
   /** Per API call op: the GPU op it enqueued, or -1. */
@@ -127,10 +135,22 @@ export function buildContext(
     gpuTo = Math.max(gpuTo, Math.min(end, toNs));
   }
 
-  const devices = deviceIds.map((deviceId, slot) =>
-    buildDeviceUnions(cols, engineOf, deviceSlotOfTrack, counts, slot, deviceId, fromNs, toNs),
-  );
   const links = linkApiCalls(trace, cols);
+  const hostRanges = new HostRanges(trace);
+  const kernelClassOf = classifyKernels(trace, cols, engineOf, links.apiOf, hostRanges);
+  const span: Span = { fromNs, toNs };
+  const devices = deviceIds.map((deviceId, slot) =>
+    buildDeviceUnions(
+      cols,
+      engineOf,
+      kernelClassOf,
+      deviceSlotOfTrack,
+      counts,
+      slot,
+      deviceId,
+      span,
+    ),
+  );
   const recordOfWait = new Int32Array(n).fill(-1);
   const flows = trace.flows.columns();
   for (let f = 0; f < flows.count; f++) {
@@ -155,27 +175,33 @@ export function buildContext(
     devices,
     tracksOfDevice,
     engineOf,
+    kernelClassOf,
     apiOf: links.apiOf,
     gpuOfApi: links.gpuOfApi,
     recordOfWait,
     nameFlags: nameFlagsOf(trace.strings),
     walk: gatherTrackWalk(trace, cols, links.apiOf, effectiveWindow),
-    hostRanges: new HostRanges(trace),
+    hostRanges,
     gpuFromNs: empty ? 0 : gpuFrom,
     gpuToNs: empty ? 0 : gpuTo,
     gpuOpCount,
   };
 }
 
+interface Span {
+  readonly fromNs: number;
+  readonly toNs: number;
+}
+
 function buildDeviceUnions(
   cols: OpColumns,
   engineOf: Uint8Array,
+  kernelClassOf: Uint8Array,
   deviceSlotOfTrack: Int32Array,
   counts: Int32Array,
   slot: number,
   deviceId: number,
-  fromNs: number,
-  toNs: number,
+  { fromNs, toNs }: Span,
 ): DeviceUnions {
   const starts: Float64Array[] = [];
   const ends: Float64Array[] = [];
@@ -204,6 +230,7 @@ function buildDeviceUnions(
   const copyEnds = mergeSorted(ends.filter((_, e) => isCopyEngine(e)));
   const allStarts = mergeSorted([copyStarts, starts[0]!, starts[Engine.Memset]!]);
   const allEnds = mergeSorted([copyEnds, ends[0]!, ends[Engine.Memset]!]);
+  const classes = classUnions(cols, engineOf, kernelClassOf, deviceSlotOfTrack, slot, fromNs, toNs);
   return {
     deviceId,
     byEngine,
@@ -213,6 +240,55 @@ function buildDeviceUnions(
     copySortedEnds: copyEnds,
     copies: unionOfSorted(copyStarts, copyEnds),
     kernels: byEngine[0]!,
+    compute: classes[KernelClass.Compute] ?? byEngine[0]!,
+    communication: classes[KernelClass.Communication] ?? emptyList,
+    memoryKernels: classes[KernelClass.Memory] ?? emptyList,
     all: unionOfSorted(allStarts, allEnds),
   };
+}
+
+const emptyList: IntervalList = {
+  starts: new Float64Array(0),
+  ends: new Float64Array(0),
+  count: 0,
+};
+
+/**
+ * Unions of one device's kernels per class; undefined for a class with no kernel, and for
+ * compute when every kernel is compute (the caller reuses the engine's union then).
+ */
+function classUnions(
+  cols: OpColumns,
+  engineOf: Uint8Array,
+  kernelClassOf: Uint8Array,
+  deviceSlotOfTrack: Int32Array,
+  slot: number,
+  fromNs: number,
+  toNs: number,
+): (IntervalList | undefined)[] {
+  const counts = new Int32Array(kernelClassCount);
+  for (let i = 0; i < cols.count; i++) {
+    if (engineOf[i] === Engine.Compute && deviceSlotOfTrack[cols.track[i]!] === slot) {
+      counts[kernelClassOf[i]!]!++;
+    }
+  }
+  const out: (IntervalList | undefined)[] = [];
+  if (counts[KernelClass.Communication] === 0 && counts[KernelClass.Memory] === 0) {
+    return out;
+  }
+  const starts = Array.from(counts, (c) => new Float64Array(c));
+  const ends = Array.from(counts, (c) => new Float64Array(c));
+  const fill = new Int32Array(kernelClassCount);
+  for (let i = 0; i < cols.count; i++) {
+    if (engineOf[i] === Engine.Compute && deviceSlotOfTrack[cols.track[i]!] === slot) {
+      const c = kernelClassOf[i]!;
+      const k = fill[c]!++;
+      starts[c]![k] = Math.max(cols.startNs[i]!, fromNs);
+      ends[c]![k] = Math.min(cols.endNs[i]!, toNs);
+    }
+  }
+  for (let c = 0; c < kernelClassCount; c++) {
+    out.push(counts[c]! > 0 ? unionInPlace(starts[c]!, ends[c]!) : c === 0 ? emptyList : undefined);
+  }
+  return out;
 }

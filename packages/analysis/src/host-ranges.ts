@@ -17,6 +17,8 @@ export class HostRanges {
   private readonly endNs: Float64Array;
   /** Per position: the position of the enclosing range on the same track, or -1. */
   private readonly parent: Int32Array;
+  /** Per range index: its position, or -1 for ranges left out. */
+  private readonly positionOf: Int32Array;
 
   constructor(trace: Trace) {
     const cols = trace.ranges.columns();
@@ -46,6 +48,10 @@ export class HostRanges {
       sortSegment(order.subarray(this.trackFrom[t], this.trackFrom[t + 1]), cols);
     }
     this.range = order;
+    this.positionOf = new Int32Array(cols.count).fill(-1);
+    for (let p = 0; p < total; p++) {
+      this.positionOf[order[p]!] = p;
+    }
     this.startNs = new Float64Array(total);
     this.endNs = new Float64Array(total);
     for (let p = 0; p < total; p++) {
@@ -95,6 +101,13 @@ export class HostRanges {
       p = this.parent[p]!;
     }
     return -1;
+  }
+
+  /** The range enclosing `range` (indices into `trace.ranges`) on its thread, or -1. */
+  enclosing(range: number): number {
+    const p = this.positionOf[range] ?? -1;
+    const up = p >= 0 ? this.parent[p]! : -1;
+    return up >= 0 ? this.range[up]! : -1;
   }
 
   /** Innermost range on `track` containing `timeNs`, or -1. */

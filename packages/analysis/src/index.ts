@@ -13,6 +13,7 @@ export type {
   GapCause,
   GapReport,
   GapSummary,
+  KernelClassBusyNs,
   KernelStat,
   LaunchLatencyMetrics,
   MetricDelta,

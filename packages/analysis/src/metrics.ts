@@ -9,6 +9,7 @@ import { launchLatency, queueDepths } from './launch.ts';
 import { bandwidthByDirection } from './stats.ts';
 import type {
   EngineBusyNs,
+  KernelClassBusyNs,
   Metrics,
   OverlapMetrics,
   RunSummary,
@@ -47,6 +48,7 @@ export function metricsOf(ctx: AnalysisContext): Metrics {
     gpuOpCount: ctx.gpuOpCount,
     opCounts: gpuOpCounts(ctx),
     busyNsByEngine: engineBusy(ctx),
+    kernelClasses: kernelClassBusy(ctx),
     deviceBusyNs,
     deviceUtilization: deviceSpanNs > 0 ? deviceBusyNs / deviceSpanNs : 0,
     overlap: overlapMetrics(ctx),
@@ -101,16 +103,35 @@ function engineBusy(ctx: AnalysisContext): EngineBusyNs {
   return out;
 }
 
-/** |∪copies ∩ ∪kernels| / |∪copies| (HTA's comm/comp overlap with copies as the communication). */
+function kernelClassBusy(ctx: AnalysisContext): KernelClassBusyNs {
+  let computeNs = 0;
+  let communicationNs = 0;
+  let memoryNs = 0;
+  for (const device of ctx.devices) {
+    computeNs += measure(device.compute);
+    communicationNs += measure(device.communication);
+    memoryNs += measure(device.memoryKernels);
+  }
+  return { computeNs, communicationNs, memoryNs };
+}
+
+/**
+ * |∪copies ∩ ∪compute| / |∪copies| (HTA's comm/comp overlap with copies as the communication),
+ * and HTA's own: |∪communication kernels ∩ ∪compute| / |∪communication kernels|.
+ */
 function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
   let overlappedNs = 0;
   let copyBusyNs = 0;
+  let commNs = 0;
+  let commOverlappedNs = 0;
   const perEngine = new Float64Array(engineCount * 2);
   for (const device of ctx.devices) {
-    overlappedNs += intersectionNs(device.copies, device.kernels);
+    overlappedNs += intersectionNs(device.copies, device.compute);
     copyBusyNs += measure(device.copies);
+    commNs += measure(device.communication);
+    commOverlappedNs += intersectionNs(device.communication, device.compute);
     for (const e of [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP]) {
-      perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.kernels);
+      perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.compute);
       perEngine[e * 2 + 1]! += measure(device.byEngine[e]!);
     }
   }
@@ -124,6 +145,8 @@ function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
     ptoP: ratio(Engine.CopyPtoP),
     overlappedNs,
     copyBusyNs,
+    commCompute: commNs > 0 ? commOverlappedNs / commNs : null,
+    exposedCommunicationNs: commNs - commOverlappedNs,
   };
 }
 

@@ -6,6 +6,7 @@ export interface TimeWindow {
 
 /** Busy time (ns, union of intervals) per GPU engine class. */
 export interface EngineBusyNs {
+  /** The SMs: every kernel, whatever its class (see `KernelClassBusyNs` for compute alone). */
   readonly compute: number;
   readonly copyHtoD: number;
   readonly copyDtoH: number;
@@ -25,7 +26,21 @@ export interface RunSummary {
   readonly copyComputeOverlap: number;
 }
 
-/** Copy/compute overlap = |∪copies ∩ ∪kernels| / |∪copies| for all copies and per direction. */
+/**
+ * Time covered by each kernel class (union per class, summed over devices), in ns: compute
+ * kernels, communication kernels (NCCL/RCCL collectives and point-to-point) and memory kernels
+ * (memcpy/memset kernels; CUDA's own copies and memsets are not kernels).
+ */
+export interface KernelClassBusyNs {
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  readonly memoryNs: number;
+}
+
+/**
+ * Copy/compute overlap = |∪copies ∩ ∪compute kernels| / |∪copies| for all copies and per
+ * direction, and communication/compute overlap. Compute excludes communication and memory kernels.
+ */
 export interface OverlapMetrics {
   readonly all: number;
   readonly htoD: number;
@@ -36,6 +51,10 @@ export interface OverlapMetrics {
   readonly overlappedNs: number;
   /** |∪copies| in ns. */
   readonly copyBusyNs: number;
+  /** |∪communication ∩ ∪compute| / |∪communication|, in [0, 1]; null with no communication. */
+  readonly commCompute: number | null;
+  /** Communication time with no compute kernel beside it (|∪communication| − the overlap), ns. */
+  readonly exposedCommunicationNs: number;
 }
 
 export interface StreamBusy {
@@ -108,6 +127,7 @@ export interface Metrics {
   readonly gpuOpCount: number;
   readonly opCounts: Record<string, number>;
   readonly busyNsByEngine: EngineBusyNs;
+  readonly kernelClasses: KernelClassBusyNs;
   /** |∪ all GPU work| in ns, and its share of the makespan. */
   readonly deviceBusyNs: number;
   readonly deviceUtilization: number;
@@ -197,7 +217,8 @@ export type RuleId =
   | 'low-utilization'
   | 'default-stream-serialization'
   | 'copy-engine-hol-blocking'
-  | 'missed-overlap';
+  | 'missed-overlap'
+  | 'exposed-communication';
 
 export const ruleIds: readonly RuleId[] = [
   'pageable-copy',
@@ -209,6 +230,7 @@ export const ruleIds: readonly RuleId[] = [
   'default-stream-serialization',
   'copy-engine-hol-blocking',
   'missed-overlap',
+  'exposed-communication',
 ];
 
 export interface Finding {
@@ -225,6 +247,8 @@ export interface Finding {
 /** `nsys stats cuda_gpu_kern_sum`-like row. */
 export interface KernelStat {
   readonly name: string;
+  /** 'compute', 'communication' or 'memory' (see `KernelClassBusyNs`). */
+  readonly kernelClass: string;
   readonly count: number;
   readonly totalNs: number;
   readonly avgNs: number;

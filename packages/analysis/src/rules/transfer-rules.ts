@@ -77,11 +77,11 @@ function tookNs(input: RuleInput, ops: readonly number[]): number {
   return total;
 }
 
-/** Kernel time with no copy beside it, over all devices (what better overlap could hide). */
+/** Compute time with no copy beside it, over all devices (what better overlap could hide). */
 function kernelOnlyNs(input: RuleInput): number {
   let total = 0;
   for (const device of input.ctx.devices) {
-    total += measure(device.kernels) - intersectionNs(device.copies, device.kernels);
+    total += measure(device.compute) - intersectionNs(device.copies, device.compute);
   }
   return total;
 }
@@ -131,7 +131,7 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
     const device = ctx.devices[ctx.deviceSlotOfTrack[cols.track[op]!]!]!;
     const startNs = Math.max(cols.startNs[op]!, ctx.window.fromNs);
     const endNs = Math.min(cols.endNs[op]!, ctx.window.toNs);
-    exposedNs += endNs - startNs - measureWithin(device.kernels, startNs, endNs);
+    exposedNs += endNs - startNs - measureWithin(device.compute, startNs, endNs);
   }
   const overlapNs = Math.min(exposedNs, kernelOnlyNs(input));
   const saving = Math.min(tookNs(input, ops), slowerNs + Math.max(blocked.total, overlapNs));
