@@ -13,6 +13,7 @@ import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overl
 import type { Rule, RuleInput } from './rules/rule-input.ts';
 import { pageableCopyRule, syncCopyRule, syncMemsetRule } from './rules/transfer-rules.ts';
 import { copyStats, kernelStats } from './stats.ts';
+import { stepReport } from './steps.ts';
 import type { Analysis, AnalysisOptions, Finding, TimeWindow } from './types.ts';
 
 /** The rules in `ruleIds` order. */
@@ -62,5 +63,6 @@ export function analyzeTrace(
     findings,
     kernelStats: kernelStats(ctx),
     copyStats: copyStats(ctx),
+    steps: stepReport(ctx),
   };
 }

@@ -48,7 +48,10 @@ export interface AnalysisContext {
   readonly trace: Trace;
   readonly cols: OpColumns;
   readonly options: AnalysisOptions;
+  /** The analysed window: the one asked for, else the first GPU op's start to the last's end. */
   readonly window: TimeWindow;
+  /** The window asked for (±Infinity when none was): what host ranges are clipped to. */
+  readonly requested: TimeWindow;
   /** Per track: device slot (index into `devices`) for GPU streams, -1 for host threads. */
   readonly deviceSlotOfTrack: Int32Array;
   readonly devices: DeviceUnions[];
@@ -171,6 +174,7 @@ export function buildContext(
     cols,
     options: { ...defaultAnalysisOptions, ...options },
     window: effectiveWindow,
+    requested: { fromNs, toNs },
     deviceSlotOfTrack,
     devices,
     tracksOfDevice,

@@ -25,6 +25,8 @@ export type {
   RuleId,
   RunSummary,
   Severity,
+  StepMetrics,
+  StepReport,
   StreamBusy,
   TimeWindow,
 } from './types.ts';

@@ -2,7 +2,7 @@ import { OpKind } from '@streamscope/trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace } from './analyze.ts';
-import { intersectionNs, measure, unionInPlace } from './intervals.ts';
+import { intersectionNs, measure, subtractIntervals, unionInPlace } from './intervals.ts';
 import { TestTraceBuilder, pinnedToDevice } from './test-trace-builder.ts';
 
 const intervalArb = fc
@@ -54,6 +54,26 @@ describe('interval sweeps', () => {
           const cb = coveredNs(b);
           const both = ca.filter((v, t) => v && cb[t]).length;
           expect(intersectionNs(unionOf(a), unionOf(b))).toBe(both);
+        },
+      ),
+    );
+  });
+
+  it('subtract exactly: a − b covers what a covers and b does not, as disjoint pieces', () => {
+    fc.assert(
+      fc.property(
+        fc.array(intervalArb, { maxLength: 30 }),
+        fc.array(intervalArb, { maxLength: 30 }),
+        (a, b) => {
+          const ca = coveredNs(a);
+          const cb = coveredNs(b);
+          const onlyA = ca.filter((v, t) => v && !cb[t]).length;
+          const diff = subtractIntervals(unionOf(a), unionOf(b));
+          expect(measure(diff)).toBe(onlyA);
+          expect(intersectionNs(diff, unionOf(b))).toBe(0);
+          for (let k = 1; k < diff.count; k++) {
+            expect(diff.starts[k]!).toBeGreaterThanOrEqual(diff.ends[k - 1]!);
+          }
         },
       ),
     );

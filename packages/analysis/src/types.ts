@@ -275,12 +275,46 @@ export interface CopyStat {
   readonly pageableCount: number;
 }
 
+/** One training step (a `ProfilerStep#N` range, or a host range matching `stepPattern`). */
+export interface StepMetrics {
+  readonly name: string;
+  /** Index into `trace.ranges`, and the host thread it is on. */
+  readonly range: number;
+  readonly track: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly stepNs: number;
+  /** Over the step's time on the GPUs of its process (summed over them), in ns. */
+  readonly gpuBusyNs: number;
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  /** Communication with no compute kernel beside it. */
+  readonly exposedCommunicationNs: number;
+  /** The step's time on each GPU less its busy time there. */
+  readonly idleNs: number;
+}
+
+export interface StepReport {
+  /** The regular expression step ranges matched. */
+  readonly pattern: string;
+  readonly count: number;
+  readonly meanStepNs: number;
+  readonly medianStepNs: number;
+  readonly maxStepNs: number;
+  /** Every step in time order (at most `maxListedSteps`). */
+  readonly steps: StepMetrics[];
+  readonly truncated: boolean;
+  /** The `slowestSteps` longest steps, longest first. */
+  readonly slowest: StepMetrics[];
+}
+
 export interface Analysis {
   readonly metrics: Metrics;
   readonly gaps: GapReport;
   readonly findings: Finding[];
   readonly kernelStats: KernelStat[];
   readonly copyStats: CopyStat[];
+  readonly steps: StepReport;
 }
 
 /** Tunables; every field has a default (`defaultAnalysisOptions`). */
@@ -301,6 +335,12 @@ export interface AnalysisOptions {
   readonly maxListedGaps: number;
   readonly maxFindingOps: number;
   readonly concurrencyBins: number;
+  /** Host ranges whose name matches this regular expression are steps (`StepReport`). */
+  readonly stepPattern: string;
+  readonly maxListedSteps: number;
+  readonly slowestSteps: number;
+  /** A stream's launch queue is full at this depth (HTA's max queue length). */
+  readonly launchQueueCapacity: number;
 }
 
 export const defaultAnalysisOptions: AnalysisOptions = {
@@ -314,6 +354,10 @@ export const defaultAnalysisOptions: AnalysisOptions = {
   maxListedGaps: 500,
   maxFindingOps: 50,
   concurrencyBins: 100,
+  stepPattern: '^ProfilerStep#\\d+$',
+  maxListedSteps: 2000,
+  slowestSteps: 5,
+  launchQueueCapacity: 1024,
 };
 
 /** One metric in two runs. `ratio` = b / a (0 when a is 0). */
