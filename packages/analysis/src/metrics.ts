@@ -5,7 +5,8 @@ import type { AnalysisContext } from './context.ts';
 import { buildContext } from './context.ts';
 import { Engine, engineCount, engineKeys, occupiesStream } from './engines.ts';
 import { intersectionNs, measure } from './intervals.ts';
-import { launchLatency, queueDepths } from './launch.ts';
+import { launchLatency } from './launch.ts';
+import { queueDepths } from './queue-depth.ts';
 import { bandwidthByDirection } from './stats.ts';
 import type {
   EngineBusyNs,
@@ -34,6 +35,7 @@ export function computeMetrics(trace: Trace, window?: TimeWindow): Metrics {
 }
 
 export function metricsOf(ctx: AnalysisContext): Metrics {
+  const queues = queueDepths(ctx);
   const makespanNs = ctx.gpuToNs - ctx.gpuFromNs;
   let deviceBusyNs = 0;
   for (const device of ctx.devices) {
@@ -56,7 +58,8 @@ export function metricsOf(ctx: AnalysisContext): Metrics {
     concurrency: concurrencyProfile(ctx),
     bandwidth: bandwidthByDirection(ctx),
     launchLatency: launchLatency(ctx),
-    queueDepth: queueDepths(ctx),
+    queueDepth: queues.rows,
+    launchQueueFullNs: queues.fullNs,
   };
 }
 

@@ -104,6 +104,8 @@ export interface QueueDepth {
   readonly maxDepth: number;
   /** Time-weighted mean depth over the analysed span. */
   readonly meanDepth: number;
+  /** Time the queue was full (`launchQueueCapacity` or deeper): a launch on it blocks the host. */
+  readonly fullNs: number;
 }
 
 export interface CopyDirectionBandwidth {
@@ -137,6 +139,8 @@ export interface Metrics {
   readonly bandwidth: CopyDirectionBandwidth[];
   readonly launchLatency: LaunchLatencyMetrics;
   readonly queueDepth: QueueDepth[];
+  /** Time at least one stream's launch queue was full (union over streams), in ns. */
+  readonly launchQueueFullNs: number;
 }
 
 /** Why a stream or the device sat idle. Stable strings: JSON, CLI and UI use them. */
