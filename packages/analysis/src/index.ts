@@ -18,6 +18,7 @@ export type {
   LaunchLatencyMetrics,
   MetricDelta,
   Metrics,
+  NameTotalDiff,
   OpDiff,
   OpGroupDiff,
   OverlapMetrics,

@@ -387,6 +387,17 @@ export interface OpGroupDiff {
   readonly deltaNs: number;
 }
 
+/** Ops with one name and kind on any stream, in both runs. */
+export interface NameTotalDiff {
+  readonly name: string;
+  readonly kind: string;
+  readonly countA: number;
+  readonly countB: number;
+  readonly totalNsA: number;
+  readonly totalNsB: number;
+  readonly deltaNs: number;
+}
+
 /** One op matched across runs: same stream rank, kind and name, same occurrence. */
 export interface OpDiff {
   readonly opA: number;
@@ -411,6 +422,8 @@ export interface Comparison {
   readonly unmatchedB: number;
   /** Largest |deltaNs| first. */
   readonly groups: OpGroupDiff[];
+  /** The groups added up per kind and name over all streams; largest |deltaNs| first. */
+  readonly names: NameTotalDiff[];
   readonly largestDiffs: OpDiff[];
   readonly findings: {
     readonly onlyA: RuleId[];
