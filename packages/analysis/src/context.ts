@@ -13,7 +13,7 @@ import { mergeSorted, sortIfNeeded, unionInPlace, unionOfSorted } from './interv
 import type { AnalysisOptions, TimeWindow } from './types.ts';
 import { defaultAnalysisOptions } from './types.ts';
 import { linkApiCalls } from './api-links.ts';
-import { nameFlagsOf } from './host-calls.ts';
+import { blockingEnqueues, nameFlagsOf } from './host-calls.ts';
 import { HostRanges } from './host-ranges.ts';
 import { KernelClass, classifyKernels, kernelClassCount } from './kernel-classes.ts';
 import type { TrackWalk } from './track-walk.ts';
@@ -69,6 +69,8 @@ export interface AnalysisContext {
   readonly recordOfWait: Int32Array;
   /** Per interned string: `NameFlag` bits (API names that are async, synchronous transfers). */
   readonly nameFlags: Uint8Array;
+  /** Per op: 1 when the call that enqueued it blocks the host (`enqueuedBlocking`), else 0. */
+  readonly blockingOf: Uint8Array;
   /** GPU stream ops gathered track-major for sequential walks. */
   readonly walk: TrackWalk;
   /** What each host thread was doing: its nested ranges (NVTX, kineto CPU ops, annotations). */
@@ -139,19 +141,28 @@ export function buildContext(
   }
 
   const links = linkApiCalls(trace, cols);
+  const nameFlags = nameFlagsOf(trace.strings);
   const hostRanges = new HostRanges(trace);
   const kernelClassOf = classifyKernels(trace, cols, engineOf, links.apiOf, hostRanges);
   const span: Span = { fromNs, toNs };
+  const classes = classUnionsBySlot(
+    cols,
+    engineOf,
+    kernelClassOf,
+    deviceSlotOfTrack,
+    deviceIds.length,
+    span,
+  );
   const devices = deviceIds.map((deviceId, slot) =>
     buildDeviceUnions(
       cols,
       engineOf,
-      kernelClassOf,
       deviceSlotOfTrack,
       counts,
       slot,
       deviceId,
       span,
+      classes[slot]!,
     ),
   );
   const recordOfWait = new Int32Array(n).fill(-1);
@@ -183,7 +194,8 @@ export function buildContext(
     apiOf: links.apiOf,
     gpuOfApi: links.gpuOfApi,
     recordOfWait,
-    nameFlags: nameFlagsOf(trace.strings),
+    nameFlags,
+    blockingOf: blockingEnqueues(cols, nameFlags, links.apiOf),
     walk: gatherTrackWalk(trace, cols, links.apiOf, effectiveWindow),
     hostRanges,
     gpuFromNs: empty ? 0 : gpuFrom,
@@ -200,12 +212,12 @@ interface Span {
 function buildDeviceUnions(
   cols: OpColumns,
   engineOf: Uint8Array,
-  kernelClassOf: Uint8Array,
   deviceSlotOfTrack: Int32Array,
   counts: Int32Array,
   slot: number,
   deviceId: number,
   { fromNs, toNs }: Span,
+  classes: readonly (IntervalList | undefined)[],
 ): DeviceUnions {
   const starts: Float64Array[] = [];
   const ends: Float64Array[] = [];
@@ -234,7 +246,6 @@ function buildDeviceUnions(
   const copyEnds = mergeSorted(ends.filter((_, e) => isCopyEngine(e)));
   const allStarts = mergeSorted([copyStarts, starts[0]!, starts[Engine.Memset]!]);
   const allEnds = mergeSorted([copyEnds, ends[0]!, ends[Engine.Memset]!]);
-  const classes = classUnions(cols, engineOf, kernelClassOf, deviceSlotOfTrack, slot, fromNs, toNs);
   return {
     deviceId,
     byEngine,
@@ -258,41 +269,52 @@ const emptyList: IntervalList = {
 };
 
 /**
- * Unions of one device's kernels per class; undefined for a class with no kernel, and for
- * compute when every kernel is compute (the caller reuses the engine's union then).
+ * Per device slot, unions of its kernels per class; an empty list per slot when every kernel is
+ * compute (the caller reuses the engine's union then), which one scan of the classes tells.
  */
-function classUnions(
+function classUnionsBySlot(
   cols: OpColumns,
   engineOf: Uint8Array,
   kernelClassOf: Uint8Array,
   deviceSlotOfTrack: Int32Array,
-  slot: number,
-  fromNs: number,
-  toNs: number,
-): (IntervalList | undefined)[] {
-  const counts = new Int32Array(kernelClassCount);
-  for (let i = 0; i < cols.count; i++) {
-    if (engineOf[i] === Engine.Compute && deviceSlotOfTrack[cols.track[i]!] === slot) {
-      counts[kernelClassOf[i]!]!++;
-    }
+  slotCount: number,
+  { fromNs, toNs }: Span,
+): (IntervalList | undefined)[][] {
+  const out: (IntervalList | undefined)[][] = Array.from({ length: slotCount }, () => []);
+  let mixed = false;
+  for (let i = 0; i < cols.count && !mixed; i++) {
+    mixed =
+      kernelClassOf[i] === KernelClass.Communication || kernelClassOf[i] === KernelClass.Memory;
   }
-  const out: (IntervalList | undefined)[] = [];
-  if (counts[KernelClass.Communication] === 0 && counts[KernelClass.Memory] === 0) {
+  if (!mixed) {
     return out;
+  }
+  const counts = new Int32Array(slotCount * kernelClassCount);
+  for (let i = 0; i < cols.count; i++) {
+    const slot = deviceSlotOfTrack[cols.track[i]!]!;
+    if (engineOf[i] === Engine.Compute && slot >= 0) {
+      counts[slot * kernelClassCount + kernelClassOf[i]!]!++;
+    }
   }
   const starts = Array.from(counts, (c) => new Float64Array(c));
   const ends = Array.from(counts, (c) => new Float64Array(c));
-  const fill = new Int32Array(kernelClassCount);
+  const fill = new Int32Array(counts.length);
   for (let i = 0; i < cols.count; i++) {
-    if (engineOf[i] === Engine.Compute && deviceSlotOfTrack[cols.track[i]!] === slot) {
-      const c = kernelClassOf[i]!;
-      const k = fill[c]!++;
-      starts[c]![k] = Math.max(cols.startNs[i]!, fromNs);
-      ends[c]![k] = Math.min(cols.endNs[i]!, toNs);
+    const slot = deviceSlotOfTrack[cols.track[i]!]!;
+    if (engineOf[i] === Engine.Compute && slot >= 0) {
+      const at = slot * kernelClassCount + kernelClassOf[i]!;
+      const k = fill[at]!++;
+      starts[at]![k] = Math.max(cols.startNs[i]!, fromNs);
+      ends[at]![k] = Math.min(cols.endNs[i]!, toNs);
     }
   }
-  for (let c = 0; c < kernelClassCount; c++) {
-    out.push(counts[c]! > 0 ? unionInPlace(starts[c]!, ends[c]!) : c === 0 ? emptyList : undefined);
+  for (let slot = 0; slot < slotCount; slot++) {
+    for (let c = 0; c < kernelClassCount; c++) {
+      const at = slot * kernelClassCount + c;
+      out[slot]!.push(
+        counts[at]! > 0 ? unionInPlace(starts[at]!, ends[at]!) : c === 0 ? emptyList : undefined,
+      );
+    }
   }
   return out;
 }

@@ -181,6 +181,30 @@ describe('HostRanges', () => {
     expect(index.innermostAt(host, 250)).toBe(inner);
   });
 
+  it('indexes ranges stored children first, as producers append them when they end', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    // 600 nested chains outer ⊃ middle ⊃ inner, each 1000 ns apart, appended inner first and
+    // the whole list backwards: far past what insertion sort takes, so the general sort runs.
+    const expected: [number, number, number][] = [];
+    for (let k = 599; k >= 0; k--) {
+      const t0 = k * 1000;
+      const inner = b.range(host, `inner ${k}`, t0 + 400, t0 + 500);
+      const middle = b.range(host, `middle ${k}`, t0 + 200, t0 + 800);
+      const outer = b.range(host, `outer ${k}`, t0, t0 + 1000);
+      expected.push([outer, middle, inner]);
+    }
+    const index = new HostRanges(b.trace);
+    for (const [k, [outer, middle, inner]] of expected.reverse().entries()) {
+      const t0 = k * 1000;
+      expect(index.innermostAt(host, t0 + 450)).toBe(inner);
+      expect(index.innermostAt(host, t0 + 300)).toBe(middle);
+      expect(index.innermostAt(host, t0 + 100)).toBe(outer);
+      expect(index.enclosing(inner)).toBe(middle);
+      expect(index.enclosing(outer)).toBe(-1);
+    }
+  });
+
   it('leaves out start/end ranges, marks and ranges on GPU tracks', () => {
     const b = new TestTraceBuilder();
     const host = b.host();

@@ -41,10 +41,7 @@ export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, Hos
   const gpu = ctx.gpuOfApi[h]!;
   if (gpu >= 0) {
     const gpuKind = cols.kind[gpu]!;
-    if (
-      (isCopyKind(gpuKind) || gpuKind === OpKind.Memset) &&
-      enqueuedBlocking(cols, ctx.nameFlags, gpu, h)
-    ) {
+    if ((isCopyKind(gpuKind) || gpuKind === OpKind.Memset) && ctx.blockingOf[gpu] === 1) {
       return 'sync-copy';
     }
   }
@@ -80,14 +77,37 @@ export function enqueuedBlocking(
   gpu: number,
   api: number,
 ): boolean {
+  const kind = cols.kind[gpu]!;
+  if (!isCopyKind(kind) && kind !== OpKind.Memset) {
+    // Kernel and graph launches, event records: queued and returned.
+    return false;
+  }
   if ((cols.flags[gpu]! & OpFlag.Sync) !== 0) {
     return true;
   }
   if (api >= 0 && (nameFlags[cols.nameId[api]!]! & NameFlag.SyncTransfer) !== 0) {
     return true;
   }
-  const kind = cols.kind[gpu]!;
-  return (isCopyKind(kind) || kind === OpKind.Memset) && isPageable(cols.memKinds[gpu]!);
+  return isPageable(cols.memKinds[gpu]!);
+}
+
+/**
+ * Per op: 1 where `enqueuedBlocking` holds for it and its API call, else 0. Walks the ops in
+ * their stored order, where an API call sits beside the op it enqueued, so the lookups stay in
+ * cache (per stream order would jump around the columns).
+ */
+export function blockingEnqueues(
+  cols: OpColumns,
+  nameFlags: Uint8Array,
+  apiOf: Int32Array,
+): Uint8Array {
+  const out = new Uint8Array(cols.count);
+  for (let i = 0; i < cols.count; i++) {
+    if (apiOf[i]! >= 0 || (cols.flags[i]! & OpFlag.Sync) !== 0) {
+      out[i] = enqueuedBlocking(cols, nameFlags, i, apiOf[i]!) ? 1 : 0;
+    }
+  }
+  return out;
 }
 
 /** True for an API call named like a transfer issued without `Async` (cudaMemcpy, cudaMemset). */

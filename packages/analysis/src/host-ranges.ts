@@ -132,21 +132,44 @@ export class HostRanges {
   }
 }
 
-/** Sorts one track's range indices by start, longer (enclosing) ranges first at equal starts. */
+/** Whether range a goes before range b: earlier start, or the longer (enclosing) one first. */
+function before(
+  cols: { readonly startNs: Float64Array; readonly endNs: Float64Array },
+  a: number,
+  b: number,
+): boolean {
+  return (
+    cols.startNs[a]! < cols.startNs[b]! ||
+    (cols.startNs[a] === cols.startNs[b] && cols.endNs[a]! > cols.endNs[b]!)
+  );
+}
+
+/**
+ * Sorts one track's range indices by start, longer (enclosing) ranges first at equal starts.
+ * Producers append a range when it ends, so an enclosing range comes after what it encloses:
+ * nearly sorted. Insertion sort moves each such range back past its children, linear in
+ * practice; past a budget of moves it gives up for the general sort.
+ */
 function sortSegment(
   segment: Uint32Array,
   cols: { readonly startNs: Float64Array; readonly endNs: Float64Array },
 ): void {
-  let sorted = true;
-  for (let k = 1; k < segment.length && sorted; k++) {
-    const a = segment[k - 1]!;
-    const b = segment[k]!;
-    sorted =
-      cols.startNs[a]! < cols.startNs[b]! ||
-      (cols.startNs[a] === cols.startNs[b] && cols.endNs[a]! >= cols.endNs[b]!);
-  }
-  if (!sorted) {
-    segment.sort((a, b) => cols.startNs[a]! - cols.startNs[b]! || cols.endNs[b]! - cols.endNs[a]!);
+  let budget = 16 * segment.length + 1024;
+  for (let k = 1; k < segment.length; k++) {
+    const r = segment[k]!;
+    let at = k;
+    while (at > 0 && before(cols, r, segment[at - 1]!)) {
+      segment[at] = segment[at - 1]!;
+      at--;
+      if (--budget === 0) {
+        segment[at] = r;
+        segment.sort(
+          (a, b) => cols.startNs[a]! - cols.startNs[b]! || cols.endNs[b]! - cols.endNs[a]!,
+        );
+        return;
+      }
+    }
+    segment[at] = r;
   }
 }
 

@@ -10,7 +10,6 @@ export const kernelClassCount = 3;
 /** `kernelClassOf` value of ops that are no kernel (copies, markers, host ops). */
 export const noKernelClass = 255;
 export const kernelClassNames = ['compute', 'communication', 'memory'] as const;
-export type KernelClassName = (typeof kernelClassNames)[number];
 
 // NCCL and RCCL collectives and point-to-point kernels: ncclDevKernel_AllReduce_Sum_f32_RING_LL,
 // ncclKernel_AllGather_RING_LL_Sum_int8_t, "void ncclDevKernel_SendRecv(...)", mangled names.
@@ -44,10 +43,11 @@ export function classifyKernels(
 ): Uint8Array {
   const n = cols.count;
   const out = new Uint8Array(n).fill(noKernelClass);
-  const byName = new Map<number, KernelClass>();
+  // Per string id: its class + 1 once seen (0: not yet), a typed array rather than a Map.
+  const byName = new Uint8Array(trace.strings.count);
   const rangeNames = trace.ranges.columns().nameId;
   const rangeIsComm = new Map<number, boolean>();
-  const useRanges = hostRanges.count > 0;
+  const useRanges = hasCommRange(trace, rangeNames, rangeIsComm);
   for (let i = 0; i < n; i++) {
     if (engineOf[i] !== Engine.Compute) {
       continue;
@@ -57,11 +57,10 @@ export function classifyKernels(
       continue;
     }
     const nameId = cols.nameId[i]!;
-    let cls = byName.get(nameId);
-    if (cls === undefined) {
-      cls = kernelClassOfName(trace.strings.get(nameId));
-      byName.set(nameId, cls);
+    if (byName[nameId] === 0) {
+      byName[nameId] = kernelClassOfName(trace.strings.get(nameId)) + 1;
     }
+    let cls = (byName[nameId]! - 1) as KernelClass;
     const api = apiOf[i]!;
     if (cls === KernelClass.Compute && useRanges && api >= 0) {
       const range = hostRanges.innermostAt(cols.track[api]!, cols.startNs[api]!);
@@ -72,6 +71,20 @@ export function classifyKernels(
     out[i] = cls;
   }
   return out;
+}
+
+/** Whether any host range is a collective's (else no launch needs looking up). */
+function hasCommRange(trace: Trace, rangeNames: Uint32Array, cache: Map<number, boolean>): boolean {
+  let any = false;
+  for (let r = 0; r < rangeNames.length; r++) {
+    const nameId = rangeNames[r]!;
+    if (!cache.has(nameId)) {
+      const hit = communicationRange.test(trace.strings.get(nameId));
+      cache.set(nameId, hit);
+      any ||= hit;
+    }
+  }
+  return any;
 }
 
 /** Whether `range` or a range enclosing it is a collective's. */

@@ -77,8 +77,7 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
     if (e === noEngine || Number.isNaN(apiEndNs)) {
       continue;
     }
-    const op = walk.op[p]!;
-    const blocking = enqueuedBlocking(ctx.cols, ctx.nameFlags, op, ctx.apiOf[op]!);
+    const blocking = ctx.blockingOf[walk.op[p]!] === 1;
     const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs, blocking);
     if (e === Engine.Compute) {
       kernelNs[k++] = latencyNs;

@@ -24,26 +24,37 @@ interface QueueEvents {
   readonly downs: Float64Array;
 }
 
-function queueEvents(cols: OpColumns, ops: Uint32Array, apiOf: Int32Array): QueueEvents {
+/** From GPU op starts and their API calls' starts (NaN: no call known), position by position. */
+function queueEventsOf(startNs: Float64Array, apiStartNs: Float64Array): QueueEvents {
   let linked = 0;
-  for (let k = 0; k < ops.length; k++) {
-    if (apiOf[ops[k]!]! >= 0) {
+  for (let k = 0; k < startNs.length; k++) {
+    if (!Number.isNaN(apiStartNs[k]!)) {
       linked++;
     }
   }
   const ups = new Float64Array(linked);
   const downs = new Float64Array(linked);
   let m = 0;
-  for (let k = 0; k < ops.length; k++) {
-    const op = ops[k]!;
-    const api = apiOf[op]!;
-    if (api >= 0) {
-      downs[m] = cols.startNs[op]!;
-      ups[m] = Math.min(cols.startNs[api]!, downs[m]!);
+  for (let k = 0; k < startNs.length; k++) {
+    const apiNs = apiStartNs[k]!;
+    if (!Number.isNaN(apiNs)) {
+      downs[m] = startNs[k]!;
+      ups[m] = Math.min(apiNs, startNs[k]!);
       m++;
     }
   }
   return { ups: sortIfNeeded(ups), downs: sortIfNeeded(downs) };
+}
+
+function queueEvents(cols: OpColumns, ops: Uint32Array, apiOf: Int32Array): QueueEvents {
+  const startNs = new Float64Array(ops.length);
+  const apiStartNs = new Float64Array(ops.length);
+  for (let k = 0; k < ops.length; k++) {
+    const api = apiOf[ops[k]!]!;
+    startNs[k] = cols.startNs[ops[k]!]!;
+    apiStartNs[k] = api >= 0 ? cols.startNs[api]! : NaN;
+  }
+  return queueEventsOf(startNs, apiStartNs);
 }
 
 /**
@@ -126,32 +137,44 @@ export function queueDepths(ctx: AnalysisContext): { rows: QueueDepth[]; fullNs:
   const fullEnds: number[] = [];
   for (const tracks of ctx.tracksOfDevice) {
     for (const track of tracks) {
-      const ops = walk.op.subarray(walk.trackFrom[track], walk.trackFrom[track + 1]);
-      const events = queueEvents(ctx.cols, ops, ctx.apiOf);
+      const from = walk.trackFrom[track]!;
+      const to = walk.trackFrom[track + 1]!;
+      const events = queueEventsOf(
+        walk.startNs.subarray(from, to),
+        walk.apiStartNs.subarray(from, to),
+      );
       if (events.downs.length === 0) {
         continue;
       }
+      // The sweep of `sweep`, inline: a callback per change costs more than the walk itself.
+      const { ups, downs } = events;
       let maxDepth = 0;
       let depthNs = 0;
       let fullNs = 0;
       let lastNs = -Infinity;
-      let lastDepth = 0;
-      sweep(events, (nowNs, depth) => {
+      let depth = 0;
+      let i = 0;
+      let j = 0;
+      while (j < downs.length) {
+        const up = i < ups.length && (ups[i]! < downs[j]! || (depth === 0 && ups[i] === downs[j]));
+        const nowNs = up ? ups[i++]! : downs[j++]!;
         // The depth before this change held over [lastNs, nowNs), clipped to the window.
-        const lo = Math.max(lastNs, fromNs);
-        const hi = Math.min(nowNs, toNs);
-        if (hi > lo) {
-          depthNs += lastDepth * (hi - lo);
-          if (lastDepth >= capacity) {
+        const lo = lastNs > fromNs ? lastNs : fromNs;
+        const hi = nowNs < toNs ? nowNs : toNs;
+        if (hi > lo && depth > 0) {
+          depthNs += depth * (hi - lo);
+          if (depth >= capacity) {
             fullNs += hi - lo;
             fullStarts.push(lo);
             fullEnds.push(hi);
           }
         }
-        maxDepth = Math.max(maxDepth, depth);
+        depth += up ? 1 : -1;
+        if (depth > maxDepth) {
+          maxDepth = depth;
+        }
         lastNs = nowNs;
-        lastDepth = depth;
-      });
+      }
       rows.push({
         track,
         label: trackLabels(trace.tracks)[track]!,

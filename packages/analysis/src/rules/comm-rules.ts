@@ -34,10 +34,10 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
   ) {
     return undefined;
   }
-  // The collectives that ran (mostly) alone.
+  // The collectives that ran (mostly) alone, and per kernel name (made once per name) how long.
   const alone: number[] = [];
   const aloneNs = new Map<number, number>();
-  const names = new Map<string, number>();
+  const nsByNameId = new Map<number, number>();
   for (let i = 0; i < cols.count; i++) {
     if (kernelClassOf[i] !== KernelClass.Communication) {
       continue;
@@ -49,9 +49,13 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
     if (ns > (endNs - startNs) / 2) {
       alone.push(i);
       aloneNs.set(i, ns);
-      const name = shortKernelName(ctx.trace.strings.get(cols.nameId[i]!));
-      names.set(name, (names.get(name) ?? 0) + ns);
+      nsByNameId.set(cols.nameId[i]!, (nsByNameId.get(cols.nameId[i]!) ?? 0) + ns);
     }
+  }
+  const names = new Map<string, number>();
+  for (const [nameId, ns] of nsByNameId) {
+    const name = shortKernelName(ctx.trace.strings.get(nameId));
+    names.set(name, (names.get(name) ?? 0) + ns);
   }
   const top = [...names.entries()]
     .sort((a, b) => b[1] - a[1])
