@@ -129,6 +129,13 @@ describe('gaps of random traces', () => {
         for (const f of a.findings) {
           expect(f.estimatedSavingNs).toBeLessThanOrEqual(m.makespanNs);
         }
+        // A cause is never charged more than its gap, nor the idle-gap finding more than they add up to.
+        for (const g of [...a.gaps.stream.listed, ...a.gaps.device.listed]) {
+          expect(g.causeNs).toBeGreaterThanOrEqual(0);
+          expect(g.causeNs).toBeLessThanOrEqual(g.durNs);
+        }
+        const idle = a.findings.find((f) => f.ruleId === 'gpu-gaps');
+        expect(idle?.estimatedSavingNs ?? 0).toBeLessThanOrEqual(a.gaps.device.totalNs);
       }),
       { numRuns: 200 },
     );
