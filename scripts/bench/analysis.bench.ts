@@ -1,24 +1,45 @@
 import process from 'node:process';
 import { analyzeTrace, summarizeRun } from '@streamscope/analysis';
 import type { StreamType } from '@streamscope/trace';
-import { FlowKind, MemKind, OpFlag, OpKind, Trace, packMemKinds } from '@streamscope/trace';
+import {
+  FlowKind,
+  MemKind,
+  OpFlag,
+  OpKind,
+  RangeKind,
+  Trace,
+  packMemKinds,
+} from '@streamscope/trace';
 import type { Report } from './report.ts';
 import { medianMs } from './report.ts';
 
 const streamCount = 16;
 const totalOps = 1_000_000;
 
+/** Rounds per profiler step on each host thread, in the `withSteps` trace. */
+const roundsPerStep = 50;
+
 /**
  * A synthetic million-op trace that exercises every analysis path: 16 streams (one legacy
  * default, some blocking), each with its own host thread issuing H2D → kernel → D2H rounds
  * through API calls; event waits across streams, pageable and synchronous copies, stream
  * synchronizes and host work, with µs-scale gaps. Ops (API calls included) total one million.
+ * `withSteps` adds what a PyTorch profile has besides: a CPU-op range around each round, a
+ * ProfilerStep#N range every 50 rounds per thread (about 140,000 ranges in all) and NCCL
+ * all-reduce kernels among the kernels (communication, overlap and per-step paths).
  */
-export function syntheticTrace(): Trace {
+export function syntheticTrace(withSteps = false): Trace {
   const trace = new Trace({ title: 'synthetic million-op trace' });
   trace.addDevice({ deviceId: 0, name: 'bench gpu', copyEngineCount: 2 });
   const names = {
-    kernel: ['gemm', 'relu', 'softmax', 'reduce'].map((n) => trace.strings.intern(n)),
+    kernel: [
+      'gemm',
+      'relu',
+      'softmax',
+      withSteps ? 'ncclDevKernel_AllReduce_Sum_f32_RING_LL' : 'reduce',
+    ].map((n) => trace.strings.intern(n)),
+    cpuOp: trace.strings.intern('aten::linear'),
+    cpuOpDomain: trace.strings.intern('cpu_op'),
     h2d: trace.strings.intern('[CUDA memcpy Host-to-Device]'),
     d2h: trace.strings.intern('[CUDA memcpy Device-to-Host]'),
     launch: trace.strings.intern('cudaLaunchKernel'),
@@ -80,6 +101,18 @@ export function syntheticTrace(): Trace {
   const gpuCursor = new Float64Array(streamCount);
   const hostCursor = new Float64Array(streamCount);
   const lastRecord = new Int32Array(streamCount).fill(-1);
+  const rounds = new Int32Array(streamCount);
+  const stepFromNs = new Float64Array(streamCount);
+  const range = (s: number, nameId: number, startNs: number, endNs: number, domainId: number) =>
+    trace.ranges.append({
+      startNs,
+      endNs,
+      track: hosts[s]!,
+      nameId,
+      domainId,
+      depth: 0,
+      kind: RangeKind.PushPop,
+    });
   let rng = 12345;
   const random = (): number => {
     rng = (rng * 1103515245 + 12345) & 0x7fffffff;
@@ -109,6 +142,7 @@ export function syntheticTrace(): Trace {
   };
   while (trace.ops.count < totalOps - 64) {
     for (let s = 0; s < streamCount && trace.ops.count < totalOps - 64; s++) {
+      const roundFromNs = hostCursor[s]!;
       const bytes = (1 + Math.floor(random() * 16)) << 20;
       const pageable = random() < 0.05;
       const h2dKinds = packMemKinds(pageable ? MemKind.Pageable : MemKind.Pinned, MemKind.Device);
@@ -145,6 +179,14 @@ export function syntheticTrace(): Trace {
       if (sync) {
         hostCursor[s] = Math.max(hostCursor[s]!, gpuCursor[s]! + 1_000);
       }
+      if (withSteps) {
+        range(s, names.cpuOp, roundFromNs, hostCursor[s]!, names.cpuOpDomain);
+        if (++rounds[s]! % roundsPerStep === 0) {
+          const step = trace.strings.intern(`ProfilerStep#${rounds[s]! / roundsPerStep}`);
+          range(s, step, stepFromNs[s]!, hostCursor[s]!, 0);
+          stepFromNs[s] = hostCursor[s]!;
+        }
+      }
       const hostDraw = random();
       if (hostDraw < 0.05) {
         const from = hostCursor[s]!;
@@ -180,5 +222,25 @@ export async function run(report: Report): Promise<void> {
   report('analysis.summary_s_per_million_ops', summaryMs / 1000 / millions, 's');
   report('analysis.bench_trace_ops', trace.ops.count, 'ops');
   report('analysis.bench_findings', findings, 'findings');
+  const stepped = syntheticTrace(true);
+  let steps = 0;
+  const steppedMs = medianMs(() => {
+    steps = analyzeTrace(stepped).steps.count;
+  }, 5);
+  report(
+    'analysis.s_per_million_ops_with_steps',
+    steppedMs / 1000 / (stepped.ops.count / 1e6),
+    's',
+  );
+  const steppedCpuBefore = process.cpuUsage();
+  analyzeTrace(stepped);
+  const steppedCpu = process.cpuUsage(steppedCpuBefore);
+  report(
+    'analysis.cpu_s_per_million_ops_with_steps',
+    (steppedCpu.user + steppedCpu.system) / 1e6 / (stepped.ops.count / 1e6),
+    's',
+  );
+  report('analysis.bench_ranges', stepped.ranges.count, 'ranges');
+  report('analysis.bench_steps', steps, 'steps');
   await Promise.resolve();
 }

@@ -6,12 +6,14 @@ import { summarizeGaps } from './gap-report.ts';
 import type { GapRecords } from './gaps.ts';
 import { findDeviceGaps, findStreamGaps } from './gaps.ts';
 import { metricsOf } from './metrics.ts';
+import { exposedCommunicationRule } from './rules/comm-rules.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
 import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overlap-rules.ts';
 import type { Rule, RuleInput } from './rules/rule-input.ts';
 import { pageableCopyRule, syncCopyRule, syncMemsetRule } from './rules/transfer-rules.ts';
 import { copyStats, kernelStats } from './stats.ts';
+import { stepReport } from './steps.ts';
 import type { Analysis, AnalysisOptions, Finding, TimeWindow } from './types.ts';
 
 /** The rules in `ruleIds` order. */
@@ -25,6 +27,7 @@ const rules: readonly Rule[] = [
   defaultStreamSerializationRule,
   copyEngineHolBlockingRule,
   missedOverlapRule,
+  exposedCommunicationRule,
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */
@@ -60,5 +63,6 @@ export function analyzeTrace(
     findings,
     kernelStats: kernelStats(ctx),
     copyStats: copyStats(ctx),
+    steps: stepReport(ctx),
   };
 }

@@ -51,6 +51,53 @@ describe('compareTraces', () => {
     expect(c.unmatchedB).toBe(1);
     expect(c.groups.find((g) => g.name === 'extra')).toMatchObject({ countA: 0, countB: 1 });
   });
+
+  it('adds up each name over all streams, wherever the streams rank', () => {
+    const a = new TestTraceBuilder();
+    const a1 = a.stream(1);
+    a.kernel(a1, 0, 100, 'gemm');
+    a.kernel(a1, 100, 150, 'gemm');
+    const b = new TestTraceBuilder();
+    const b1 = b.stream(1);
+    const b2 = b.stream(2);
+    b.kernel(b1, 0, 60, 'gemm');
+    b.kernel(b2, 0, 30, 'gemm');
+    const c = compareTraces(a.trace, b.trace);
+    // Per stream: rank 0 has 2 → 1 gemm, rank 1 0 → 1; per name: 150 ns → 90 ns, two each.
+    expect(c.groups.filter((g) => g.name === 'gemm')).toHaveLength(2);
+    expect(c.names).toEqual([
+      {
+        name: 'gemm',
+        kind: 'kernel',
+        countA: 2,
+        countB: 2,
+        totalNsA: 150,
+        totalNsB: 90,
+        deltaNs: -60,
+      },
+    ]);
+  });
+
+  it('compares communication and compute, and step times', () => {
+    const make = (commNs: number) => {
+      const t = new TestTraceBuilder();
+      const host = t.host();
+      const s1 = t.stream(1);
+      const s2 = t.stream(2);
+      t.range(host, 'ProfilerStep#1', 0, 1000);
+      t.kernel(s1, 0, 500, 'gemm');
+      t.kernel(s2, 400, 400 + commNs, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL');
+      return t.trace;
+    };
+    const c = compareTraces(make(200), make(400));
+    const row = (name: string) => c.metrics.find((m) => m.name === name)!;
+    // Communication 200 → 400 ns, of which 100 ns beside the gemm: overlap 0.5 → 0.25.
+    expect(row('communication busy')).toMatchObject({ a: 200, b: 400, delta: 200 });
+    expect(row('exposed communication')).toMatchObject({ a: 100, b: 300 });
+    expect(row('comm/compute overlap')).toMatchObject({ a: 0.5, b: 0.25 });
+    expect(row('compute busy')).toMatchObject({ a: 500, b: 500 });
+    expect(row('median step')).toMatchObject({ a: 1000, b: 1000 });
+  });
 });
 
 describe('summary tables', () => {
@@ -66,6 +113,7 @@ describe('summary tables', () => {
     // Mean 20; squared deviations 100 + 0 + 100 = 200; 200 / (3 − 1) = 100; √100 = 10.
     expect(k).toEqual({
       name: 'k',
+      kernelClass: 'compute',
       count: 3,
       totalNs: 60,
       avgNs: 20,

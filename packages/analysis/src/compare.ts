@@ -3,7 +3,15 @@ import { displayOrder, opKindName, trackLabels } from '@streamscope/trace';
 import { analyzeTrace } from './analyze.ts';
 import { occupiesStream } from './engines.ts';
 import { sortFloat64 } from './radix-sort.ts';
-import type { Analysis, Comparison, MetricDelta, OpDiff, OpGroupDiff } from './types.ts';
+import type {
+  Analysis,
+  AnalysisOptions,
+  Comparison,
+  MetricDelta,
+  NameTotalDiff,
+  OpDiff,
+  OpGroupDiff,
+} from './types.ts';
 
 const maxGroups = 100;
 const maxDiffs = 50;
@@ -82,10 +90,17 @@ export function matchOps(a: Trace, b: Trace): Int32Array {
   return match;
 }
 
-/** Run `b` against run `a`: speedup, metric deltas, matched ops and their duration changes. */
-export function compareTraces(a: Trace, b: Trace): Comparison {
-  const analysisA = analyzeTrace(a);
-  const analysisB = analyzeTrace(b);
+/**
+ * Run `b` against run `a`: speedup, metric deltas, matched ops and their duration changes, and
+ * totals per op name over all streams. `options` apply to both analyses (e.g. `stepPattern`).
+ */
+export function compareTraces(
+  a: Trace,
+  b: Trace,
+  options: Partial<AnalysisOptions> = {},
+): Comparison {
+  const analysisA = analyzeTrace(a, undefined, options);
+  const analysisB = analyzeTrace(b, undefined, options);
   const colsA = a.ops.columns();
   const colsB = b.ops.columns();
   const groupsA = groupOps(a);
@@ -137,6 +152,7 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
     }
   }
   groups.sort((x, y) => Math.abs(y.deltaNs) - Math.abs(x.deltaNs) || x.name.localeCompare(y.name));
+  const names = totalsByName(groups);
 
   const originA = analysisA.metrics.gpuFromNs;
   const originB = analysisB.metrics.gpuFromNs;
@@ -185,6 +201,7 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
     unmatchedA,
     unmatchedB,
     groups: groups.slice(0, maxGroups),
+    names: names.slice(0, maxGroups),
     largestDiffs: diffs.slice(0, maxDiffs),
     findings: {
       onlyA: [...rulesA].filter((r) => !rulesB.has(r)),
@@ -192,6 +209,27 @@ export function compareTraces(a: Trace, b: Trace): Comparison {
       both: [...rulesA].filter((r) => rulesB.has(r)),
     },
   };
+}
+
+/** Per kind and name, the groups of every stream added up; largest |deltaNs| first. */
+function totalsByName(groups: readonly OpGroupDiff[]): NameTotalDiff[] {
+  const byKey = new Map<string, NameTotalDiff>();
+  for (const g of groups) {
+    const key = `${g.kind}|${g.name}`;
+    const seen = byKey.get(key);
+    byKey.set(key, {
+      name: g.name,
+      kind: g.kind,
+      countA: (seen?.countA ?? 0) + g.countA,
+      countB: (seen?.countB ?? 0) + g.countB,
+      totalNsA: (seen?.totalNsA ?? 0) + g.totalNsA,
+      totalNsB: (seen?.totalNsB ?? 0) + g.totalNsB,
+      deltaNs: (seen?.deltaNs ?? 0) + g.deltaNs,
+    });
+  }
+  return [...byKey.values()].sort(
+    (x, y) => Math.abs(y.deltaNs) - Math.abs(x.deltaNs) || x.name.localeCompare(y.name),
+  );
 }
 
 function totalDurNs(starts: Float64Array, ends: Float64Array, ops: Uint32Array): number {
@@ -212,7 +250,21 @@ function metricDeltas(a: Analysis, b: Analysis): MetricDelta[] {
     ['copy/compute overlap', 'ratio', ma.overlap.all, mb.overlap.all],
     ['overlap H2D', 'ratio', ma.overlap.htoD, mb.overlap.htoD],
     ['overlap D2H', 'ratio', ma.overlap.dtoH, mb.overlap.dtoH],
-    ['compute busy', 'ns', ma.busyNsByEngine.compute, mb.busyNsByEngine.compute],
+    ['compute busy', 'ns', ma.kernelClasses.computeNs, mb.kernelClasses.computeNs],
+    [
+      'communication busy',
+      'ns',
+      ma.kernelClasses.communicationNs,
+      mb.kernelClasses.communicationNs,
+    ],
+    [
+      'exposed communication',
+      'ns',
+      ma.overlap.exposedCommunicationNs,
+      mb.overlap.exposedCommunicationNs,
+    ],
+    ['comm/compute overlap', 'ratio', ma.overlap.commCompute ?? 0, mb.overlap.commCompute ?? 0],
+    ['memory kernels busy', 'ns', ma.kernelClasses.memoryNs, mb.kernelClasses.memoryNs],
     ['H2D busy', 'ns', ma.busyNsByEngine.copyHtoD, mb.busyNsByEngine.copyHtoD],
     ['D2H busy', 'ns', ma.busyNsByEngine.copyDtoH, mb.busyNsByEngine.copyDtoH],
     ['GPU ops', 'count', ma.gpuOpCount, mb.gpuOpCount],
@@ -220,6 +272,9 @@ function metricDeltas(a: Analysis, b: Analysis): MetricDelta[] {
     ['stream gaps', 'ns', a.gaps.stream.totalNs, b.gaps.stream.totalNs],
     ['launch latency p50', 'ns', ma.launchLatency.all.p50Ns, mb.launchLatency.all.p50Ns],
     ['max kernels at once', 'count', ma.concurrency.maxKernels, mb.concurrency.maxKernels],
+    ['launch queue full', 'ns', ma.launchQueueFullNs, mb.launchQueueFullNs],
+    ['steps', 'count', a.steps.count, b.steps.count],
+    ['median step', 'ns', a.steps.medianStepNs, b.steps.medianStepNs],
   ];
   return rows.map(([name, unit, va, vb]) => ({
     name,

@@ -9,11 +9,13 @@ import {
   occupiesStream,
 } from './engines.ts';
 import type { IntervalList } from './intervals.ts';
-import { mergeSorted, sortIfNeeded, unionOfSorted } from './intervals.ts';
+import { mergeSorted, sortIfNeeded, unionInPlace, unionOfSorted } from './intervals.ts';
 import type { AnalysisOptions, TimeWindow } from './types.ts';
 import { defaultAnalysisOptions } from './types.ts';
 import { linkApiCalls } from './api-links.ts';
-import { nameFlagsOf } from './host-calls.ts';
+import { blockingEnqueues, nameFlagsOf } from './host-calls.ts';
+import { HostRanges } from './host-ranges.ts';
+import { KernelClass, classifyKernels, kernelClassCount } from './kernel-classes.ts';
 import type { TrackWalk } from './track-walk.ts';
 import { gatherTrackWalk } from './track-walk.ts';
 
@@ -29,7 +31,12 @@ export interface DeviceUnions {
   readonly copySortedStarts: Float64Array;
   readonly copySortedEnds: Float64Array;
   readonly copies: IntervalList;
+  /** Every kernel (the SMs busy, whatever the class). */
   readonly kernels: IntervalList;
+  /** Kernels by class (`kernelClassOf`): compute excludes communication and memory kernels. */
+  readonly compute: IntervalList;
+  readonly communication: IntervalList;
+  readonly memoryKernels: IntervalList;
   readonly all: IntervalList;
 }
 
@@ -41,7 +48,10 @@ export interface AnalysisContext {
   readonly trace: Trace;
   readonly cols: OpColumns;
   readonly options: AnalysisOptions;
+  /** The analysed window: the one asked for, else the first GPU op's start to the last's end. */
   readonly window: TimeWindow;
+  /** The window asked for (±Infinity when none was): what host ranges are clipped to. */
+  readonly requested: TimeWindow;
   /** Per track: device slot (index into `devices`) for GPU streams, -1 for host threads. */
   readonly deviceSlotOfTrack: Int32Array;
   readonly devices: DeviceUnions[];
@@ -49,6 +59,8 @@ export interface AnalysisContext {
   readonly tracksOfDevice: number[][];
   /** Per op: its engine (`Engine`), or `noEngine` for markers, host ops and ops outside the window. */
   readonly engineOf: Uint8Array;
+  /** Per op on the compute engine: its `KernelClass`; `noKernelClass` for the rest. */
+  readonly kernelClassOf: Uint8Array;
   /** Per op: index of the host API call that enqueued it, or -1. */
   readonly apiOf: Int32Array;
   /** Per API call op: the GPU op it enqueued, or -1. */
@@ -57,8 +69,12 @@ export interface AnalysisContext {
   readonly recordOfWait: Int32Array;
   /** Per interned string: `NameFlag` bits (API names that are async, synchronous transfers). */
   readonly nameFlags: Uint8Array;
+  /** Per op: 1 when the call that enqueued it blocks the host (`enqueuedBlocking`), else 0. */
+  readonly blockingOf: Uint8Array;
   /** GPU stream ops gathered track-major for sequential walks. */
   readonly walk: TrackWalk;
+  /** What each host thread was doing: its nested ranges (NVTX, kineto CPU ops, annotations). */
+  readonly hostRanges: HostRanges;
   /** First GPU work start and last end inside the window; 0, 0 when there is none. */
   readonly gpuFromNs: number;
   readonly gpuToNs: number;
@@ -124,10 +140,31 @@ export function buildContext(
     gpuTo = Math.max(gpuTo, Math.min(end, toNs));
   }
 
-  const devices = deviceIds.map((deviceId, slot) =>
-    buildDeviceUnions(cols, engineOf, deviceSlotOfTrack, counts, slot, deviceId, fromNs, toNs),
-  );
   const links = linkApiCalls(trace, cols);
+  const nameFlags = nameFlagsOf(trace.strings);
+  const hostRanges = new HostRanges(trace);
+  const kernelClassOf = classifyKernels(trace, cols, engineOf, links.apiOf, hostRanges);
+  const span: Span = { fromNs, toNs };
+  const classes = classUnionsBySlot(
+    cols,
+    engineOf,
+    kernelClassOf,
+    deviceSlotOfTrack,
+    deviceIds.length,
+    span,
+  );
+  const devices = deviceIds.map((deviceId, slot) =>
+    buildDeviceUnions(
+      cols,
+      engineOf,
+      deviceSlotOfTrack,
+      counts,
+      slot,
+      deviceId,
+      span,
+      classes[slot]!,
+    ),
+  );
   const recordOfWait = new Int32Array(n).fill(-1);
   const flows = trace.flows.columns();
   for (let f = 0; f < flows.count; f++) {
@@ -148,19 +185,28 @@ export function buildContext(
     cols,
     options: { ...defaultAnalysisOptions, ...options },
     window: effectiveWindow,
+    requested: { fromNs, toNs },
     deviceSlotOfTrack,
     devices,
     tracksOfDevice,
     engineOf,
+    kernelClassOf,
     apiOf: links.apiOf,
     gpuOfApi: links.gpuOfApi,
     recordOfWait,
-    nameFlags: nameFlagsOf(trace.strings),
+    nameFlags,
+    blockingOf: blockingEnqueues(cols, nameFlags, links.apiOf),
     walk: gatherTrackWalk(trace, cols, links.apiOf, effectiveWindow),
+    hostRanges,
     gpuFromNs: empty ? 0 : gpuFrom,
     gpuToNs: empty ? 0 : gpuTo,
     gpuOpCount,
   };
+}
+
+interface Span {
+  readonly fromNs: number;
+  readonly toNs: number;
 }
 
 function buildDeviceUnions(
@@ -170,8 +216,8 @@ function buildDeviceUnions(
   counts: Int32Array,
   slot: number,
   deviceId: number,
-  fromNs: number,
-  toNs: number,
+  { fromNs, toNs }: Span,
+  classes: readonly (IntervalList | undefined)[],
 ): DeviceUnions {
   const starts: Float64Array[] = [];
   const ends: Float64Array[] = [];
@@ -209,6 +255,66 @@ function buildDeviceUnions(
     copySortedEnds: copyEnds,
     copies: unionOfSorted(copyStarts, copyEnds),
     kernels: byEngine[0]!,
+    compute: classes[KernelClass.Compute] ?? byEngine[0]!,
+    communication: classes[KernelClass.Communication] ?? emptyList,
+    memoryKernels: classes[KernelClass.Memory] ?? emptyList,
     all: unionOfSorted(allStarts, allEnds),
   };
+}
+
+const emptyList: IntervalList = {
+  starts: new Float64Array(0),
+  ends: new Float64Array(0),
+  count: 0,
+};
+
+/**
+ * Per device slot, unions of its kernels per class; an empty list per slot when every kernel is
+ * compute (the caller reuses the engine's union then), which one scan of the classes tells.
+ */
+function classUnionsBySlot(
+  cols: OpColumns,
+  engineOf: Uint8Array,
+  kernelClassOf: Uint8Array,
+  deviceSlotOfTrack: Int32Array,
+  slotCount: number,
+  { fromNs, toNs }: Span,
+): (IntervalList | undefined)[][] {
+  const out: (IntervalList | undefined)[][] = Array.from({ length: slotCount }, () => []);
+  let mixed = false;
+  for (let i = 0; i < cols.count && !mixed; i++) {
+    mixed =
+      kernelClassOf[i] === KernelClass.Communication || kernelClassOf[i] === KernelClass.Memory;
+  }
+  if (!mixed) {
+    return out;
+  }
+  const counts = new Int32Array(slotCount * kernelClassCount);
+  for (let i = 0; i < cols.count; i++) {
+    const slot = deviceSlotOfTrack[cols.track[i]!]!;
+    if (engineOf[i] === Engine.Compute && slot >= 0) {
+      counts[slot * kernelClassCount + kernelClassOf[i]!]!++;
+    }
+  }
+  const starts = Array.from(counts, (c) => new Float64Array(c));
+  const ends = Array.from(counts, (c) => new Float64Array(c));
+  const fill = new Int32Array(counts.length);
+  for (let i = 0; i < cols.count; i++) {
+    const slot = deviceSlotOfTrack[cols.track[i]!]!;
+    if (engineOf[i] === Engine.Compute && slot >= 0) {
+      const at = slot * kernelClassCount + kernelClassOf[i]!;
+      const k = fill[at]!++;
+      starts[at]![k] = Math.max(cols.startNs[i]!, fromNs);
+      ends[at]![k] = Math.min(cols.endNs[i]!, toNs);
+    }
+  }
+  for (let slot = 0; slot < slotCount; slot++) {
+    for (let c = 0; c < kernelClassCount; c++) {
+      const at = slot * kernelClassCount + c;
+      out[slot]!.push(
+        counts[at]! > 0 ? unionInPlace(starts[at]!, ends[at]!) : c === 0 ? emptyList : undefined,
+      );
+    }
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { StreamType } from '@streamscope/trace';
+import type { RangeColumns, StreamType } from '@streamscope/trace';
 import { OpKind } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
 import { engineOfKind, isCopyEngine, occupiesStream } from './engines.ts';
@@ -28,9 +28,15 @@ const maxHostScan = 64;
  * call or when the wait is longer than any launch latency (`maxLaunchLatencyNs`). Results are left in fields to keep the per-gap path free of allocation.
  */
 export class GapAttributor {
-  /** The result of the last `attribute`: index into `gapCauses`, and the op that explains it. */
+  /**
+   * The result of the last `attribute`: index into `gapCauses`; the op that explains it, or the
+   * host range (index into `trace.ranges`) when the host was busy in one; and `causeNs`, the part
+   * of the gap the cause accounts for (see `chargeNs`).
+   */
   cause = 0;
   causeOp = -1;
+  causeRange = -1;
+  causeNs = 0;
 
   // The constraint released last so far (see `offer`).
   private bestNs = 0;
@@ -43,8 +49,10 @@ export class GapAttributor {
   private readonly blockingTracks: number[][];
   private readonly singleCopyEngine: boolean[];
   private readonly holdCache = new Map<number, HostHold>();
+  private readonly ranges: RangeColumns;
 
   constructor(private readonly ctx: AnalysisContext) {
+    this.ranges = ctx.trace.ranges.columns();
     const tracks = ctx.trace.tracks;
     this.streamTypeOf = tracks.map((t) => (t.kind === 'gpu-stream' ? t.streamType : 'unknown'));
     this.legacyTracks = ctx.tracksOfDevice.map((ts) =>
@@ -67,6 +75,7 @@ export class GapAttributor {
     this.bestNs = prevEndNs;
     this.bestCause = -1;
     this.bestOp = -1;
+    this.causeRange = -1;
     this.limitNs = startNs + this.ctx.options.dispatchSlackNs;
 
     // 1. Event waits between the previous op on the stream and this one (or on the op itself).
@@ -132,6 +141,7 @@ export class GapAttributor {
       const latency = api >= 0 && waitedNs <= this.ctx.options.maxLaunchLatencyNs;
       this.cause = causeIndex[latency ? 'launch-latency' : 'unknown'];
       this.causeOp = api;
+      this.causeNs = 0;
       return;
     }
     this.cause = this.bestCause;
@@ -139,6 +149,38 @@ export class GapAttributor {
     if (hostLate) {
       this.explainHost(prevEndNs, api);
     }
+    this.causeNs = this.chargeNs(prevEndNs, startNs);
+  }
+
+  /**
+   * What the cause accounts for of the gap [prevEndNs, startNs], at most the gap. A host call or
+   * range (synchronize, blocking copy, allocator call, host work, the late launch call itself) is
+   * charged only the time the host spent in it before the op started: without it the host would
+   * have issued the op that much sooner, never more. A constraint on the GPU side (event, legacy
+   * barrier, engine) holds the whole gap. Launch latency and unknown waits are charged nothing:
+   * there is nothing recorded to change.
+   */
+  private chargeNs(prevEndNs: number, startNs: number): number {
+    const gapNs = Math.max(0, startNs - prevEndNs);
+    const cause = gapCauses[this.cause]!;
+    if (cause === 'launch-latency' || cause === 'unknown') {
+      return 0;
+    }
+    if (cause === 'event-wait' || cause === 'legacy-default-stream' || cause === 'engine-busy') {
+      return gapNs;
+    }
+    let fromNs: number;
+    let toNs: number;
+    if (this.causeRange >= 0) {
+      fromNs = this.ranges.startNs[this.causeRange]!;
+      toNs = this.ranges.endNs[this.causeRange]!;
+    } else if (this.causeOp >= 0) {
+      fromNs = this.ctx.cols.startNs[this.causeOp]!;
+      toNs = this.ctx.cols.endNs[this.causeOp]!;
+    } else {
+      return 0;
+    }
+    return Math.max(0, Math.min(gapNs, Math.min(toNs, startNs) - fromNs));
   }
 
   /** Keeps a constraint if it was released later than the best so far, inside the gap. */
@@ -188,7 +230,13 @@ export class GapAttributor {
     }
   }
 
-  /** Refines a late launch: what the host thread was doing between `prevEndNs` and the call. */
+  /**
+   * Refines a late launch: what the host thread was doing between `prevEndNs` and the call. A
+   * blocking call in that time wins (it held the host until the GPU caught up); otherwise the
+   * host was busy, in the innermost thing covering at least half of the time it was late: a host
+   * op (they sit inside ranges), else a range (NVTX, kineto CPU op, annotation), else the op
+   * that overlapped it most, else the late call itself.
+   */
   private explainHost(prevEndNs: number, api: number): void {
     const { cols } = this.ctx;
     const apiStartNs = cols.startNs[api]!;
@@ -245,7 +293,12 @@ export class GapAttributor {
       this.causeOp = bestBlock;
     } else {
       this.cause = causeIndex['host-busy'];
-      this.causeOp = bestBusy >= 0 ? bestBusy : api;
+      const range =
+        bestBusy >= 0 && bestBusyNs * 2 >= lateNs
+          ? -1
+          : this.ctx.hostRanges.innermostCovering(cols.track[api]!, prevEndNs, apiStartNs);
+      this.causeRange = range;
+      this.causeOp = range >= 0 ? -1 : bestBusy >= 0 ? bestBusy : api;
     }
   }
 }

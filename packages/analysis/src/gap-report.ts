@@ -73,6 +73,7 @@ function gapAt(ctx: AnalysisContext, gaps: GapRecords, g: number): Gap {
   const cause = gapCauses[gaps.cause[g]!]!;
   const afterOp = gaps.afterOp[g]!;
   const causeOp = gaps.causeOp[g]!;
+  const causeRange = gaps.causeRange[g]!;
   return {
     track,
     deviceId: ctx.devices[gaps.deviceSlot[g]!]?.deviceId ?? -1,
@@ -83,7 +84,9 @@ function gapAt(ctx: AnalysisContext, gaps: GapRecords, g: number): Gap {
     beforeOp: gaps.beforeOp[g]!,
     afterOp,
     causeOp,
-    detail: explainGap(ctx, track, toNs - fromNs, cause, afterOp, causeOp),
+    causeRange,
+    causeNs: gaps.causeNs[g]!,
+    detail: explainGap(ctx, track, toNs - fromNs, cause, afterOp, causeOp, causeRange),
   };
 }
 
@@ -95,6 +98,7 @@ export function explainGap(
   cause: GapCause,
   afterOp: number,
   causeOp: number,
+  causeRange = -1,
 ): string {
   const lead = `${track >= 0 ? trackLabels(ctx.trace.tracks)[track]! : 'GPU'} idle ${formatDurationNs(durNs)}`;
   const next = opLabel(ctx, afterOp);
@@ -114,7 +118,9 @@ export function explainGap(
     case 'alloc-sync':
       return `${lead}: the host (${where}) was in ${by}, which synchronizes the device, before it issued ${next}.`;
     case 'host-busy':
-      return `${lead}: the host issued ${next} late (busy${by === '' ? '' : ` in ${by}`}, not blocked by CUDA).`;
+      return causeRange >= 0
+        ? `${lead}: the host issued ${next} late (host busy in ${rangeName(ctx, causeRange)}, not blocked by CUDA).`
+        : `${lead}: the host issued ${next} late (busy${by === '' ? '' : ` in ${by}`}, not blocked by CUDA).`;
     case 'launch-latency':
       return `${lead}: ${next} was issued in time; the gap is launch latency.`;
     case 'unknown':
@@ -131,6 +137,10 @@ function opLabel(ctx: AnalysisContext, op: number): string {
   const kind = cols.kind[op]!;
   const what = kind === 0 ? 'kernel' : isCopyKind(kind) ? 'copy' : opKindName(kind);
   return name === '' ? what : `${what} "${name}"`;
+}
+
+function rangeName(ctx: AnalysisContext, range: number): string {
+  return ctx.trace.strings.get(ctx.trace.ranges.columns().nameId[range]!);
 }
 
 function trackOf(ctx: AnalysisContext, op: number): string {

@@ -17,6 +17,10 @@ export interface GapRecords {
   readonly beforeOp: Int32Array;
   readonly afterOp: Int32Array;
   readonly causeOp: Int32Array;
+  /** The host range the host was busy in (index into `trace.ranges`), or -1. */
+  readonly causeRange: Int32Array;
+  /** The part of the gap its cause accounts for (ns, at most the gap): what removing it saves. */
+  readonly causeNs: Float64Array;
 }
 
 /** Appends gaps to columns that grow geometrically (most traces have far fewer gaps than ops). */
@@ -30,6 +34,8 @@ class GapWriter {
   beforeOp = new Int32Array(1024);
   afterOp = new Int32Array(1024);
   causeOp = new Int32Array(1024);
+  causeRange = new Int32Array(1024);
+  causeNs = new Float64Array(1024);
 
   private grow(): void {
     const size = this.track.length * 2;
@@ -49,6 +55,8 @@ class GapWriter {
     this.beforeOp = grown(this.beforeOp, (n) => new Int32Array(n));
     this.afterOp = grown(this.afterOp, (n) => new Int32Array(n));
     this.causeOp = grown(this.causeOp, (n) => new Int32Array(n));
+    this.causeRange = grown(this.causeRange, (n) => new Int32Array(n));
+    this.causeNs = grown(this.causeNs, (n) => new Float64Array(n));
   }
 
   push(
@@ -72,6 +80,8 @@ class GapWriter {
     this.beforeOp[k] = beforeOp;
     this.afterOp[k] = afterOp;
     this.causeOp[k] = why.causeOp;
+    this.causeRange[k] = why.causeRange;
+    this.causeNs[k] = Math.min(why.causeNs, toNs - fromNs);
   }
 
   done(): GapRecords {
@@ -86,6 +96,8 @@ class GapWriter {
       beforeOp: this.beforeOp.subarray(0, n),
       afterOp: this.afterOp.subarray(0, n),
       causeOp: this.causeOp.subarray(0, n),
+      causeRange: this.causeRange.subarray(0, n),
+      causeNs: this.causeNs.subarray(0, n),
     };
   }
 }

@@ -1,3 +1,4 @@
+import type { OpColumns } from '@streamscope/trace';
 import { OpFlag, OpKind, isCopyKind } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
 import { isPageable } from './stats.ts';
@@ -40,7 +41,7 @@ export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, Hos
   const gpu = ctx.gpuOfApi[h]!;
   if (gpu >= 0) {
     const gpuKind = cols.kind[gpu]!;
-    if ((isCopyKind(gpuKind) || gpuKind === OpKind.Memset) && isBlockingTransfer(ctx, gpu, h)) {
+    if ((isCopyKind(gpuKind) || gpuKind === OpKind.Memset) && ctx.blockingOf[gpu] === 1) {
       return 'sync-copy';
     }
   }
@@ -63,18 +64,50 @@ export function hostHold(ctx: AnalysisContext, h: number, cache: Map<number, Hos
 }
 
 /**
- * A copy or memset the host waited for: flagged Sync, issued by a non-Async API, or an async
- * copy with pageable host memory (which the driver stages synchronously).
+ * Whether the call that enqueued GPU op `gpu` (API call `api`, or -1) blocks the host until the
+ * op is under way, by the API's semantics: the op is flagged Sync, the API is a transfer without
+ * `Async` (cudaMemcpy, cudaMemset, cuMemcpyHtoD), or it is a copy or memset touching pageable
+ * host memory, which the driver stages synchronously. Everything else (kernel launches,
+ * cudaLaunchKernelExC, cuLaunchKernel, cudaGraphLaunch, cudaMemsetAsync, cudaMemcpyAsync on pinned
+ * or device memory) returns as soon as the work is queued.
  */
-function isBlockingTransfer(ctx: AnalysisContext, gpu: number, api: number): boolean {
-  const { cols } = ctx;
+export function enqueuedBlocking(
+  cols: OpColumns,
+  nameFlags: Uint8Array,
+  gpu: number,
+  api: number,
+): boolean {
+  const kind = cols.kind[gpu]!;
+  if (!isCopyKind(kind) && kind !== OpKind.Memset) {
+    // Kernel and graph launches, event records: queued and returned.
+    return false;
+  }
   if ((cols.flags[gpu]! & OpFlag.Sync) !== 0) {
     return true;
   }
-  if (api >= 0 && isSyncTransferApiName(ctx.trace.strings.get(cols.nameId[api]!))) {
+  if (api >= 0 && (nameFlags[cols.nameId[api]!]! & NameFlag.SyncTransfer) !== 0) {
     return true;
   }
-  return isCopyKind(cols.kind[gpu]!) && isPageable(cols.memKinds[gpu]!);
+  return isPageable(cols.memKinds[gpu]!);
+}
+
+/**
+ * Per op: 1 where `enqueuedBlocking` holds for it and its API call, else 0. Walks the ops in
+ * their stored order, where an API call sits beside the op it enqueued, so the lookups stay in
+ * cache (per stream order would jump around the columns).
+ */
+export function blockingEnqueues(
+  cols: OpColumns,
+  nameFlags: Uint8Array,
+  apiOf: Int32Array,
+): Uint8Array {
+  const out = new Uint8Array(cols.count);
+  for (let i = 0; i < cols.count; i++) {
+    if (apiOf[i]! >= 0 || (cols.flags[i]! & OpFlag.Sync) !== 0) {
+      out[i] = enqueuedBlocking(cols, nameFlags, i, apiOf[i]!) ? 1 : 0;
+    }
+  }
+  return out;
 }
 
 /** True for an API call named like a transfer issued without `Async` (cudaMemcpy, cudaMemset). */

@@ -13,10 +13,12 @@ export type {
   GapCause,
   GapReport,
   GapSummary,
+  KernelClassBusyNs,
   KernelStat,
   LaunchLatencyMetrics,
   MetricDelta,
   Metrics,
+  NameTotalDiff,
   OpDiff,
   OpGroupDiff,
   OverlapMetrics,
@@ -24,6 +26,8 @@ export type {
   RuleId,
   RunSummary,
   Severity,
+  StepMetrics,
+  StepReport,
   StreamBusy,
   TimeWindow,
 } from './types.ts';
@@ -31,6 +35,7 @@ export { defaultAnalysisOptions, gapCauses, ruleIds } from './types.ts';
 export { summarizeRun, computeMetrics } from './metrics.ts';
 export { analyzeTrace } from './analyze.ts';
 export { compareTraces, matchOps } from './compare.ts';
-export type { QueueDepthSeries } from './launch.ts';
-export { launchLatencies, queueDepthSeries } from './launch.ts';
+export { launchLatencies } from './launch.ts';
+export type { QueueDepthSeries } from './queue-depth.ts';
+export { queueDepthSeries, queueDepthSeriesByStream } from './queue-depth.ts';
 export { copyBandwidthsGBps } from './stats.ts';

@@ -127,6 +127,27 @@ export function firstEndingAfter(list: IntervalList, timeNs: number): number {
   return lo;
 }
 
+/** a − b: the parts of `a` not covered by `b`, by a merge of two sorted lists. */
+export function subtractIntervals(a: IntervalList, b: IntervalList): IntervalList {
+  const starts = new Float64Array(a.count + b.count);
+  const ends = new Float64Array(a.count + b.count);
+  let count = 0;
+  let j = 0;
+  for (let i = 0; i < a.count; i++) {
+    let cursor = a.starts[i]!;
+    const end = a.ends[i]!;
+    while (j < b.count && b.ends[j]! <= cursor) {
+      j++;
+    }
+    for (let k = j; k < b.count && b.starts[k]! < end; k++) {
+      count = pushInterval(starts, ends, count, cursor, b.starts[k]!);
+      cursor = Math.max(cursor, b.ends[k]!);
+    }
+    count = pushInterval(starts, ends, count, cursor, end);
+  }
+  return { starts: starts.subarray(0, count), ends: ends.subarray(0, count), count };
+}
+
 /** The complement of `list` inside [fromNs, toNs]: the idle intervals. */
 export function complementWithin(list: IntervalList, fromNs: number, toNs: number): IntervalList {
   const starts = new Float64Array(list.count + 1);

@@ -1,18 +1,97 @@
+import { OpFlag, OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { launchLatencyOfNs } from './launch.ts';
+import { analyzeTrace } from './analyze.ts';
+import { launchLatencies, launchLatencyOfNs } from './launch.ts';
+import { TestTraceBuilder, pageableToDevice, pinnedToDevice } from './test-trace-builder.ts';
+
+const us = 1000;
 
 describe('launchLatencyOfNs', () => {
-  it('runs from the end of an asynchronous call to the GPU start', () => {
+  it('runs from the end of a non-blocking call to the GPU start', () => {
     // API [100, 110], GPU starts at 150: 40 ns.
-    expect(launchLatencyOfNs(150, 100, 110)).toBe(40);
+    expect(launchLatencyOfNs(150, 100, 110, false)).toBe(40);
+  });
+
+  it('is 0 for a non-blocking call that returned after its op began', () => {
+    // cudaLaunchKernel [100, 130] with the kernel at 105: queued and started in time.
+    expect(launchLatencyOfNs(105, 100, 130, false)).toBe(0);
   });
 
   it('runs from the start of a blocking call that returned after its GPU op began', () => {
-    // cudaMemcpy [100, 900] with the copy at [130, 880]: 30 ns, never negative.
-    expect(launchLatencyOfNs(130, 100, 900)).toBe(30);
+    // cudaMemcpy [100, 900] with the copy at [130, 880]: 30 ns.
+    expect(launchLatencyOfNs(130, 100, 900, true)).toBe(30);
   });
 
   it('is never negative', () => {
-    expect(launchLatencyOfNs(90, 100, 900)).toBe(0);
+    expect(launchLatencyOfNs(90, 100, 900, true)).toBe(0);
   });
+});
+
+/** One op on its own stream, issued by `name` over [apiStartNs, apiEndNs]. */
+function oneOp(
+  kind: number,
+  name: string,
+  startNs: number,
+  apiStartNs: number,
+  apiEndNs: number,
+  extra: { memKinds?: number; flags?: number } = {},
+) {
+  const b = new TestTraceBuilder();
+  const host = b.host();
+  const s = b.stream(1);
+  const op = b.gpu({
+    track: s,
+    kind,
+    startNs,
+    endNs: startNs + 50 * us,
+    bytes: kind === OpKind.Kernel || kind === OpKind.GraphLaunch ? 0 : 1 << 20,
+    ...extra,
+    api: { hostTrack: host, name, startNs: apiStartNs, endNs: apiEndNs },
+  });
+  const latency = analyzeTrace(b.trace).metrics.launchLatency.all;
+  expect(latency.count).toBe(1);
+  return { latencyNs: latency.maxNs, perOpNs: launchLatencies(b.trace)[op]! };
+}
+
+describe('launch latency of blocking and non-blocking calls', () => {
+  // Each call runs [0, 30 µs] and its op starts at 5 µs, before the call returns.
+  const cases: [string, number, string, { memKinds?: number; flags?: number }][] = [
+    ['cudaLaunchKernel', OpKind.Kernel, 'cudaLaunchKernel', {}],
+    ['cuLaunchKernel', OpKind.Kernel, 'cuLaunchKernel', {}],
+    ['cudaLaunchKernelExC', OpKind.Kernel, 'cudaLaunchKernelExC_v11060', {}],
+    ['cudaGraphLaunch', OpKind.GraphLaunch, 'cudaGraphLaunch', {}],
+    ['cudaMemsetAsync', OpKind.Memset, 'cudaMemsetAsync', {}],
+    ['pinned cudaMemcpyAsync', OpKind.CopyHtoD, 'cudaMemcpyAsync', { memKinds: pinnedToDevice }],
+  ];
+  for (const [label, kind, name, extra] of cases) {
+    it(`gives 0, not the call's own time, to a ${label} that returned after its op began`, () => {
+      const r = oneOp(kind, name, 5 * us, 0, 30 * us, extra);
+      expect(r.latencyNs).toBe(0);
+      expect(r.perOpNs).toBe(0);
+    });
+  }
+
+  it('counts a non-blocking launch from the call end when the op starts later', () => {
+    // Call [0, 30 µs], kernel at 42 µs: 12 µs.
+    expect(oneOp(OpKind.Kernel, 'cudaLaunchKernel', 42 * us, 0, 30 * us).latencyNs).toBe(12 * us);
+  });
+
+  const blocking: [string, number, string, { memKinds?: number; flags?: number }][] = [
+    ['cudaMemcpy', OpKind.CopyHtoD, 'cudaMemcpy', { memKinds: pinnedToDevice }],
+    [
+      'pageable cudaMemcpyAsync',
+      OpKind.CopyHtoD,
+      'cudaMemcpyAsync',
+      { memKinds: pageableToDevice },
+    ],
+    ['cudaMemset', OpKind.Memset, 'cudaMemset', {}],
+    ['a copy flagged Sync', OpKind.CopyDtoH, 'cuMemcpyDtoH_v2', { flags: OpFlag.Sync }],
+  ];
+  for (const [label, kind, name, extra] of blocking) {
+    it(`counts a blocking ${label} from the call's start`, () => {
+      const r = oneOp(kind, name, 5 * us, 0, 30 * us, extra);
+      expect(r.latencyNs).toBe(5 * us);
+      expect(r.perOpNs).toBe(5 * us);
+    });
+  }
 });

@@ -1,10 +1,10 @@
 import type { Trace } from '@streamscope/trace';
-import { trackLabels } from '@streamscope/trace';
 import { linkApiCalls } from './api-links.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
+import { enqueuedBlocking, nameFlagsOf } from './host-calls.ts';
 import { mergeSorted, sortIfNeeded } from './intervals.ts';
-import type { Distribution, LaunchLatencyMetrics, QueueDepth } from './types.ts';
+import type { Distribution, LaunchLatencyMetrics } from './types.ts';
 
 /** Distribution of values already sorted ascending. */
 function distributionOfSorted(values: Float64Array): Distribution {
@@ -30,17 +30,20 @@ function distributionOfSorted(values: Float64Array): Distribution {
 }
 
 /**
- * Launch latency of one op: GPU start − end of the API call that enqueued it (HTA's launch
- * delay). A blocking call (cudaMemcpy, a pageable cudaMemcpyAsync) returns only after its GPU
- * op began, which would make that negative; for those the latency runs from the call's start.
+ * Launch latency of one op (HTA's launch delay). A call that returns once the work is queued
+ * (kernel launches, async copies on pinned memory, cudaMemsetAsync, graph launches) counts from
+ * its end: GPU start − call end, clipped at 0, so a launch whose kernel began before the call
+ * returned has latency 0, not the call's own time. A blocking call (`enqueuedBlocking`:
+ * cudaMemcpy, pageable copies, cudaMemset) returns only after its op began, so it counts from
+ * the call's start.
  */
 export function launchLatencyOfNs(
   gpuStartNs: number,
   apiStartNs: number,
   apiEndNs: number,
+  blocking: boolean,
 ): number {
-  const issuedNs = apiEndNs <= gpuStartNs ? apiEndNs : apiStartNs;
-  return Math.max(0, gpuStartNs - issuedNs);
+  return Math.max(0, gpuStartNs - (blocking ? apiStartNs : apiEndNs));
 }
 
 export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
@@ -74,7 +77,8 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
     if (e === noEngine || Number.isNaN(apiEndNs)) {
       continue;
     }
-    const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs);
+    const blocking = ctx.blockingOf[walk.op[p]!] === 1;
+    const latencyNs = launchLatencyOfNs(walk.startNs[p]!, walk.apiStartNs[p]!, apiEndNs, blocking);
     if (e === Engine.Compute) {
       kernelNs[k++] = latencyNs;
     } else if (isCopyEngine(e)) {
@@ -94,144 +98,18 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
   };
 }
 
-/**
- * Queue depth per stream, as HTA defines it: +1 when the host calls the API that enqueues an op,
- * −1 when the op starts on the GPU. Reports the maximum and the time-weighted mean over the window.
- */
-export function queueDepths(ctx: AnalysisContext): QueueDepth[] {
-  const { trace, walk } = ctx;
-  const out: QueueDepth[] = [];
-  const spanNs = ctx.window.toNs - ctx.window.fromNs;
-  for (const tracks of ctx.tracksOfDevice) {
-    for (const track of tracks) {
-      const from = walk.trackFrom[track]!;
-      const to = walk.trackFrom[track + 1]!;
-      let linked = 0;
-      for (let p = from; p < to; p++) {
-        if (!Number.isNaN(walk.apiStartNs[p]!)) {
-          linked++;
-        }
-      }
-      if (linked === 0) {
-        continue;
-      }
-      const enqueueNs = new Float64Array(linked);
-      const startNs = new Float64Array(linked);
-      let m = 0;
-      for (let p = from; p < to; p++) {
-        const apiStartNs = walk.apiStartNs[p]!;
-        if (!Number.isNaN(apiStartNs)) {
-          enqueueNs[m] = apiStartNs;
-          startNs[m] = walk.startNs[p]!;
-          m++;
-        }
-      }
-      sortIfNeeded(enqueueNs);
-      sortIfNeeded(startNs);
-      const { maxDepth, depthNs } = sweepDepth(
-        enqueueNs,
-        startNs,
-        ctx.window.fromNs,
-        ctx.window.toNs,
-      );
-      out.push({
-        track,
-        label: trackLabels(trace.tracks)[track]!,
-        maxDepth,
-        meanDepth: spanNs > 0 ? depthNs / spanNs : 0,
-      });
-    }
-  }
-  return out;
-}
-function sweepDepth(
-  ups: Float64Array,
-  downs: Float64Array,
-  fromNs: number,
-  toNs: number,
-): { maxDepth: number; depthNs: number } {
-  let i = 0;
-  let j = 0;
-  let depth = 0;
-  let maxDepth = 0;
-  let depthNs = 0;
-  let lastNs = fromNs;
-  while (j < downs.length) {
-    // At equal times the op starts before the next one is counted, so depth stays minimal.
-    const up = i < ups.length && ups[i]! < downs[j]!;
-    const nowNs = up ? ups[i]! : downs[j]!;
-    const lo = Math.max(lastNs, fromNs);
-    const hi = Math.min(nowNs, toNs);
-    if (hi > lo) {
-      depthNs += depth * (hi - lo);
-    }
-    lastNs = Math.max(lastNs, nowNs);
-    if (up) {
-      depth++;
-      maxDepth = Math.max(maxDepth, depth);
-      i++;
-    } else {
-      depth--;
-      j++;
-    }
-  }
-  return { maxDepth, depthNs };
-}
-
-/** Per op: GPU start − end of its enqueuing API call, in ns; NaN where no call is known. */
+/** Per op: its launch latency (`launchLatencyOfNs`), in ns; NaN where no call is known. */
 export function launchLatencies(trace: Trace): Float64Array {
   const cols = trace.ops.columns();
   const { apiOf } = linkApiCalls(trace, cols);
+  const nameFlags = nameFlagsOf(trace.strings);
   const out = new Float64Array(cols.count).fill(NaN);
   for (let i = 0; i < cols.count; i++) {
     const api = apiOf[i]!;
     if (api >= 0) {
-      out[i] = launchLatencyOfNs(cols.startNs[i]!, cols.startNs[api]!, cols.endNs[api]!);
+      const blocking = enqueuedBlocking(cols, nameFlags, i, api);
+      out[i] = launchLatencyOfNs(cols.startNs[i]!, cols.startNs[api]!, cols.endNs[api]!, blocking);
     }
   }
   return out;
-}
-
-/** A stream's queue depth over time, as a step counter: `depth[k]` holds from `timesNs[k]`. */
-export interface QueueDepthSeries {
-  readonly timesNs: Float64Array;
-  readonly depth: Int32Array;
-}
-
-/** The queue depth counter of one stream track (HTA's queue length), for a counter lane. */
-export function queueDepthSeries(trace: Trace, track: number): QueueDepthSeries {
-  const cols = trace.ops.columns();
-  const { apiOf } = linkApiCalls(trace, cols);
-  const order = trace.ops.trackOrder(track);
-  const ups: number[] = [];
-  const downs: number[] = [];
-  for (let k = 0; k < order.length; k++) {
-    const api = apiOf[order[k]!]!;
-    if (api >= 0) {
-      ups.push(cols.startNs[api]!);
-      downs.push(cols.startNs[order[k]!]!);
-    }
-  }
-  const up = sortIfNeeded(Float64Array.from(ups));
-  const down = sortIfNeeded(Float64Array.from(downs));
-  const timesNs = new Float64Array(up.length + down.length);
-  const depth = new Int32Array(up.length + down.length);
-  let i = 0;
-  let j = 0;
-  let level = 0;
-  let n = 0;
-  while (j < down.length) {
-    const isUp = i < up.length && up[i]! < down[j]!;
-    const nowNs = isUp ? up[i++]! : down[j++]!;
-    level += isUp ? 1 : -1;
-    // Several changes at one instant collapse into the last.
-    if (n > 0 && timesNs[n - 1] === nowNs) {
-      depth[n - 1] = level;
-    } else {
-      timesNs[n] = nowNs;
-      depth[n] = level;
-      n++;
-    }
-  }
-  return { timesNs: timesNs.subarray(0, n), depth: depth.subarray(0, n) };
 }

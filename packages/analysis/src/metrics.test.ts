@@ -1,6 +1,7 @@
 import { OpFlag, OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { launchLatencies, queueDepthSeries } from './launch.ts';
+import { launchLatencies } from './launch.ts';
+import { queueDepthSeries } from './queue-depth.ts';
 import { computeMetrics, summarizeRun } from './metrics.ts';
 import { copyBandwidthsGBps } from './stats.ts';
 import { TestTraceBuilder, deviceToPinned, pinnedToDevice } from './test-trace-builder.ts';

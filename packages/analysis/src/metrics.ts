@@ -5,10 +5,12 @@ import type { AnalysisContext } from './context.ts';
 import { buildContext } from './context.ts';
 import { Engine, engineCount, engineKeys, occupiesStream } from './engines.ts';
 import { intersectionNs, measure } from './intervals.ts';
-import { launchLatency, queueDepths } from './launch.ts';
+import { launchLatency } from './launch.ts';
+import { queueDepths } from './queue-depth.ts';
 import { bandwidthByDirection } from './stats.ts';
 import type {
   EngineBusyNs,
+  KernelClassBusyNs,
   Metrics,
   OverlapMetrics,
   RunSummary,
@@ -33,6 +35,7 @@ export function computeMetrics(trace: Trace, window?: TimeWindow): Metrics {
 }
 
 export function metricsOf(ctx: AnalysisContext): Metrics {
+  const queues = queueDepths(ctx);
   const makespanNs = ctx.gpuToNs - ctx.gpuFromNs;
   let deviceBusyNs = 0;
   for (const device of ctx.devices) {
@@ -47,6 +50,7 @@ export function metricsOf(ctx: AnalysisContext): Metrics {
     gpuOpCount: ctx.gpuOpCount,
     opCounts: gpuOpCounts(ctx),
     busyNsByEngine: engineBusy(ctx),
+    kernelClasses: kernelClassBusy(ctx),
     deviceBusyNs,
     deviceUtilization: deviceSpanNs > 0 ? deviceBusyNs / deviceSpanNs : 0,
     overlap: overlapMetrics(ctx),
@@ -54,7 +58,8 @@ export function metricsOf(ctx: AnalysisContext): Metrics {
     concurrency: concurrencyProfile(ctx),
     bandwidth: bandwidthByDirection(ctx),
     launchLatency: launchLatency(ctx),
-    queueDepth: queueDepths(ctx),
+    queueDepth: queues.rows,
+    launchQueueFullNs: queues.fullNs,
   };
 }
 
@@ -101,16 +106,35 @@ function engineBusy(ctx: AnalysisContext): EngineBusyNs {
   return out;
 }
 
-/** |∪copies ∩ ∪kernels| / |∪copies| (HTA's comm/comp overlap with copies as the communication). */
+function kernelClassBusy(ctx: AnalysisContext): KernelClassBusyNs {
+  let computeNs = 0;
+  let communicationNs = 0;
+  let memoryNs = 0;
+  for (const device of ctx.devices) {
+    computeNs += measure(device.compute);
+    communicationNs += measure(device.communication);
+    memoryNs += measure(device.memoryKernels);
+  }
+  return { computeNs, communicationNs, memoryNs };
+}
+
+/**
+ * |∪copies ∩ ∪compute| / |∪copies| (HTA's comm/comp overlap with copies as the communication),
+ * and HTA's own: |∪communication kernels ∩ ∪compute| / |∪communication kernels|.
+ */
 function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
   let overlappedNs = 0;
   let copyBusyNs = 0;
+  let commNs = 0;
+  let commOverlappedNs = 0;
   const perEngine = new Float64Array(engineCount * 2);
   for (const device of ctx.devices) {
-    overlappedNs += intersectionNs(device.copies, device.kernels);
+    overlappedNs += intersectionNs(device.copies, device.compute);
     copyBusyNs += measure(device.copies);
+    commNs += measure(device.communication);
+    commOverlappedNs += intersectionNs(device.communication, device.compute);
     for (const e of [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP]) {
-      perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.kernels);
+      perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.compute);
       perEngine[e * 2 + 1]! += measure(device.byEngine[e]!);
     }
   }
@@ -124,6 +148,8 @@ function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
     ptoP: ratio(Engine.CopyPtoP),
     overlappedNs,
     copyBusyNs,
+    commCompute: commNs > 0 ? commOverlappedNs / commNs : null,
+    exposedCommunicationNs: commNs - commOverlappedNs,
   };
 }
 

@@ -2,7 +2,7 @@ import { OpKind } from '@streamscope/trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace } from './analyze.ts';
-import { intersectionNs, measure, unionInPlace } from './intervals.ts';
+import { intersectionNs, measure, subtractIntervals, unionInPlace } from './intervals.ts';
 import { TestTraceBuilder, pinnedToDevice } from './test-trace-builder.ts';
 
 const intervalArb = fc
@@ -58,6 +58,26 @@ describe('interval sweeps', () => {
       ),
     );
   });
+
+  it('subtract exactly: a − b covers what a covers and b does not, as disjoint pieces', () => {
+    fc.assert(
+      fc.property(
+        fc.array(intervalArb, { maxLength: 30 }),
+        fc.array(intervalArb, { maxLength: 30 }),
+        (a, b) => {
+          const ca = coveredNs(a);
+          const cb = coveredNs(b);
+          const onlyA = ca.filter((v, t) => v && !cb[t]).length;
+          const diff = subtractIntervals(unionOf(a), unionOf(b));
+          expect(measure(diff)).toBe(onlyA);
+          expect(intersectionNs(diff, unionOf(b))).toBe(0);
+          for (let k = 1; k < diff.count; k++) {
+            expect(diff.starts[k]!).toBeGreaterThanOrEqual(diff.ends[k - 1]!);
+          }
+        },
+      ),
+    );
+  });
 });
 
 describe('gaps of random traces', () => {
@@ -109,6 +129,13 @@ describe('gaps of random traces', () => {
         for (const f of a.findings) {
           expect(f.estimatedSavingNs).toBeLessThanOrEqual(m.makespanNs);
         }
+        // A cause is never charged more than its gap, nor the idle-gap finding more than they add up to.
+        for (const g of [...a.gaps.stream.listed, ...a.gaps.device.listed]) {
+          expect(g.causeNs).toBeGreaterThanOrEqual(0);
+          expect(g.causeNs).toBeLessThanOrEqual(g.durNs);
+        }
+        const idle = a.findings.find((f) => f.ruleId === 'gpu-gaps');
+        expect(idle?.estimatedSavingNs ?? 0).toBeLessThanOrEqual(a.gaps.device.totalNs);
       }),
       { numRuns: 200 },
     );

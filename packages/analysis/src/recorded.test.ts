@@ -71,6 +71,20 @@ describe('analysis of recorded traces', () => {
     );
   });
 
+  it("blames the kineto run's largest gap on the CPU op the host thread was in", async () => {
+    const trace = await load('kineto/train.pt.trace.json.gz');
+    const gaps = analyzeTrace(trace).gaps.device.listed;
+    const largest = gaps.reduce((x, y) => (y.durNs > x.durNs ? y : x));
+    // The autograd thread spent 2.36 ms in the first aten::fill_ (zero_grad) before it launched
+    // the fill kernel: the GPU idled 2.66 ms, not because of the cudaLaunchKernel call.
+    expect(largest.cause).toBe('host-busy');
+    expect(trace.strings.get(trace.ranges.columns().nameId[largest.causeRange]!)).toBe(
+      'aten::fill_',
+    );
+    expect(largest.detail).toContain('(host busy in aten::fill_, not blocked by CUDA)');
+    expect(largest.causeNs).toBeLessThanOrEqual(largest.durNs);
+  });
+
   it('splits busy time exactly between two halves of a window', async () => {
     const trace = await load('kineto/train.pt.trace.json.gz');
     const whole = analyzeTrace(trace).metrics;

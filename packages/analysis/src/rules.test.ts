@@ -165,8 +165,40 @@ describe('rules', () => {
     const late = b.kernel(s, 50 * us, 60 * us);
     const f = fired(b, 'gpu-gaps')!;
     // Only the 30 µs gap (20 → 50) passes the 10 µs threshold; the 5 µs one does not.
-    expect(f.estimatedSavingNs).toBe(30 * us);
+    expect(f.message).toContain('1 gap of at least 10 µs with no engine busy, 30 µs');
     expect(f.opIndices).toEqual([late]);
+    // Nothing recorded explains it (no API calls): nothing to change, so no saving is claimed.
+    expect(f.estimatedSavingNs).toBe(0);
+  });
+
+  it('claims for gpu-gaps only the time the host spent in what held it, not the whole gap', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s = b.stream(1);
+    const launch = (t: number) => ({
+      hostTrack: host,
+      name: 'cudaLaunchKernel',
+      startNs: t,
+      endNs: t + us,
+    });
+    b.kernel(s, 10 * us, 30 * us, 'k1', launch(5 * us));
+    const work = b.apiCall(
+      { hostTrack: host, name: 'prepare', startNs: 35 * us, endNs: 50 * us },
+      0,
+      OpKind.HostWork,
+    );
+    b.kernel(s, 60 * us, 70 * us, 'k2', launch(50 * us));
+    const f = fired(b, 'gpu-gaps')!;
+    // GPU idle 30 → 60 µs (30 µs). The host was late from 30 to 50 µs and busy in "prepare"
+    // for 15 of those 20 µs: that is all removing it could give back.
+    const gap = analyzeTrace(b.trace).gaps.device.listed[0]!;
+    expect(gap).toMatchObject({
+      durNs: 30 * us,
+      cause: 'host-busy',
+      causeOp: work,
+      causeNs: 15 * us,
+    });
+    expect(f.estimatedSavingNs).toBe(15 * us);
   });
 
   it('fires low-utilization for chunks under half busy', () => {
@@ -179,8 +211,35 @@ describe('rules', () => {
     )!;
     // Chunks of 100 µs: [0,100) 100% busy, [100,200) 0%, [200,300) 10%: two low chunks, idle
     // 100 + 90 = 190 µs.
-    expect(f.estimatedSavingNs).toBe(190 * us);
     expect(f.message).toContain('2 of 3 time chunks');
+    expect(f.message).toContain('The GPU was idle 190 µs (63.3% of the run) inside them');
+    // No recorded cause for the idle time: no saving claimed.
+    expect(f.estimatedSavingNs).toBe(0);
+  });
+
+  it('claims for low-utilization what the causes of the idle time inside the chunks took', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s = b.stream(1);
+    b.kernel(s, 0, 100 * us, 'k1', {
+      hostTrack: host,
+      name: 'cudaLaunchKernel',
+      startNs: 0,
+      endNs: 1,
+    });
+    b.range(host, 'load batch', 100 * us, 289 * us);
+    b.kernel(s, 290 * us, 300 * us, 'k2', {
+      hostTrack: host,
+      name: 'cudaLaunchKernel',
+      startNs: 289 * us,
+      endNs: 289 * us + 500,
+    });
+    const f = analyzeTrace(b.trace, undefined, { utilizationChunks: 3 }).findings.find(
+      (x) => x.ruleId === 'low-utilization',
+    )!;
+    // The device gap 100 → 290 µs lies inside the two low chunks; the host was in "load batch"
+    // for 189 µs of it before it issued k2.
+    expect(f.estimatedSavingNs).toBe(189 * us);
   });
 
   it('fires default-stream-serialization when the legacy stream holds a blocking stream', () => {

@@ -11,6 +11,7 @@ import {
 import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { Engine, noEngine } from './engines.ts';
+import { kernelClassNames } from './kernel-classes.ts';
 import type { CopyDirectionBandwidth, CopyStat, KernelStat } from './types.ts';
 
 /** Per kernel name, like `nsys stats -r cuda_gpu_kern_sum`; sorted by total time, largest first. */
@@ -23,10 +24,13 @@ export function kernelStats(ctx: AnalysisContext): KernelStat[] {
   // Kernels only: a graph traced as one item keeps the compute engine busy but is no kernel.
   const isKernel = (i: number): boolean =>
     engineOf[i] === Engine.Compute && cols.kind[i] === OpKind.Kernel;
+  // A name's class: communication if any of its kernels is (a launch inside a collective's range).
+  const classOfName = new Uint8Array(nameCount);
   for (let i = 0; i < cols.count; i++) {
     if (isKernel(i)) {
       perName[cols.nameId[i]! + 1]!++;
       kernelTotal++;
+      classOfName[cols.nameId[i]!] = Math.max(classOfName[cols.nameId[i]!]!, ctx.kernelClassOf[i]!);
     }
   }
   const offset = new Int32Array(nameCount + 1);
@@ -55,6 +59,7 @@ export function kernelStats(ctx: AnalysisContext): KernelStat[] {
     const { totalNs, stdDevNs } = sumAndStdDev(segment);
     rows.push({
       name: trace.strings.get(id),
+      kernelClass: kernelClassNames[classOfName[id]!] ?? 'compute',
       count,
       totalNs,
       avgNs: totalNs / count,

@@ -1,5 +1,5 @@
 import type { StreamType } from '@streamscope/trace';
-import { FlowKind, MemKind, OpKind, Trace, packMemKinds } from '@streamscope/trace';
+import { FlowKind, MemKind, OpKind, RangeKind, Trace, packMemKinds } from '@streamscope/trace';
 
 /** Host call that enqueued a GPU op: on `hostTrack`, from `startNs` to `endNs`. */
 export interface ApiSpec {
@@ -88,6 +88,22 @@ export class TestTraceBuilder {
       endNs: spec.endNs,
       nameId: this.trace.strings.intern(spec.name),
       correlationId,
+    });
+  }
+
+  /**
+   * A push/pop range on a host thread (an NVTX range, a kineto CPU op or annotation), in the
+   * domain `domain` (kineto stores its category there). Returns its index in `trace.ranges`.
+   */
+  range(hostTrack: number, name: string, startNs: number, endNs: number, domain = ''): number {
+    return this.trace.ranges.append({
+      startNs,
+      endNs,
+      track: hostTrack,
+      nameId: this.trace.strings.intern(name),
+      domainId: domain === '' ? 0 : this.trace.strings.intern(domain),
+      depth: 0,
+      kind: RangeKind.PushPop,
     });
   }
 

@@ -6,6 +6,7 @@ export interface TimeWindow {
 
 /** Busy time (ns, union of intervals) per GPU engine class. */
 export interface EngineBusyNs {
+  /** The SMs: every kernel, whatever its class (see `KernelClassBusyNs` for compute alone). */
   readonly compute: number;
   readonly copyHtoD: number;
   readonly copyDtoH: number;
@@ -25,7 +26,21 @@ export interface RunSummary {
   readonly copyComputeOverlap: number;
 }
 
-/** Copy/compute overlap = |∪copies ∩ ∪kernels| / |∪copies| for all copies and per direction. */
+/**
+ * Time covered by each kernel class (union per class, summed over devices), in ns: compute
+ * kernels, communication kernels (NCCL/RCCL collectives and point-to-point) and memory kernels
+ * (memcpy/memset kernels; CUDA's own copies and memsets are not kernels).
+ */
+export interface KernelClassBusyNs {
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  readonly memoryNs: number;
+}
+
+/**
+ * Copy/compute overlap = |∪copies ∩ ∪compute kernels| / |∪copies| for all copies and per
+ * direction, and communication/compute overlap. Compute excludes communication and memory kernels.
+ */
 export interface OverlapMetrics {
   readonly all: number;
   readonly htoD: number;
@@ -36,6 +51,10 @@ export interface OverlapMetrics {
   readonly overlappedNs: number;
   /** |∪copies| in ns. */
   readonly copyBusyNs: number;
+  /** |∪communication ∩ ∪compute| / |∪communication|, in [0, 1]; null with no communication. */
+  readonly commCompute: number | null;
+  /** Communication time with no compute kernel beside it (|∪communication| − the overlap), ns. */
+  readonly exposedCommunicationNs: number;
 }
 
 export interface StreamBusy {
@@ -85,6 +104,8 @@ export interface QueueDepth {
   readonly maxDepth: number;
   /** Time-weighted mean depth over the analysed span. */
   readonly meanDepth: number;
+  /** Time the queue was full (`launchQueueCapacity` or deeper): a launch on it blocks the host. */
+  readonly fullNs: number;
 }
 
 export interface CopyDirectionBandwidth {
@@ -111,6 +132,7 @@ export interface Metrics {
   readonly gpuOpCount: number;
   readonly opCounts: Record<string, number>;
   readonly busyNsByEngine: EngineBusyNs;
+  readonly kernelClasses: KernelClassBusyNs;
   /** |∪ all GPU work| in ns, and its share of the makespan. */
   readonly deviceBusyNs: number;
   readonly deviceUtilization: number;
@@ -120,6 +142,8 @@ export interface Metrics {
   readonly bandwidth: CopyDirectionBandwidth[];
   readonly launchLatency: LaunchLatencyMetrics;
   readonly queueDepth: QueueDepth[];
+  /** Time at least one stream's launch queue was full (union over streams), in ns. */
+  readonly launchQueueFullNs: number;
 }
 
 /** Why a stream or the device sat idle. Stable strings: JSON, CLI and UI use them. */
@@ -162,6 +186,14 @@ export interface Gap {
   readonly afterOp: number;
   /** The op that explains the gap (event record, blocking host call, barrier op, engine op), or -1. */
   readonly causeOp: number;
+  /** The host range (index into `trace.ranges`) the host was busy in, for 'host-busy'; or -1. */
+  readonly causeRange: number;
+  /**
+   * The part of `durNs` its cause accounts for, what removing the cause could save on this gap:
+   * a host call or range only the time the host spent in it before the op started; the whole gap
+   * for event, barrier and engine waits; 0 for launch latency and unknown waits.
+   */
+  readonly causeNs: number;
   /** One sentence with the trace's names and numbers. */
   readonly detail: string;
 }
@@ -192,7 +224,8 @@ export type RuleId =
   | 'low-utilization'
   | 'default-stream-serialization'
   | 'copy-engine-hol-blocking'
-  | 'missed-overlap';
+  | 'missed-overlap'
+  | 'exposed-communication';
 
 export const ruleIds: readonly RuleId[] = [
   'pageable-copy',
@@ -204,6 +237,7 @@ export const ruleIds: readonly RuleId[] = [
   'default-stream-serialization',
   'copy-engine-hol-blocking',
   'missed-overlap',
+  'exposed-communication',
 ];
 
 export interface Finding {
@@ -220,6 +254,8 @@ export interface Finding {
 /** `nsys stats cuda_gpu_kern_sum`-like row. */
 export interface KernelStat {
   readonly name: string;
+  /** 'compute', 'communication' or 'memory' (see `KernelClassBusyNs`). */
+  readonly kernelClass: string;
   readonly count: number;
   readonly totalNs: number;
   readonly avgNs: number;
@@ -246,12 +282,46 @@ export interface CopyStat {
   readonly pageableCount: number;
 }
 
+/** One training step (a `ProfilerStep#N` range, or a host range matching `stepPattern`). */
+export interface StepMetrics {
+  readonly name: string;
+  /** Index into `trace.ranges`, and the host thread it is on. */
+  readonly range: number;
+  readonly track: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly stepNs: number;
+  /** Over the step's time on the GPUs of its process (summed over them), in ns. */
+  readonly gpuBusyNs: number;
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  /** Communication with no compute kernel beside it. */
+  readonly exposedCommunicationNs: number;
+  /** The step's time on each GPU less its busy time there. */
+  readonly idleNs: number;
+}
+
+export interface StepReport {
+  /** The regular expression step ranges matched. */
+  readonly pattern: string;
+  readonly count: number;
+  readonly meanStepNs: number;
+  readonly medianStepNs: number;
+  readonly maxStepNs: number;
+  /** Every step in time order (at most `maxListedSteps`). */
+  readonly steps: StepMetrics[];
+  readonly truncated: boolean;
+  /** The `slowestSteps` longest steps, longest first. */
+  readonly slowest: StepMetrics[];
+}
+
 export interface Analysis {
   readonly metrics: Metrics;
   readonly gaps: GapReport;
   readonly findings: Finding[];
   readonly kernelStats: KernelStat[];
   readonly copyStats: CopyStat[];
+  readonly steps: StepReport;
 }
 
 /** Tunables; every field has a default (`defaultAnalysisOptions`). */
@@ -272,6 +342,12 @@ export interface AnalysisOptions {
   readonly maxListedGaps: number;
   readonly maxFindingOps: number;
   readonly concurrencyBins: number;
+  /** Host ranges whose name matches this regular expression are steps (`StepReport`). */
+  readonly stepPattern: string;
+  readonly maxListedSteps: number;
+  readonly slowestSteps: number;
+  /** A stream's launch queue is full at this depth (HTA's max queue length). */
+  readonly launchQueueCapacity: number;
 }
 
 export const defaultAnalysisOptions: AnalysisOptions = {
@@ -285,6 +361,10 @@ export const defaultAnalysisOptions: AnalysisOptions = {
   maxListedGaps: 500,
   maxFindingOps: 50,
   concurrencyBins: 100,
+  stepPattern: '^ProfilerStep#\\d+$',
+  maxListedSteps: 2000,
+  slowestSteps: 5,
+  launchQueueCapacity: 1024,
 };
 
 /** One metric in two runs. `ratio` = b / a (0 when a is 0). */
@@ -303,6 +383,17 @@ export interface OpGroupDiff {
   readonly kind: string;
   /** Stream label in run a (or b when only b has it). */
   readonly stream: string;
+  readonly countA: number;
+  readonly countB: number;
+  readonly totalNsA: number;
+  readonly totalNsB: number;
+  readonly deltaNs: number;
+}
+
+/** Ops with one name and kind on any stream, in both runs. */
+export interface NameTotalDiff {
+  readonly name: string;
+  readonly kind: string;
   readonly countA: number;
   readonly countB: number;
   readonly totalNsA: number;
@@ -334,6 +425,8 @@ export interface Comparison {
   readonly unmatchedB: number;
   /** Largest |deltaNs| first. */
   readonly groups: OpGroupDiff[];
+  /** The groups added up per kind and name over all streams; largest |deltaNs| first. */
+  readonly names: NameTotalDiff[];
   readonly largestDiffs: OpDiff[];
   readonly findings: {
     readonly onlyA: RuleId[];

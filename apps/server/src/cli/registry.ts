@@ -5,6 +5,7 @@ import { probeCommand } from './commands/probe.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { importCommand } from './commands/import.ts';
 import { analyzeCommand } from './commands/analyze.ts';
+import { diffCommand } from './commands/diff.ts';
 import { exportCommand } from './commands/export.ts';
 
 /** Every subcommand, in the order `--help` lists them. */
@@ -15,5 +16,6 @@ export const commands: readonly Command[] = [
   calibrateCommand,
   importCommand,
   analyzeCommand,
+  diffCommand,
   exportCommand,
 ];

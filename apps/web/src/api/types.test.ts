@@ -9,7 +9,9 @@ describe('API parsing', () => {
         gpuOpCount: 4,
         deviceBusyNs: 800,
         deviceUtilization: 0.8,
-        overlap: { all: 0.5 },
+        overlap: { all: 0.5, commCompute: 0.25, exposedCommunicationNs: 30 },
+        kernelClasses: { computeNs: 500, communicationNs: 40, memoryNs: 10 },
+        launchQueueFullNs: 7,
         streams: [{ track: 1, label: 'Stream 7', busyNs: 600, utilization: 0.6 }],
       },
       gaps: {
@@ -19,6 +21,24 @@ describe('API parsing', () => {
           nsByCause: { 'event-wait': 100, 'host-sync': 200, unknown: 0 },
           listed: [{ track: 1, fromNs: 10, toNs: 110, cause: 'event-wait', detail: 'waits on e1' }],
         },
+      },
+      steps: {
+        pattern: '^ProfilerStep#\\d+$',
+        count: 2,
+        meanStepNs: 450,
+        medianStepNs: 450,
+        maxStepNs: 500,
+        slowest: [
+          {
+            name: 'ProfilerStep#1',
+            startNs: 400,
+            stepNs: 500,
+            gpuBusyNs: 300,
+            communicationNs: 40,
+            exposedCommunicationNs: 30,
+            idleNs: 200,
+          },
+        ],
       },
       findings: [
         {
@@ -32,6 +52,16 @@ describe('API parsing', () => {
       ],
     });
     expect(analysis.copyComputeOverlap).toBe(0.5);
+    expect(analysis).toMatchObject({
+      computeNs: 500,
+      communicationNs: 40,
+      memoryKernelNs: 10,
+      commComputeOverlap: 0.25,
+      exposedCommunicationNs: 30,
+      launchQueueFullNs: 7,
+    });
+    expect(analysis.steps).toMatchObject({ count: 2, medianStepNs: 450 });
+    expect(analysis.steps.slowest[0]).toMatchObject({ name: 'ProfilerStep#1', idleNs: 200 });
     expect(analysis.streams[0]?.label).toBe('Stream 7');
     expect(analysis.gapNsByCause).toEqual([
       { cause: 'host-sync', ns: 200 },
@@ -42,7 +72,13 @@ describe('API parsing', () => {
   });
 
   it('tolerates a missing analysis body', () => {
-    expect(parseAnalysis(null)).toMatchObject({ makespanNs: 0, findings: [], streams: [] });
+    expect(parseAnalysis(null)).toMatchObject({
+      makespanNs: 0,
+      findings: [],
+      streams: [],
+      commComputeOverlap: null,
+      steps: { count: 0, slowest: [] },
+    });
   });
 
   it('fills absent optional trace-entry fields with empty values', () => {

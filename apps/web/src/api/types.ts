@@ -156,6 +156,27 @@ export interface GapItem {
   readonly detail: string;
 }
 
+/** One training step as the summary lists it (`StepMetrics` of @streamscope/analysis). */
+export interface StepRow {
+  readonly name: string;
+  readonly startNs: number;
+  readonly stepNs: number;
+  readonly gpuBusyNs: number;
+  readonly communicationNs: number;
+  readonly exposedCommunicationNs: number;
+  readonly idleNs: number;
+}
+
+export interface StepSummary {
+  readonly pattern: string;
+  readonly count: number;
+  readonly meanStepNs: number;
+  readonly medianStepNs: number;
+  readonly maxStepNs: number;
+  /** The longest steps, longest first. */
+  readonly slowest: readonly StepRow[];
+}
+
 /** What the trace view shows of GET /api/traces/:id/analysis. */
 export interface TraceAnalysis {
   readonly makespanNs: number;
@@ -165,6 +186,16 @@ export interface TraceAnalysis {
   readonly deviceUtilization: number;
   /** |∪copies ∩ ∪kernels| / |∪copies|, [0, 1]. */
   readonly copyComputeOverlap: number;
+  /** Time covered by compute, communication (NCCL/RCCL) and memory kernels, in ns. */
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  readonly memoryKernelNs: number;
+  /** |∪communication ∩ ∪compute| / |∪communication|; null when there is no communication. */
+  readonly commComputeOverlap: number | null;
+  readonly exposedCommunicationNs: number;
+  /** Time some stream's launch queue was full (the host blocks on a launch). */
+  readonly launchQueueFullNs: number;
+  readonly steps: StepSummary;
   readonly streams: readonly StreamUtilization[];
   readonly gapCount: number;
   readonly gapTotalNs: number;
@@ -178,9 +209,24 @@ function objectAt(o: JsonObject, key: string): JsonObject {
   return isObject(v) ? v : {};
 }
 
+function parseStep(o: JsonObject): StepRow {
+  return {
+    name: str(o, 'name'),
+    startNs: num(o, 'startNs'),
+    stepNs: num(o, 'stepNs'),
+    gpuBusyNs: num(o, 'gpuBusyNs'),
+    communicationNs: num(o, 'communicationNs'),
+    exposedCommunicationNs: num(o, 'exposedCommunicationNs'),
+    idleNs: num(o, 'idleNs'),
+  };
+}
+
 export function parseAnalysis(value: unknown): TraceAnalysis {
   const root = isObject(value) ? value : {};
   const metrics = objectAt(root, 'metrics');
+  const overlap = objectAt(metrics, 'overlap');
+  const classes = objectAt(metrics, 'kernelClasses');
+  const steps = objectAt(root, 'steps');
   const streamGaps = objectAt(objectAt(root, 'gaps'), 'stream');
   const nsByCause = objectAt(streamGaps, 'nsByCause');
   const findings = objects(arr(root, 'findings')).map((f) => ({
@@ -196,7 +242,21 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
     gpuOpCount: num(metrics, 'gpuOpCount'),
     deviceBusyNs: num(metrics, 'deviceBusyNs'),
     deviceUtilization: num(metrics, 'deviceUtilization'),
-    copyComputeOverlap: num(objectAt(metrics, 'overlap'), 'all'),
+    copyComputeOverlap: num(overlap, 'all'),
+    computeNs: num(classes, 'computeNs'),
+    communicationNs: num(classes, 'communicationNs'),
+    memoryKernelNs: num(classes, 'memoryNs'),
+    commComputeOverlap: optNum(overlap, 'commCompute') ?? null,
+    exposedCommunicationNs: num(overlap, 'exposedCommunicationNs'),
+    launchQueueFullNs: num(metrics, 'launchQueueFullNs'),
+    steps: {
+      pattern: str(steps, 'pattern'),
+      count: num(steps, 'count'),
+      meanStepNs: num(steps, 'meanStepNs'),
+      medianStepNs: num(steps, 'medianStepNs'),
+      maxStepNs: num(steps, 'maxStepNs'),
+      slowest: objects(arr(steps, 'slowest')).map(parseStep),
+    },
     streams: objects(arr(metrics, 'streams')).map((t) => ({
       track: num(t, 'track'),
       label: str(t, 'label'),

@@ -3,6 +3,7 @@ import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { zoomToOp } from '../data/view-actions.ts';
 import { formatPercent } from '../lib/format.ts';
 import { useApp } from '../store/use-app.ts';
+import { StepsTable } from './StepsTable.tsx';
 
 /** Overlap and utilization summary, gap causes and the rule findings, beside the Gantt. */
 export function AnalysisPanel() {
@@ -33,6 +34,28 @@ export function AnalysisPanel() {
         <dd data-testid="metric-utilization">{formatPercent(analysis.deviceUtilization)}</dd>
         <dt>Copy/compute overlap</dt>
         <dd data-testid="metric-overlap">{formatPercent(analysis.copyComputeOverlap)}</dd>
+        <dt>Kernels</dt>
+        <dd data-testid="metric-kernel-classes">
+          compute {formatDurationNs(analysis.computeNs)}
+          {analysis.communicationNs > 0 &&
+            ` · communication ${formatDurationNs(analysis.communicationNs)}`}
+          {analysis.memoryKernelNs > 0 && ` · memory ${formatDurationNs(analysis.memoryKernelNs)}`}
+        </dd>
+        {analysis.commComputeOverlap !== null && (
+          <>
+            <dt>Comm/compute overlap</dt>
+            <dd data-testid="metric-comm-overlap">
+              {formatPercent(analysis.commComputeOverlap)} (exposed{' '}
+              {formatDurationNs(analysis.exposedCommunicationNs)})
+            </dd>
+          </>
+        )}
+        {analysis.launchQueueFullNs > 0 && (
+          <>
+            <dt>Launch queue full</dt>
+            <dd data-testid="metric-queue-full">{formatDurationNs(analysis.launchQueueFullNs)}</dd>
+          </>
+        )}
         <dt>Stream gaps</dt>
         <dd>
           {analysis.gapCount} ({formatDurationNs(analysis.gapTotalNs)})
@@ -62,6 +85,7 @@ export function AnalysisPanel() {
           </tbody>
         </table>
       )}
+      <StepsTable steps={analysis.steps} />
       <h3>Findings</h3>
       {analysis.findings.length === 0 ? (
         <p className="muted small" data-testid="no-findings">

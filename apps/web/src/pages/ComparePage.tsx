@@ -9,7 +9,7 @@ import { formatCount, formatPercent } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
-interface Side {
+export interface Side {
   readonly id: string;
   readonly title: string;
   readonly opCount: number;
@@ -33,14 +33,53 @@ function relative(a: number, b: number): string {
   return `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
 }
 
-function MetricsTable({ a, b }: { a: Side; b: Side }) {
+/** Communication and step rows, where either run has communication or steps. */
+function classRows(ma: TraceAnalysis, mb: TraceAnalysis): [string, string, string, string][] {
+  const rows: [string, string, string, string][] = [];
+  if (ma.commComputeOverlap !== null || mb.commComputeOverlap !== null) {
+    const pct = (v: number | null): string => (v === null ? '—' : formatPercent(v));
+    rows.push(
+      [
+        'Communication',
+        formatDurationNs(ma.communicationNs),
+        formatDurationNs(mb.communicationNs),
+        relative(ma.communicationNs, mb.communicationNs),
+      ],
+      [
+        'Comm/compute overlap',
+        pct(ma.commComputeOverlap),
+        pct(mb.commComputeOverlap),
+        ma.commComputeOverlap !== null && mb.commComputeOverlap !== null
+          ? `${((mb.commComputeOverlap - ma.commComputeOverlap) * 100).toFixed(1)} pt`
+          : '—',
+      ],
+      [
+        'Exposed communication',
+        formatDurationNs(ma.exposedCommunicationNs),
+        formatDurationNs(mb.exposedCommunicationNs),
+        relative(ma.exposedCommunicationNs, mb.exposedCommunicationNs),
+      ],
+    );
+  }
+  if (ma.steps.count > 0 || mb.steps.count > 0) {
+    rows.push([
+      'Median step',
+      formatDurationNs(ma.steps.medianStepNs),
+      formatDurationNs(mb.steps.medianStepNs),
+      relative(ma.steps.medianStepNs, mb.steps.medianStepNs),
+    ]);
+  }
+  return rows;
+}
+
+export function MetricsTable({ a, b }: { a: Side; b: Side }) {
   const ma = a.analysis;
   const mb = b.analysis;
   if (ma === undefined || mb === undefined) {
     return <p className="muted">Analysing both traces…</p>;
   }
   const speedup = mb.makespanNs > 0 ? ma.makespanNs / mb.makespanNs : 0;
-  const rows: readonly [string, string, string, string][] = [
+  const rows: [string, string, string, string][] = [
     [
       'Makespan',
       formatDurationNs(ma.makespanNs),
@@ -65,6 +104,12 @@ function MetricsTable({ a, b }: { a: Side; b: Side }) {
       formatDurationNs(mb.gapTotalNs),
       relative(ma.gapTotalNs, mb.gapTotalNs),
     ],
+    [
+      'Compute kernels',
+      formatDurationNs(ma.computeNs),
+      formatDurationNs(mb.computeNs),
+      relative(ma.computeNs, mb.computeNs),
+    ],
     ['Ops', formatCount(a.opCount), formatCount(b.opCount), relative(a.opCount, b.opCount)],
     [
       'Findings',
@@ -73,6 +118,7 @@ function MetricsTable({ a, b }: { a: Side; b: Side }) {
       String(mb.findings.length - ma.findings.length),
     ],
   ];
+  rows.splice(rows.length - 2, 0, ...classRows(ma, mb));
   return (
     <div className="stack">
       <p data-testid="compare-speedup">
@@ -90,7 +136,7 @@ function MetricsTable({ a, b }: { a: Side; b: Side }) {
         </thead>
         <tbody>
           {rows.map(([name, va, vb, diff]) => (
-            <tr key={name}>
+            <tr key={name} data-metric={name}>
               <td>{name}</td>
               <td className="num">{va}</td>
               <td className="num">{vb}</td>

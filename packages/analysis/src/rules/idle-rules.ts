@@ -7,7 +7,14 @@ import { measureWithin } from '../intervals.ts';
 import type { Finding } from '../types.ts';
 import { gapCauses } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
-import { byWeightDesc, finding, nsAndShare, projectedSavingNs } from './rule-input.ts';
+import {
+  byWeightDesc,
+  finding,
+  formatTimeRange,
+  maxOverDevices,
+  nsAndShare,
+  projectedSavingNs,
+} from './rule-input.ts';
 
 const deviceOrStreamSync =
   /^cu(da)?(DeviceSynchronize|StreamSynchronize|CtxSynchronize|ThreadSynchronize)$/;
@@ -28,15 +35,18 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
       deviceOrStreamSync.test(apiBaseName(trace.strings.get(cols.nameId[op]!)))
     );
   };
-  // Per call: device idle time it explains, and whether it held any stream.
+  // Per call: device idle time charged to it (its time before the next op), and per device the
+  // idle time after the calls and what of it they are charged.
   const perCall = new Map<number, number>();
-  let deviceIdleNs = 0;
+  const idleBySlot = new Float64Array(ctx.devices.length);
+  const chargedBySlot = new Float64Array(ctx.devices.length);
   for (let g = 0; g < deviceGaps.count; g++) {
     const op = deviceGaps.causeOp[g]!;
     if (deviceGaps.cause[g] === hostSync && op >= 0 && isSyncCall(op)) {
-      const ns = deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
-      perCall.set(op, (perCall.get(op) ?? 0) + ns);
-      deviceIdleNs += ns;
+      const charged = deviceGaps.causeNs[g]!;
+      perCall.set(op, (perCall.get(op) ?? 0) + charged);
+      idleBySlot[deviceGaps.deviceSlot[g]!]! += deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
+      chargedBySlot[deviceGaps.deviceSlot[g]!]! += charged;
     }
   }
   const heldBySync = new Uint8Array(streamGaps.count);
@@ -47,32 +57,49 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
       perCall.set(op, perCall.get(op) ?? 0);
     }
   }
-  const savingNs = Math.max(
-    deviceIdleNs,
-    projectedSavingNs(input, (g) => heldBySync[g] === 1),
+  // Never more than the calls lasted: without them the host is that much earlier, at most.
+  let callNs = 0;
+  for (const op of perCall.keys()) {
+    callNs += cols.endNs[op]! - cols.startNs[op]!;
+  }
+  const savingNs = Math.min(
+    callNs,
+    Math.max(
+      maxOverDevices(chargedBySlot),
+      projectedSavingNs(input, (g) => heldBySync[g] === 1),
+    ),
   );
   if (perCall.size === 0 || savingNs < ctx.options.minSavingNs) {
     return undefined;
   }
   const calls = byWeightDesc([...perCall.keys()], (op) => perCall.get(op)!);
   const names = [...new Set(calls.map((op) => trace.strings.get(cols.nameId[op]!)))].join(', ');
+  const devices = ctx.devices.length;
+  const idleNs = idleBySlot.reduce((x, y) => x + y, 0);
+  const chargedNs = chargedBySlot.reduce((x, y) => x + y, 0);
   return finding(
     'device-sync',
     'warning',
     'Synchronization holds back GPU work',
-    `${calls.length} synchronization call${calls.length === 1 ? '' : 's'} (${names}) held the host until the GPU caught up, so the next work was issued late: the GPU sat idle ${formatDurationNs(deviceIdleNs)} waiting for it, and without the waits the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Synchronize only where the host needs a result; order GPU work with cudaStreamWaitEvent, and wait on one event with cudaEventSynchronize instead of the whole device.`,
+    `${calls.length} synchronization call${calls.length === 1 ? '' : 's'} (${names}) held the host until the GPU caught up, so the next work was issued late: the GPU sat idle ${nsAndShare(idleNs, input.metrics.makespanNs, devices)} after them, ${formatDurationNs(chargedNs)} of it owed to the time the host spent blocked in them, and without the waits the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Synchronize only where the host needs a result; order GPU work with cudaStreamWaitEvent, and wait on one event with cudaEventSynchronize instead of the whole device.`,
     calls,
     savingNs,
     ctx.options.maxFindingOps,
   );
 }
 
-/** Nsight's `gpu_gaps`, at µs scale: device-wide idle gaps, with what caused each. */
+/**
+ * Nsight's `gpu_gaps`, at µs scale: device-wide idle gaps, with what caused each. The saving is
+ * what the causes account for (`causeNs`: a host call or range only for the time the host spent
+ * in it), not the gap time: launch latency and unexplained waits count for nothing. Summed per
+ * GPU; GPUs run side by side, so the run gains at most the largest of them.
+ */
 export function gpuGapsRule(input: RuleInput): Finding | undefined {
   const { ctx, deviceGaps } = input;
   const threshold = ctx.options.gpuGapThresholdNs;
   const picked: number[] = [];
   let total = 0;
+  const chargedBySlot = new Float64Array(ctx.devices.length);
   const nsByCause = new Float64Array(gapCauses.length);
   for (let g = 0; g < deviceGaps.count; g++) {
     const durNs = deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
@@ -80,6 +107,7 @@ export function gpuGapsRule(input: RuleInput): Finding | undefined {
       picked.push(g);
       total += durNs;
       nsByCause[deviceGaps.cause[g]!]! += durNs;
+      chargedBySlot[deviceGaps.deviceSlot[g]!]! += deviceGaps.causeNs[g]!;
     }
   }
   if (picked.length === 0) {
@@ -101,14 +129,17 @@ export function gpuGapsRule(input: RuleInput): Finding | undefined {
     gapCauses[deviceGaps.cause[top]!]!,
     deviceGaps.afterOp[top]!,
     deviceGaps.causeOp[top]!,
+    deviceGaps.causeRange[top],
   );
+  const devices = ctx.devices.length;
+  const chargedNs = chargedBySlot.reduce((x, y) => x + y, 0);
   return finding(
     'gpu-gaps',
     'warning',
     'GPU idle gaps',
-    `${picked.length} gap${picked.length === 1 ? '' : 's'} of at least ${formatDurationNs(threshold)} with no engine busy, ${nsAndShare(total, input.metrics.makespanNs)} in all; by cause: ${causes}. Largest: ${worst}`,
+    `${picked.length} gap${picked.length === 1 ? '' : 's'} of at least ${formatDurationNs(threshold)} with no engine busy, ${nsAndShare(total, input.metrics.makespanNs, devices)} in all; by cause: ${causes}. Their causes account for ${formatDurationNs(chargedNs)} of it (the host's time in the calls and ranges that held it, and event, barrier and engine waits; launch latency and unexplained waits count for nothing). Largest: ${worst}`,
     picked.map((g) => deviceGaps.afterOp[g]!),
-    total,
+    maxOverDevices(chargedBySlot),
     ctx.options.maxFindingOps,
   );
 }
@@ -116,7 +147,8 @@ export function gpuGapsRule(input: RuleInput): Finding | undefined {
 /**
  * Nsight's `gpu_time_util`: the device span cut into chunks; chunks whose time utilization
  * (summed op time, so concurrent ops can pass 100%) is under the threshold are reported,
- * neighbours merged. The saving is the idle time inside them.
+ * neighbours merged. The saving is what the causes of the device gaps inside them account for
+ * (each gap's `causeNs`, in proportion to its part inside), the largest per GPU.
  */
 export function lowUtilizationRule(input: RuleInput): Finding | undefined {
   const { ctx } = input;
@@ -126,6 +158,7 @@ export function lowUtilizationRule(input: RuleInput): Finding | undefined {
   const ops: number[] = [];
   let idleNs = 0;
   let lowChunks = 0;
+  const lowRuns: { slot: number; fromNs: number; toNs: number }[] = [];
   ctx.devices.forEach((device, slot) => {
     if (device.all.count === 0) {
       return;
@@ -167,9 +200,8 @@ export function lowUtilizationRule(input: RuleInput): Finding | undefined {
         const rLo = fromNs + runStart * chunkNs;
         const rHi = fromNs + c * chunkNs;
         const util = runSum / (rHi - rLo);
-        lowRanges.push(
-          `${formatDurationNs(rLo)}–${formatDurationNs(rHi)} at ${(100 * util).toFixed(0)}%`,
-        );
+        lowRanges.push(`${formatTimeRange(rLo, rHi)} at ${(100 * util).toFixed(0)}%`);
+        lowRuns.push({ slot, fromNs: rLo, toNs: rHi });
         const first = firstWorkOpAfter(input, slot, rLo, rHi);
         if (first >= 0) {
           ops.push(first);
@@ -181,17 +213,58 @@ export function lowUtilizationRule(input: RuleInput): Finding | undefined {
   if (lowChunks === 0 || idleNs < options.minSavingNs) {
     return undefined;
   }
+  const chargedBySlot = chargedWithin(input, lowRuns);
   return finding(
     'low-utilization',
     'info',
     'Low GPU utilization',
-    `${lowChunks} of ${chunks * ctx.devices.length} time chunks kept the GPU under ${(100 * options.utilizationThreshold).toFixed(0)}% busy: ${lowRanges.slice(0, 5).join('; ')}${lowRanges.length > 5 ? '; …' : ''}. The GPU was idle ${nsAndShare(idleNs, input.metrics.makespanNs)} inside them; see the gap causes for why.`,
+    `${lowChunks} of ${chunks * ctx.devices.length} time chunks kept the GPU under ${(100 * options.utilizationThreshold).toFixed(0)}% busy: ${lowRanges.slice(0, 5).join('; ')}${lowRanges.length > 5 ? '; …' : ''}. The GPU was idle ${nsAndShare(idleNs, input.metrics.makespanNs, ctx.devices.length)} inside them, ${formatDurationNs(chargedBySlot.reduce((x, y) => x + y, 0))} of it owed to recorded causes; see the gap causes for why.`,
     ops,
-    idleNs,
+    maxOverDevices(chargedBySlot),
     options.maxFindingOps,
   );
 }
 
+/** Per device slot: the `causeNs` of its device gaps, each in proportion to its part in `runs`. */
+function chargedWithin(
+  input: RuleInput,
+  runs: readonly { slot: number; fromNs: number; toNs: number }[],
+): Float64Array {
+  const { deviceGaps } = input;
+  const out = new Float64Array(input.ctx.devices.length);
+  // Runs come in time order per device: one sorted list per slot, searched per gap.
+  const bySlot = input.ctx.devices.map(() => ({ from: [] as number[], to: [] as number[] }));
+  for (const run of runs) {
+    bySlot[run.slot]!.from.push(run.fromNs);
+    bySlot[run.slot]!.to.push(run.toNs);
+  }
+  for (let g = 0; g < deviceGaps.count; g++) {
+    const charged = deviceGaps.causeNs[g]!;
+    const fromNs = deviceGaps.fromNs[g]!;
+    const toNs = deviceGaps.toNs[g]!;
+    if (charged <= 0 || toNs <= fromNs) {
+      continue;
+    }
+    const slot = deviceGaps.deviceSlot[g]!;
+    const list = bySlot[slot]!;
+    let lo = 0;
+    let hi = list.to.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list.to[mid]! <= fromNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    let insideNs = 0;
+    for (let r = lo; r < list.from.length && list.from[r]! < toNs; r++) {
+      insideNs += Math.min(toNs, list.to[r]!) - Math.max(fromNs, list.from[r]!);
+    }
+    out[slot]! += (charged * insideNs) / (toNs - fromNs);
+  }
+  return out;
+}
 /** The first GPU work op of device `slot` that starts in [fromNs, toNs), or -1. */
 function firstWorkOpAfter(input: RuleInput, slot: number, fromNs: number, toNs: number): number {
   const { ctx } = input;

@@ -32,26 +32,69 @@ export function finding(
   };
 }
 
-/** "1.20 ms (3.4% of the run)". */
-export function nsAndShare(durNs: number, makespanNs: number): string {
-  const share = makespanNs > 0 ? ` (${((100 * durNs) / makespanNs).toFixed(1)}% of the run)` : '';
-  return `${formatDurationNs(durNs)}${share}`;
+/**
+ * "1.20 ms (3.4% of the run)"; a figure summed over `deviceCount` > 1 GPUs reads "1.88 s across
+ * 2 GPUs (97.1% of their time)", its share taken of the makespan times the GPU count.
+ */
+export function nsAndShare(durNs: number, makespanNs: number, deviceCount = 1): string {
+  const spanNs = makespanNs * Math.max(1, deviceCount);
+  const pct = spanNs > 0 ? ((100 * durNs) / spanNs).toFixed(1) : '';
+  if (deviceCount > 1) {
+    return `${formatDurationNs(durNs)} across ${deviceCount} GPUs${pct === '' ? '' : ` (${pct}% of their time)`}`;
+  }
+  return `${formatDurationNs(durNs)}${pct === '' ? '' : ` (${pct}% of the run)`}`;
 }
 
 /**
- * Device-gap time explained by each host call, for rules that blame blocking calls: sums the
- * device gaps whose cause op is `op`, keyed by op.
+ * "366.70–366.74 ms": the two ends of a time range, with as many digits as it takes to tell them
+ * apart (formatting each on its own can print "366.7 ms–366.7 ms").
+ */
+export function formatTimeRange(fromNs: number, toNs: number): string {
+  const from = formatDurationNs(fromNs);
+  const to = formatDurationNs(toNs);
+  if (from !== to || fromNs === toNs) {
+    return `${from}–${to}`;
+  }
+  const largest = Math.max(Math.abs(fromNs), Math.abs(toNs));
+  const [unit, scale] =
+    largest >= 1e9
+      ? ['s', 1e9]
+      : largest >= 1e6
+        ? ['ms', 1e6]
+        : largest >= 1e3
+          ? ['µs', 1e3]
+          : ['ns', 1];
+  let digits = 0;
+  while (digits < 9 && (fromNs / scale).toFixed(digits) === (toNs / scale).toFixed(digits)) {
+    digits++;
+  }
+  return `${(fromNs / scale).toFixed(digits)}–${(toNs / scale).toFixed(digits)} ${unit}`;
+}
+
+/**
+ * Device idle time charged to each host call, for rules that blame blocking calls: sums the
+ * `causeNs` (the time the host spent in the call, never the whole gap) of the device gaps whose
+ * cause op is `op`, keyed by op.
  */
 export function deviceGapNsByCauseOp(input: RuleInput): Map<number, number> {
   const byOp = new Map<number, number>();
   const gaps = input.deviceGaps;
   for (let g = 0; g < gaps.count; g++) {
     const op = gaps.causeOp[g]!;
-    if (op >= 0) {
-      byOp.set(op, (byOp.get(op) ?? 0) + gaps.toNs[g]! - gaps.fromNs[g]!);
+    if (op >= 0 && gaps.causeNs[g]! > 0) {
+      byOp.set(op, (byOp.get(op) ?? 0) + gaps.causeNs[g]!);
     }
   }
   return byOp;
+}
+
+/** The largest per-device value: what several GPUs running side by side can save in wall time. */
+export function maxOverDevices(perDevice: Float64Array): number {
+  let most = 0;
+  for (let k = 0; k < perDevice.length; k++) {
+    most = Math.max(most, perDevice[k]!);
+  }
+  return most;
 }
 
 /** `ops` sorted by a weight, largest first (ties by index). */
@@ -60,10 +103,10 @@ export function byWeightDesc(ops: number[], weight: (op: number) => number): num
 }
 
 /**
- * What removing some stream gaps would save, with the other streams left as they are: each
- * stream's last op moves earlier by the held time on it, and the run ends when the last stream
- * does. Optimistic (it assumes the device has room to run the streams side by side), and never
- * more than the held time itself.
+ * What removing the causes of some stream gaps would save, with the other streams left as they
+ * are: each stream's last op moves earlier by the time charged to those causes on it (`causeNs`),
+ * and the run ends when the last stream does. Optimistic (it assumes the device has room to run
+ * the streams side by side), and never more than the charged time itself.
  */
 export function projectedSavingNs(input: RuleInput, held: (g: number) => boolean): number {
   const { ctx, streamGaps } = input;
@@ -72,7 +115,7 @@ export function projectedSavingNs(input: RuleInput, held: (g: number) => boolean
   let anyHeld = false;
   for (let g = 0; g < streamGaps.count; g++) {
     if (held(g)) {
-      heldNs[streamGaps.track[g]!]! += streamGaps.toNs[g]! - streamGaps.fromNs[g]!;
+      heldNs[streamGaps.track[g]!]! += streamGaps.causeNs[g]!;
       anyHeld = true;
     }
   }

@@ -9,6 +9,7 @@ import {
   byWeightDesc,
   deviceGapNsByCauseOp,
   finding,
+  maxOverDevices,
   nsAndShare,
   projectedSavingNs,
 } from './rule-input.ts';
@@ -33,19 +34,23 @@ function issuedAsync(input: RuleInput, op: number): boolean {
 }
 
 /**
- * Time lost to the host being held in the calls that issued `ops`: device idle time blamed on
- * them (per op, for ranking), and the larger of that and the projected saving of the stream gaps
- * blamed on them (other streams may keep the device busy while one stream waits).
+ * Time lost to the host being held in the calls that issued `ops`: device idle time charged to
+ * them (`causeNs`: only the time the host spent in each call, per op for ranking), and the larger
+ * of the most charged on one GPU and the projected saving of the stream gaps blamed on them
+ * (other streams may keep the device busy while one stream waits).
  */
 function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: Map<number, number>) {
+  const { ctx } = input;
   let deviceIdleNs = 0;
   const perOp = new Map<number, number>();
+  const perSlot = new Float64Array(ctx.devices.length);
   const blamed = new Set<number>();
   for (const op of ops) {
-    const api = input.ctx.apiOf[op]!;
+    const api = ctx.apiOf[op]!;
     const ns = (api >= 0 ? (byOp.get(api) ?? 0) : 0) + (byOp.get(op) ?? 0);
     perOp.set(op, ns);
     deviceIdleNs += ns;
+    perSlot[ctx.deviceSlotOfTrack[ctx.cols.track[op]!]!]! += ns;
     blamed.add(op);
     if (api >= 0) {
       blamed.add(api);
@@ -53,14 +58,30 @@ function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: Map<number
   }
   const gaps = input.streamGaps;
   const streamNs = projectedSavingNs(input, (g) => blamed.has(gaps.causeOp[g]!));
-  return { total: Math.max(deviceIdleNs, streamNs), deviceIdleNs, perOp };
+  return { total: Math.max(maxOverDevices(perSlot), streamNs), deviceIdleNs, perOp };
 }
 
-/** Kernel time with no copy beside it, over all devices (what better overlap could hide). */
+/**
+ * How long the blamed transfers took, end to end: per op the span of its call and its GPU work
+ * together. No estimate for them may exceed it.
+ */
+function tookNs(input: RuleInput, ops: readonly number[]): number {
+  const { cols, apiOf } = input.ctx;
+  let total = 0;
+  for (const op of ops) {
+    const api = apiOf[op]!;
+    const fromNs = api >= 0 ? Math.min(cols.startNs[api]!, cols.startNs[op]!) : cols.startNs[op]!;
+    const toNs = api >= 0 ? Math.max(cols.endNs[api]!, cols.endNs[op]!) : cols.endNs[op]!;
+    total += toNs - fromNs;
+  }
+  return total;
+}
+
+/** Compute time with no copy beside it, over all devices (what better overlap could hide). */
 function kernelOnlyNs(input: RuleInput): number {
   let total = 0;
   for (const device of input.ctx.devices) {
-    total += measure(device.kernels) - intersectionNs(device.copies, device.kernels);
+    total += measure(device.compute) - intersectionNs(device.copies, device.compute);
   }
   return total;
 }
@@ -110,10 +131,10 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
     const device = ctx.devices[ctx.deviceSlotOfTrack[cols.track[op]!]!]!;
     const startNs = Math.max(cols.startNs[op]!, ctx.window.fromNs);
     const endNs = Math.min(cols.endNs[op]!, ctx.window.toNs);
-    exposedNs += endNs - startNs - measureWithin(device.kernels, startNs, endNs);
+    exposedNs += endNs - startNs - measureWithin(device.compute, startNs, endNs);
   }
   const overlapNs = Math.min(exposedNs, kernelOnlyNs(input));
-  const saving = slowerNs + Math.max(blocked.total, overlapNs);
+  const saving = Math.min(tookNs(input, ops), slowerNs + Math.max(blocked.total, overlapNs));
   const pageableGBps = pageableNs > 0 ? bytes / pageableNs : 0;
   const reference =
     slowerNs > 0
@@ -121,7 +142,7 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
       : ' This trace has no pinned copy of the same direction to compare with.';
   const idle =
     blocked.deviceIdleNs > 0
-      ? ` The GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} while the host was held in them.`
+      ? ` The GPU sat idle ${nsAndShare(blocked.deviceIdleNs, input.metrics.makespanNs, ctx.devices.length)} while the host was held in them.`
       : '';
   const beside =
     overlapNs > 0
@@ -160,13 +181,14 @@ export function syncCopyRule(input: RuleInput): Finding | undefined {
     return undefined;
   }
   const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
+  const savingNs = Math.min(tookNs(input, ops), blocked.total);
   return finding(
     'sync-copy',
     'warning',
     'Synchronous copies',
-    `${ops.length} synchronous cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${formatDurationNs(durNs)} on the GPU) blocked the host until each finished; the GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} waiting for the host to issue more work after them, and without the waits the run could end up to ${nsAndShare(blocked.total, input.metrics.makespanNs)} sooner. Use cudaMemcpyAsync on a non-default stream with pinned memory and synchronize once, where the result is needed.`,
+    `${ops.length} synchronous cop${ops.length === 1 ? 'y' : 'ies'} (${formatBytes(bytes)}, ${formatDurationNs(durNs)} on the GPU) blocked the host until each finished; the GPU sat idle ${nsAndShare(blocked.deviceIdleNs, input.metrics.makespanNs, ctx.devices.length)} waiting for the host held in them to issue more work, and without the waits the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Use cudaMemcpyAsync on a non-default stream with pinned memory and synchronize once, where the result is needed.`,
     byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
-    blocked.total,
+    savingNs,
     ctx.options.maxFindingOps,
   );
 }
@@ -191,13 +213,14 @@ export function syncMemsetRule(input: RuleInput): Finding | undefined {
     return undefined;
   }
   const blocked = blockedGapNs(input, ops, deviceGapNsByCauseOp(input));
+  const savingNs = Math.min(tookNs(input, ops), blocked.total);
   return finding(
     'sync-memset',
     'warning',
     'Synchronous memsets',
-    `${ops.length} synchronous memset${ops.length === 1 ? '' : 's'} blocked the host; the GPU sat idle ${formatDurationNs(blocked.deviceIdleNs)} after them, and without the waits the run could end up to ${nsAndShare(blocked.total, input.metrics.makespanNs)} sooner. Use cudaMemsetAsync on the stream that uses the buffer.`,
+    `${ops.length} synchronous memset${ops.length === 1 ? '' : 's'} blocked the host; the GPU sat idle ${nsAndShare(blocked.deviceIdleNs, input.metrics.makespanNs, ctx.devices.length)} while the host was held in them, and without the waits the run could end up to ${nsAndShare(savingNs, input.metrics.makespanNs)} sooner. Use cudaMemsetAsync on the stream that uses the buffer.`,
     byWeightDesc(ops, (op) => blocked.perOp.get(op) ?? 0),
-    blocked.total,
+    savingNs,
     ctx.options.maxFindingOps,
   );
 }

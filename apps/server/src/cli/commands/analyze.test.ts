@@ -79,4 +79,41 @@ describe('streamscope analyze', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain('wrong-format.json: not a format streamscope reads');
   });
+
+  it('prints the per-step table with --steps REGEX, and the steps in --json', async () => {
+    const train = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/nsys/2025.3.1/train.json',
+    );
+    // The training run marks each iteration with an NVTX range "step N" (12 of them).
+    const r = await cli(['analyze', train, '--steps', '^step \\d+$']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('steps: 12 matching /^step \\d+$/');
+    expect(r.out).toMatch(/ {2}step +time +GPU busy +compute +comm +exposed +idle/);
+    expect(r.out).toMatch(/\n {2}step 11 +\S+ \S+/);
+    expect(r.out).toMatch(/slowest: step \d+ /);
+    const json = await cli(['analyze', '--steps=^step \\d+$', train, '--json']);
+    const steps = (
+      JSON.parse(json.out.trim().split('\n').at(-1)!) as {
+        steps: { count: number; steps: { name: string; stepNs: number }[] };
+      }
+    ).steps;
+    expect(steps.count).toBe(12);
+    expect(steps.steps[0]!.name).toBe('step 0');
+    expect(steps.steps.every((s) => s.stepNs > 0)).toBe(true);
+  });
+
+  it('takes a bare --steps before the file as ProfilerStep#N', async () => {
+    const file = await legacyStreamTrace();
+    const r = await cli(['analyze', '--steps', file]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('steps: no host range matches /^ProfilerStep#\\d+$/');
+  });
+
+  it('exits 2 for a --steps pattern that is no regular expression', async () => {
+    const file = await legacyStreamTrace();
+    const r = await cli(['analyze', file, '--steps', 'step (']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--steps: 'step (' is not a regular expression");
+  });
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Analysis, RuleId } from '@streamscope/analysis';
+import type { Analysis, RuleId, StepMetrics, StepReport } from '@streamscope/analysis';
 import { analyzeTrace, gapCauses, ruleIds } from '@streamscope/analysis';
 import { importTrace } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
@@ -10,14 +10,20 @@ import { UsageError } from '../command.ts';
 import { parseFlags } from '../parse-flags.ts';
 
 const usage = [
-  'usage: pnpm streamscope analyze (TRACE.sstrace | FILE) [--json] [--fail-on RULE ...]',
+  'usage: pnpm streamscope analyze (TRACE.sstrace | FILE) [--json] [--steps [NAME_REGEX]]',
+  '                                [--fail-on RULE ...]',
   '',
   '  TRACE.sstrace  a streamscope trace; any other FILE (nsys JSON/SQLite export, Chrome or',
   '                 kineto trace, gzip or not) is imported first',
-  '  --json         print one JSON object: metrics, gaps, findings, kernelStats, copyStats',
+  '  --json         print one JSON object: metrics, gaps, findings, kernelStats, copyStats, steps',
+  '  --steps        print the per-step table: ProfilerStep#N ranges, or the host (NVTX) ranges',
+  '                 whose name matches NAME_REGEX (--steps REGEX or --steps=REGEX)',
   '  --fail-on RULE exit 1 when RULE fires (repeatable; "any" for every rule)',
   `  rules: ${ruleIds.join(', ')}`,
 ].join('\n');
+
+/** How many step rows the text report prints (the JSON has them all). */
+const maxPrintedSteps = 200;
 
 /** `streamscope analyze`: metrics, gap causes and rule findings for one trace. */
 export const analyzeCommand: Command = {
@@ -25,7 +31,8 @@ export const analyzeCommand: Command = {
   summary: 'Print overlap, gaps and rule findings for a trace',
   usage,
   async run(args, io) {
-    const flags = parseFlags(args, { switches: ['json'], repeatable: ['fail-on'] });
+    const steps = takeStepsFlag(args);
+    const flags = parseFlags(steps.rest, { switches: ['json'], repeatable: ['fail-on'] });
     if (flags.positional.length !== 1) {
       throw new UsageError('give exactly one trace or file to analyze');
     }
@@ -35,11 +42,15 @@ export const analyzeCommand: Command = {
     for (const warning of warnings) {
       io.err(`warning: ${warning}`);
     }
-    const analysis = analyzeTrace(trace);
+    const options = steps.pattern === undefined ? {} : { stepPattern: steps.pattern };
+    const analysis = analyzeTrace(trace, undefined, options);
     if (flags.switches.has('json')) {
       io.out(JSON.stringify(analysis));
     } else {
       io.out(formatAnalysis(trace, analysis));
+      if (steps.given) {
+        io.out(formatSteps(analysis.steps));
+      }
     }
     const failed = analysis.findings.filter((f) => failOn.has(f.ruleId)).map((f) => f.ruleId);
     if (failed.length > 0) {
@@ -68,8 +79,53 @@ function parseFailOn(values: readonly string[]): Set<RuleId> {
   return out;
 }
 
+/**
+ * Takes `--steps`, `--steps=REGEX` or `--steps REGEX` out of `args`. The word after a bare
+ * `--steps` is its pattern when another positional (the trace) remains without it, so both
+ * `analyze --steps FILE` and `analyze FILE --steps REGEX` read as meant.
+ */
+export function takeStepsFlag(args: readonly string[]): {
+  readonly given: boolean;
+  readonly pattern: string | undefined;
+  readonly rest: string[];
+} {
+  let given = false;
+  let pattern: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith('--steps=')) {
+      given = true;
+      pattern = arg.slice('--steps='.length);
+    } else if (arg === '--steps') {
+      given = true;
+      const next = args[i + 1];
+      const othersPositional = args.filter((a, k) => k !== i + 1 && !a.startsWith('--')).length;
+      if (next !== undefined && !next.startsWith('--') && othersPositional >= 1) {
+        pattern = next;
+        i++;
+      }
+    } else {
+      rest.push(arg);
+    }
+  }
+  if (pattern !== undefined) {
+    if (pattern === '') {
+      throw new UsageError('--steps: give a regular expression for the step ranges');
+    }
+    try {
+      new RegExp(pattern);
+    } catch (e) {
+      throw new UsageError(`--steps: '${pattern}' is not a regular expression (${String(e)})`);
+    }
+  }
+  return { given, pattern, rest };
+}
+
 /** A .sstrace is loaded as is; anything else goes through the importers (format sniffed). */
-async function readTrace(file: string): Promise<{ trace: Trace; warnings: readonly string[] }> {
+export async function readTrace(
+  file: string,
+): Promise<{ trace: Trace; warnings: readonly string[] }> {
   const bytes = new Uint8Array(await readFile(file));
   if (file.endsWith('.sstrace')) {
     return { trace: loadTrace(bytes), warnings: [] };
@@ -90,7 +146,15 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
   );
   const e = m.busyNsByEngine;
   lines.push(
-    `engines  compute ${dur(e.compute)}  H2D ${dur(e.copyHtoD)}  D2H ${dur(e.copyDtoH)}  D2D ${dur(e.copyDtoD)}  P2P ${dur(e.copyPtoP)}  memset ${dur(e.memset)}`,
+    `engines  kernels ${dur(e.compute)}  H2D ${dur(e.copyHtoD)}  D2H ${dur(e.copyDtoH)}  D2D ${dur(e.copyDtoD)}  P2P ${dur(e.copyPtoP)}  memset ${dur(e.memset)}`,
+  );
+  const k = m.kernelClasses;
+  const comm =
+    m.overlap.commCompute === null
+      ? ''
+      : `  comm/compute overlap ${pct(m.overlap.commCompute)} (exposed ${dur(m.overlap.exposedCommunicationNs)})`;
+  lines.push(
+    `kernels  compute ${dur(k.computeNs)}  communication ${dur(k.communicationNs)}  memory ${dur(k.memoryNs)}${comm}`,
   );
   lines.push(
     `at once  up to ${m.concurrency.maxKernels} kernels, ${m.concurrency.maxCopies} copies`,
@@ -109,6 +173,14 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
   if (ll.count > 0) {
     lines.push(
       `launch latency  p50 ${dur(ll.p50Ns)}  p90 ${dur(ll.p90Ns)}  p99 ${dur(ll.p99Ns)}  max ${dur(ll.maxNs)} (${ll.count} ops)`,
+    );
+  }
+  if (m.launchQueueFullNs > 0) {
+    lines.push(`launch queue full ${dur(m.launchQueueFullNs)} (the host blocks on a launch)`);
+  }
+  if (a.steps.count > 0) {
+    lines.push(
+      `steps  ${a.steps.count} matching /${a.steps.pattern}/  mean ${dur(a.steps.meanStepNs)}  median ${dur(a.steps.medianStepNs)}  max ${dur(a.steps.maxStepNs)}`,
     );
   }
   lines.push('');
@@ -138,5 +210,35 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
       lines.push(`    ${f.message}`);
     }
   }
+  return lines.join('\n');
+}
+
+/** The per-step table (`--steps`): one row per step, then the slowest. */
+export function formatSteps(report: StepReport): string {
+  if (report.count === 0) {
+    return `\nsteps: no host range matches /${report.pattern}/`;
+  }
+  const lines = ['', `steps: ${report.count} matching /${report.pattern}/`];
+  const row = (s: StepMetrics): string =>
+    [
+      s.name.padEnd(24),
+      dur(s.stepNs).padStart(10),
+      dur(s.gpuBusyNs).padStart(10),
+      dur(s.computeNs).padStart(10),
+      dur(s.communicationNs).padStart(10),
+      dur(s.exposedCommunicationNs).padStart(10),
+      dur(s.idleNs).padStart(10),
+    ].join(' ');
+  lines.push(
+    `  ${'step'.padEnd(24)} ${['time', 'GPU busy', 'compute', 'comm', 'exposed', 'idle'].map((h) => h.padStart(10)).join(' ')}`,
+  );
+  for (const s of report.steps.slice(0, maxPrintedSteps)) {
+    lines.push(`  ${row(s)}`);
+  }
+  const more = report.count - Math.min(report.steps.length, maxPrintedSteps);
+  if (more > 0) {
+    lines.push(`  … ${more} more (all in --json)`);
+  }
+  lines.push(`slowest: ${report.slowest.map((s) => `${s.name} ${dur(s.stepNs)}`).join(', ')}`);
   return lines.join('\n');
 }

@@ -1,0 +1,91 @@
+import { act } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseAnalysis } from '../api/types.ts';
+import { forgetTrace, setAnalysis } from '../data/trace-registry.ts';
+import type { TestRoot } from '../lib/react-root.test-helper.ts';
+import { mountTestRoot } from '../lib/react-root.test-helper.ts';
+import { appStore } from '../store/index.ts';
+import { AnalysisPanel } from './AnalysisPanel.tsx';
+
+let t: TestRoot;
+
+beforeEach(() => {
+  appStore.setState(appStore.getInitialState(), true);
+  t = mountTestRoot();
+});
+
+afterEach(() => {
+  t.unmount();
+  forgetTrace('t1');
+});
+
+const step = (n: number, startNs: number, stepNs: number) => ({
+  name: `ProfilerStep#${n}`,
+  startNs,
+  stepNs,
+  gpuBusyNs: stepNs / 2,
+  communicationNs: 2_000,
+  exposedCommunicationNs: 1_000,
+  idleNs: stepNs / 2,
+});
+
+/** What GET /api/traces/:id/analysis returns for a training run with NCCL and two steps. */
+const body = {
+  metrics: {
+    makespanNs: 1_000_000,
+    deviceUtilization: 0.5,
+    overlap: { all: 0, commCompute: 0.25, exposedCommunicationNs: 30_000 },
+    kernelClasses: { computeNs: 400_000, communicationNs: 40_000, memoryNs: 0 },
+    launchQueueFullNs: 0,
+  },
+  steps: {
+    pattern: '^ProfilerStep#\\d+$',
+    count: 2,
+    meanStepNs: 450_000,
+    medianStepNs: 450_000,
+    maxStepNs: 500_000,
+    slowest: [step(1, 400_000, 500_000), step(0, 0, 400_000)],
+  },
+  findings: [],
+};
+
+function show(analysis: unknown): void {
+  setAnalysis('t1', parseAnalysis(analysis));
+  act(() => appStore.getState().openTrace('t1'));
+  act(() => t.root.render(<AnalysisPanel />));
+}
+
+describe('analysis summary panel', () => {
+  it('shows kernel classes and communication/compute overlap', () => {
+    show(body);
+    const text = (id: string) =>
+      t.container.querySelector(`[data-testid=${id}]`)?.textContent ?? null;
+    expect(text('metric-kernel-classes')).toBe('compute 400 µs · communication 40 µs');
+    expect(text('metric-comm-overlap')).toBe('25.0% (exposed 30 µs)');
+    expect(text('metric-queue-full')).toBeNull();
+  });
+
+  it('lists the slowest steps and zooms to one on click', () => {
+    show(body);
+    expect(t.container.querySelector('[data-testid=steps-summary]')?.textContent).toBe(
+      '2 steps: median 450 µs, mean 450 µs, max 500 µs',
+    );
+    const rows = [...t.container.querySelectorAll('[data-testid=step-row]')];
+    expect(rows.map((r) => r.querySelector('td')?.textContent)).toEqual([
+      'ProfilerStep#1',
+      'ProfilerStep#0',
+    ]);
+    expect(rows[0]?.querySelectorAll('td')[3]?.textContent).toBe('1 µs');
+    act(() => rows[0]?.querySelector('button')?.click());
+    const { viewStartNs, viewEndNs } = appStore.getState();
+    // The step [400, 900] µs lies inside the window it zoomed to.
+    expect(viewStartNs).toBeLessThanOrEqual(400_000);
+    expect(viewEndNs).toBeGreaterThanOrEqual(900_000);
+  });
+
+  it('leaves communication and steps out for a trace without them', () => {
+    show({ metrics: { overlap: { all: 0.5, commCompute: null } } });
+    expect(t.container.querySelector('[data-testid=metric-comm-overlap]')).toBeNull();
+    expect(t.container.querySelector('[data-testid=steps]')).toBeNull();
+  });
+});

@@ -1,0 +1,71 @@
+import { act } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseAnalysis } from '../api/types.ts';
+import type { TestRoot } from '../lib/react-root.test-helper.ts';
+import { mountTestRoot } from '../lib/react-root.test-helper.ts';
+import type { Side } from './ComparePage.tsx';
+import { MetricsTable } from './ComparePage.tsx';
+
+let t: TestRoot;
+
+beforeEach(() => {
+  t = mountTestRoot();
+});
+
+afterEach(() => t.unmount());
+
+/** A side with `commNs` of NCCL, `overlap` of it beside compute, and a 1 ms median step. */
+function side(id: string, commNs: number, overlap: number): Side {
+  return {
+    id,
+    title: id,
+    opCount: 10,
+    analysis: parseAnalysis({
+      metrics: {
+        makespanNs: 2_000_000,
+        overlap: { all: 0, commCompute: overlap, exposedCommunicationNs: commNs * (1 - overlap) },
+        kernelClasses: { computeNs: 1_000_000, communicationNs: commNs, memoryNs: 0 },
+      },
+      steps: { count: 2, medianStepNs: 1_000_000 },
+    }),
+  };
+}
+
+describe('compare metrics', () => {
+  it('shows compute, communication, their overlap and the median step of both runs', () => {
+    act(() =>
+      t.root.render(<MetricsTable a={side('a', 400_000, 0.25)} b={side('b', 200_000, 0.75)} />),
+    );
+    const row = (name: string) =>
+      [...(t.container.querySelector(`[data-metric="${name}"]`)?.querySelectorAll('td') ?? [])].map(
+        (td) => td.textContent,
+      );
+    expect(row('Compute kernels')).toEqual(['Compute kernels', '1 ms', '1 ms', '+0.0%']);
+    expect(row('Communication')).toEqual(['Communication', '400 µs', '200 µs', '-50.0%']);
+    expect(row('Comm/compute overlap')).toEqual([
+      'Comm/compute overlap',
+      '25.0%',
+      '75.0%',
+      '50.0 pt',
+    ]);
+    expect(row('Exposed communication')).toEqual([
+      'Exposed communication',
+      '300 µs',
+      '50 µs',
+      '-83.3%',
+    ]);
+    expect(row('Median step')).toEqual(['Median step', '1 ms', '1 ms', '+0.0%']);
+  });
+
+  it('leaves the communication rows out when neither run communicates', () => {
+    const quiet = (id: string): Side => ({
+      id,
+      title: id,
+      opCount: 1,
+      analysis: parseAnalysis({ metrics: { makespanNs: 1000, overlap: { commCompute: null } } }),
+    });
+    act(() => t.root.render(<MetricsTable a={quiet('a')} b={quiet('b')} />));
+    expect(t.container.querySelector('[data-metric="Communication"]')).toBeNull();
+    expect(t.container.querySelector('[data-metric="Median step"]')).toBeNull();
+  });
+});
