@@ -1,5 +1,6 @@
 #include "cupti-session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -78,35 +79,55 @@ void CUPTIAPI onApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
   }
 }
 
+// Buffer size and the cap on bytes CUPTI holds (0: no cap); the profiler sets both.
+std::atomic<size_t> bufferBytes{kBufferBytes};
+std::atomic<size_t> maxInFlightBytes{0};
+std::atomic<size_t> inFlightBytes{0};
+std::atomic<uint64_t> refusedBuffers{0};
+std::atomic<ActivityHandler*> currentHandler{nullptr};
+std::function<void()> afterFlush;  // set before the flush thread starts, read only by it
+
 void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
+  size_t bytes = bufferBytes.load();
+  size_t cap = maxInFlightBytes.load();
   *maxRecords = 0;
+  if (cap != 0 && inFlightBytes.load() + bytes > cap) {
+    // Memory stays bounded: CUPTI drops the records it cannot place and counts them.
+    refusedBuffers++;
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, bytes));
+  *size = *buffer != nullptr ? bytes : 0;
+  if (*buffer != nullptr) inFlightBytes += bytes;
 }
 
-uint8_t copyKindOf(uint8_t cuptiCopyKind) {
-  switch (cuptiCopyKind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-      return kCopyHtoD;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-      return kCopyDtoH;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-      return kCopyHtoH;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-      return kCopyPtoP;
-    default:
-      return kCopyDtoD;
+void handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, uint8_t* buffer,
+              size_t validSize) {
+  const CuptiApi& api = cuptiApi();
+  std::vector<const CUpti_Activity*> records;
+  CUpti_Activity* record = nullptr;
+  while (validSize > 0 && api.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+    records.push_back(record);
+  }
+  if (!records.empty()) handler->onRecords(records);
+  size_t dropped = 0;
+  if (api.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    handler->onCuptiDropped(dropped);
   }
 }
 
-uint8_t packKinds(unsigned src, unsigned dst) {
-  return static_cast<uint8_t>((src & 0x0f) | ((dst & 0x0f) << 4));
-}
-
-void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t,
+void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t size,
                                 size_t validSize) {
+  if (buffer == nullptr) return;
+  inFlightBytes -= std::min(inFlightBytes.load(), size);
+  ActivityHandler* handler = currentHandler.load();
+  if (handler != nullptr) {
+    handOver(handler, context, streamId, buffer, validSize);
+    std::free(buffer);
+    return;
+  }
   const CuptiApi& api = cuptiApi();
   std::vector<GpuRecord> records;
   CUpti_Activity* record = nullptr;
@@ -185,6 +206,27 @@ void stopFlushThread() {
 }
 
 }  // namespace
+
+uint8_t copyKindOf(uint8_t cuptiCopyKind) {
+  switch (cuptiCopyKind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return kCopyHtoD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return kCopyDtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return kCopyHtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return kCopyPtoP;
+    default:
+      return kCopyDtoD;
+  }
+}
+
+uint8_t packKinds(unsigned src, unsigned dst) {
+  return static_cast<uint8_t>((src & 0x0f) | ((dst & 0x0f) << 4));
+}
 
 void resetCorrelation() { tlsCorrelation = 0; }
 uint32_t lastCorrelation() { return tlsCorrelation; }
@@ -290,6 +332,7 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
       // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
       lock.unlock();
       cuptiApi().activityFlushAll(0);
+      if (afterFlush) afterFlush();
       lock.lock();
     }
   });
@@ -299,6 +342,30 @@ void cuptiFinish() {
   stopFlushThread();
   cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   currentSink.store(nullptr);
+}
+
+void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::function<void()> after) {
+  stopFlushThread();
+  currentHandler.store(handler);
+  afterFlush = std::move(after);
+  cuptiAttach(nullptr, flushIntervalMs);
+}
+
+void cuptiFinishProfile() {
+  stopFlushThread();
+  cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight) {
+  bufferBytes.store(bytesPerBuffer);
+  maxInFlightBytes.store(maxBytesInFlight);
+}
+
+uint64_t cuptiRefusedBuffers() { return refusedBuffers.load(); }
+
+std::string cuptiRegisterBuffers() {
+  return check(cuptiApi().activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
+               "cuptiActivityRegisterCallbacks");
 }
 
 }  // namespace streamscope
