@@ -115,7 +115,6 @@ void onForkChild() {
 
 ProfileRecorder* collectorRecorder() { return g != nullptr ? g->recorder.get() : nullptr; }
 int64_t collectorOriginNs() { return g != nullptr ? g->originNs : 0; }
-uint64_t collectorStopRequests() { return g != nullptr && g->transport ? g->transport->stopRequests() : 0; }
 
 bool collectorStart(bool withCupti) {
   std::call_once(startOnce, [withCupti] {

@@ -20,7 +20,5 @@ void collectorExit();
 ProfileRecorder* collectorRecorder();
 /** Absolute ns of this process's trace time 0. */
 int64_t collectorOriginNs();
-/** Stop requests the server sent so far (each raised SIGINT). */
-uint64_t collectorStopRequests();
 
 }  // namespace streamscope

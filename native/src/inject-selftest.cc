@@ -10,7 +10,11 @@
 //   range-start ID TID TIME NAME   range-end ID TID TIME   mark TID TIME NAME
 //   context CTX DEV NULLSTREAM   stream CTX STREAM PRIORITY FLAG   device ID SMS NAME
 //   buffer (hand the records so far to the recorder as one CUPTI buffer)   flush   dropped N
-//   sleep MS   wait-stop MS (until the server's stop raised SIGINT)   exit
+//   sleep MS   wait-stop MS (until a SIGINT arrived: the server's stop, or the CLI's)   exit
+// A SIGINT is caught and, at the end, reported on stdout as a program would see it.
+#include <signal.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -26,6 +30,9 @@
 namespace streamscope {
 
 namespace {
+
+std::atomic<int> sigints{0};
+void onSigint(int) { sigints++; }
 
 class Script {
  public:
@@ -169,10 +176,10 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
     std::this_thread::sleep_for(std::chrono::milliseconds(u()));
   } else if (op == "wait-stop") {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(u());
-    while (collectorStopRequests() == 0 && std::chrono::steady_clock::now() < deadline) {
+    while (sigints.load() == 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (collectorStopRequests() == 0) return "no stop request arrived";
+    if (sigints.load() == 0) return "no SIGINT arrived";
   } else if (op == "exit") {
     s.deliver();
     collectorExit();
@@ -192,6 +199,10 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
  */
 SS_EXPORT int StreamscopeInjectSelfTest(const char* script) {
   using namespace streamscope;
+  struct sigaction sa {};
+  sa.sa_handler = onSigint;
+  sigaction(SIGINT, &sa, nullptr);
+  int status = 0;
   if (!collectorStart(false)) return 2;
   Script s(collectorOriginNs());
   std::istringstream lines(script);
@@ -205,10 +216,13 @@ SS_EXPORT int StreamscopeInjectSelfTest(const char* script) {
     std::string error = step(s, in, op);
     if (!error.empty()) {
       std::fprintf(stderr, "self-test line %d (%s): %s\n", number, line.c_str(), error.c_str());
-      return 1;
+      status = 1;
+      break;
     }
   }
   s.deliver();
   collectorExit();
-  return 0;
+  if (sigints.load() > 0) std::printf("SIGINT received\n");
+  std::fflush(stdout);
+  return status;
 }

@@ -138,8 +138,6 @@ class SocketTransport : public Transport {
     return failure_;
   }
 
-  uint64_t stopRequests() override { return stops_.load(); }
-
   void abandon() override {
     // In a forked child: the parent's thread is not here and its mutex may be held; only the
     // child's copy of the descriptor is dropped (the parent's connection is untouched).
@@ -315,7 +313,6 @@ class SocketTransport : public Transport {
       }
     } else if (type == "stop") {
       // The dashboard's Stop: what Ctrl-C would do. The program decides how it ends.
-      stops_++;
       kill(getpid(), SIGINT);
     } else if (type == "refused") {
       fail(jsonStringField(text, "reason").value_or("the server ended this run"));
@@ -338,7 +335,6 @@ class SocketTransport : public Transport {
   bool done_ = false;
   std::string report_;
   std::string failure_;
-  std::atomic<uint64_t> stops_{0};
 };
 
 }  // namespace

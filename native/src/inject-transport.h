@@ -43,8 +43,6 @@ class Transport {
                              const std::string& reportFields, int waitMs) = 0;
   /** Set once the transport gave up for good (the server is gone); the collector then stops. */
   virtual std::string failure() = 0;
-  /** Stop requests from the dashboard so far (each raised SIGINT in this process). */
-  virtual uint64_t stopRequests() { return 0; }
   /** In a forked child: forget the parent's connection and threads without touching them. */
   virtual void abandon() = 0;
 };

@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
-import { chmod, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage, Server } from 'node:http';
-import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import path from 'node:path';
-import process from 'node:process';
 import type { Duplex } from 'node:stream';
 import type { RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
+import { closeCollectorSocket, openCollectorSocket, socketAnswers } from './collector-socket.ts';
 import type { ProfileHubOptions, ProfileRegistry } from './profile-hub.ts';
 import { ProfileHub, defaultHubOptions } from './profile-hub.ts';
 import type { LauncherHello, ProcessHello } from './profile-protocol.ts';
-import { profilePath, profileSocketName } from './profile-protocol.ts';
+import { profileSocketName } from './profile-protocol.ts';
 import type { ProfileTiming } from './profile-run.ts';
 import { ProfileRun, defaultProfileTiming } from './profile-run.ts';
 
@@ -106,7 +104,7 @@ export class ProfileService implements ProfileRegistry {
   async listen(dataDir: string): Promise<string | undefined> {
     const socketPath = path.join(dataDir, profileSocketName);
     if (existsSync(socketPath)) {
-      if (await answers(socketPath)) {
+      if (await socketAnswers(socketPath)) {
         this.options.log(
           `another server listens on ${socketPath}; profiled programs reach this one by --server URL only`,
         );
@@ -114,19 +112,9 @@ export class ProfileService implements ProfileRegistry {
       }
       await rm(socketPath, { force: true });
     }
-    const server = createServer((_req, res) => {
-      res.writeHead(404).end();
-    });
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const url = new URL(request.url ?? '/', 'http://localhost');
-      if (url.pathname !== profilePath) {
-        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-        return;
-      }
-      this.hub.handleUpgrade(request, socket, head);
-    });
+    let server: Server;
     try {
-      await listenPrivately(server, socketPath);
+      server = await openCollectorSocket(this.hub, socketPath);
     } catch (error) {
       // The dashboard serves without it; programs then reach this server by --server URL.
       this.options.log(`cannot listen on ${socketPath}: ${(error as Error).message}`);
@@ -148,40 +136,8 @@ export class ProfileService implements ProfileRegistry {
     await this.hub.close();
     const server = this.unixServer;
     if (server !== undefined) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeCollectorSocket(server);
       await rm(this.socketPath ?? '', { force: true });
     }
   }
-}
-
-async function listenPrivately(server: Server, socketPath: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // The socket file is created by bind, inside listen: a umask of 0177 makes it 0600 from its
-    // first moment, and chmod makes sure where the umask was ignored.
-    const umask = process.umask(0o177);
-    try {
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    } finally {
-      process.umask(umask);
-    }
-  });
-  await chmod(socketPath, 0o600);
-}
-
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(socketPath);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
 }
