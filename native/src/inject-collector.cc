@@ -132,15 +132,20 @@ bool collectorStart(bool withCupti) {
       say("CUPTI unavailable: " + cuptiApi().error + "; collection is off, the program runs on");
       return;
     }
+    // Time 0 is the CLI's spawn (CLOCK_REALTIME, shared by every process of the program), else
+    // now. Records are made relative to that instant in CUPTI's clock; the run is told it in
+    // CLOCK_REALTIME, the clock its other processes and the server agree on.
     int64_t now = hostNowNs();
-    g->originNs = g->config.originRealtimeNs > 0 ? now - (realtimeNs() - g->config.originRealtimeNs) : now;
+    int64_t realNow = realtimeNs();
+    int64_t originRealtime = g->config.originRealtimeNs > 0 ? g->config.originRealtimeNs : realNow;
+    g->originNs = now - (realNow - originRealtime);
     std::string name = processName();
     std::string title = g->config.title.empty() ? name + " (pid " + std::to_string(g->pid) + ")" : g->config.title;
     g->sink = std::make_unique<RecordSink>(g->originNs, 1, g->config.maxQueuedRecords);
-    g->sink->setMeta(metaJson(title, g->originNs));
+    g->sink->setMeta(metaJson(title, originRealtime));
     g->recorder = std::make_unique<ProfileRecorder>(*g->sink, static_cast<uint32_t>(g->pid), name);
     ProcessHello hello{static_cast<uint32_t>(g->pid), static_cast<uint32_t>(getppid()), name, g->config.title,
-                       instanceId(), g->originNs};
+                       instanceId(), originRealtime};
     g->transport = openTransport(g->config, hello, error);
     if (!g->transport) {
       say(error + "; collection is off, the program runs on");

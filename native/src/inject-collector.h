@@ -18,7 +18,7 @@ void collectorAfterFlush();
 void collectorExit();
 /** The running collector's recorder (the self-test feeds it), or nullptr. */
 ProfileRecorder* collectorRecorder();
-/** Absolute ns of this process's trace time 0. */
+/** Absolute ns of this process's trace time 0, in CUPTI's clock (the records' clock). */
 int64_t collectorOriginNs();
 
 }  // namespace streamscope

@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -213,10 +214,12 @@ void ProfileRecorder::api(const CUpti_ActivityAPI& a, CUpti_CallbackDomain domai
 bool ProfileRecorder::nestedInRuntime(const CUpti_ActivityAPI& d) const {
   auto found = threadApi_.find(d.threadId);
   if (found == threadApi_.end()) return false;
-  for (const auto& span : found->second.runtimeSpans) {
-    if (span.first <= static_cast<int64_t>(d.start) && static_cast<int64_t>(d.end) <= span.second) return true;
-  }
-  return false;
+  // A thread's runtime calls do not overlap and arrive in the order they ended: the only one that
+  // can hold the driver call is the first to end at or after it.
+  const auto& spans = found->second.runtimeSpans;
+  auto it = std::lower_bound(spans.begin(), spans.end(), static_cast<int64_t>(d.end),
+                             [](const std::pair<int64_t, int64_t>& span, int64_t end) { return span.second < end; });
+  return it != spans.end() && it->first <= static_cast<int64_t>(d.start);
 }
 
 void ProfileRecorder::tick(bool final) {

@@ -47,12 +47,14 @@ function runCheck(
 }
 
 // One process: a device, its legacy stream and a non-blocking one; kernels launched through the
-// runtime and the driver, a pinned H2D copy, a memset, an NVTX range and a mark.
+// runtime and the driver, a pinned H2D copy, a memset, an NVTX range and a mark. The first
+// driver call is the runtime launch's own (inside it on the same thread): it is not drawn twice.
 const records = `
 device 0 132 H100
 context 1 0 7
 stream 1 13 0 2
 range-start 1 77 100 train_step
+api driver 307 77 10 1100 1900
 api runtime 211 77 10 1000 2000
 kernel 0 1 13 10 3000 9000 _Z4gemmPfS_i
 api runtime 41 77 11 2100 2500

@@ -30,7 +30,7 @@ export interface ProcessHello {
   readonly pid: number;
   readonly ppid: number;
   readonly processName: string;
-  /** Absolute ns of the process's trace time 0 (its clock, shared by the machine's processes). */
+  /** CLOCK_REALTIME ns of the process's trace time 0: the clock every process and the server share. */
   readonly originNs: string;
   readonly runId?: string;
   readonly title?: string;
