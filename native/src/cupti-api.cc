@@ -59,7 +59,9 @@ void load(CuptiApi& api) {
             resolve(api, api.enableDomain, "cuptiEnableDomain", true) &&
             resolve(api, api.enableCallback, "cuptiEnableCallback", true) &&
             resolve(api, api.getCallbackName, "cuptiGetCallbackName", false) &&
-            resolve(api, api.setThreadIdType, "cuptiSetThreadIdType", false);
+            resolve(api, api.setThreadIdType, "cuptiSetThreadIdType", false) &&
+            resolve(api, api.activityEnableRuntimeApi, "cuptiActivityEnableRuntimeApi", false) &&
+            resolve(api, api.activityEnableDriverApi, "cuptiActivityEnableDriverApi", false);
   if (!ok) {
     dlclose(api.handle);
     api.handle = nullptr;

@@ -31,6 +31,8 @@ struct CuptiApi {
   CUptiResult (*enableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) = nullptr;
   CUptiResult (*getCallbackName)(CUpti_CallbackDomain, uint32_t, const char**) = nullptr;  // optional
   CUptiResult (*setThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;                     // optional
+  CUptiResult (*activityEnableRuntimeApi)(CUpti_CallbackId, uint8_t) = nullptr;             // optional
+  CUptiResult (*activityEnableDriverApi)(CUpti_CallbackId, uint8_t) = nullptr;              // optional
 
   bool loaded() const { return handle != nullptr; }
   /** "CUPTI_ERROR_X" for a result code, or the number when the library cannot say. */

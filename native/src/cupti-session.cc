@@ -29,9 +29,15 @@ std::string startError;
 std::string notes;
 CUpti_SubscriberHandle subscriber = nullptr;
 
-std::mutex flushMutex;
-std::condition_variable flushWake;
-std::thread flushThread;
+// Never destroyed (like the thread below): a forked child that leaves through exit() would
+// otherwise wait forever in pthread_cond_destroy for the parent's flush thread, which the child
+// does not have.
+std::mutex& flushMutex = *new std::mutex;
+std::condition_variable& flushWake = *new std::condition_variable;
+// A pointer, never destroyed at exit: a joinable std::thread destroyed by static destructors
+// aborts the process, and neither a forked child (which has no such thread) nor a collector
+// that turned itself off from this very thread can join it.
+std::thread* flushThread = nullptr;
 bool flushStop = false;
 
 // The runtime calls whose correlation id the issue loop needs (those that make GPU records).
@@ -85,6 +91,9 @@ std::atomic<size_t> maxInFlightBytes{0};
 std::atomic<size_t> inFlightBytes{0};
 std::atomic<uint64_t> refusedBuffers{0};
 std::atomic<ActivityHandler*> currentHandler{nullptr};
+// Set once CUPTI holds our buffer callbacks: only then is there anything to flush (the
+// collector's self-test runs the flush thread without CUPTI ever being loaded).
+std::atomic<bool> buffersRegistered{false};
 std::function<void()> afterFlush;  // set before the flush thread starts, read only by it
 
 void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
@@ -200,8 +209,10 @@ void stopFlushThread() {
     flushStop = true;
   }
   flushWake.notify_all();
-  if (flushThread.joinable()) {
-    flushThread.join();
+  if (flushThread != nullptr) {
+    flushThread->join();
+    delete flushThread;
+    flushThread = nullptr;
   }
 }
 
@@ -280,6 +291,7 @@ std::string cuptiStart(bool eventRecords) {
   }
   std::string error = check(api.activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
                             "cuptiActivityRegisterCallbacks");
+  if (error.empty()) buffersRegistered.store(true);
   const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                       CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
   for (CUpti_ActivityKind kind : kinds) {
@@ -322,7 +334,7 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
   flushStop = false;
   if (diagnosticOff("flush")) return;
   int periodMs = flushIntervalMs > 0 ? flushIntervalMs : 10;
-  flushThread = std::thread([periodMs] {
+  flushThread = new std::thread([periodMs] {
     std::unique_lock<std::mutex> lock(flushMutex);
     while (!flushStop) {
       flushWake.wait_for(lock, std::chrono::milliseconds(periodMs));
@@ -331,7 +343,7 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
       }
       // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
       lock.unlock();
-      cuptiApi().activityFlushAll(0);
+      if (buffersRegistered.load()) cuptiApi().activityFlushAll(0);
       if (afterFlush) afterFlush();
       lock.lock();
     }
@@ -353,7 +365,7 @@ void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::func
 
 void cuptiFinishProfile() {
   stopFlushThread();
-  cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (buffersRegistered.load()) cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight) {
@@ -364,8 +376,10 @@ void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight) {
 uint64_t cuptiRefusedBuffers() { return refusedBuffers.load(); }
 
 std::string cuptiRegisterBuffers() {
-  return check(cuptiApi().activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
-               "cuptiActivityRegisterCallbacks");
+  std::string error = check(cuptiApi().activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
+                            "cuptiActivityRegisterCallbacks");
+  if (error.empty()) buffersRegistered.store(true);
+  return error;
 }
 
 }  // namespace streamscope

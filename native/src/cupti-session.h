@@ -42,6 +42,8 @@ class ActivityHandler {
 struct ProfileActivities {
   bool nvtx = true;
   bool driverApi = true;
+  /** Every API call, queries too (cudaGetDevice...); off: only calls that do or wait for work. */
+  bool everyApiCall = false;
   /** In-flight activity buffers past this many bytes are refused (CUPTI drops and counts). */
   size_t maxBufferBytes = 64u << 20;
   size_t bufferBytes = 32u << 10;

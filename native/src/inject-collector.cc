@@ -34,7 +34,6 @@ struct Collector {
   std::unique_ptr<Transport> transport;
   std::atomic<bool> disabled{false};
   std::atomic<bool> forked{false};
-  bool withCupti = false;
   bool finished = false;
   std::mutex drainMutex;  // the flush thread and exit never drain at once
 };
@@ -154,6 +153,7 @@ bool collectorStart(bool withCupti) {
     if (withCupti) {
       ProfileActivities what;
       what.nvtx = g->config.nvtx;
+      what.everyApiCall = g->config.everyApiCall;
       error = cuptiStartProfile(what);
       if (!error.empty()) {
         // Usually another profiler (nsys, torch.profiler) holding CUPTI: tell the run, then stay off.
@@ -164,7 +164,6 @@ bool collectorStart(bool withCupti) {
       }
       cuptiAttachHandler(g->recorder.get(), g->config.flushIntervalMs, collectorAfterFlush);
     }
-    g->withCupti = withCupti;
     std::atexit(collectorExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
     started = true;
@@ -188,8 +187,11 @@ void collectorAfterFlush() {
 }
 
 void collectorExit() {
-  if (g == nullptr || !started || g->forked.load() || getpid() != g->pid || g->disabled.load()) return;
-  if (g->withCupti) cuptiFinishProfile();  // stops the flush thread; a forced flush hands over the rest
+  if (g == nullptr || !started || g->forked.load() || getpid() != g->pid) return;
+  // Our flush thread stops before exit tears the process down (a collector that turned itself
+  // off left it running); a forced flush hands over what CUPTI still holds.
+  cuptiFinishProfile();
+  if (g->disabled.load()) return;
   std::lock_guard<std::mutex> lock(g->drainMutex);
   if (g->finished) return;
   g->finished = true;

@@ -42,6 +42,9 @@ std::string readInjectConfig(InjectConfig& c) {
   std::string nvtx = text("STREAMSCOPE_PROFILE_NVTX");
   if (!nvtx.empty() && nvtx != "0" && nvtx != "1") return "STREAMSCOPE_PROFILE_NVTX='" + nvtx + "' must be 0 or 1";
   c.nvtx = nvtx != "0";
+  std::string all = text("STREAMSCOPE_PROFILE_ALL_API");
+  if (!all.empty() && all != "0" && all != "1") return "STREAMSCOPE_PROFILE_ALL_API='" + all + "' must be 0 or 1";
+  c.everyApiCall = all == "1";
   if (!c.socketPath.empty() && !c.url.empty()) {
     return "STREAMSCOPE_PROFILE_SOCKET and STREAMSCOPE_PROFILE_URL are both set; name one server";
   }

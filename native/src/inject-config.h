@@ -22,6 +22,8 @@ struct InjectConfig {
   std::string title;
   /** STREAMSCOPE_PROFILE_NVTX=0 leaves NVTX ranges out. */
   bool nvtx = true;
+  /** STREAMSCOPE_PROFILE_ALL_API=1 records query calls too (cudaGetDevice...). */
+  bool everyApiCall = false;
   /** STREAMSCOPE_PROFILE_FLUSH_MS: how often records leave the process. */
   int flushIntervalMs = 20;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */

@@ -11,8 +11,12 @@
 //   context CTX DEV NULLSTREAM   stream CTX STREAM PRIORITY FLAG   device ID SMS NAME
 //   buffer (hand the records so far to the recorder as one CUPTI buffer)   flush   dropped N
 //   sleep MS   wait-stop MS (until a SIGINT arrived: the server's stop, or the CLI's)   exit
+//   flush-thread MS (the collector's own flush thread, as under CUPTI)
+//   fork-exit (a child forked now leaves through exit(): it must end with status 0, not abort)
 // A SIGINT is caught and, at the end, reported on stdout as a program would see it.
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "cupti-session.h"
 #include "inject-collector.h"
 
 #define SS_EXPORT extern "C" __attribute__((visibility("default")))
@@ -170,6 +175,17 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
   } else if (op == "flush") {
     s.deliver();
     collectorAfterFlush();
+  } else if (op == "flush-thread") {
+    s.deliver();
+    cuptiAttachHandler(collectorRecorder(), static_cast<int>(u()), collectorAfterFlush);
+  } else if (op == "fork-exit") {
+    pid_t child = fork();
+    if (child == 0) std::exit(0);  // atexit handlers and static destructors run in the child
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return "the forked child ended with wait status " + std::to_string(status);
+    }
   } else if (op == "dropped") {
     collectorRecorder()->onCuptiDropped(u());
   } else if (op == "sleep") {

@@ -25,7 +25,11 @@ const bundles = {
   'profile-latency.mjs': path.join(server, 'scripts', 'profile-latency.ts'),
 };
 for (const [name, entry] of Object.entries(bundles)) {
-  await esbuild.build({ ...nodeBundleOptions, entryPoints: [entry], outfile: path.join(out, name) });
+  await esbuild.build({
+    ...nodeBundleOptions,
+    entryPoints: [entry],
+    outfile: path.join(out, name),
+  });
 }
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(out, 'sql-wasm.wasm'));
 copyFileSync(
@@ -36,12 +40,19 @@ copyFileSync(
   path.join(root, 'native', 'build', 'libstreamscope_inject.so'),
   path.join(out, 'libstreamscope_inject.so'),
 );
-for (const file of ['torch_streams.py', 'nsys_stats.py', 'device-run.sh']) {
+for (const file of ['torch_streams.py', 'fork_after_cuda.py', 'nsys_stats.py', 'device-run.sh']) {
   copyFileSync(path.join(here, file), path.join(out, file));
 }
 const nvcc = spawnSync(
   'nvcc',
-  ['-O2', '-std=c++17', '-arch=sm_90', '-o', path.join(out, 'multi_thread'), path.join(here, 'multi_thread.cu')],
+  [
+    '-O2',
+    '-std=c++17',
+    '-arch=sm_90',
+    '-o',
+    path.join(out, 'multi_thread'),
+    path.join(here, 'multi_thread.cu'),
+  ],
   { stdio: 'inherit' },
 );
 if (nvcc.status !== 0) {

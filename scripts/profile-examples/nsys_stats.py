@@ -5,7 +5,7 @@ usage: nsys_stats.py NSYS.sqlite > NSYS.stats.json
 
 Per stream (device:stream): kernel, copy and memset counts; per kernel name: count and total
 duration; per copy kind: count and bytes; NVTX: count of each (name, kind) range or mark; CUDA
-runtime and driver API calls. Nothing of the environment or command line is read.
+runtime and driver API calls by name. Nothing of the environment or command line is read.
 """
 import json
 import sqlite3
@@ -56,7 +56,9 @@ def main(path):
     api = {}
     for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"):
         if table in tables:
-            api[table] = db.execute(f"select count(*) from {table}").fetchone()[0]
+            for name_id, count in db.execute(f"select nameId, count(*) from {table} group by nameId"):
+                name = strings.get(name_id, str(name_id)).split("_v")[0]
+                api[name] = api.get(name, 0) + count
     json.dump(
         {"streams": streams, "kernels": kernels, "copies": copies, "nvtx": nvtx, "api": api},
         sys.stdout,

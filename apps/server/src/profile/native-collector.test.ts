@@ -194,7 +194,9 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
   });
 
   it('prints one line and lets the program finish when the server goes away mid-run', async () => {
-    const script = `${records}sleep 1500\nkernel 0 1 13 20 20000 21000 late\nflush\nsleep 600\nflush\nexit\n`;
+    // The collector's own flush thread runs, as under CUPTI: the collector turns itself off on
+    // that thread, and the program must still exit cleanly (status 0, no abort at exit).
+    const script = `flush-thread 10\n${records}sleep 1500\nkernel 0 1 13 20 20000 21000 late\nsleep 600\nexit\n`;
     const running = runCheck(
       script,
       {
@@ -215,6 +217,16 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
     expect(lines[0]).toMatch(
       /^streamscope profile \(pid \d+\): the server stopped while the program ran; what arrived is kept; collection stopped, the program runs on$/,
     );
+  });
+
+  it('lets a child forked while the collector runs leave through exit() (no hang, no abort)', async () => {
+    const script = `flush-thread 5\n${records}sleep 50\nfork-exit\nexit\n`;
+    const ran = await runCheck(script, { STREAMSCOPE_PROFILE_OUT: 'forked.sstrace' }, dir);
+    expect(ran.stderr).toBe('streamscope profile: wrote forked.sstrace\n');
+    expect(ran.code).toBe(0);
+    expect(
+      loadTrace(new Uint8Array(await readFile(path.join(dir, 'forked.sstrace')))).ops.count,
+    ).toBe(9);
   });
 
   it('says in one line that there is no server, and collects nothing', async () => {
