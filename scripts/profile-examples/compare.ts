@@ -23,15 +23,35 @@ const rangeKinds: Record<number, string> = {
 };
 
 /**
- * One spelling for both demanglers: nsys writes `(int)128`, `<unnamed>` and `const float *`
- * where the C++ runtime's writes `128`, `(anonymous namespace)` and `float const*`.
+ * One spelling for both demanglers, and no parameter list: nsys writes `(int)128`,
+ * `<unnamed>`, `[lambda() (instance 3)]`, `const float *` and template parameters as `T1, T2`
+ * where the C++ runtime's writes `128`, `(anonymous namespace)`, `{lambda()#3}`, `float const*`
+ * and the types themselves (and nsys adds `void` before function templates in arguments).
  */
 export function kernelKey(name: string): string {
-  return name
-    .replace(/\((?:unsigned )?(?:int|long|long long|short|char|bool)\)(?=-?\d|true|false)/g, '')
-    .replace(/<unnamed>/g, '(anonymous namespace)')
+  let key = name
     .replace(/\bconst\b/g, '')
-    .replace(/\s+/g, '');
+    .replace(/\s+/g, '')
+    .replace(/\[lambda\(([^)]*)\)\(instance(\d+)\)\]/g, 'lambda($1)#$2')
+    .replace(/\{lambda\(([^)]*)\)#(\d+)\}/g, 'lambda($1)#$2')
+    .replace(/<unnamed>/g, '(anonymousnamespace)')
+    .replace(/\((?:unsigned)?(?:int|long|longlong|short|char|bool)\)(?=-?\d|true|false)/g, '')
+    .replace(/([<,(]-?\d+)(?:ull|ul|ll|u|l)(?=[>,)])/g, '$1')
+    // nsys names a function template's return type inside template arguments; the runtime not.
+    .replace(/([<,])void(?=[A-Za-z_])/g, '$1')
+    // ...and keeps template parameters (T2) in enclosing functions' parameter lists: drop those.
+    .replace(/\([^()]*\)(?=::)/g, '');
+  if (key.endsWith(')')) {
+    let depth = 0;
+    for (let i = key.length - 1; i >= 0; i--) {
+      depth += key[i] === ')' ? 1 : key[i] === '(' ? -1 : 0;
+      if (depth === 0) {
+        key = key.slice(0, i);
+        break;
+      }
+    }
+  }
+  return key;
 }
 
 /** The same statistics from one of our traces. */
