@@ -13,6 +13,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const buildDir = path.join(root, 'build');
 const objDir = path.join(buildDir, 'obj');
 const output = path.join(buildDir, 'streamscope_native.node');
+// The injection collector (`streamscope profile`): CUDA_INJECTION64_PATH loads it into any CUDA
+// program. It shares the CUPTI session, record sink and codec writer with the addon.
+const injectOutput = path.join(buildDir, 'libstreamscope_inject.so');
+const checkOutput = path.join(buildDir, 'streamscope-inject-check');
+const sharedCore = new Set([
+  'clock.cc',
+  'codec-writer.cc',
+  'cupti-api.cc',
+  'cupti-profile.cc',
+  'cupti-session.cc',
+  'record-sink.cc',
+  'wait-linker.cc',
+]);
 const optional = process.argv.includes('--optional');
 const required = process.env.STREAMSCOPE_NATIVE_REQUIRED === '1';
 const stepTimeoutMs = 300_000; // one compile step; a hung compiler must not hang `pnpm install`
@@ -27,7 +40,10 @@ function status(built, reason) {
 }
 
 function giveUp(reason) {
-  rmSync(output, { force: true }); // a stale addon must not outlive a failed build
+  // A stale addon or collector must not outlive a failed build.
+  for (const file of [output, injectOutput, checkOutput]) {
+    rmSync(file, { force: true });
+  }
   status(false, reason);
   console.error(`streamscope native addon not built: ${reason}`);
   console.error('the CUDA backend is unavailable; the simulator and replay backends still work');
@@ -103,6 +119,8 @@ const includes = [
 mkdirSync(objDir, { recursive: true });
 const src = path.join(root, 'src');
 const objects = [];
+const injectObjects = [];
+const toolObjects = [];
 for (const file of readdirSync(src).sort()) {
   const obj = path.join(objDir, file.replace(/\.(cc|cu)$/, '.o'));
   if (file.endsWith('.cu')) {
@@ -140,7 +158,16 @@ for (const file of readdirSync(src).sort()) {
   } else {
     continue;
   }
-  objects.push(obj);
+  if (file.startsWith('tool-')) {
+    toolObjects.push(obj);
+    continue;
+  }
+  if (sharedCore.has(file) || file.startsWith('inject-')) {
+    injectObjects.push(obj);
+  }
+  if (!file.startsWith('inject-')) {
+    objects.push(obj);
+  }
 }
 // g++ links, so the static CUDA runtime is named explicitly; libcuda (the driver) is loaded by
 // cudart at run time and CUPTI by us with dlopen, so the addon loads on machines without either.
@@ -156,5 +183,29 @@ run('g++', [
   '-lpthread',
   '-Wl,--exclude-libs,ALL',
 ]);
+// The collector lives inside someone else's program: libstdc++ is linked in and hidden (the
+// program may carry an older one), nothing but its entry points is exported, and `-z defs`
+// proves at build time that it needs nothing the program might lack (CUPTI comes by dlopen).
+const exportsMap = path.join(objDir, 'inject.map');
+writeFileSync(
+  exportsMap,
+  '{ global: InitializeInjection; InitializeInjectionNvtx2; StreamscopeInjectSelfTest; local: *; };\n',
+);
+run('g++', [
+  '-shared',
+  '-o',
+  injectOutput,
+  `-Wl,--version-script=${exportsMap}`,
+  '-Wl,-Bsymbolic',
+  ...injectObjects,
+  '-static-libstdc++',
+  '-static-libgcc',
+  '-ldl',
+  '-lpthread',
+  '-Wl,--exclude-libs,ALL',
+  '-Wl,-z,defs',
+]);
+run('g++', ['-o', checkOutput, ...toolObjects, '-ldl']);
 status(true, '');
 console.log(`streamscope native addon built: ${path.relative(process.cwd(), output)}`);
+console.log(`streamscope injection collector built: ${path.relative(process.cwd(), injectOutput)}`);

@@ -5,10 +5,14 @@
 namespace streamscope {
 
 namespace {
+constexpr uint8_t kBatchMeta = 1;
 constexpr uint8_t kBatchStrings = 2;
+constexpr uint8_t kBatchStructure = 3;
+constexpr uint8_t kBatchLaunches = 4;
 constexpr uint8_t kBatchOps = 5;
 constexpr uint8_t kBatchFlows = 6;
 constexpr uint8_t kBatchRanges = 7;
+constexpr uint8_t kBatchEnd = 8;
 constexpr size_t kHeaderBytes = 16;
 
 // Field-presence bits of an op record (batch-format.ts OpField).
@@ -142,17 +146,54 @@ void CodecWriter::ranges(uint32_t firstIndex, const std::vector<CodecRange>& ran
     int64_t prevStartNs = 0;
     for (size_t i = first; i < last; i++) {
       const CodecRange& r = ranges[i];
-      u8(0);  // RangeKind.PushPop
+      u8(r.kind);
       varint(r.track);
       zigzag(r.startNs - prevStartNs);
       prevStartNs = r.startNs;
       varint(static_cast<uint64_t>(std::max<int64_t>(0, r.endNs - r.startNs)));
       varint(r.nameId);
-      varint(0);  // domain: none
+      varint(r.domainId);
       u8(r.depth);
     }
     end(at);
   }
+}
+
+void CodecWriter::meta(const std::string& json) {
+  size_t at = begin(kBatchMeta, 1);
+  utf8(json);
+  end(at);
+}
+
+void CodecWriter::structure(const std::string& json) {
+  // The record count is informational for structure batches; the JSON carries the items.
+  size_t at = begin(kBatchStructure, 1);
+  utf8(json);
+  end(at);
+}
+
+void CodecWriter::launches(uint32_t firstId, const std::vector<CodecLaunch>& launches) {
+  for (size_t first = 0; first < launches.size(); first += kMaxRecordsPerBatch) {
+    size_t last = std::min(launches.size(), first + kMaxRecordsPerBatch);
+    size_t at = begin(kBatchLaunches, static_cast<uint32_t>(last - first));
+    varint(firstId + first);
+    for (size_t i = first; i < last; i++) {
+      const CodecLaunch& l = launches[i];
+      for (uint32_t v : {l.gridX, l.gridY, l.gridZ, l.blockX, l.blockY, l.blockZ, l.sharedMemBytes,
+                         l.registersPerThread}) {
+        varint(v);
+      }
+    }
+    end(at);
+  }
+}
+
+void CodecWriter::endOfStream(const CodecEndCounts& c) {
+  size_t at = begin(kBatchEnd, 8);
+  for (uint32_t v : {c.strings, c.devices, c.processes, c.tracks, c.launches, c.ops, c.flows, c.ranges}) {
+    varint(v);
+  }
+  end(at);
 }
 
 std::vector<uint8_t> CodecWriter::take() {

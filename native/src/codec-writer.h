@@ -1,6 +1,7 @@
 // The record codec's binary form, written natively (packages/trace/src/codec/batch-format.ts
 // and trace-encoder.ts are the reference): 16-byte batch headers, LEB128 varints, zigzag deltas.
-// Only the batches the addon produces: strings, ops, flows and ranges.
+// The addon produces strings, ops, flows and ranges; the injection collector also meta,
+// structure, launches and the end batch.
 #pragma once
 
 #include <cstdint>
@@ -29,13 +30,29 @@ struct CodecFlow {
   uint8_t kind = 0;
 };
 
-/** A push/pop range on a host-thread track (RangeKind 0). */
+/** A range on a host-thread track: RangeKind 0 push/pop, 1 start/end, 2 mark. */
 struct CodecRange {
   int64_t startNs = 0;
   int64_t endNs = 0;
   uint32_t track = 0;
   uint32_t nameId = 0;
   uint8_t depth = 0;
+  uint8_t kind = 0;
+  uint32_t domainId = 0;  // 0: no domain
+};
+
+/** A kernel's launch configuration (side-tables.ts launchConfigFields, in that order). */
+struct CodecLaunch {
+  uint32_t gridX = 0, gridY = 0, gridZ = 0;
+  uint32_t blockX = 0, blockY = 0, blockZ = 0;
+  uint32_t sharedMemBytes = 0;
+  uint32_t registersPerThread = 0;
+};
+
+/** What an end batch states was sent (trace-decoder.ts EndCounts, in that order). */
+struct CodecEndCounts {
+  uint32_t strings = 0, devices = 0, processes = 0, tracks = 0;
+  uint32_t launches = 0, ops = 0, flows = 0, ranges = 0;
 };
 
 constexpr uint32_t kBatchMagic = 0x31425353;  // 'SSB1'
@@ -50,8 +67,16 @@ class CodecWriter {
   void ops(uint32_t firstIndex, const std::vector<CodecOp>& ops);
   /** Flows batches starting at flow index firstIndex. */
   void flows(uint32_t firstIndex, const std::vector<CodecFlow>& flows);
-  /** Ranges batches starting at range index firstIndex (push/pop kind, no domain). */
+  /** Ranges batches starting at range index firstIndex. */
   void ranges(uint32_t firstIndex, const std::vector<CodecRange>& ranges);
+  /** A meta batch: TraceMeta as JSON (structure-check.ts checkMeta). */
+  void meta(const std::string& json);
+  /** A structure batch: {firstDevice, devices, firstProcess, processes, firstTrack, tracks}. */
+  void structure(const std::string& json);
+  /** Launches batches starting at launch id firstId. */
+  void launches(uint32_t firstId, const std::vector<CodecLaunch>& launches);
+  /** The end batch: final counts, so a reader tells a whole stream from a truncated one. */
+  void endOfStream(const CodecEndCounts& counts);
 
   const std::vector<uint8_t>& bytes() const { return out_; }
   std::vector<uint8_t> take();

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace streamscope {
@@ -19,13 +20,22 @@ bool resolve(CuptiApi& api, Fn& slot, const char* name, bool required) {
 }
 
 void load(CuptiApi& api) {
-  // The soname of CUDA 13's CUPTI first; the unversioned name covers toolkit-only installs.
-  for (const char* name : {"libcupti.so.13", "libcupti.so"}) {
-    api.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api.handle != nullptr) {
-      api.path = name;
-      break;
+  // An explicit path first (the profiler's CLI passes the one it found); then the soname of CUDA
+  // 13's CUPTI; the unversioned name covers toolkit-only installs.
+  const char* explicitPath = std::getenv("STREAMSCOPE_CUPTI_PATH");
+  if (explicitPath != nullptr && explicitPath[0] != '\0') {
+    api.handle = dlopen(explicitPath, RTLD_NOW | RTLD_LOCAL);
+    if (api.handle == nullptr) {
+      const char* why = dlerror();
+      api.error = std::string("STREAMSCOPE_CUPTI_PATH ") + explicitPath + " not loadable: " + (why != nullptr ? why : "?");
+      return;
     }
+    api.path = explicitPath;
+  }
+  for (const char* name : {"libcupti.so.13", "libcupti.so"}) {
+    if (api.handle != nullptr) break;
+    api.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (api.handle != nullptr) api.path = name;
   }
   if (api.handle == nullptr) {
     const char* why = dlerror();
@@ -47,7 +57,11 @@ void load(CuptiApi& api) {
             resolve(api, api.subscribe, "cuptiSubscribe", true) &&
             resolve(api, api.unsubscribe, "cuptiUnsubscribe", true) &&
             resolve(api, api.enableDomain, "cuptiEnableDomain", true) &&
-            resolve(api, api.enableCallback, "cuptiEnableCallback", true);
+            resolve(api, api.enableCallback, "cuptiEnableCallback", true) &&
+            resolve(api, api.getCallbackName, "cuptiGetCallbackName", false) &&
+            resolve(api, api.setThreadIdType, "cuptiSetThreadIdType", false) &&
+            resolve(api, api.activityEnableRuntimeApi, "cuptiActivityEnableRuntimeApi", false) &&
+            resolve(api, api.activityEnableDriverApi, "cuptiActivityEnableDriverApi", false);
   if (!ok) {
     dlclose(api.handle);
     api.handle = nullptr;

@@ -29,13 +29,21 @@ struct CuptiApi {
   CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
   CUptiResult (*enableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
   CUptiResult (*enableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) = nullptr;
+  CUptiResult (*getCallbackName)(CUpti_CallbackDomain, uint32_t, const char**) = nullptr;  // optional
+  CUptiResult (*setThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;                     // optional
+  CUptiResult (*activityEnableRuntimeApi)(CUpti_CallbackId, uint8_t) = nullptr;             // optional
+  CUptiResult (*activityEnableDriverApi)(CUpti_CallbackId, uint8_t) = nullptr;              // optional
 
   bool loaded() const { return handle != nullptr; }
   /** "CUPTI_ERROR_X" for a result code, or the number when the library cannot say. */
   std::string resultName(CUptiResult r) const;
 };
 
-/** The process-wide CUPTI table, loaded on first use (thread-safe). */
+/**
+ * The process-wide CUPTI table, loaded on first use (thread-safe): STREAMSCOPE_CUPTI_PATH when
+ * set, else the sonames (a program such as PyTorch may have loaded its own copy already, which
+ * dlopen then returns).
+ */
 const CuptiApi& cuptiApi();
 
 }  // namespace streamscope

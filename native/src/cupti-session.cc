@@ -1,5 +1,6 @@
 #include "cupti-session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28,9 +29,15 @@ std::string startError;
 std::string notes;
 CUpti_SubscriberHandle subscriber = nullptr;
 
-std::mutex flushMutex;
-std::condition_variable flushWake;
-std::thread flushThread;
+// Never destroyed (like the thread below): a forked child that leaves through exit() would
+// otherwise wait forever in pthread_cond_destroy for the parent's flush thread, which the child
+// does not have.
+std::mutex& flushMutex = *new std::mutex;
+std::condition_variable& flushWake = *new std::condition_variable;
+// A pointer, never destroyed at exit: a joinable std::thread destroyed by static destructors
+// aborts the process, and neither a forked child (which has no such thread) nor a collector
+// that turned itself off from this very thread can join it.
+std::thread* flushThread = nullptr;
 bool flushStop = false;
 
 // The runtime calls whose correlation id the issue loop needs (those that make GPU records).
@@ -78,35 +85,58 @@ void CUPTIAPI onApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
   }
 }
 
+// Buffer size and the cap on bytes CUPTI holds (0: no cap); the profiler sets both.
+std::atomic<size_t> bufferBytes{kBufferBytes};
+std::atomic<size_t> maxInFlightBytes{0};
+std::atomic<size_t> inFlightBytes{0};
+std::atomic<uint64_t> refusedBuffers{0};
+std::atomic<ActivityHandler*> currentHandler{nullptr};
+// Set once CUPTI holds our buffer callbacks: only then is there anything to flush (the
+// collector's self-test runs the flush thread without CUPTI ever being loaded).
+std::atomic<bool> buffersRegistered{false};
+std::function<void()> afterFlush;  // set before the flush thread starts, read only by it
+
 void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
+  size_t bytes = bufferBytes.load();
+  size_t cap = maxInFlightBytes.load();
   *maxRecords = 0;
+  if (cap != 0 && inFlightBytes.load() + bytes > cap) {
+    // Memory stays bounded: CUPTI drops the records it cannot place and counts them.
+    refusedBuffers++;
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, bytes));
+  *size = *buffer != nullptr ? bytes : 0;
+  if (*buffer != nullptr) inFlightBytes += bytes;
 }
 
-uint8_t copyKindOf(uint8_t cuptiCopyKind) {
-  switch (cuptiCopyKind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-      return kCopyHtoD;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-      return kCopyDtoH;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-      return kCopyHtoH;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-      return kCopyPtoP;
-    default:
-      return kCopyDtoD;
+void handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, uint8_t* buffer,
+              size_t validSize) {
+  const CuptiApi& api = cuptiApi();
+  std::vector<const CUpti_Activity*> records;
+  CUpti_Activity* record = nullptr;
+  while (validSize > 0 && api.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+    records.push_back(record);
+  }
+  if (!records.empty()) handler->onRecords(records);
+  size_t dropped = 0;
+  if (api.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    handler->onCuptiDropped(dropped);
   }
 }
 
-uint8_t packKinds(unsigned src, unsigned dst) {
-  return static_cast<uint8_t>((src & 0x0f) | ((dst & 0x0f) << 4));
-}
-
-void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t,
+void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t size,
                                 size_t validSize) {
+  if (buffer == nullptr) return;
+  inFlightBytes -= std::min(inFlightBytes.load(), size);
+  ActivityHandler* handler = currentHandler.load();
+  if (handler != nullptr) {
+    handOver(handler, context, streamId, buffer, validSize);
+    std::free(buffer);
+    return;
+  }
   const CuptiApi& api = cuptiApi();
   std::vector<GpuRecord> records;
   CUpti_Activity* record = nullptr;
@@ -179,12 +209,35 @@ void stopFlushThread() {
     flushStop = true;
   }
   flushWake.notify_all();
-  if (flushThread.joinable()) {
-    flushThread.join();
+  if (flushThread != nullptr) {
+    flushThread->join();
+    delete flushThread;
+    flushThread = nullptr;
   }
 }
 
 }  // namespace
+
+uint8_t copyKindOf(uint8_t cuptiCopyKind) {
+  switch (cuptiCopyKind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return kCopyHtoD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return kCopyDtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return kCopyHtoH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return kCopyPtoP;
+    default:
+      return kCopyDtoD;
+  }
+}
+
+uint8_t packKinds(unsigned src, unsigned dst) {
+  return static_cast<uint8_t>((src & 0x0f) | ((dst & 0x0f) << 4));
+}
 
 void resetCorrelation() { tlsCorrelation = 0; }
 uint32_t lastCorrelation() { return tlsCorrelation; }
@@ -238,6 +291,7 @@ std::string cuptiStart(bool eventRecords) {
   }
   std::string error = check(api.activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
                             "cuptiActivityRegisterCallbacks");
+  if (error.empty()) buffersRegistered.store(true);
   const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                       CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
   for (CUpti_ActivityKind kind : kinds) {
@@ -280,7 +334,7 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
   flushStop = false;
   if (diagnosticOff("flush")) return;
   int periodMs = flushIntervalMs > 0 ? flushIntervalMs : 10;
-  flushThread = std::thread([periodMs] {
+  flushThread = new std::thread([periodMs] {
     std::unique_lock<std::mutex> lock(flushMutex);
     while (!flushStop) {
       flushWake.wait_for(lock, std::chrono::milliseconds(periodMs));
@@ -289,7 +343,8 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
       }
       // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
       lock.unlock();
-      cuptiApi().activityFlushAll(0);
+      if (buffersRegistered.load()) cuptiApi().activityFlushAll(0);
+      if (afterFlush) afterFlush();
       lock.lock();
     }
   });
@@ -299,6 +354,32 @@ void cuptiFinish() {
   stopFlushThread();
   cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   currentSink.store(nullptr);
+}
+
+void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::function<void()> after) {
+  stopFlushThread();
+  currentHandler.store(handler);
+  afterFlush = std::move(after);
+  cuptiAttach(nullptr, flushIntervalMs);
+}
+
+void cuptiFinishProfile() {
+  stopFlushThread();
+  if (buffersRegistered.load()) cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight) {
+  bufferBytes.store(bytesPerBuffer);
+  maxInFlightBytes.store(maxBytesInFlight);
+}
+
+uint64_t cuptiRefusedBuffers() { return refusedBuffers.load(); }
+
+std::string cuptiRegisterBuffers() {
+  std::string error = check(cuptiApi().activityRegisterCallbacks(onBufferRequested, onBufferCompleted),
+                            "cuptiActivityRegisterCallbacks");
+  if (error.empty()) buffersRegistered.store(true);
+  return error;
 }
 
 }  // namespace streamscope

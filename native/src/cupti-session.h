@@ -3,8 +3,12 @@
 // runtime-API callback that tells each issuing thread the correlation id of its last call.
 #pragma once
 
+#include <cupti.h>
+
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "record-sink.h"
 
@@ -23,6 +27,55 @@ void cuptiFinish();
 std::string cuptiNotes();
 /** CUPTI's version number, or 0 when not loaded. */
 uint32_t cuptiVersion();
+
+/** Receives every activity record of a profiled process (the injection collector). */
+class ActivityHandler {
+ public:
+  virtual ~ActivityHandler() = default;
+  /** One completed buffer's records, in buffer order, on whatever thread CUPTI returns it. */
+  virtual void onRecords(const std::vector<const CUpti_Activity*>& records) = 0;
+  /** Records CUPTI dropped: no buffer was free, or its own count. */
+  virtual void onCuptiDropped(uint64_t n) = 0;
+};
+
+/** What a profiled process collects beyond kernels, copies, memsets, events and syncs. */
+struct ProfileActivities {
+  bool nvtx = true;
+  bool driverApi = true;
+  /** Every API call, queries too (cudaGetDevice...); off: only calls that do or wait for work. */
+  bool everyApiCall = false;
+  /** In-flight activity buffers past this many bytes are refused (CUPTI drops and counts). */
+  size_t maxBufferBytes = 64u << 20;
+  size_t bufferBytes = 32u << 10;
+};
+
+/**
+ * Starts CUPTI for a whole process (the injection collector); returns "" or why not. It
+ * subscribes first: with another profiler attached (nsys, torch.profiler) that fails with
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and nothing is enabled.
+ */
+std::string cuptiStartProfile(const ProfileActivities& what);
+/**
+ * Routes every record to `handler`; every flushIntervalMs our own thread flushes CUPTI, then
+ * calls `afterFlush` (drain and send) on that same thread.
+ */
+void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::function<void()> afterFlush);
+/** Stops the flush thread, then a forced flush delivers what CUPTI holds to the handler. */
+void cuptiFinishProfile();
+/** Disables every kind and unsubscribes: a disabled collector costs the program nothing more. */
+void cuptiStopProfile();
+
+/** Buffer size and the cap on bytes CUPTI may hold at once (0: none). */
+void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight);
+/** Buffers refused at the cap so far (each made CUPTI drop records). */
+uint64_t cuptiRefusedBuffers();
+/** Registers our buffer callbacks with CUPTI (cupti-profile.cc); "" or why not. */
+std::string cuptiRegisterBuffers();
+
+/** OpKindCode of a CUPTI memcpy kind. */
+uint8_t copyKindOf(uint8_t cuptiCopyKind);
+/** Source and destination memory kinds as the codec packs them (low nibble source). */
+uint8_t packKinds(unsigned src, unsigned dst);
 
 /** Per issuing thread: forget the last correlation id, then read the id of the next CUDA call. */
 void resetCorrelation();

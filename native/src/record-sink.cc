@@ -84,6 +84,53 @@ void RecordSink::pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint3
   ring();
 }
 
+void RecordSink::pushRange(const CodecRange& absolute) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (readyOps_.size() + gpu_.size() + ranges_.size() >= maxQueued_) {
+      counts_.dropped++;
+      return;
+    }
+    CodecRange r = absolute;
+    r.startNs = rel(absolute.startNs);
+    r.endNs = rel(absolute.endNs);
+    ranges_.push_back(r);
+  }
+  ring();
+}
+
+void RecordSink::pushFlow(uint32_t fromOp, uint32_t toOp, uint8_t kind) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  extraFlows_.push_back(CodecFlow{fromOp, toOp, kind});
+}
+
+void RecordSink::setMeta(std::string json) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  meta_ = std::move(json);
+}
+
+void RecordSink::addStructure(std::string json) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  structure_.push_back(std::move(json));
+}
+
+uint32_t RecordSink::addLaunch(const CodecLaunch& launch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  launches_.push_back(launch);
+  return launchesSent_ + static_cast<uint32_t>(launches_.size()) - 1;
+}
+
+CodecEndCounts RecordSink::sentCounts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CodecEndCounts c;
+  c.strings = nextStringId_ - static_cast<uint32_t>(newStrings_.size());
+  c.launches = launchesSent_;
+  c.ops = opsSent_;
+  c.flows = flowsSent_;
+  c.ranges = rangesSent_;
+  return c;
+}
+
 void RecordSink::pushGpu(const std::vector<GpuRecord>& records) {
   if (records.empty()) {
     return;
@@ -114,7 +161,8 @@ void RecordSink::ring() {
 
 bool RecordSink::hasPending() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return !readyOps_.empty() || !newStrings_.empty() || !gpu_.empty() || !ranges_.empty();
+  return !readyOps_.empty() || !newStrings_.empty() || !gpu_.empty() || !ranges_.empty() ||
+         !structure_.empty() || !launches_.empty() || !meta_.empty();
 }
 
 SinkCounts RecordSink::counts() {
@@ -134,8 +182,17 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
   uint32_t firstStringId = 0;
   uint32_t firstOp = 0;
   uint32_t firstFlow = 0;
+  std::string meta;
+  std::vector<std::string> structure;
+  std::vector<CodecLaunch> launches;
+  uint32_t firstLaunch = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    meta.swap(meta_);
+    structure.swap(structure_);
+    launches.swap(launches_);
+    firstLaunch = launchesSent_;
+    launchesSent_ += static_cast<uint32_t>(launches.size());
     strings.swap(newStrings_);
     firstStringId = nextStringId_ - static_cast<uint32_t>(strings.size());
     firstOp = opsSent_;
@@ -202,12 +259,18 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     }
     gpu_.swap(waiting);
     waits_.emit(firstOp, originNs_.load(), final, ops, flows);
+    // Flows between ready ops (the profiler's API-to-GPU links) name ops sent by now.
+    flows.insert(flows.end(), extraFlows_.begin(), extraFlows_.end());
+    extraFlows_.clear();
     opsSent_ += static_cast<uint32_t>(ops.size());
     flowsSent_ += static_cast<uint32_t>(flows.size());
     counts_.opsOut += ops.size();
   }
   CodecWriter writer;
+  if (!meta.empty()) writer.meta(meta);
   writer.strings(firstStringId, strings);
+  for (const std::string& json : structure) writer.structure(json);
+  writer.launches(firstLaunch, launches);
   writer.ops(firstOp, ops);
   writer.flows(firstFlow, flows);
   writer.ranges(firstRange, ranges);

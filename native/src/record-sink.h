@@ -98,6 +98,18 @@ class RecordSink {
   void graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32_t>> nodes);
   /** A push/pop range on a host thread (absolute times). */
   void pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth);
+  /** Any range kind (absolute times); dropped and counted past the memory cap. */
+  void pushRange(const CodecRange& absolute);
+  /** A flow between two ops this sink already returned indices for. */
+  void pushFlow(uint32_t fromOp, uint32_t toOp, uint8_t kind);
+  /** The stream's metadata (TraceMeta JSON), sent first in the next drain. */
+  void setMeta(std::string json);
+  /** Structure JSON for new devices, processes or tracks; sent before any op of the same drain. */
+  void addStructure(std::string json);
+  /** A new launch configuration; its id is the number added before it. */
+  uint32_t addLaunch(const CodecLaunch& launch);
+  /** Strings, launches, ops, flows and ranges sent so far (the end batch's share of the sink). */
+  CodecEndCounts sentCounts();
   void pushGpu(const std::vector<GpuRecord>& records);
   void addCuptiDropped(uint64_t n);
 
@@ -130,6 +142,11 @@ class RecordSink {
   std::vector<GpuRecord> gpu_;
   std::vector<CodecRange> ranges_;
   uint32_t rangesSent_ = 0;
+  std::string meta_;
+  std::vector<std::string> structure_;
+  std::vector<CodecLaunch> launches_;
+  uint32_t launchesSent_ = 0;
+  std::vector<CodecFlow> extraFlows_;
   std::unordered_map<uint32_t, IssuedOp> issued_;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
   std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation

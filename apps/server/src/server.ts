@@ -15,6 +15,9 @@ import { ImportService } from './imports/import-service.ts';
 import type { LiveStats } from './live/live-server.ts';
 import { LiveServer } from './live/live-server.ts';
 import { openRunLog } from './live/open-run-log.ts';
+import type { ProfileTiming } from './profile/profile-run.ts';
+import { profilePath } from './profile/profile-protocol.ts';
+import { ProfileService } from './profile/profile-service.ts';
 import type { BackendSet } from './runs/run-manager.ts';
 import { RunManager } from './runs/run-manager.ts';
 import { TraceStore } from './storage/trace-store.ts';
@@ -38,6 +41,8 @@ export interface StartOptions {
   readonly importForeign?: ForeignImporter;
   readonly summarize?: (trace: Trace) => unknown;
   readonly log?: (line: string) => void;
+  /** Profiled programs' runs: how long their processes may be away or finishing (tests shorten). */
+  readonly profileTiming?: Partial<ProfileTiming>;
 }
 
 export interface RunningServer {
@@ -51,6 +56,8 @@ export interface RunningServer {
   readonly notes: readonly string[];
   readonly store: TraceStore;
   readonly runs: RunManager;
+  /** Where profiled programs connect on this machine (undefined if another server holds it). */
+  readonly profileSocket?: string;
   liveStats(): LiveStats;
   /** Cancels runs (their partial traces are stored), closes sockets and the database. */
   close(): Promise<void>;
@@ -104,8 +111,29 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     maxMessageBytes: limits.liveMessageBytes,
     heartbeatMs: timing.heartbeatMs,
   });
+  let baseUrl = '';
+  const profile = new ProfileService({
+    runs,
+    store,
+    dashboardUrl: (id) => `${baseUrl}#/trace/${id}`,
+    log,
+    ...(options.profileTiming !== undefined ? { timing: options.profileTiming } : {}),
+  });
   const server = createServer(app);
-  server.on('upgrade', (request, socket, head) => live.handleUpgrade(request, socket, head));
+  server.on('upgrade', (request, socket, head) => {
+    // Profiled programs beyond this machine's socket: the same checks as the live channel.
+    if (new URL(request.url ?? '/', 'http://localhost').pathname === profilePath) {
+      const problem = authorizeUpgrade(policy, request);
+      if (problem !== undefined) {
+        const text = problem.status === 401 ? 'Unauthorized' : 'Forbidden';
+        socket.end(`HTTP/1.1 ${problem.status} ${text}\r\nConnection: close\r\n\r\n`);
+        return;
+      }
+      profile.handleUpgrade(request, socket, head);
+      return;
+    }
+    live.handleUpgrade(request, socket, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -116,10 +144,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}/${token === undefined ? '' : `?token=${token}`}`;
+  baseUrl = url;
+  const profileSocket = await profile.listen(options.dataDir);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      await profile.close();
       await runs.shutdown();
       await live.close();
       await new Promise<void>((resolve) => {
@@ -138,6 +169,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     notes,
     store,
     runs,
+    ...(profileSocket !== undefined ? { profileSocket } : {}),
     liveStats: () => live.stats(),
     close,
     ...(token !== undefined ? { token } : {}),

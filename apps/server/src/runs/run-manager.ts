@@ -208,7 +208,6 @@ export class RunManager {
     if (run.cancelRequested) {
       return;
     }
-    const { store } = this.options;
     let handle: RunHandle;
     try {
       handle = backend.start({
@@ -222,16 +221,57 @@ export class RunManager {
       await this.finishUnstarted(run, { status: 'failed', reason: messageOf(error) });
       return;
     }
+    await this.follow(run, handle, backend.name, reason, submission.timeLimitMs, submission.target);
+  }
+
+  /**
+   * Lists a run whose producer lives outside the queue (a profiled program, `streamscope
+   * profile`) as running at once, then streams, watches and stores it like any other run.
+   */
+  attach(
+    request: { readonly title: string; readonly reason: string; readonly timeLimitMs: number },
+    handle: RunHandle,
+  ): string {
+    if (this.closing) {
+      throw new ApiError(503, 'shutting-down', 'the server is shutting down');
+    }
+    const id = newId();
+    this.options.store.insert({
+      id,
+      source: 'run',
+      title: request.title,
+      status: 'running',
+      createdAt: new Date().toISOString(),
+      opCount: 0,
+      spanNs: 0,
+      format: 'streamscope-cuda',
+      backend: 'cuda',
+      reason: request.reason,
+    });
+    const run: LiveRun = { id, log: new RunLog(id, 'running'), cancelRequested: false };
+    this.live.set(id, run);
+    void this.follow(run, handle, 'cuda', request.reason, request.timeLimitMs, undefined);
+    return id;
+  }
+
+  private async follow(
+    run: LiveRun,
+    handle: RunHandle,
+    backendName: BackendName,
+    reason: string,
+    timeLimitMs: number,
+    target: string | undefined,
+  ): Promise<void> {
     run.handle = handle;
     const startedMs = performance.now();
-    store.update(run.id, { status: 'running' });
+    this.options.store.update(run.id, { status: 'running' });
     run.log.status = 'running';
     run.log.appendControl({
       type: 'started',
       runId: run.id,
-      backend: backend.name,
+      backend: backendName,
       reason,
-      ...(submission.target !== undefined ? { target: submission.target } : {}),
+      ...(target !== undefined ? { target } : {}),
     });
     const encoder = new TraceEncoder(handle.trace);
     const flusher = new FrameFlusher(
@@ -255,7 +295,7 @@ export class RunManager {
       }
     }, this.options.progressIntervalMs);
     progress.unref();
-    const end = await watchdog(handle, submission.timeLimitMs, this.options.watchdogGraceMs);
+    const end = await watchdog(handle, timeLimitMs, this.options.watchdogGraceMs);
     clearInterval(progress);
     unsubscribe();
     flusher.flushNow();

@@ -1,0 +1,243 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RangeKind, loadTrace, opKindName } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import type { TraceEntry } from '../api-types.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { startTestServer } from '../test-support/test-server.ts';
+import { defaultCollectorCheckPath, defaultCollectorPath } from './collector-paths.ts';
+
+// The real collector, loaded as the driver loads it, fed CUPTI-shaped records by its self-test
+// (there is no GPU here) and talking to the real server. `pnpm install` builds it where nvcc is.
+const built = existsSync(defaultCollectorPath) && existsSync(defaultCollectorCheckPath);
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runCheck(
+  script: string | undefined,
+  env: Record<string, string>,
+  dir: string,
+): Promise<Ran> {
+  return (async () => {
+    const args = [defaultCollectorPath];
+    if (script !== undefined) {
+      const file = path.join(dir, 'script.txt');
+      await writeFile(file, script);
+      args.push(file);
+    }
+    const child = spawn(defaultCollectorCheckPath, args, {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  })();
+}
+
+// One process: a device, its legacy stream and a non-blocking one; kernels launched through the
+// runtime and the driver, a pinned H2D copy, a memset, an NVTX range and a mark. The first
+// driver call is the runtime launch's own (inside it on the same thread): it is not drawn twice.
+const records = `
+device 0 132 H100
+context 1 0 7
+stream 1 13 0 2
+range-start 1 77 100 train_step
+api driver 307 77 10 1100 1900
+api runtime 211 77 10 1000 2000
+kernel 0 1 13 10 3000 9000 _Z4gemmPfS_i
+api runtime 41 77 11 2100 2500
+memcpy 1 2 3 1048576 0 1 13 11 9500 10500
+api runtime 51 77 12 2550 2580
+memset 4096 3 0 1 7 12 11000 11500
+api runtime 131 77 14 2600 2700
+mark 77 2800 checkpoint
+buffer
+api driver 307 77 13 2900 3100
+kernel 0 1 7 13 12000 13000 triton_add
+range-end 1 77 14000
+flush
+`;
+
+function describeOps(trace: Trace): string[] {
+  const ops = trace.ops.columns();
+  const out: string[] = [];
+  for (let i = 0; i < ops.count; i++) {
+    out.push(`${opKindName(ops.kind[i]!)} ${trace.name(ops.nameId[i]!)} @${ops.startNs[i]}`);
+  }
+  return out.sort();
+}
+
+describe.skipIf(!built)('the injection collector (native, no GPU: its self-test feeds it)', () => {
+  let t: TestServer;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'streamscope-collector-'));
+    t = await startTestServer({
+      profileTiming: { reconnectGraceMs: 300, exitGraceMs: 300, stopGraceMs: 3000 },
+    });
+  });
+
+  afterEach(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads as the driver loads it and exports its entry points', async () => {
+    const ran = await runCheck(undefined, {}, dir);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toContain('InitializeInjection, InitializeInjectionNvtx2');
+    expect(ran.code).toBe(0);
+  });
+
+  it('writes a .sstrace the codec reads whole when no server is named', async () => {
+    const ran = await runCheck(`${records}exit\n`, { STREAMSCOPE_PROFILE_OUT: 'out.sstrace' }, dir);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(/^streamscope profile: wrote out\.sstrace\n$/);
+    const trace = loadTrace(new Uint8Array(await readFile(path.join(dir, 'out.sstrace'))));
+    expect(trace.meta).toMatchObject({ sourceFormat: 'streamscope-cuda', timingMethod: 'cupti' });
+    expect(describeOps(trace)).toEqual([
+      'api-call cuLaunchKernel @2900',
+      'api-call cudaLaunchKernel @1000',
+      'api-call cudaMemcpyAsync @2100',
+      'api-call cudaMemsetAsync @2550',
+      'api-call cudaStreamSynchronize @2600',
+      'copy-htod Memcpy HtoD @9500',
+      'kernel gemm(float*, float*, int) @3000',
+      'kernel triton_add @12000',
+      'memset Memset @11000',
+    ]);
+    expect(trace.devices).toEqual([
+      expect.objectContaining({ deviceId: 0, name: 'H100', smCount: 132 }),
+    ]);
+    const streams = trace.tracks.filter((tr) => tr.kind === 'gpu-stream');
+    expect(streams.map((s) => [s.streamId, s.kind === 'gpu-stream' && s.streamType])).toEqual([
+      [13, 'non-blocking'],
+      [7, 'legacy-default'],
+    ]);
+    // Each launch links to its kernel, the driver launch too.
+    const ops = trace.ops.columns();
+    const flows = trace.flows.columns();
+    const linked = [];
+    for (let i = 0; i < flows.count; i++) {
+      linked.push(
+        `${trace.name(ops.nameId[flows.fromOp[i]!]!)} -> ${trace.name(ops.nameId[flows.toOp[i]!]!)}`,
+      );
+    }
+    expect(linked.sort()).toEqual([
+      'cuLaunchKernel -> triton_add',
+      'cudaLaunchKernel -> gemm(float*, float*, int)',
+      'cudaMemcpyAsync -> Memcpy HtoD',
+      'cudaMemsetAsync -> Memset',
+    ]);
+    const ranges = trace.ranges.columns();
+    const drawn = [];
+    for (let i = 0; i < ranges.count; i++) {
+      drawn.push([
+        trace.name(ranges.nameId[i]!),
+        ranges.kind[i],
+        ranges.startNs[i],
+        ranges.endNs[i],
+      ]);
+    }
+    expect(drawn).toEqual([
+      ['checkpoint', RangeKind.Mark, 2800, 2800],
+      ['train_step', RangeKind.PushPop, 100, 14000],
+    ]);
+  });
+
+  it('streams to the server over its Unix socket, and Stop reaches the program as SIGINT', async () => {
+    const script = `${records}wait-stop 10000\nkernel 0 1 13 20 20000 21000 after_stop\nflush\nexit\n`;
+    const running = runCheck(
+      script,
+      {
+        STREAMSCOPE_PROFILE_SOCKET: t.server.profileSocket!,
+        STREAMSCOPE_PROFILE_TITLE: 'selftest',
+      },
+      dir,
+    );
+    let id = '';
+    while (id === '') {
+      const list = (await t.api('GET', '/api/traces', '/api/traces')).body as TraceEntry[];
+      id = list.find((e) => e.title === 'selftest — live')?.id ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    while ((t.server.runs.liveTrace(id)?.ops.count ?? 0) < 8) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await t.api('POST', `/api/runs/${id}/cancel`, '/api/runs/{id}/cancel')).status).toBe(
+      202,
+    );
+    const ran = await running;
+    expect(ran.stdout).toBe('SIGINT received\n');
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    let entry = (await t.api('GET', `/api/traces/${id}`, '/api/traces/{id}')).body as TraceEntry;
+    while (entry.fileBytes === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      entry = (await t.api('GET', `/api/traces/${id}`, '/api/traces/{id}')).body as TraceEntry;
+    }
+    // What the program did after Stop (its SIGINT handler's work) arrived too.
+    expect(entry).toMatchObject({ status: 'cancelled', title: 'selftest', opCount: 10 });
+  });
+
+  it('prints one line and lets the program finish when the server goes away mid-run', async () => {
+    // The collector's own flush thread runs, as under CUPTI: the collector turns itself off on
+    // that thread, and the program must still exit cleanly (status 0, no abort at exit).
+    const script = `flush-thread 10\n${records}sleep 1500\nkernel 0 1 13 20 20000 21000 late\nsleep 600\nexit\n`;
+    const running = runCheck(
+      script,
+      {
+        STREAMSCOPE_PROFILE_SOCKET: t.server.profileSocket!,
+        STREAMSCOPE_PROFILE_RECONNECT_MS: '200',
+      },
+      dir,
+    );
+    while (t.server.store.list().length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await t.close();
+    t = await startTestServer();
+    const ran = await running;
+    expect(ran.code).toBe(0);
+    const lines = ran.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^streamscope profile \(pid \d+\): the server stopped while the program ran; what arrived is kept; collection stopped, the program runs on$/,
+    );
+  });
+
+  it('lets a child forked while the collector runs leave through exit() (no hang, no abort)', async () => {
+    const script = `flush-thread 5\n${records}sleep 50\nfork-exit\nexit\n`;
+    const ran = await runCheck(script, { STREAMSCOPE_PROFILE_OUT: 'forked.sstrace' }, dir);
+    expect(ran.stderr).toBe('streamscope profile: wrote forked.sstrace\n');
+    expect(ran.code).toBe(0);
+    expect(
+      loadTrace(new Uint8Array(await readFile(path.join(dir, 'forked.sstrace')))).ops.count,
+    ).toBe(9);
+  });
+
+  it('says in one line that there is no server, and collects nothing', async () => {
+    const ran = await runCheck(
+      `${records}exit\n`,
+      { STREAMSCOPE_PROFILE_SOCKET: path.join(dir, 'none.sock') },
+      dir,
+    );
+    expect(ran.code).toBe(2); // the self-test's "collector did not start"; a real program runs on
+    expect(ran.stderr).toMatch(
+      /^streamscope profile \(pid \d+\): no server at .*none\.sock: cannot connect to .*none\.sock: No such file or directory; collection is off, the program runs on\n$/,
+    );
+  });
+});

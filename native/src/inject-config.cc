@@ -1,0 +1,81 @@
+#include "inject-config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+
+namespace streamscope {
+
+namespace {
+
+std::string text(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+// An integer variable in [min, max]; "" when unset or valid, else what is wrong with it.
+std::string integer(const char* name, int64_t min, int64_t max, int64_t& out) {
+  std::string v = text(name);
+  if (v.empty()) return "";
+  errno = 0;
+  char* end = nullptr;
+  long long parsed = std::strtoll(v.c_str(), &end, 10);
+  if (errno != 0 || end == v.c_str() || *end != '\0' || parsed < min || parsed > max) {
+    return std::string(name) + "='" + v + "' must be an integer in [" + std::to_string(min) + ", " +
+           std::to_string(max) + "]";
+  }
+  out = parsed;
+  return "";
+}
+
+}  // namespace
+
+std::string readInjectConfig(InjectConfig& c) {
+  c.socketPath = text("STREAMSCOPE_PROFILE_SOCKET");
+  c.url = text("STREAMSCOPE_PROFILE_URL");
+  c.token = text("STREAMSCOPE_PROFILE_TOKEN");
+  c.runId = text("STREAMSCOPE_PROFILE_RUN");
+  c.outPath = text("STREAMSCOPE_PROFILE_OUT");
+  c.title = text("STREAMSCOPE_PROFILE_TITLE");
+  std::string nvtx = text("STREAMSCOPE_PROFILE_NVTX");
+  if (!nvtx.empty() && nvtx != "0" && nvtx != "1") return "STREAMSCOPE_PROFILE_NVTX='" + nvtx + "' must be 0 or 1";
+  c.nvtx = nvtx != "0";
+  std::string all = text("STREAMSCOPE_PROFILE_ALL_API");
+  if (!all.empty() && all != "0" && all != "1") return "STREAMSCOPE_PROFILE_ALL_API='" + all + "' must be 0 or 1";
+  c.everyApiCall = all == "1";
+  if (!c.socketPath.empty() && !c.url.empty()) {
+    return "STREAMSCOPE_PROFILE_SOCKET and STREAMSCOPE_PROFILE_URL are both set; name one server";
+  }
+  if (!c.url.empty() && c.url.rfind("http://", 0) != 0) {
+    return "STREAMSCOPE_PROFILE_URL='" + c.url + "' must start with http://";
+  }
+  for (char ch : c.runId) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+    if (!ok || c.runId.size() > 64) return "STREAMSCOPE_PROFILE_RUN='" + c.runId + "' is not a run id";
+  }
+  int64_t flushMs = c.flushIntervalMs;
+  int64_t maxRecords = static_cast<int64_t>(c.maxQueuedRecords);
+  int64_t bufferMb = static_cast<int64_t>(c.maxBufferedBytes >> 20);
+  int64_t reconnectMs = c.reconnectMs;
+  int64_t originNs = c.originRealtimeNs;
+  for (std::string error : {integer("STREAMSCOPE_PROFILE_FLUSH_MS", 1, 10000, flushMs),
+                            integer("STREAMSCOPE_PROFILE_MAX_RECORDS", 1024, int64_t{1} << 32, maxRecords),
+                            integer("STREAMSCOPE_PROFILE_MAX_BUFFER_MB", 1, 1 << 16, bufferMb),
+                            integer("STREAMSCOPE_PROFILE_RECONNECT_MS", 0, 3600000, reconnectMs),
+                            integer("STREAMSCOPE_PROFILE_ORIGIN_NS", 0, INT64_MAX, originNs)}) {
+    if (!error.empty()) return error;
+  }
+  c.flushIntervalMs = static_cast<int>(flushMs);
+  c.maxQueuedRecords = static_cast<size_t>(maxRecords);
+  c.maxBufferedBytes = static_cast<size_t>(bufferMb) << 20;
+  c.reconnectMs = static_cast<int>(reconnectMs);
+  c.originRealtimeNs = originNs;
+  if (c.socketPath.empty() && c.url.empty() && c.outPath.empty()) {
+    c.outPath = "streamscope-" + std::to_string(getpid()) + ".sstrace";
+  }
+  return "";
+}
+
+}  // namespace streamscope

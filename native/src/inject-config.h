@@ -1,0 +1,42 @@
+// What the injection collector reads from its environment (the `profile` CLI sets it; a person
+// may set it by hand). Read once, in InitializeInjection, before any thread of ours exists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace streamscope {
+
+struct InjectConfig {
+  /** STREAMSCOPE_PROFILE_SOCKET: the server's (or the CLI's) Unix socket. */
+  std::string socketPath;
+  /** STREAMSCOPE_PROFILE_URL: http://HOST:PORT of a server beyond this machine's sockets. */
+  std::string url;
+  /** STREAMSCOPE_PROFILE_TOKEN: the server's access token (with a URL). */
+  std::string token;
+  /** STREAMSCOPE_PROFILE_RUN: the run this process joins (the CLI registered it). */
+  std::string runId;
+  /** STREAMSCOPE_PROFILE_OUT: the .sstrace file written when no server is named. */
+  std::string outPath;
+  /** STREAMSCOPE_PROFILE_TITLE: the run's title when this process starts one. */
+  std::string title;
+  /** STREAMSCOPE_PROFILE_NVTX=0 leaves NVTX ranges out. */
+  bool nvtx = true;
+  /** STREAMSCOPE_PROFILE_ALL_API=1 records query calls too (cudaGetDevice...). */
+  bool everyApiCall = false;
+  /** STREAMSCOPE_PROFILE_FLUSH_MS: how often records leave the process. */
+  int flushIntervalMs = 20;
+  /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
+  size_t maxQueuedRecords = 1u << 20;
+  /** STREAMSCOPE_PROFILE_MAX_BUFFER_MB: encoded frames held for a server that is away. */
+  size_t maxBufferedBytes = 64u << 20;
+  /** STREAMSCOPE_PROFILE_RECONNECT_MS: how long a dropped connection is retried. */
+  int reconnectMs = 15000;
+  /** STREAMSCOPE_PROFILE_ORIGIN_NS: CLOCK_REALTIME ns of the run's time 0 (the CLI's spawn). */
+  int64_t originRealtimeNs = 0;
+};
+
+/** Fills `config` from the environment; returns "" or the first bad variable and why. */
+std::string readInjectConfig(InjectConfig& config);
+
+}  // namespace streamscope

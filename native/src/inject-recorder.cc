@@ -1,0 +1,366 @@
+#include "inject-recorder.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "cupti-api.h"
+
+namespace streamscope {
+
+namespace {
+
+// A driver call waits this many flushes for the runtime call that may enclose it.
+constexpr uint64_t kDriverWaitTicks = 3;
+constexpr size_t kMaxPendingDriver = 1u << 16;
+constexpr size_t kRuntimeSpansKept = 512;
+constexpr uint32_t kNoStream = 0xffffffffu;
+
+std::string demangle(const char* mangled) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && out != nullptr ? out : mangled;
+  std::free(out);
+  return name;
+}
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the version suffix is CUPTI's, not the API's.
+std::string apiBaseName(const char* raw) {
+  std::string name = raw;
+  size_t v = name.rfind("_v");
+  if (v != std::string::npos && v + 2 < name.size() &&
+      name.find_first_not_of("0123456789", v + 2) == std::string::npos) {
+    name.resize(v);
+  }
+  return name;
+}
+
+const char* copyLabel(uint8_t kind) {
+  switch (kind) {
+    case kCopyHtoD: return "Memcpy HtoD";
+    case kCopyDtoH: return "Memcpy DtoH";
+    case kCopyPtoP: return "Memcpy PtoP";
+    case kCopyHtoH: return "Memcpy HtoH";
+    default: return "Memcpy DtoD";
+  }
+}
+
+}  // namespace
+
+ProfileRecorder::ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName)
+    : sink_(sink), tracks_(sink, pid, std::move(processName)) {}
+
+void ProfileRecorder::onRecords(const std::vector<const CUpti_Activity*>& records) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  counts_.records += records.size();
+  // Devices, contexts and streams first: the ops of the same buffer then get the right lane type.
+  for (const CUpti_Activity* r : records) describe(r);
+  for (const CUpti_Activity* r : records) record(r);
+}
+
+void ProfileRecorder::onCuptiDropped(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  counts_.cuptiDropped += n;
+}
+
+RecorderCounts ProfileRecorder::counts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counts_;
+}
+
+CodecEndCounts ProfileRecorder::endCounts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CodecEndCounts c = sink_.sentCounts();
+  c.devices = tracks_.devices();
+  c.processes = tracks_.processes();
+  c.tracks = tracks_.tracks();
+  return c;
+}
+
+void ProfileRecorder::describe(const CUpti_Activity* r) {
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      tracks_.device(*reinterpret_cast<const CUpti_ActivityDevice5*>(r));
+      break;
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      const auto* c = reinterpret_cast<const CUpti_ActivityContext3*>(r);
+      tracks_.context(c->contextId, c->deviceId, c->nullStreamId);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_STREAM: {
+      const auto* s = reinterpret_cast<const CUpti_ActivityStream*>(r);
+      tracks_.stream(s->contextId, s->streamId, s->priority, s->flag);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void ProfileRecorder::record(const CUpti_Activity* r) {
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+      api(*reinterpret_cast<const CUpti_ActivityAPI*>(r), CUPTI_CB_DOMAIN_RUNTIME_API);
+      break;
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityAPI*>(r);
+      if (pendingDriver_.size() >= kMaxPendingDriver) tickLocked(false);
+      pendingDriver_.push_back(PendingDriver{*d, tick_});
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
+      gpuOp(k->deviceId, k->contextId, k->streamId, static_cast<int64_t>(k->start), static_cast<int64_t>(k->end),
+            kKernel, kernelName(k->name != nullptr ? k->name : "kernel"), k->correlationId,
+            k->graphId != 0 ? kFlagInGraph : 0, 0, 0, launchId(*k));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+      uint8_t kind = copyKindOf(m->copyKind);
+      gpuOp(m->deviceId, m->contextId, m->streamId, static_cast<int64_t>(m->start), static_cast<int64_t>(m->end),
+            kind, sink_.intern(copyLabel(kind)), m->correlationId, m->graphId != 0 ? kFlagInGraph : 0, m->bytes,
+            packKinds(m->srcKind, m->dstKind));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(r);
+      gpuOp(m->deviceId, m->contextId, m->streamId, static_cast<int64_t>(m->start), static_cast<int64_t>(m->end),
+            kCopyPtoP, sink_.intern(copyLabel(kCopyPtoP)), m->correlationId, m->graphId != 0 ? kFlagInGraph : 0,
+            m->bytes, packKinds(m->srcKind, m->dstKind));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+      gpuOp(m->deviceId, m->contextId, m->streamId, static_cast<int64_t>(m->start), static_cast<int64_t>(m->end),
+            kMemset, sink_.intern("Memset"), m->correlationId, m->graphId != 0 ? kFlagInGraph : 0, m->bytes,
+            packKinds(0, m->memoryKind));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(r));
+      break;
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      eventRecord(*reinterpret_cast<const CUpti_ActivityCudaEvent2*>(r));
+      break;
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      marker(*reinterpret_cast<const CUpti_ActivityMarker2*>(r));
+      break;
+    default:
+      break;
+  }
+}
+
+uint32_t ProfileRecorder::apiName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  uint64_t key = (static_cast<uint64_t>(domain) << 32) | cbid;
+  auto found = apiNames_.find(key);
+  if (found != apiNames_.end()) return found->second;
+  const char* raw = nullptr;
+  const CuptiApi& cupti = cuptiApi();
+  std::string name;
+  if (cupti.getCallbackName != nullptr && cupti.getCallbackName(domain, cbid, &raw) == CUPTI_SUCCESS && raw != nullptr) {
+    name = apiBaseName(raw);
+  } else {
+    name = std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver call " : "runtime call ") + std::to_string(cbid);
+  }
+  uint32_t id = sink_.intern(name);
+  apiNames_.emplace(key, id);
+  return id;
+}
+
+uint32_t ProfileRecorder::kernelName(const char* mangled) {
+  auto found = kernelNames_.find(mangled);
+  if (found != kernelNames_.end()) return found->second;
+  uint32_t id = sink_.intern(demangle(mangled));
+  if (kernelNames_.size() < (1u << 16)) kernelNames_.emplace(mangled, id);
+  return id;
+}
+
+uint32_t ProfileRecorder::launchId(const CUpti_ActivityKernel10& k) {
+  CodecLaunch l;
+  l.gridX = static_cast<uint32_t>(k.gridX);
+  l.gridY = static_cast<uint32_t>(k.gridY);
+  l.gridZ = static_cast<uint32_t>(k.gridZ);
+  l.blockX = static_cast<uint32_t>(k.blockX);
+  l.blockY = static_cast<uint32_t>(k.blockY);
+  l.blockZ = static_cast<uint32_t>(k.blockZ);
+  l.sharedMemBytes = static_cast<uint32_t>(k.staticSharedMemory + k.dynamicSharedMemory);
+  l.registersPerThread = k.registersPerThread;
+  std::string key(reinterpret_cast<const char*>(&l), sizeof l);
+  auto found = launchIds_.find(key);
+  if (found != launchIds_.end()) return found->second;
+  uint32_t id = sink_.addLaunch(l);
+  launchIds_.emplace(std::move(key), id);
+  return id;
+}
+
+void ProfileRecorder::api(const CUpti_ActivityAPI& a, CUpti_CallbackDomain domain) {
+  uint32_t track = tracks_.thread(a.threadId);
+  uint32_t nameId = apiName(domain, a.cbid);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    ThreadApi& t = threadApi_[a.threadId];
+    t.runtimeSpans.emplace_back(static_cast<int64_t>(a.start), static_cast<int64_t>(a.end));
+    if (t.runtimeSpans.size() > kRuntimeSpansKept) t.runtimeSpans.pop_front();
+    t.lastRuntimeEndNs = std::max(t.lastRuntimeEndNs, static_cast<int64_t>(a.end));
+  }
+  uint32_t op = sink_.pushOp(static_cast<int64_t>(a.start), static_cast<int64_t>(a.end), track, kApiCall, nameId,
+                             a.correlationId);
+  if (op != WaitLinker::kNone) linkApi(a.correlationId, op);
+}
+
+bool ProfileRecorder::nestedInRuntime(const CUpti_ActivityAPI& d) const {
+  auto found = threadApi_.find(d.threadId);
+  if (found == threadApi_.end()) return false;
+  // A thread's runtime calls do not overlap and arrive in the order they ended: the only one that
+  // can hold the driver call is the first to end at or after it.
+  const auto& spans = found->second.runtimeSpans;
+  auto it = std::lower_bound(spans.begin(), spans.end(), static_cast<int64_t>(d.end),
+                             [](const std::pair<int64_t, int64_t>& span, int64_t end) { return span.second < end; });
+  return it != spans.end() && it->first <= static_cast<int64_t>(d.start);
+}
+
+void ProfileRecorder::tick(bool final) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  tickLocked(final);
+}
+
+void ProfileRecorder::tickLocked(bool final) {
+  tick_++;
+  std::vector<PendingDriver> keep;
+  for (const PendingDriver& p : pendingDriver_) {
+    if (nestedInRuntime(p.api)) {
+      counts_.nestedDriver++;
+      continue;
+    }
+    auto t = threadApi_.find(p.api.threadId);
+    bool runtimeMovedOn = t != threadApi_.end() && t->second.lastRuntimeEndNs >= static_cast<int64_t>(p.api.end);
+    if (final || runtimeMovedOn || tick_ - p.tick > kDriverWaitTicks || pendingDriver_.size() >= kMaxPendingDriver) {
+      api(p.api, CUPTI_CB_DOMAIN_DRIVER_API);
+    } else {
+      keep.push_back(p);
+    }
+  }
+  pendingDriver_.swap(keep);
+}
+
+void ProfileRecorder::linkApi(uint32_t correlationId, uint32_t apiOp) {
+  if (correlationId == 0) return;
+  apiByCorrelation_.at(correlationId) = apiOp;
+  if (std::vector<uint32_t>* waiting = gpuByCorrelation_.find(correlationId)) {
+    for (uint32_t gpu : *waiting) sink_.pushFlow(apiOp, gpu, kFlowApiToGpu);
+    gpuByCorrelation_.erase(correlationId);
+  }
+}
+
+void ProfileRecorder::linkGpu(uint32_t correlationId, uint32_t gpuOp) {
+  if (correlationId == 0) return;
+  if (uint32_t* apiOp = apiByCorrelation_.find(correlationId)) {
+    sink_.pushFlow(*apiOp, gpuOp, kFlowApiToGpu);
+  } else {
+    gpuByCorrelation_.at(correlationId).push_back(gpuOp);
+  }
+}
+
+void ProfileRecorder::gpuOp(uint32_t deviceId, uint32_t contextId, uint32_t streamId, int64_t startNs, int64_t endNs,
+                            uint8_t kind, uint32_t nameId, uint32_t correlationId, uint8_t flags, uint64_t bytes,
+                            uint8_t memKinds, uint32_t refId) {
+  if (endNs <= 0 || endNs < startNs) {
+    counts_.incomplete++;  // a forced flush at exit hands over work that had not finished
+    return;
+  }
+  uint32_t track = tracks_.stream(deviceId, contextId, streamId);
+  uint32_t op = sink_.pushOp(startNs, endNs, track, kind, nameId, correlationId, flags, bytes, memKinds, refId);
+  if (op != WaitLinker::kNone) linkGpu(correlationId, op);
+}
+
+void ProfileRecorder::sync(const CUpti_ActivitySynchronization2& s) {
+  uint8_t kind = kStreamSync;
+  const char* name = "Stream synchronize";
+  switch (s.type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: kind = kEventSync; name = "Event synchronize"; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: kind = kStreamWait; name = "Stream wait event"; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: kind = kDeviceSync; name = "Context synchronize"; break;
+    default: break;
+  }
+  if (s.end < s.start) {
+    counts_.incomplete++;
+    return;
+  }
+  uint32_t track = s.streamId == kNoStream || kind == kDeviceSync
+                       ? tracks_.contextSync(s.contextId)
+                       : tracks_.stream(tracks_.deviceOf(s.contextId), s.contextId, s.streamId);
+  uint32_t op = sink_.pushOp(static_cast<int64_t>(s.start), static_cast<int64_t>(s.end), track, kind, sink_.intern(name),
+                             s.correlationId, kFlagSync);
+  if (op == WaitLinker::kNone || s.cudaEventSyncId == 0) return;
+  if (uint32_t* recordOp = recordBySyncId_.find(s.cudaEventSyncId)) {
+    sink_.pushFlow(*recordOp, op, kFlowRecordToWait);
+  } else {
+    waitsBySyncId_.at(s.cudaEventSyncId).push_back(op);
+  }
+}
+
+void ProfileRecorder::eventRecord(const CUpti_ActivityCudaEvent2& e) {
+  if (e.deviceTimestamp == 0) return;  // no GPU time without device timestamps
+  int64_t t = static_cast<int64_t>(e.deviceTimestamp);
+  uint32_t track = tracks_.stream(e.deviceId, e.contextId, e.streamId);
+  uint32_t op = sink_.pushOp(t, t, track, kEventRecord, sink_.intern("Event record"), e.correlationId);
+  if (op == WaitLinker::kNone) return;
+  linkGpu(e.correlationId, op);
+  if (e.cudaEventSyncId == 0) return;
+  recordBySyncId_.at(e.cudaEventSyncId) = op;
+  if (std::vector<uint32_t>* waits = waitsBySyncId_.find(e.cudaEventSyncId)) {
+    for (uint32_t wait : *waits) sink_.pushFlow(op, wait, kFlowRecordToWait);
+    waitsBySyncId_.erase(e.cudaEventSyncId);
+  }
+}
+
+void ProfileRecorder::marker(const CUpti_ActivityMarker2& m) {
+  if (m.objectKind != CUPTI_ACTIVITY_OBJECT_THREAD && m.objectKind != CUPTI_ACTIVITY_OBJECT_PROCESS) return;
+  uint32_t tid = m.objectId.pt.threadId;
+  int64_t t = static_cast<int64_t>(m.timestamp);
+  uint32_t domainId = m.domain != nullptr && m.domain[0] != '\0' ? sink_.intern(m.domain) : 0;
+  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0) {
+    CodecRange r;
+    r.startNs = r.endNs = t;
+    r.track = tracks_.thread(tid);
+    r.nameId = sink_.intern(m.name != nullptr ? m.name : "");
+    r.domainId = domainId;
+    r.kind = 2;  // RangeKind.Mark
+    sink_.pushRange(r);
+    return;
+  }
+  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
+    OpenRange& open = openRanges_.at(m.id);
+    open.startNs = t;
+    open.tid = tid;
+    open.track = tracks_.thread(tid);
+    open.nameId = sink_.intern(m.name != nullptr ? m.name : "");
+    open.domainId = domainId;
+    open.depth = static_cast<uint8_t>(std::min<uint32_t>(threadDepth_[tid]++, 255));
+    return;
+  }
+  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
+    OpenRange* open = openRanges_.find(m.id);
+    if (open == nullptr) return;
+    uint32_t& depth = threadDepth_[open->tid];
+    if (depth > 0) depth--;
+    CodecRange r;
+    r.startNs = open->startNs;
+    r.endNs = t;
+    r.track = open->track;
+    r.nameId = open->nameId;
+    r.domainId = open->domainId;
+    r.depth = open->depth;
+    // Ended on the thread that opened it and innermost: a push/pop range; else a start/end one.
+    bool pushPop = tid == open->tid && depth == open->depth;
+    r.kind = pushPop ? 0 : 1;
+    if (!pushPop) r.depth = 0;
+    sink_.pushRange(r);
+    openRanges_.erase(m.id);
+  }
+}
+
+}  // namespace streamscope

@@ -1,0 +1,120 @@
+// Turns a profiled process's CUPTI activity records into trace ops, ranges and flows in a
+// RecordSink: API calls on their thread's lane, GPU work on its stream's lane, NVTX ranges on
+// their thread, API→GPU flows by correlation id and event record→wait flows by sync id.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cupti-session.h"
+#include "inject-tracks.h"
+#include "record-sink.h"
+
+namespace streamscope {
+
+/** A map that forgets its oldest keys past a capacity, so links never grow without bound. */
+template <typename V>
+class BoundedMap {
+ public:
+  explicit BoundedMap(size_t capacity) : capacity_(capacity) {}
+  V* find(uint64_t key) {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  V& at(uint64_t key) {
+    auto it = map_.find(key);
+    if (it != map_.end()) return it->second;
+    if (order_.size() >= capacity_) {
+      map_.erase(order_.front());
+      order_.pop_front();
+    }
+    order_.push_back(key);
+    return map_[key];
+  }
+  void erase(uint64_t key) { map_.erase(key); }  // its order_ slot expires harmlessly
+
+ private:
+  size_t capacity_;
+  std::unordered_map<uint64_t, V> map_;
+  std::deque<uint64_t> order_;
+};
+
+struct RecorderCounts {
+  uint64_t cuptiDropped = 0;
+  uint64_t incomplete = 0;      // GPU records without an end (the program exited first)
+  uint64_t nestedDriver = 0;    // driver calls made inside a runtime call (not drawn twice)
+  uint64_t records = 0;
+};
+
+class ProfileRecorder : public ActivityHandler {
+ public:
+  ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName);
+
+  void onRecords(const std::vector<const CUpti_Activity*>& records) override;
+  void onCuptiDropped(uint64_t n) override;
+  /** Once per flush: driver calls that waited long enough for an enclosing runtime call are drawn. */
+  void tick(bool final);
+  RecorderCounts counts();
+  /** The end batch's counts: the sink's tables plus this process's structure. */
+  CodecEndCounts endCounts();
+
+ private:
+  struct OpenRange {
+    int64_t startNs = 0;
+    uint32_t track = 0;
+    uint32_t tid = 0;
+    uint32_t nameId = 0;
+    uint32_t domainId = 0;
+    uint8_t depth = 0;
+  };
+  struct PendingDriver {
+    CUpti_ActivityAPI api;
+    uint64_t tick;
+  };
+  struct ThreadApi {
+    std::deque<std::pair<int64_t, int64_t>> runtimeSpans;  // recent runtime calls (start, end)
+    int64_t lastRuntimeEndNs = 0;
+  };
+
+  void describe(const CUpti_Activity* r);
+  void record(const CUpti_Activity* r);
+  void api(const CUpti_ActivityAPI& a, CUpti_CallbackDomain domain);
+  void gpuOp(uint32_t deviceId, uint32_t contextId, uint32_t streamId, int64_t startNs, int64_t endNs,
+             uint8_t kind, uint32_t nameId, uint32_t correlationId, uint8_t flags, uint64_t bytes = 0,
+             uint8_t memKinds = 0, uint32_t refId = kNoRef);
+  void sync(const CUpti_ActivitySynchronization2& s);
+  void eventRecord(const CUpti_ActivityCudaEvent2& e);
+  void marker(const CUpti_ActivityMarker2& m);
+  void linkApi(uint32_t correlationId, uint32_t apiOp);
+  void linkGpu(uint32_t correlationId, uint32_t gpuOp);
+  bool nestedInRuntime(const CUpti_ActivityAPI& d) const;
+  void tickLocked(bool final);
+  uint32_t apiName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+  uint32_t kernelName(const char* mangled);
+  uint32_t launchId(const CUpti_ActivityKernel10& k);
+
+  std::mutex mutex_;
+  RecordSink& sink_;
+  TrackRegistry tracks_;
+  RecorderCounts counts_;
+  uint64_t tick_ = 0;
+  std::unordered_map<uint64_t, uint32_t> apiNames_;
+  std::unordered_map<std::string, uint32_t> kernelNames_;
+  std::unordered_map<std::string, uint32_t> launchIds_;
+  BoundedMap<uint32_t> apiByCorrelation_{1u << 17};
+  BoundedMap<std::vector<uint32_t>> gpuByCorrelation_{1u << 16};
+  BoundedMap<uint32_t> recordBySyncId_{1u << 14};
+  BoundedMap<std::vector<uint32_t>> waitsBySyncId_{1u << 14};
+  BoundedMap<OpenRange> openRanges_{1u << 14};
+  std::unordered_map<uint32_t, uint32_t> threadDepth_;  // open push/pop ranges per thread
+  std::unordered_map<uint32_t, ThreadApi> threadApi_;
+  std::vector<PendingDriver> pendingDriver_;
+};
+
+}  // namespace streamscope

@@ -1,0 +1,244 @@
+// A test surface for the injection collector with no GPU: a script of CUPTI-shaped records
+// (built here as the real activity structs) goes through the real recorder, sink, codec and
+// transport to whatever STREAMSCOPE_PROFILE_* names (the server's tests listen there).
+//
+// One step per line, times in ns after the collector's origin:
+//   api runtime|driver CBID TID CORR START END      kernel DEV CTX STREAM CORR START END NAME [GRAPH]
+//   memcpy KIND SRC DST BYTES DEV CTX STREAM CORR START END
+//   memset BYTES MEMKIND DEV CTX STREAM CORR START END
+//   sync TYPE CTX STREAM SYNCID CORR START END       event DEV CTX STREAM SYNCID CORR TIME
+//   range-start ID TID TIME NAME   range-end ID TID TIME   mark TID TIME NAME
+//   context CTX DEV NULLSTREAM   stream CTX STREAM PRIORITY FLAG   device ID SMS NAME
+//   buffer (hand the records so far to the recorder as one CUPTI buffer)   flush   dropped N
+//   sleep MS   wait-stop MS (until a SIGINT arrived: the server's stop, or the CLI's)   exit
+//   flush-thread MS (the collector's own flush thread, as under CUPTI)
+//   fork-exit (a child forked now leaves through exit(): it must end with status 0, not abort)
+// A SIGINT is caught and, at the end, reported on stdout as a program would see it.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "cupti-session.h"
+#include "inject-collector.h"
+
+#define SS_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace streamscope {
+
+namespace {
+
+std::atomic<int> sigints{0};
+void onSigint(int) { sigints++; }
+
+class Script {
+ public:
+  explicit Script(int64_t originNs) : origin_(originNs) {}
+
+  template <typename T>
+  T& add(CUpti_ActivityKind kind) {
+    storage_.emplace_back(new uint8_t[sizeof(T)]());
+    T* r = reinterpret_cast<T*>(storage_.back().get());
+    r->kind = kind;
+    records_.push_back(reinterpret_cast<const CUpti_Activity*>(r));
+    return *r;
+  }
+  const char* keep(const std::string& s) {
+    strings_.push_back(s);
+    return strings_.back().c_str();
+  }
+  uint64_t t(uint64_t relNs) const { return static_cast<uint64_t>(origin_) + relNs; }
+  void deliver() {
+    if (!records_.empty()) collectorRecorder()->onRecords(records_);
+    records_.clear();
+  }
+
+ private:
+  int64_t origin_;
+  std::vector<std::unique_ptr<uint8_t[]>> storage_;
+  std::deque<std::string> strings_;
+  std::vector<const CUpti_Activity*> records_;
+};
+
+// Runs one step; returns "" or what is wrong with it.
+std::string step(Script& s, std::istringstream& in, const std::string& op) {
+  auto u = [&in]() {
+    uint64_t v = 0;
+    in >> v;
+    return v;
+  };
+  if (op == "api") {
+    std::string domain;
+    in >> domain;
+    auto& a = s.add<CUpti_ActivityAPI>(domain == "driver" ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME);
+    a.cbid = static_cast<CUpti_CallbackId>(u());
+    a.threadId = static_cast<uint32_t>(u());
+    a.correlationId = static_cast<uint32_t>(u());
+    a.start = s.t(u());
+    a.end = s.t(u());
+  } else if (op == "kernel") {
+    auto& k = s.add<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    k.deviceId = static_cast<uint32_t>(u());
+    k.contextId = static_cast<uint32_t>(u());
+    k.streamId = static_cast<uint32_t>(u());
+    k.correlationId = static_cast<uint32_t>(u());
+    k.start = s.t(u());
+    k.end = s.t(u());
+    std::string name;
+    in >> name;
+    k.name = s.keep(name);
+    k.graphId = static_cast<uint32_t>(u());
+    k.gridX = k.gridY = k.gridZ = 1;
+    k.blockX = 128;
+    k.blockY = k.blockZ = 1;
+  } else if (op == "memcpy") {
+    auto& m = s.add<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
+    m.copyKind = static_cast<uint8_t>(u());
+    m.srcKind = static_cast<uint8_t>(u());
+    m.dstKind = static_cast<uint8_t>(u());
+    m.bytes = u();
+    m.deviceId = static_cast<uint32_t>(u());
+    m.contextId = static_cast<uint32_t>(u());
+    m.streamId = static_cast<uint32_t>(u());
+    m.correlationId = static_cast<uint32_t>(u());
+    m.start = s.t(u());
+    m.end = s.t(u());
+  } else if (op == "memset") {
+    auto& m = s.add<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET);
+    m.bytes = u();
+    m.memoryKind = static_cast<uint16_t>(u());
+    m.deviceId = static_cast<uint32_t>(u());
+    m.contextId = static_cast<uint32_t>(u());
+    m.streamId = static_cast<uint32_t>(u());
+    m.correlationId = static_cast<uint32_t>(u());
+    m.start = s.t(u());
+    m.end = s.t(u());
+  } else if (op == "sync") {
+    auto& y = s.add<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    y.type = static_cast<CUpti_ActivitySynchronizationType>(u());
+    y.contextId = static_cast<uint32_t>(u());
+    y.streamId = static_cast<uint32_t>(u());
+    y.cudaEventSyncId = u();
+    y.correlationId = static_cast<uint32_t>(u());
+    y.start = s.t(u());
+    y.end = s.t(u());
+  } else if (op == "event") {
+    auto& e = s.add<CUpti_ActivityCudaEvent2>(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    e.deviceId = static_cast<uint32_t>(u());
+    e.contextId = static_cast<uint32_t>(u());
+    e.streamId = static_cast<uint32_t>(u());
+    e.cudaEventSyncId = u();
+    e.correlationId = static_cast<uint32_t>(u());
+    e.deviceTimestamp = s.t(u());
+  } else if (op == "range-start" || op == "range-end" || op == "mark") {
+    auto& m = s.add<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
+    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    if (op != "mark") m.id = static_cast<uint32_t>(u());
+    m.objectId.pt.threadId = static_cast<uint32_t>(u());
+    m.timestamp = s.t(u());
+    m.flags = op == "mark" ? CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS
+              : op == "range-start" ? CUPTI_ACTIVITY_FLAG_MARKER_START
+                                    : CUPTI_ACTIVITY_FLAG_MARKER_END;
+    if (op != "range-end") {
+      std::string name;
+      in >> name;
+      m.name = s.keep(name);
+    }
+  } else if (op == "context") {
+    auto& c = s.add<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
+    c.contextId = static_cast<uint32_t>(u());
+    c.deviceId = static_cast<uint32_t>(u());
+    c.nullStreamId = static_cast<uint16_t>(u());
+  } else if (op == "stream") {
+    auto& st = s.add<CUpti_ActivityStream>(CUPTI_ACTIVITY_KIND_STREAM);
+    st.contextId = static_cast<uint32_t>(u());
+    st.streamId = static_cast<uint32_t>(u());
+    st.priority = static_cast<uint32_t>(u());
+    st.flag = static_cast<CUpti_ActivityStreamFlag>(u());
+  } else if (op == "device") {
+    auto& d = s.add<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
+    d.id = static_cast<uint32_t>(u());
+    d.numMultiprocessors = static_cast<uint32_t>(u());
+    std::string name;
+    in >> name;
+    d.name = s.keep(name);
+  } else if (op == "buffer") {
+    s.deliver();
+  } else if (op == "flush") {
+    s.deliver();
+    collectorAfterFlush();
+  } else if (op == "flush-thread") {
+    s.deliver();
+    cuptiAttachHandler(collectorRecorder(), static_cast<int>(u()), collectorAfterFlush);
+  } else if (op == "fork-exit") {
+    pid_t child = fork();
+    if (child == 0) std::exit(0);  // atexit handlers and static destructors run in the child
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return "the forked child ended with wait status " + std::to_string(status);
+    }
+  } else if (op == "dropped") {
+    collectorRecorder()->onCuptiDropped(u());
+  } else if (op == "sleep") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(u()));
+  } else if (op == "wait-stop") {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(u());
+    while (sigints.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (sigints.load() == 0) return "no SIGINT arrived";
+  } else if (op == "exit") {
+    s.deliver();
+    collectorExit();
+  } else {
+    return "unknown step '" + op + "'";
+  }
+  return in.fail() && op != "kernel" ? "missing or bad arguments" : "";
+}
+
+}  // namespace
+
+}  // namespace streamscope
+
+/**
+ * Runs a script (see the top of this file); returns 0, or 1 after printing the failing line.
+ * The collector starts without CUPTI; everything after the records is the real path.
+ */
+SS_EXPORT int StreamscopeInjectSelfTest(const char* script) {
+  using namespace streamscope;
+  struct sigaction sa {};
+  sa.sa_handler = onSigint;
+  sigaction(SIGINT, &sa, nullptr);
+  int status = 0;
+  if (!collectorStart(false)) return 2;
+  Script s(collectorOriginNs());
+  std::istringstream lines(script);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    number++;
+    std::istringstream in(line);
+    std::string op;
+    if (!(in >> op) || op[0] == '#') continue;
+    std::string error = step(s, in, op);
+    if (!error.empty()) {
+      std::fprintf(stderr, "self-test line %d (%s): %s\n", number, line.c_str(), error.c_str());
+      status = 1;
+      break;
+    }
+  }
+  s.deliver();
+  collectorExit();
+  if (sigints.load() > 0) std::printf("SIGINT received\n");
+  std::fflush(stdout);
+  return status;
+}
