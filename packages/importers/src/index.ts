@@ -10,5 +10,5 @@ export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
-export { exportChromeTrace } from './chrome-export.ts';
+export { chromeTraceChunks, exportChromeTrace } from './chrome-export.ts';
 export { dumpTrace } from './dump-trace.ts';
