@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import type { Trace } from '@streamscope/trace';
@@ -8,6 +9,8 @@ import type { TraceWindow } from '../../storage/trace-window.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
+import type { TraceFileLease } from '../../workers/trace-files.ts';
+import { snapshotRunLog, storedTraceFile } from '../../workers/trace-files.ts';
 
 /** List, read, window, analyze, export and delete traces (runs and imports). */
 export function traceRoutes(services: AppServices): Router {
@@ -35,13 +38,25 @@ export function traceRoutes(services: AppServices): Router {
       return live;
     }
     if (!store.hasTraceFile(id)) {
-      throw new ApiError(
-        404,
-        'no-data',
-        `trace '${id}' has no data (${entry.status}${entry.reason !== undefined ? `: ${entry.reason}` : ''})`,
-      );
+      throw noData(id, entry);
     }
     return store.loadTrace(id);
+  };
+
+  /**
+   * The file a worker thread reads for the trace: the stored one, or a snapshot of a live run's
+   * record stream so far (released once read).
+   */
+  const traceFileOf = async (id: string): Promise<TraceFileLease> => {
+    const entry = entryOf(id);
+    const log = runs.liveLog(id);
+    if (runs.liveTrace(id) !== undefined && log !== undefined) {
+      return snapshotRunLog(log, store.tracesDir, id);
+    }
+    if (!store.hasTraceFile(id)) {
+      throw noData(id, entry);
+    }
+    return storedTraceFile(store.tracePath(id));
   };
 
   router.get('/api/traces', (_req, res) => {
@@ -96,13 +111,17 @@ export function traceRoutes(services: AppServices): Router {
       throw new ApiError(501, 'not-available', 'analysis is not available in this build');
     }
     const window = parseWindow(req);
-    const trace = await traceOf(id);
-    res.json(
-      analyze(
-        trace,
+    const file = await traceFileOf(id);
+    try {
+      // Analyzed and serialized in a worker thread, which reads the trace file itself.
+      const json = await analyze(
+        file.ref,
         window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
-      ),
-    );
+      );
+      res.type('application/json').send(json);
+    } finally {
+      await file.release();
+    }
   });
 
   router.get('/api/traces/:id/export', async (req, res) => {
@@ -119,12 +138,32 @@ export function traceRoutes(services: AppServices): Router {
         'Chrome trace export is not available in this build',
       );
     }
-    const json = exportChrome(await traceOf(id));
-    res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
-    res.type('application/json').send(json);
+    const file = await traceFileOf(id);
+    // A client that leaves stops the worker, whether it is still reading the trace or writing.
+    const left = new AbortController();
+    res.once('close', () => left.abort());
+    try {
+      const json = await exportChrome(file.ref, left.signal);
+      res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
+      res.type('application/json');
+      // Streamed as the worker writes it, at the client's pace: no size is too large.
+      await pipeline(json, res).catch((error: unknown) => {
+        services.log(`export of ${id} stopped: ${(error as Error).message}`);
+      });
+    } finally {
+      await file.release();
+    }
   });
 
   return router;
+}
+
+function noData(id: string, entry: TraceEntry): ApiError {
+  return new ApiError(
+    404,
+    'no-data',
+    `trace '${id}' has no data (${entry.status}${entry.reason !== undefined ? `: ${entry.reason}` : ''})`,
+  );
 }
 
 function parseWindow(req: Request): TraceWindow | undefined {
