@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
@@ -112,16 +113,17 @@ export function traceRoutes(services: AppServices): Router {
     }
     const window = parseWindow(req);
     const file = await traceFileOf(id);
+    let json: string;
     try {
       // Analyzed and serialized in a worker thread, which reads the trace file itself.
-      const json = await analyze(
+      json = await analyze(
         file.ref,
         window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
       );
-      res.type('application/json').send(json);
     } finally {
       await file.release();
     }
+    res.type('application/json').send(json);
   });
 
   router.get('/api/traces/:id/export', async (req, res) => {
@@ -142,17 +144,19 @@ export function traceRoutes(services: AppServices): Router {
     // A client that leaves stops the worker, whether it is still reading the trace or writing.
     const left = new AbortController();
     res.once('close', () => left.abort());
+    let json: Readable;
     try {
-      const json = await exportChrome(file.ref, left.signal);
-      res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
-      res.type('application/json');
-      // Streamed as the worker writes it, at the client's pace: no size is too large.
-      await pipeline(json, res).catch((error: unknown) => {
-        services.log(`export of ${id} stopped: ${(error as Error).message}`);
-      });
+      // Resolves once the worker has read the whole trace file.
+      json = await exportChrome(file.ref, left.signal);
     } finally {
       await file.release();
     }
+    res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
+    res.type('application/json');
+    // Streamed as the worker writes it, at the client's pace: no size is too large.
+    await pipeline(json, res).catch((error: unknown) => {
+      services.log(`export of ${id} stopped: ${(error as Error).message}`);
+    });
   });
 
   return router;
