@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Trace } from '@streamscope/trace';
 import { loadTrace, syntheticTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { chromeTraceChunks, exportChromeTrace } from './chrome-export.ts';
+import { chromeTraceChunks, chromeTraceHead, exportChromeTrace } from './chrome-export.ts';
 import { exportTestTrace } from './export-test-trace.ts';
 import { fixturePath } from './test-support.ts';
 
@@ -78,14 +78,21 @@ describe('chromeTraceChunks', () => {
     expect(JSON.parse(joined(exportTestTrace(120, 120), 997))).toEqual(JSON.parse(old));
   });
 
-  it('yields chunks of the size asked for, one event at most past it', () => {
-    const sizes = [...chromeTraceChunks(exportTestTrace(2000, 120), 8192)].map((c) => c.length);
-    expect(sizes.length).toBeGreaterThan(20);
+  it('yields the head alone, then chunks of the size asked for, one event at most past it', () => {
+    const trace = exportTestTrace(2000, 120);
+    const [head, ...rest] = [...chromeTraceChunks(trace, 8192)];
+    expect(head).toBe(chromeTraceHead(trace.meta));
+    expect(head).toBe(
+      '{"displayTimeUnit":"ns","otherData":{"producer":"streamscope","sourceFormat":"nsys-json","originNs":"0"},"traceEvents":[\n',
+    );
+    expect(rest.length).toBeGreaterThan(20);
     // Every chunk but the last reaches 8192 characters and overshoots by less than one event.
-    for (const size of sizes.slice(0, -1)) {
-      expect(size).toBeGreaterThanOrEqual(8192);
-      expect(size).toBeLessThan(8192 + 400);
+    for (const chunk of rest.slice(0, -1)) {
+      expect(chunk.length).toBeGreaterThanOrEqual(8192);
+      expect(chunk.length).toBeLessThan(8192 + 400);
     }
+    // Without the head, the rest of the same JSON.
+    expect([...chromeTraceChunks(trace, 8192, false)].join('')).toBe(rest.join(''));
   });
 
   // About 570 MB of JSON: seconds on a quiet core, far more on a loaded one.

@@ -1,4 +1,4 @@
-import type { Trace, TrackInfo } from '@streamscope/trace';
+import type { Trace, TraceMeta, TrackInfo } from '@streamscope/trace';
 import { FlowKind, opKindName, trackLabel } from '@streamscope/trace';
 
 // Synthetic pids for GPUs in the output, far above real pids (Linux pids stay below 2^22).
@@ -22,20 +22,33 @@ export function exportChromeTrace(trace: Trace): string {
 const chromeChunkChars = 1 << 16;
 
 /**
+ * How the export begins: everything before the first event, made from the trace's meta alone
+ * (so a server can send it before it has read the rest of the trace).
+ */
+export function chromeTraceHead(meta: TraceMeta): string {
+  const header = JSON.stringify({
+    producer: meta.producer,
+    sourceFormat: meta.sourceFormat,
+    originNs: meta.originNs,
+  });
+  return `{"displayTimeUnit":"ns","otherData":${header},"traceEvents":[\n`;
+}
+
+/**
  * The same JSON as `exportChromeTrace`, as chunks of about `chunkChars` characters, made one at a
  * time as the consumer asks for them: memory stays that of one chunk whatever the trace's size,
- * and the consumer's pace is the exporter's (pull = backpressure).
+ * and the consumer's pace is the exporter's (pull = backpressure). The head
+ * (`chromeTraceHead`) comes first as a chunk of its own, unless `withHead` is false.
  */
 export function* chromeTraceChunks(
   trace: Trace,
   chunkChars: number = chromeChunkChars,
+  withHead = true,
 ): Generator<string, void, undefined> {
-  const header = JSON.stringify({
-    producer: trace.meta.producer,
-    sourceFormat: trace.meta.sourceFormat,
-    originNs: trace.meta.originNs,
-  });
-  let chunk = `{"displayTimeUnit":"ns","otherData":${header},"traceEvents":[\n`;
+  if (withHead) {
+    yield chromeTraceHead(trace.meta);
+  }
+  let chunk = '';
   let first = true;
   for (const event of chromeEvents(trace)) {
     chunk += first ? event : `,\n${event}`;

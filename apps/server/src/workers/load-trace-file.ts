@@ -6,6 +6,8 @@ import type { TraceFileRef } from './protocol.ts';
 
 // Payload length field of a batch header (little-endian u32 at byte 12).
 const payloadLengthAt = 12;
+// Columns sized up front at most for this many ops (about 1.5 GB); beyond, they grow as they load.
+const maxReservedOps = 32 * 1024 * 1024;
 
 /**
  * Decodes a stored trace file as it is read, a whole batch at a time, so the file's bytes are
@@ -14,6 +16,10 @@ const payloadLengthAt = 12;
  */
 export async function loadTraceFile(ref: TraceFileRef, signal?: AbortSignal): Promise<Trace> {
   const decoder = new TraceDecoder();
+  if (ref.opCount !== undefined && ref.opCount > 0) {
+    // A hint from the trace's row: bounded, so a wrong one cannot ask for absurd memory.
+    decoder.trace.ops.reserve(Math.min(ref.opCount, maxReservedOps));
+  }
   let carry = new Uint8Array(0);
   let sawEnd = false;
   let offset = 0;
@@ -53,7 +59,7 @@ export async function loadTraceFile(ref: TraceFileRef, signal?: AbortSignal): Pr
   if (!sawEnd && !ref.partial) {
     throw unreadable(new CodecError('no end batch: the file is truncated', 0), offset);
   }
-  decoder.trace.ops.trim();
+  // Not trimmed: the trace lives as long as one task, and trimming would copy every column.
   return decoder.trace;
 }
 

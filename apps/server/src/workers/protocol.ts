@@ -8,6 +8,8 @@ import { ApiError } from '../http/api-error.ts';
 export interface TraceFileRef {
   readonly path: string;
   readonly partial: boolean;
+  /** Ops it holds, when known: the columns are sized once instead of doubling as it loads. */
+  readonly opCount?: number;
 }
 
 export interface TimeWindowNs {

@@ -15,8 +15,8 @@ export interface TraceFileLease {
 }
 
 /** A stored trace file as it is: nothing to clean up. */
-export function storedTraceFile(filePath: string): TraceFileLease {
-  return { ref: { path: filePath, partial: false }, release: () => Promise.resolve() };
+export function storedTraceFile(filePath: string, opCount: number): TraceFileLease {
+  return { ref: { path: filePath, partial: false, opCount }, release: () => Promise.resolve() };
 }
 
 /**
@@ -28,6 +28,7 @@ export async function snapshotRunLog(
   log: RunLog,
   dir: string,
   id: string,
+  opCount: number,
 ): Promise<TraceFileLease> {
   const filePath = path.join(dir, `${id}.snapshot-${randomBytes(6).toString('hex')}${tempSuffix}`);
   // The frames there now: the log only grows, and each frame's bytes never change.
@@ -49,7 +50,7 @@ export async function snapshotRunLog(
     throw error;
   }
   return {
-    ref: { path: filePath, partial: true },
+    ref: { path: filePath, partial: true, opCount },
     release: () => rm(filePath, { force: true }),
   };
 }

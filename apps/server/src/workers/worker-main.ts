@@ -1,4 +1,6 @@
-import { parentPort } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
 import { exportCredits, toWorkerError } from './protocol.ts';
 import type { TaskContext, TaskResult } from './tasks/task-context.ts';
@@ -10,6 +12,24 @@ import type { TaskContext, TaskResult } from './tasks/task-context.ts';
 const port = parentPort;
 if (port === null) {
   throw new Error('worker-main.ts runs in a worker thread of the server');
+}
+lowerThreadPriority((workerData as { niceness: number }).niceness);
+
+/**
+ * Makes this thread nicer than the event loop's, so that under load the loop still gets a core
+ * when a request or a live frame comes. Linux schedules threads one by one: the thread's id is
+ * in /proc/thread-self. Elsewhere the thread keeps the process's priority.
+ */
+function lowerThreadPriority(niceness: number): void {
+  let threadId: number;
+  try {
+    threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return;
+  }
+  if (Number.isInteger(threadId) && threadId > 0 && niceness > 0) {
+    os.setPriority(threadId, Math.max(os.getPriority(threadId), niceness));
+  }
 }
 
 interface Running {
@@ -74,6 +94,15 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
     running.delete(taskId);
   }
 }
+
+// Loaded while the thread is idle, so a task finds its modules ready (a failure surfaces when
+// the task imports the module itself).
+void Promise.allSettled([
+  import('./tasks/validate-task.ts'),
+  import('./tasks/analyze-task.ts'),
+  import('./tasks/export-task.ts'),
+  import('./tasks/import-task.ts'),
+]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
   switch (task.kind) {

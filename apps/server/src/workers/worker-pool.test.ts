@@ -120,7 +120,7 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
   });
 
   it('terminates a worker that does not stop when aborted, and starts another for the next task', async () => {
-    const w = workers({ size: 1, abortGraceMs: 1 });
+    const w = workers({ size: 1, abortGraceMs: 1, warmWorkers: 0 });
     const aborter = new AbortController();
     // Expansion is synchronous in the worker: it cannot see the abort message until it is done.
     const slow = w.pool.run(

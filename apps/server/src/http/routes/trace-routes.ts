@@ -51,13 +51,14 @@ export function traceRoutes(services: AppServices): Router {
   const traceFileOf = async (id: string): Promise<TraceFileLease> => {
     const entry = entryOf(id);
     const log = runs.liveLog(id);
-    if (runs.liveTrace(id) !== undefined && log !== undefined) {
-      return snapshotRunLog(log, store.tracesDir, id);
+    const live = runs.liveTrace(id);
+    if (live !== undefined && log !== undefined) {
+      return snapshotRunLog(log, store.tracesDir, id, live.ops.count);
     }
     if (!store.hasTraceFile(id)) {
       throw noData(id, entry);
     }
-    return storedTraceFile(store.tracePath(id));
+    return storedTraceFile(store.tracePath(id), entry.opCount);
   };
 
   router.get('/api/traces', (_req, res) => {
