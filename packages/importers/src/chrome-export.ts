@@ -1,4 +1,4 @@
-import type { Trace, TrackInfo } from '@streamscope/trace';
+import type { Trace, TraceMeta, TrackInfo } from '@streamscope/trace';
 import { FlowKind, opKindName, trackLabel } from '@streamscope/trace';
 
 // Synthetic pids for GPUs in the output, far above real pids (Linux pids stay below 2^22).
@@ -7,14 +7,67 @@ const gpuPidBase = 1 << 24;
 /**
  * The trace as Chrome trace event JSON that Perfetto and chrome://tracing open: every GPU stream
  * and host thread a track (GPUs as their own process per owning process and device), ops and
- * ranges as complete events, API→GPU and record→wait links as flow arrows.
+ * ranges as complete events, API→GPU and record→wait links as flow arrows. One string: for
+ * small traces (a large one outgrows V8's longest string); `chromeTraceChunks` streams any size.
  */
 export function exportChromeTrace(trace: Trace): string {
-  const out: string[] = [];
+  let json = '';
+  for (const chunk of chromeTraceChunks(trace)) {
+    json += chunk;
+  }
+  return json;
+}
+
+/** Characters per chunk `chromeTraceChunks` yields by default (a chunk may exceed it by one event). */
+const chromeChunkChars = 1 << 16;
+
+/**
+ * How the export begins: everything before the first event, made from the trace's meta alone
+ * (so a server can send it before it has read the rest of the trace).
+ */
+export function chromeTraceHead(meta: TraceMeta): string {
+  const header = JSON.stringify({
+    producer: meta.producer,
+    sourceFormat: meta.sourceFormat,
+    originNs: meta.originNs,
+  });
+  return `{"displayTimeUnit":"ns","otherData":${header},"traceEvents":[\n`;
+}
+
+/**
+ * The same JSON as `exportChromeTrace`, as chunks of about `chunkChars` characters, made one at a
+ * time as the consumer asks for them: memory stays that of one chunk whatever the trace's size,
+ * and the consumer's pace is the exporter's (pull = backpressure). The head
+ * (`chromeTraceHead`) comes first as a chunk of its own, unless `withHead` is false.
+ */
+export function* chromeTraceChunks(
+  trace: Trace,
+  chunkChars: number = chromeChunkChars,
+  withHead = true,
+): Generator<string, void, undefined> {
+  if (withHead) {
+    yield chromeTraceHead(trace.meta);
+  }
+  let chunk = '';
+  let first = true;
+  for (const event of chromeEvents(trace)) {
+    chunk += first ? event : `,\n${event}`;
+    first = false;
+    if (chunk.length >= chunkChars) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}\n]}\n`;
+}
+
+/** Each event's JSON, in file order: track names, process names, ops, ranges, flows. */
+function* chromeEvents(trace: Trace): Generator<string, void, undefined> {
   const where = trace.tracks.map((track, i) => place(track, i));
   const pidNames = new Map<number, string>();
   const processName = new Map(trace.processes.map((p) => [p.pid, p.name]));
-  trace.tracks.forEach((track, i) => {
+  for (let i = 0; i < trace.tracks.length; i++) {
+    const track = trace.tracks[i]!;
     const { pid, tid } = where[i]!;
     if (!pidNames.has(pid)) {
       const owner = `${processName.get(track.pid) ?? ''} ${track.pid}`.trim();
@@ -29,13 +82,11 @@ export function exportChromeTrace(trace: Trace): string {
           : owner,
       );
     }
-    out.push(meta('thread_name', pid, tid, trackLabel(track)));
-    out.push(
-      `{"ph":"M","name":"thread_sort_index","pid":${pid},"tid":${tid},"args":{"sort_index":${i}}}`,
-    );
-  });
+    yield meta('thread_name', pid, tid, trackLabel(track));
+    yield `{"ph":"M","name":"thread_sort_index","pid":${pid},"tid":${tid},"args":{"sort_index":${i}}}`;
+  }
   for (const [pid, name] of pidNames) {
-    out.push(meta('process_name', pid, 0, name));
+    yield meta('process_name', pid, 0, name);
   }
   const ops = trace.ops.columns();
   const names = new Map<number, string>();
@@ -56,18 +107,18 @@ export function exportChromeTrace(trace: Trace): string {
     if (ops.correlationId[i]! > 0) {
       args.push(`"correlation":${ops.correlationId[i]}`);
     }
-    out.push(
+    yield (
       `{"ph":"X","cat":"${opKindName(ops.kind[i]!)}","name":${nameOf(ops.nameId[i]!)},"pid":${pid},"tid":${tid},` +
-        `"ts":${us(ops.startNs[i]!)},"dur":${us(ops.endNs[i]! - ops.startNs[i]!)},"args":{${args.join(',')}}}`,
+      `"ts":${us(ops.startNs[i]!)},"dur":${us(ops.endNs[i]! - ops.startNs[i]!)},"args":{${args.join(',')}}}`
     );
   }
   const ranges = trace.ranges.columns();
   for (let i = 0; i < ranges.count; i++) {
     const { pid, tid } = where[ranges.track[i]!]!;
     const domain = ranges.domainId[i]! === 0 ? 'nvtx' : trace.name(ranges.domainId[i]!);
-    out.push(
+    yield (
       `{"ph":"X","cat":${JSON.stringify(domain)},"name":${nameOf(ranges.nameId[i]!)},"pid":${pid},"tid":${tid},` +
-        `"ts":${us(ranges.startNs[i]!)},"dur":${us(ranges.endNs[i]! - ranges.startNs[i]!)}}`,
+      `"ts":${us(ranges.startNs[i]!)},"dur":${us(ranges.endNs[i]! - ranges.startNs[i]!)}}`
     );
   }
   const flows = trace.flows.columns();
@@ -88,17 +139,9 @@ export function exportChromeTrace(trace: Trace): string {
     // The arrow leaves the API call at its start (a record at its end) and binds to the op's start.
     const fromNs =
       flows.kind[i] === FlowKind.EventRecordToWait ? ops.endNs[from]! : ops.startNs[from]!;
-    out.push(
-      `{"ph":"s","cat":"${name}","name":"${name}","id":${i + 1},"pid":${a.pid},"tid":${a.tid},"ts":${us(fromNs)}}`,
-      `{"ph":"f","bp":"e","cat":"${name}","name":"${name}","id":${i + 1},"pid":${b.pid},"tid":${b.tid},"ts":${us(ops.startNs[to]!)}}`,
-    );
+    yield `{"ph":"s","cat":"${name}","name":"${name}","id":${i + 1},"pid":${a.pid},"tid":${a.tid},"ts":${us(fromNs)}}`;
+    yield `{"ph":"f","bp":"e","cat":"${name}","name":"${name}","id":${i + 1},"pid":${b.pid},"tid":${b.tid},"ts":${us(ops.startNs[to]!)}}`;
   }
-  const header = JSON.stringify({
-    producer: trace.meta.producer,
-    sourceFormat: trace.meta.sourceFormat,
-    originNs: trace.meta.originNs,
-  });
-  return `{"displayTimeUnit":"ns","otherData":${header},"traceEvents":[\n${out.join(',\n')}\n]}\n`;
 }
 
 function place(track: TrackInfo, index: number): { pid: number; tid: number } {

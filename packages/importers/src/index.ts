@@ -12,5 +12,7 @@ export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
-export { exportChromeTrace } from './chrome-export.ts';
+export { chromeTraceChunks, chromeTraceHead, exportChromeTrace } from './chrome-export.ts';
+/** For tests and benchmarks: a trace whose Chrome export is as large as asked. */
+export { exportTestTrace } from './export-test-trace.ts';
 export { dumpTrace } from './dump-trace.ts';

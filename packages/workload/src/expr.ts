@@ -1,3 +1,5 @@
+import type { BoundsScope, Interval } from './interval.ts';
+import { addI, divI, monotoneI, mulI, negI, point, remI, subI } from './interval.ts';
 import type { Dimension } from './units.ts';
 import { sizeUnits, timeUnits } from './units.ts';
 
@@ -14,13 +16,19 @@ export class ExprError extends Error {
 
 export type Scope = ReadonlyMap<string, number>;
 
-/** An expression parsed once: its dimension is static (loop variables are plain numbers). */
+/**
+ * An expression parsed once: its dimension is static (loop variables are plain numbers). `run`
+ * evaluates it; `bounds` gives the range of values it takes while each loop variable ranges over
+ * an interval (what counting a spec before expanding it needs).
+ */
 export interface Compiled {
   readonly dim: Dimension;
   readonly run: (scope: Scope) => number;
+  readonly bounds: (scope: BoundsScope) => Interval;
 }
 
 type Fn = (scope: Scope) => number;
+type BoundsFn = (scope: BoundsScope) => Interval;
 
 const functions: Readonly<Record<string, (args: number[]) => number>> = {
   min: (a) => Math.min(...a),
@@ -122,7 +130,12 @@ class Parser {
       const dim = sumDimension(left.dim, right.dim, op, this.text);
       const a = left.run;
       const b = right.run;
-      left = { dim, run: op === '+' ? (s) => a(s) + b(s) : (s) => a(s) - b(s) };
+      const ab = left.bounds;
+      const bb = right.bounds;
+      left =
+        op === '+'
+          ? { dim, run: (s) => a(s) + b(s), bounds: (s) => addI(ab(s), bb(s)) }
+          : { dim, run: (s) => a(s) - b(s), bounds: (s) => subI(ab(s), bb(s)) };
     }
   }
 
@@ -137,11 +150,17 @@ class Parser {
       const right = this.unary();
       const a = left.run;
       const b = right.run;
+      const ab = left.bounds;
+      const bb = right.bounds;
       if (op === '*') {
         if (left.dim !== 'none' && right.dim !== 'none') {
           throw new ExprError(`cannot multiply a ${left.dim} by a ${right.dim} in "${this.text}"`);
         }
-        left = { dim: left.dim === 'none' ? right.dim : left.dim, run: (s) => a(s) * b(s) };
+        left = {
+          dim: left.dim === 'none' ? right.dim : left.dim,
+          run: (s) => a(s) * b(s),
+          bounds: (s) => mulI(ab(s), bb(s)),
+        };
         continue;
       }
       if (right.dim !== 'none' && right.dim !== left.dim) {
@@ -155,9 +174,19 @@ class Parser {
         }
         return v;
       };
+      const divisorBounds: BoundsFn = (s) => {
+        const v = bb(s);
+        if (v.lo === 0 && v.hi === 0) {
+          throw new ExprError(`division by zero in "${text}"`);
+        }
+        return v;
+      };
       // size / size is a plain ratio; size % size stays a size.
       const dim = op === '/' && right.dim !== 'none' ? 'none' : left.dim;
-      left = { dim, run: op === '/' ? (s) => a(s) / divisor(s) : (s) => a(s) % divisor(s) };
+      left =
+        op === '/'
+          ? { dim, run: (s) => a(s) / divisor(s), bounds: (s) => divI(ab(s), divisorBounds(s)) }
+          : { dim, run: (s) => a(s) % divisor(s), bounds: (s) => remI(ab(s), divisorBounds(s)) };
     }
   }
 
@@ -166,7 +195,8 @@ class Parser {
       this.pos++;
       const inner = this.unary();
       const a = inner.run;
-      return { dim: inner.dim, run: (s) => -a(s) };
+      const ab = inner.bounds;
+      return { dim: inner.dim, run: (s) => -a(s), bounds: (s) => negI(ab(s)) };
     }
     return this.primary();
   }
@@ -206,19 +236,17 @@ class Parser {
     const value = Number(match[0]);
     const unitMatch = /^[A-Za-zµ]+/.exec(this.rest());
     if (unitMatch === null) {
-      return { dim: 'none', run: () => value };
+      return constant('none', value);
     }
     const unit = unitMatch[0];
     this.pos += unit.length;
     const bytes = sizeUnits[unit];
     if (bytes !== undefined) {
-      const v = value * bytes;
-      return { dim: 'size', run: () => v };
+      return constant('size', value * bytes);
     }
     const ns = timeUnits[unit];
     if (ns !== undefined) {
-      const v = value * ns;
-      return { dim: 'time', run: () => v };
+      return constant('time', value * ns);
     }
     throw new ExprError(
       `unknown unit "${unit}" in "${this.text}" (sizes: ${Object.keys(sizeUnits).join(', ')}; ` +
@@ -241,26 +269,46 @@ class Parser {
       this.expect(')');
       const dim = args.reduce<Dimension>((d, a) => sumDimension(d, a.dim, name, this.text), 'none');
       const runs = args.map((a) => a.run);
-      return { dim, run: (s) => fn(runs.map((r) => r(s))) };
+      const bounds = args.map((a) => a.bounds);
+      return {
+        dim,
+        run: (s) => fn(runs.map((r) => r(s))),
+        bounds: (s) =>
+          monotoneI(
+            fn,
+            bounds.map((b) => b(s)),
+          ),
+      };
     }
     const text = this.text;
+    const unknown = (known: readonly string[]): ExprError =>
+      new ExprError(
+        `unknown variable "${name}" in "${text}"` +
+          (known.length > 0 ? ` (in scope: ${known.join(', ')})` : ' (no loop variable in scope)'),
+      );
     return {
       dim: 'none',
       run: (scope) => {
         const value = scope.get(name);
         if (value === undefined) {
-          const known = [...scope.keys()];
-          throw new ExprError(
-            `unknown variable "${name}" in "${text}"` +
-              (known.length > 0
-                ? ` (in scope: ${known.join(', ')})`
-                : ' (no loop variable in scope)'),
-          );
+          throw unknown([...scope.keys()]);
         }
         return value;
       },
+      bounds: (scope) => {
+        const range = scope.get(name);
+        if (range === undefined) {
+          throw unknown([...scope.keys()]);
+        }
+        return range;
+      },
     };
   }
+}
+
+function constant(dim: Dimension, value: number): Compiled {
+  const range = point(value);
+  return { dim, run: () => value, bounds: () => range };
 }
 
 function sumDimension(a: Dimension, b: Dimension, op: string, text: string): Dimension {

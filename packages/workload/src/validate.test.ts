@@ -249,8 +249,9 @@ describe('validateWorkload', () => {
         },
       ),
     );
-    expect(tooMany['$.threads[0].ops[0].ops[0].ops[0]']).toMatch(
-      /more than 10000 ops \(limit maxOps\)/,
+    // Counted before expanding: reported at the inner repeat, where 1000 × 1000 crosses the limit.
+    expect(tooMany['$.threads[0].ops[0].ops[0]']).toBe(
+      '1000 × 1000 iterations × 1 op = 1000000 ops: the workload runs more than 10000 ops (limit maxOps)',
     );
     const tooLong = errors(
       validateWorkload(

@@ -1,3 +1,4 @@
+import { checkCounts } from './count-check.ts';
 import { Declarations, refBase } from './declarations.ts';
 import { bindWaits } from './cross-thread.ts';
 import type { ThreadCtx } from './expand-types.ts';
@@ -38,6 +39,10 @@ export function validateWorkload(
   }
   const workload = parsed.data;
   const issues = new IssueList();
+  // Counted before anything is expanded: a small spec can multiply out to 1e18 ops.
+  if (!checkCounts(workload, bounds, issues)) {
+    return { ok: false, errors: issues.items };
+  }
   const values = new Values(issues);
   const decl = new Declarations(issues, values, bounds, workload, opAllocatedNames(workload));
   const expander = new Expander(issues, values, bounds, decl);

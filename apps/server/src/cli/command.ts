@@ -11,6 +11,12 @@ export interface Command {
 export interface CommandIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /**
+   * Raw standard output (no newline added) that resolves once the output can take more: how a
+   * command streams output too large to hold. Without it, streamed output goes through `out`
+   * one line at a time.
+   */
+  readonly write?: (chunk: string) => Promise<void>;
 }
 
 /** A bad flag or argument: main prints the message and the command's usage, and exits 2. */

@@ -50,6 +50,24 @@ if (isEntry) {
   const io: CommandIo = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
+    write: (chunk) =>
+      new Promise((resolve, reject) => {
+        if (process.stdout.write(chunk)) {
+          resolve();
+          return;
+        }
+        const settle = (error?: Error): void => {
+          process.stdout.off('drain', settle);
+          process.stdout.off('error', settle);
+          if (error === undefined) {
+            resolve();
+          } else {
+            reject(error);
+          }
+        };
+        process.stdout.once('drain', settle);
+        process.stdout.once('error', settle);
+      }),
   };
   main(process.argv.slice(2), io).then(
     (status) => {

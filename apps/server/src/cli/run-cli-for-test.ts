@@ -6,8 +6,11 @@ export interface CliResult {
   readonly err: string;
 }
 
-/** Runs `streamscope ARGS…` in this process, capturing what it prints (for tests). */
-export async function runCli(args: readonly string[]): Promise<CliResult> {
+/**
+ * Runs `streamscope ARGS…` in this process, capturing what it prints (for tests). With `raw`,
+ * the CLI gets a raw stream writer too (as on a terminal) and `out` holds both, in order.
+ */
+export async function runCli(args: readonly string[], raw = false): Promise<CliResult> {
   let out = '';
   let err = '';
   const code = await main(args, {
@@ -17,6 +20,14 @@ export async function runCli(args: readonly string[]): Promise<CliResult> {
     err: (t) => {
       err += `${t}\n`;
     },
+    ...(raw
+      ? {
+          write: (chunk: string) => {
+            out += chunk;
+            return Promise.resolve();
+          },
+        }
+      : {}),
   });
   return { code, out, err };
 }

@@ -1,9 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
-import type { Trace } from '@streamscope/trace';
 import type { ServerLimits } from '../config.ts';
 import type { ImportService } from '../imports/import-service.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
+import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
 import type { SecurityPolicy } from './security.ts';
 
 /** A workload validation error with its JSON path (`$.streams[1].ops[0].bytes`). */
@@ -12,11 +13,13 @@ export interface PathError {
   readonly message: string;
 }
 
+export type WorkloadVerdict =
+  { readonly ok: true } | { readonly ok: false; readonly errors: readonly PathError[] };
+
 /** What the routes need from @streamscope/workload. */
 export interface WorkloadService {
-  validate(
-    json: unknown,
-  ): { readonly ok: true } | { readonly ok: false; readonly errors: readonly PathError[] };
+  /** Checks (and expands) a spec: in a worker thread where the service has one. */
+  validate(json: unknown): WorkloadVerdict | Promise<WorkloadVerdict>;
   presets(): readonly unknown[];
   /** A preset's workload; throws ApiError for an unknown preset or bad parameters. */
   build(
@@ -25,10 +28,18 @@ export interface WorkloadService {
   ): { readonly workload: unknown; readonly title: string };
 }
 
-/** What the routes need from @streamscope/analysis and the exporters. */
+/**
+ * What the routes need from @streamscope/analysis and the exporters, off the event loop: each
+ * reads the stored trace file it is given.
+ */
 export interface TraceTools {
-  readonly analyze?: (trace: Trace, window?: { fromNs: number; toNs: number }) => unknown;
-  readonly exportChrome?: (trace: Trace) => string;
+  /** The analysis as JSON text. */
+  readonly analyze?: (trace: TraceFileRef, window?: TimeWindowNs) => Promise<string>;
+  /**
+   * The Chrome trace JSON as a byte stream made as it is read; resolves once the trace has been
+   * read, so one that cannot be read rejects before a byte is sent. `signal` stops it.
+   */
+  readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<Readable>;
 }
 
 /** Everything the HTTP layer calls; handlers parse, validate, call one of these, serialize. */

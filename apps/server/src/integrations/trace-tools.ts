@@ -1,13 +1,17 @@
-import { analyzeTrace, summarizeRun } from '@streamscope/analysis';
-import { exportChromeTrace } from '@streamscope/importers';
+import { summarizeRun } from '@streamscope/analysis';
 import type { Trace } from '@streamscope/trace';
 import type { TraceTools } from '../http/services.ts';
+import type { ServerWorkers } from '../workers/server-workers.ts';
+import { sharedWorkers } from '../workers/server-workers.ts';
 
-/** Analysis for GET /api/traces/:id/analysis and Chrome trace export. */
-export function traceTools(): TraceTools {
+/**
+ * Analysis for GET /api/traces/:id/analysis and the Chrome trace export, both in worker threads
+ * that read the stored trace file themselves; the export streams.
+ */
+export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools {
   return {
-    analyze: (trace, window) => analyzeTrace(trace, window),
-    exportChrome: (trace) => exportChromeTrace(trace),
+    analyze: (trace, window) => workers.analyze(trace, window),
+    exportChrome: (trace, signal) => workers.exportChrome(trace, signal),
   };
 }
 

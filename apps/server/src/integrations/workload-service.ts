@@ -8,11 +8,19 @@ import {
 } from '@streamscope/workload';
 import { ApiError } from '../http/api-error.ts';
 import type { WorkloadService } from '../http/services.ts';
+import type { ServerWorkers } from '../workers/server-workers.ts';
 
-/** The routes' view of @streamscope/workload: validation with JSON paths, presets, building. */
-export function workloadService(): WorkloadService {
+/**
+ * The routes' view of @streamscope/workload: validation with JSON paths, presets, building.
+ * Given workers, a spec is expanded in one of them (a valid spec may expand to 2M ops); without,
+ * on the calling thread (single-file bundles that ship no worker entry).
+ */
+export function workloadService(workers?: ServerWorkers): WorkloadService {
   return {
     validate(json) {
+      if (workers !== undefined) {
+        return workers.validateWorkload(json);
+      }
       const result = validateWorkload(json);
       return result.ok ? { ok: true } : { ok: false, errors: result.errors };
     },

@@ -9,6 +9,7 @@ import { importForeign } from '../../integrations/importers.ts';
 import { summarize, traceTools } from '../../integrations/trace-tools.ts';
 import { workloadService } from '../../integrations/workload-service.ts';
 import { startServer } from '../../server.ts';
+import { sharedWorkers } from '../../workers/server-workers.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
@@ -60,8 +61,9 @@ export const serveCommand: Command = {
       host: oneValue(flags, 'host') ?? defaultHost,
       backend: backend as BackendChoice,
       backendSet,
-      workloads: workloadService(),
-      tools: traceTools(),
+      // Workload expansion, import parsing, analysis and export run in worker threads.
+      workloads: workloadService(sharedWorkers()),
+      tools: traceTools(sharedWorkers()),
       importForeign,
       summarize,
       log: (line) => io.err(line),

@@ -41,8 +41,10 @@ export function metaRoutes(services: AppServices): Router {
 
   router.post('/workloads/validate', (req, res) => {
     const body = jsonObjectBody(req);
-    const result = requireWorkloads(services).validate(body);
-    res.json(result.ok ? { ok: true, errors: [] } : { ok: false, errors: result.errors });
+    // Expanded in a worker thread where the service has one: awaited, never blocking.
+    return Promise.resolve(requireWorkloads(services).validate(body)).then((result) => {
+      res.json(result.ok ? { ok: true, errors: [] } : { ok: false, errors: result.errors });
+    });
   });
 
   return router;

@@ -18,13 +18,16 @@ const knownFields = new Set([
   'replayOf',
 ]);
 
-/** Validates a POST /api/runs body into a submission; every error names its JSON path. */
-export function parseRunRequest(
+/**
+ * Validates a POST /api/runs body into a submission; every error names its JSON path. A spec
+ * is expanded by the workload service (in a worker thread where it has one).
+ */
+export async function parseRunRequest(
   body: Readonly<Record<string, unknown>>,
   limits: ServerLimits,
   defaultBackend: BackendChoice,
   workloads: WorkloadService | undefined,
-): RunSubmission {
+): Promise<RunSubmission> {
   for (const key of Object.keys(body)) {
     if (!knownFields.has(key)) {
       throw badRequest(`unknown field '${key}'`, `$.${key}`);
@@ -89,7 +92,7 @@ export function parseRunRequest(
   if (body['params'] !== undefined) {
     throw badRequest("params go with 'preset', not with 'workload'", '$.params');
   }
-  const result = workloads.validate(workload);
+  const result = await workloads.validate(workload);
   if (!result.ok) {
     const first = result.errors[0];
     throw new ApiError(

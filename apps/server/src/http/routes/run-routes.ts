@@ -11,7 +11,7 @@ export function runRoutes(services: AppServices): Router {
 
   router.post('/runs', async (req, res) => {
     const body = jsonObjectBody(req);
-    const submission = parseRunRequest(
+    const submission = await parseRunRequest(
       body,
       services.limits,
       services.defaultBackend,

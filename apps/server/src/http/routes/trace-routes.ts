@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
@@ -8,6 +10,8 @@ import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
+import type { TraceFileLease } from '../../workers/trace-files.ts';
+import { snapshotRunLog, storedTraceFile } from '../../workers/trace-files.ts';
 
 /** List, read, window, analyze, export and delete traces (runs and imports). */
 export function traceRoutes(services: AppServices): Router {
@@ -35,13 +39,26 @@ export function traceRoutes(services: AppServices): Router {
       return live;
     }
     if (!store.hasTraceFile(id)) {
-      throw new ApiError(
-        404,
-        'no-data',
-        `trace '${id}' has no data (${entry.status}${entry.reason !== undefined ? `: ${entry.reason}` : ''})`,
-      );
+      throw noData(id, entry);
     }
     return store.loadTrace(id);
+  };
+
+  /**
+   * The file a worker thread reads for the trace: the stored one, or a snapshot of a live run's
+   * record stream so far (released once read).
+   */
+  const traceFileOf = async (id: string): Promise<TraceFileLease> => {
+    const entry = entryOf(id);
+    const log = runs.liveLog(id);
+    const live = runs.liveTrace(id);
+    if (live !== undefined && log !== undefined) {
+      return snapshotRunLog(log, store.tracesDir, id, live.ops.count);
+    }
+    if (!store.hasTraceFile(id)) {
+      throw noData(id, entry);
+    }
+    return storedTraceFile(store.tracePath(id), entry.opCount);
   };
 
   router.get('/traces', (_req, res) => {
@@ -96,13 +113,18 @@ export function traceRoutes(services: AppServices): Router {
       throw new ApiError(501, 'not-available', 'analysis is not available in this build');
     }
     const window = parseWindow(req);
-    const trace = await traceOf(id);
-    res.json(
-      analyze(
-        trace,
+    const file = await traceFileOf(id);
+    let json: string;
+    try {
+      // Analyzed and serialized in a worker thread, which reads the trace file itself.
+      json = await analyze(
+        file.ref,
         window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
-      ),
-    );
+      );
+    } finally {
+      await file.release();
+    }
+    res.type('application/json').send(json);
   });
 
   router.get('/traces/:id/export', async (req, res) => {
@@ -119,12 +141,34 @@ export function traceRoutes(services: AppServices): Router {
         'Chrome trace export is not available in this build',
       );
     }
-    const json = exportChrome(await traceOf(id));
+    const file = await traceFileOf(id);
+    // A client that leaves stops the worker, whether it is still reading the trace or writing.
+    const left = new AbortController();
+    res.once('close', () => left.abort());
+    let json: Readable;
+    try {
+      // Resolves once the worker has read the whole trace file.
+      json = await exportChrome(file.ref, left.signal);
+    } finally {
+      await file.release();
+    }
     res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
-    res.type('application/json').send(json);
+    res.type('application/json');
+    // Streamed as the worker writes it, at the client's pace: no size is too large.
+    await pipeline(json, res).catch((error: unknown) => {
+      services.log(`export of ${id} stopped: ${(error as Error).message}`);
+    });
   });
 
   return router;
+}
+
+function noData(id: string, entry: TraceEntry): ApiError {
+  return new ApiError(
+    404,
+    'no-data',
+    `trace '${id}' has no data (${entry.status}${entry.reason !== undefined ? `: ${entry.reason}` : ''})`,
+  );
 }
 
 function parseWindow(req: Request): TraceWindow | undefined {

@@ -1,0 +1,50 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
+import { loadTrace, saveTrace } from '@streamscope/trace';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../run-cli-for-test.ts';
+
+let dir = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'export-cli-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function saved(name: string, opCount: number, nameChars: number): Promise<string> {
+  const file = path.join(dir, `${name}.sstrace`);
+  await writeFile(file, saveTrace(exportTestTrace(opCount, nameChars)));
+  return file;
+}
+
+describe('streamscope export', () => {
+  it('writes to standard output the bytes of the whole-string export, streamed or line by line', async () => {
+    const file = await saved('small', 400, 120);
+    // As stored: the file keeps whole ns.
+    const expected = exportChromeTrace(loadTrace(saveTrace(exportTestTrace(400, 120))));
+    const streamed = await runCli(['export', file, '--format', 'chrome'], true);
+    expect(streamed.code, streamed.err).toBe(0);
+    expect(streamed.out).toBe(expected);
+    const lines = await runCli(['export', file, '--format', 'chrome']);
+    expect(lines.out).toBe(expected);
+  });
+
+  // About 570 MB of JSON written to /dev/null: seconds on a quiet core, far more on a loaded one.
+  it(
+    'exports a trace whose JSON outgrows the longest string V8 holds',
+    { timeout: 300_000 },
+    async () => {
+      const file = await saved('huge', 260_000, 4000);
+      const r = await runCli(['export', file, '--format', 'chrome', '--out', '/dev/null']);
+      expect(r.code, r.err).toBe(0);
+      const bytes = Number(/\((\d+) bytes, 260000 ops/.exec(r.err)?.[1]);
+      // V8's longest string is 2^29 − 24 characters; the export is longer in bytes and characters.
+      expect(bytes).toBeGreaterThan(2 ** 29);
+    },
+  );
+});

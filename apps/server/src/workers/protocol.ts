@@ -1,0 +1,86 @@
+import { ApiError } from '../http/api-error.ts';
+
+// What the server's event loop and its worker threads say to each other. Workers are given
+// paths and ids and read the stored trace themselves: a trace never crosses postMessage, only
+// small results, progress and the export's byte chunks (transferred, not copied).
+
+/** A stored trace file for a worker to read: `partial` when it may lack its end batch (a live run's snapshot). */
+export interface TraceFileRef {
+  readonly path: string;
+  readonly partial: boolean;
+  /** Ops it holds, when known: the columns are sized once instead of doubling as it loads. */
+  readonly opCount?: number;
+}
+
+export interface TimeWindowNs {
+  readonly fromNs: number;
+  readonly toNs: number;
+}
+
+/** The work a worker thread does. */
+export type WorkerTask =
+  | { readonly kind: 'validate-workload'; readonly workload: unknown }
+  | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
+  | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
+  | {
+      readonly kind: 'import';
+      readonly filePath: string;
+      readonly fileName: string;
+      readonly maxBytes: number;
+    };
+
+/** Event loop → worker. */
+export type ToWorker =
+  | { readonly type: 'run'; readonly taskId: number; readonly task: WorkerTask }
+  /** Stop the task: its AbortSignal fires (the pool terminates a worker that does not stop). */
+  | { readonly type: 'abort'; readonly taskId: number }
+  /** The event loop has passed one export chunk on: the worker may send one more. */
+  | { readonly type: 'credit'; readonly taskId: number };
+
+/** Worker → event loop. */
+export type FromWorker =
+  | { readonly type: 'progress'; readonly taskId: number; readonly bytesRead: number }
+  | { readonly type: 'stage'; readonly taskId: number; readonly stage: string }
+  /** The export has its trace loaded and starts sending chunks. */
+  | { readonly type: 'started'; readonly taskId: number }
+  | { readonly type: 'chunk'; readonly taskId: number; readonly bytes: Uint8Array }
+  | { readonly type: 'done'; readonly taskId: number; readonly result: unknown }
+  | { readonly type: 'failed'; readonly taskId: number; readonly error: WorkerError };
+
+/** An error as it crosses from a worker: an ApiError keeps its status, code and path. */
+export interface WorkerError {
+  readonly name: string;
+  readonly message: string;
+  readonly status?: number;
+  readonly code?: string;
+  readonly path?: string;
+}
+
+/** Chunks a worker may have sent for an export that the event loop has not passed on yet. */
+export const exportCredits = 4;
+
+export function toWorkerError(error: unknown): WorkerError {
+  if (error instanceof ApiError) {
+    return {
+      name: error.name,
+      message: error.message,
+      status: error.status,
+      code: error.code,
+      ...(error.path !== undefined ? { path: error.path } : {}),
+    };
+  }
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** The error a worker reported, as the event loop throws it. */
+export function fromWorkerError(error: WorkerError): Error {
+  if (error.status !== undefined && error.code !== undefined) {
+    return new ApiError(error.status, error.code, error.message, error.path);
+  }
+  const made = new Error(error.message);
+  made.name = error.name;
+  return made;
+}

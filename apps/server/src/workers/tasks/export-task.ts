@@ -1,0 +1,58 @@
+import { chromeTraceChunks, chromeTraceHead } from '@streamscope/importers';
+import { loadTraceFile } from '../load-trace-file.ts';
+import type { TraceFileRef } from '../protocol.ts';
+import { readTraceMeta } from '../trace-head.ts';
+import type { TaskContext, TaskResult } from './task-context.ts';
+import { throwIfAborted } from './task-context.ts';
+
+// Bytes per chunk sent to the event loop.
+const chunkBytes = 64 * 1024;
+
+/**
+ * The Chrome export of a stored trace, sent as UTF-8 chunks (transferred) as fast as the event
+ * loop passes them on: at most a few chunks are in flight, whatever the trace's size. The head
+ * goes out once the file's framing is checked, before the trace is decoded, so the first byte
+ * does not wait for a large trace to load. Each event is encoded into the chunk as it is made,
+ * so no string outlives its event (the heap stays small however long the export runs).
+ */
+export async function exportTask(ref: TraceFileRef, ctx: TaskContext): Promise<TaskResult> {
+  const head = chromeTraceHead(await readTraceMeta(ref, ctx.signal));
+  ctx.send({ type: 'started', taskId: ctx.taskId });
+  const encoder = new TextEncoder();
+  let chunk = new Uint8Array(chunkBytes);
+  let filled = 0;
+  let bytes = 0;
+  const flush = async (): Promise<void> => {
+    await ctx.credit();
+    throwIfAborted(ctx.signal);
+    // Its own ArrayBuffer, sent whole: transferred, not copied.
+    const full = filled === chunk.length ? chunk : chunk.slice(0, filled);
+    ctx.send({ type: 'chunk', taskId: ctx.taskId, bytes: full }, [full.buffer]);
+    bytes += filled;
+    chunk = new Uint8Array(chunkBytes);
+    filled = 0;
+  };
+  const write = async (text: string): Promise<void> => {
+    let rest = text;
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, chunk.subarray(filled));
+      filled += written;
+      if (read === rest.length) {
+        return;
+      }
+      rest = rest.slice(read);
+      await flush();
+    }
+  };
+  await write(head);
+  await flush();
+  const trace = await loadTraceFile(ref, ctx.signal);
+  // chunkChars 1: the exporter yields each event as soon as it is made.
+  for (const text of chromeTraceChunks(trace, 1, false)) {
+    await write(text);
+  }
+  if (filled > 0) {
+    await flush();
+  }
+  return { result: { bytes } };
+}

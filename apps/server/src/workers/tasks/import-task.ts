@@ -1,0 +1,52 @@
+import { openAsBlob } from 'node:fs';
+import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
+import { saveTrace } from '@streamscope/trace';
+import { ApiError } from '../../http/api-error.ts';
+import { uploadLimitHint } from '../../imports/import-failures.ts';
+import type { TaskContext, TaskResult } from './task-context.ts';
+
+/** What an import in a worker hands back: the trace as codec bytes (transferred), and its summary. */
+export interface ImportedTrace {
+  readonly traceBytes: Uint8Array;
+  readonly warnings: readonly string[];
+  readonly opCount: number;
+}
+
+/**
+ * nsys JSON/SQLite exports and Chrome/kineto traces (gzip'd or not) through
+ * @streamscope/importers, read from the received file in chunks; environments and command lines
+ * are dropped by the importers. Progress and SQLite stages go back as messages.
+ */
+export async function importTask(
+  filePath: string,
+  fileName: string,
+  maxBytes: number,
+  ctx: TaskContext,
+): Promise<TaskResult> {
+  try {
+    // A Blob of the file: the importer knows its size and reads a SQLite export into one array.
+    const { trace, warnings } = await importTrace(await openAsBlob(filePath), {
+      fileName,
+      maxBytes,
+      signal: ctx.signal,
+      onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
+      onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
+    });
+    const traceBytes = saveTrace(trace);
+    const result: ImportedTrace = { traceBytes, warnings, opCount: trace.ops.count };
+    return { result, transfer: [traceBytes.buffer as ArrayBuffer] };
+  } catch (error) {
+    if (error instanceof ImportLimitError) {
+      throw new ApiError(413, 'too-large', `${error.message}; ${uploadLimitHint}`);
+    }
+    if (error instanceof ImportError) {
+      const place =
+        error.path ??
+        error.field ??
+        error.table ??
+        (error.line !== undefined ? `line ${error.line}` : undefined);
+      throw new ApiError(422, 'import-failed', error.message, place);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,23 @@
+import type { FromWorker } from '../protocol.ts';
+
+/** What a task running in a worker thread can use of the thread around it. */
+export interface TaskContext {
+  readonly taskId: number;
+  readonly signal: AbortSignal;
+  send(message: FromWorker, transfer?: readonly ArrayBuffer[]): void;
+  /** Waits until the event loop may take another export chunk (rejects once aborted). */
+  credit(): Promise<void>;
+}
+
+/** A task's result and the buffers to transfer with it rather than copy. */
+export interface TaskResult {
+  readonly result: unknown;
+  readonly transfer?: readonly ArrayBuffer[];
+}
+
+/** Throws the abort reason once the task is aborted. */
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) {
+    throw signal.reason instanceof Error ? signal.reason : new Error('the task was cancelled');
+  }
+}

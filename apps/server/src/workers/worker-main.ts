@@ -1,0 +1,123 @@
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
+import { exportCredits, toWorkerError } from './protocol.ts';
+import type { TaskContext, TaskResult } from './tasks/task-context.ts';
+
+// The entry of a server worker thread (loaded by worker-bootstrap.mjs): runs the tasks the pool
+// sends, one at a time, each module imported when first needed so a worker that only exports
+// never loads the analysis or the importers' parsers.
+
+const port = parentPort;
+if (port === null) {
+  throw new Error('worker-main.ts runs in a worker thread of the server');
+}
+lowerThreadPriority((workerData as { niceness: number }).niceness);
+
+/**
+ * Makes this thread nicer than the event loop's, so that under load the loop still gets a core
+ * when a request or a live frame comes. Linux schedules threads one by one: the thread's id is
+ * in /proc/thread-self. Elsewhere the thread keeps the process's priority.
+ */
+function lowerThreadPriority(niceness: number): void {
+  let threadId: number;
+  try {
+    threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return;
+  }
+  if (Number.isInteger(threadId) && threadId > 0 && niceness > 0) {
+    os.setPriority(threadId, Math.max(os.getPriority(threadId), niceness));
+  }
+}
+
+interface Running {
+  readonly controller: AbortController;
+  credits: number;
+  wake: (() => void) | undefined;
+}
+
+const running = new Map<number, Running>();
+
+port.on('message', (message: ToWorker) => {
+  const task = running.get(message.taskId);
+  switch (message.type) {
+    case 'run':
+      void start(message.taskId, message.task);
+      return;
+    case 'abort':
+      task?.controller.abort();
+      task?.wake?.();
+      return;
+    case 'credit':
+      if (task !== undefined) {
+        task.credits++;
+        task.wake?.();
+      }
+      return;
+  }
+});
+
+function send(message: FromWorker, transfer: readonly ArrayBuffer[] = []): void {
+  port!.postMessage(message, transfer);
+}
+
+async function start(taskId: number, task: WorkerTask): Promise<void> {
+  const state: Running = {
+    controller: new AbortController(),
+    credits: exportCredits,
+    wake: undefined,
+  };
+  running.set(taskId, state);
+  const { signal } = state.controller;
+  const ctx: TaskContext = {
+    taskId,
+    signal,
+    send,
+    credit: async () => {
+      while (state.credits === 0 && !signal.aborted) {
+        await new Promise<void>((resolve) => {
+          state.wake = resolve;
+        });
+        state.wake = undefined;
+      }
+      state.credits--;
+    },
+  };
+  try {
+    const { result, transfer } = await run(task, ctx);
+    send({ type: 'done', taskId, result }, transfer);
+  } catch (error) {
+    send({ type: 'failed', taskId, error: toWorkerError(error) });
+  } finally {
+    running.delete(taskId);
+  }
+}
+
+// Loaded while the thread is idle, so a task finds its modules ready (a failure surfaces when
+// the task imports the module itself).
+void Promise.allSettled([
+  import('./tasks/validate-task.ts'),
+  import('./tasks/analyze-task.ts'),
+  import('./tasks/export-task.ts'),
+  import('./tasks/import-task.ts'),
+]);
+
+async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
+  switch (task.kind) {
+    case 'validate-workload':
+      return (await import('./tasks/validate-task.ts')).validateTask(task.workload);
+    case 'analyze':
+      return (await import('./tasks/analyze-task.ts')).analyzeTask(task.trace, task.window, ctx);
+    case 'export-chrome':
+      return (await import('./tasks/export-task.ts')).exportTask(task.trace, ctx);
+    case 'import':
+      return (await import('./tasks/import-task.ts')).importTask(
+        task.filePath,
+        task.fileName,
+        task.maxBytes,
+        ctx,
+      );
+  }
+}

@@ -1,0 +1,149 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
+import { loadTrace, saveTrace } from '@streamscope/trace';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../http/api-error.ts';
+import { workloadService } from '../integrations/workload-service.ts';
+import { ServerWorkers } from './server-workers.ts';
+import { WorkerPool } from './worker-pool.ts';
+
+let dir = '';
+let traceFile = '';
+let pools: WorkerPool[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'worker-pool-'));
+  traceFile = path.join(dir, 'trace.sstrace');
+  // About 1 MB of export: more chunks than the worker may send before they are read.
+  await writeFile(traceFile, saveTrace(exportTestTrace(4000, 400)));
+});
+
+afterEach(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  pools = [];
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function workers(options: ConstructorParameters<typeof WorkerPool>[0]): ServerWorkers {
+  const pool = new WorkerPool(options);
+  pools.push(pool);
+  return new ServerWorkers(pool);
+}
+
+async function text(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const stored = (): { path: string; partial: boolean } => ({ path: traceFile, partial: false });
+
+/** A spec that expands to `ops` ops. */
+function bigSpec(ops: number): unknown {
+  return {
+    name: 'big',
+    threads: [
+      {
+        name: 'main',
+        ops: [
+          {
+            op: 'repeat',
+            count: ops / 1000,
+            ops: [{ op: 'repeat', count: 1000, var: 'j', ops: [{ op: 'deviceSync' }] }],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+// Worker threads start in about a second on a loaded machine (tsx compiles their sources).
+describe('WorkerPool', { timeout: 120_000 }, () => {
+  it('expands a workload off the event loop: the loop keeps turning until the verdict comes', async () => {
+    const service = workloadService(workers({ size: 1 }));
+    let turns = 0;
+    let done = false;
+    const verdict = Promise.resolve(service.validate(bigSpec(1_000_000))).finally(() => {
+      done = true;
+    });
+    // Counts event-loop turns while the worker expands a million ops (in-process, the
+    // validation would return before the first turn).
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    expect(await verdict).toEqual({ ok: true });
+    expect(turns).toBeGreaterThan(10);
+    expect(await service.validate({ name: 'x', threads: [] })).toMatchObject({
+      ok: false,
+      errors: [{ path: '$.threads' }],
+    });
+  });
+
+  it('runs one task per worker, queues up to its bound and refuses the next with a 503', async () => {
+    const w = workers({ size: 1, maxQueued: 1 });
+    // An export nobody reads holds its worker: it waits for room to send more.
+    const held = await w.exportChrome(stored());
+    expect(w.pool.stats()).toEqual({ workers: 1, busy: 1, queued: 0 });
+    const waiting = w.validateWorkload(bigSpec(1000));
+    expect(w.pool.stats().queued).toBe(1);
+    const refused = await w.validateWorkload(bigSpec(1000)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({
+      status: 503,
+      code: 'busy',
+      message: 'all 1 worker threads are busy and 1 tasks already wait for one; try again shortly',
+    });
+    // Reading the export frees the worker for the task that waited.
+    const json = await text(held);
+    expect(json).toBe(exportChromeTrace(loadTrace(await readFile(traceFile))));
+    expect(await waiting).toEqual({ ok: true });
+  });
+
+  it('stops an export whose reader goes away, and the worker takes the next task', async () => {
+    // Never terminated for ignoring the abort here: the export must stop when told.
+    const w = workers({ size: 1, maxQueued: 4, abortGraceMs: 600_000 });
+    const stream = await w.exportChrome(stored());
+    const first = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
+    expect(first.toString('utf8')).toMatch(/^\{"displayTimeUnit":"ns"/);
+    stream.destroy();
+    expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+    expect(w.pool.stats()).toMatchObject({ workers: 1, busy: 0, queued: 0 });
+  });
+
+  it('terminates a worker that does not stop when aborted, and starts another for the next task', async () => {
+    const w = workers({ size: 1, abortGraceMs: 1, warmWorkers: 0 });
+    const aborter = new AbortController();
+    // Expansion is synchronous in the worker: it cannot see the abort message until it is done.
+    const slow = w.pool.run(
+      { kind: 'validate-workload', workload: bigSpec(2_000_000) },
+      { signal: aborter.signal },
+    );
+    aborter.abort();
+    await expect(slow).rejects.toMatchObject({ name: 'AbortError' });
+    await vi.waitFor(() => expect(w.pool.stats().workers).toBe(0), { timeout: 60_000 });
+    expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+  });
+
+  it('rejects with the precise error a task throws in its worker', async () => {
+    const w = workers({ size: 1 });
+    const missing = { path: path.join(dir, 'nope.sstrace'), partial: false };
+    await expect(w.analyze(missing)).rejects.toMatchObject({ status: 404, code: 'not-found' });
+    const truncated = path.join(dir, 'truncated.sstrace');
+    const bytes = saveTrace(exportTestTrace(100, 10));
+    await writeFile(truncated, bytes.subarray(0, bytes.length - 3));
+    await expect(w.exportChrome({ path: truncated, partial: false })).rejects.toMatchObject({
+      status: 500,
+      code: 'unreadable-trace',
+      message: expect.stringMatching(/the file ends inside a batch/) as unknown,
+    });
+  });
+});

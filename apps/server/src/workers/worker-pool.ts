@@ -1,0 +1,288 @@
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { ApiError } from '../http/api-error.ts';
+import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
+import { fromWorkerError } from './protocol.ts';
+
+export interface WorkerPoolOptions {
+  /** Worker threads at most; os.availableParallelism() by default (at least 1). */
+  readonly size?: number;
+  /** Tasks that may wait for a worker; more are refused with a 503. Four per worker by default. */
+  readonly maxQueued?: number;
+  /** A worker idle this long is ended (it is started again when work comes). */
+  readonly idleMs?: number;
+  /** A worker that has not stopped this long after an abort is terminated. */
+  readonly abortGraceMs?: number;
+  /**
+   * Workers started with the pool and kept when idle, so the first task does not wait for a
+   * thread to start and load its modules (about a second under tsx). 1 by default.
+   */
+  readonly warmWorkers?: number;
+  /**
+   * Scheduling niceness of the worker threads (Linux; 0 to 19): above the event loop's, so the
+   * loop gets a core first whenever it has something to answer. 10 by default.
+   */
+  readonly niceness?: number;
+}
+
+export interface TaskHandlers {
+  readonly signal?: AbortSignal;
+  /** Everything the task's worker says before it ends (progress, stages, export chunks). */
+  readonly onMessage?: (message: FromWorker, reply: (message: ToWorker) => void) => void;
+}
+
+interface Job {
+  readonly taskId: number;
+  readonly task: WorkerTask;
+  readonly handlers: TaskHandlers;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  settled: boolean;
+  dropAbort?: () => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  job?: Job;
+  idleTimer?: NodeJS.Timeout;
+  abortTimer?: NodeJS.Timeout;
+}
+
+// The worker entry is TypeScript: a plain module registers tsx's loader in the thread first
+// (a worker thread does not get the loader the server was started with), then imports it.
+const bootstrapUrl = new URL('./worker-bootstrap.mjs', import.meta.url);
+const entryUrl = new URL('./worker-main.ts', import.meta.url).href;
+
+/**
+ * A few worker threads for the work that would block the event loop: expanding workloads,
+ * parsing imports, analysis and export. One task per worker at a time; tasks beyond the workers
+ * wait in a bounded queue, and a full queue refuses with a 503 that says so. Workers start when
+ * work comes and end when idle, and never keep the process alive while idle.
+ */
+export class WorkerPool {
+  readonly size: number;
+  readonly maxQueued: number;
+  private readonly idleMs: number;
+  private readonly abortGraceMs: number;
+  private readonly warmWorkers: number;
+  private readonly niceness: number;
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+  private nextTaskId = 1;
+  private closed = false;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    this.size = Math.max(1, Math.floor(options.size ?? os.availableParallelism()));
+    this.maxQueued = Math.max(0, Math.floor(options.maxQueued ?? 4 * this.size));
+    this.idleMs = options.idleMs ?? 30_000;
+    this.abortGraceMs = options.abortGraceMs ?? 1_000;
+    this.warmWorkers = Math.min(this.size, Math.max(0, Math.floor(options.warmWorkers ?? 1)));
+    this.niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 10)));
+    this.keepWarm();
+  }
+
+  /** Runs a task on a worker; resolves with what it returns, or rejects with what it threw. */
+  run(task: WorkerTask, handlers: TaskHandlers = {}): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('the worker pool is closed'));
+        return;
+      }
+      const { signal } = handlers;
+      if (signal?.aborted === true) {
+        reject(abortError(signal));
+        return;
+      }
+      const job: Job = {
+        taskId: this.nextTaskId++,
+        task,
+        handlers,
+        resolve,
+        reject,
+        settled: false,
+      };
+      const slot = this.freeSlot();
+      if (slot === undefined && this.queue.length >= this.maxQueued) {
+        reject(
+          new ApiError(
+            503,
+            'busy',
+            `all ${this.size} worker threads are busy and ${this.queue.length} tasks already wait for one; try again shortly`,
+          ),
+        );
+        return;
+      }
+      if (signal !== undefined) {
+        const onAbort = (): void => this.abort(job, abortError(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+        job.dropAbort = () => signal.removeEventListener('abort', onAbort);
+      }
+      if (slot === undefined) {
+        this.queue.push(job);
+      } else {
+        this.start(slot, job);
+      }
+    });
+  }
+
+  /** Workers running, those busy with a task, and tasks waiting. */
+  stats(): { readonly workers: number; readonly busy: number; readonly queued: number } {
+    let busy = 0;
+    for (const slot of this.slots) {
+      busy += slot.job === undefined ? 0 : 1;
+    }
+    return { workers: this.slots.size, busy, queued: this.queue.length };
+  }
+
+  /** Refuses new tasks, fails waiting ones and ends every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) {
+      this.settle(job, () => job.reject(new Error('the worker pool closed')));
+    }
+    await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
+  }
+
+  private freeSlot(): Slot | undefined {
+    for (const slot of this.slots) {
+      if (slot.job === undefined) {
+        return slot;
+      }
+    }
+    return this.slots.size < this.size ? this.spawn() : undefined;
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(bootstrapUrl, {
+      workerData: { entry: entryUrl, niceness: this.niceness },
+    });
+    const slot: Slot = { worker };
+    this.slots.add(slot);
+    worker.on('message', (message: FromWorker) => this.onMessage(slot, message));
+    worker.on('error', (error) => {
+      const job = slot.job;
+      if (job !== undefined) {
+        this.settle(job, () => job.reject(new Error(`a worker thread failed: ${error.message}`)));
+      }
+    });
+    worker.on('exit', (code) => {
+      this.slots.delete(slot);
+      clearTimeout(slot.idleTimer);
+      clearTimeout(slot.abortTimer);
+      const job = slot.job;
+      if (job !== undefined) {
+        this.settle(job, () =>
+          job.reject(new Error(`the worker thread running it stopped (exit code ${code})`)),
+        );
+      }
+      this.dispatch();
+      this.keepWarm();
+    });
+    // Idle until it runs a task: an idle worker never keeps the process alive.
+    worker.unref();
+    return slot;
+  }
+
+  /** Starts idle workers up to the warm count. */
+  private keepWarm(): void {
+    while (!this.closed && this.slots.size < this.warmWorkers) {
+      this.spawn();
+    }
+  }
+
+  private start(slot: Slot, job: Job): void {
+    clearTimeout(slot.idleTimer);
+    slot.job = job;
+    slot.worker.ref();
+    this.post(slot, { type: 'run', taskId: job.taskId, task: job.task });
+  }
+
+  private onMessage(slot: Slot, message: FromWorker): void {
+    const job = slot.job;
+    if (job === undefined || message.taskId !== job.taskId) {
+      return;
+    }
+    if (message.type === 'done' || message.type === 'failed') {
+      this.settle(job, () =>
+        message.type === 'done'
+          ? job.resolve(message.result)
+          : job.reject(fromWorkerError(message.error)),
+      );
+      this.release(slot);
+      return;
+    }
+    if (!job.settled) {
+      job.handlers.onMessage?.(message, (reply) => this.post(slot, reply));
+    }
+  }
+
+  /** The task is over for its caller now; its worker stops it, or is terminated. */
+  private abort(job: Job, reason: Error): void {
+    const queuedAt = this.queue.indexOf(job);
+    if (queuedAt >= 0) {
+      this.queue.splice(queuedAt, 1);
+      this.settle(job, () => job.reject(reason));
+      return;
+    }
+    const slot = [...this.slots].find((s) => s.job === job);
+    this.settle(job, () => job.reject(reason));
+    if (slot !== undefined) {
+      this.post(slot, { type: 'abort', taskId: job.taskId });
+      slot.abortTimer = setTimeout(() => {
+        if (slot.job === job) {
+          void slot.worker.terminate();
+        }
+      }, this.abortGraceMs);
+    }
+  }
+
+  private settle(job: Job, how: () => void): void {
+    if (!job.settled) {
+      job.settled = true;
+      job.dropAbort?.();
+      how();
+    }
+  }
+
+  private release(slot: Slot): void {
+    clearTimeout(slot.abortTimer);
+    slot.job = undefined;
+    const next = this.queue.shift();
+    if (next !== undefined) {
+      this.start(slot, next);
+      return;
+    }
+    slot.worker.unref();
+    slot.idleTimer = setTimeout(() => {
+      if (slot.job === undefined && this.slots.size > this.warmWorkers) {
+        void slot.worker.terminate();
+      }
+    }, this.idleMs);
+    slot.idleTimer.unref();
+  }
+
+  /** Starts waiting tasks on workers that are free or may be started. */
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const slot = this.freeSlot();
+      if (slot === undefined) {
+        return;
+      }
+      this.start(slot, this.queue.shift()!);
+    }
+  }
+
+  private post(slot: Slot, message: ToWorker): void {
+    slot.worker.postMessage(message);
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) {
+    return reason;
+  }
+  const error = new Error('the task was cancelled');
+  error.name = 'AbortError';
+  return error;
+}
