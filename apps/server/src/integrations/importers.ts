@@ -1,4 +1,7 @@
 import { rm } from 'node:fs/promises';
+import { ImportError, ImportLimitError } from '@streamscope/importers';
+import { ApiError } from '../http/api-error.ts';
+import { uploadLimitHint } from '../imports/import-failures.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
 import { inflateSqliteUpload, isSqlite, oneSqliteAtATime } from '../imports/inflate-sqlite.ts';
 import { runImportInWorker } from '../workers/server-workers.ts';
@@ -37,6 +40,16 @@ export const importForeign: ForeignImporter = async (filePath, options) => {
     return inflated || (await isSqlite(readPath))
       ? await oneSqliteAtATime(options.signal, read)
       : await read();
+  } catch (error) {
+    // The inflation step runs here, on the calling thread: its limits and damage are said as the
+    // worker's are.
+    if (error instanceof ImportLimitError) {
+      throw new ApiError(413, 'too-large', `${error.message}; ${uploadLimitHint}`);
+    }
+    if (error instanceof ImportError) {
+      throw new ApiError(422, 'import-failed', error.message, error.table ?? error.field);
+    }
+    throw error;
   } finally {
     await rm(inflatedPath, { force: true });
   }
