@@ -56,6 +56,10 @@ export interface TimelineView {
   panByPx(dxPx: number): void;
   timeAtX(xPx: number): number;
   xAtTime(timeNs: number): number;
+  /** Width of the row-label column on the left, CSS px. */
+  getGutterPx(): number;
+  /** Height of the axis band at the top, CSS px. */
+  getAxisHeightPx(): number;
   onViewportChange(listener: (viewport: Viewport) => void): () => void;
   setScrollTopPx(scrollTopPx: number): void;
   getScroll(): ScrollInfo;
@@ -264,6 +268,8 @@ export function createTimelineView(
     },
     timeAtX: (xPx) => nsOfX(geometry(), xPx),
     xAtTime: (timeNs) => xOfNs(geometry(), timeNs),
+    getGutterPx: () => gutterPx,
+    getAxisHeightPx: () => axisHeightPx,
     onViewportChange(listener) {
       viewportListeners.add(listener);
       return () => viewportListeners.delete(listener);

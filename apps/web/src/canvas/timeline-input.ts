@@ -47,6 +47,21 @@ export function tracksBetween(
 }
 
 /**
+ * Whether a wheel event scrolls the rows: over the track-label column (plain wheel, Perfetto's
+ * track list) or with shift anywhere. Elsewhere the wheel zooms about the pointer; a pinch or
+ * ctrl+wheel (ctrlKey set) always zooms.
+ */
+export function wheelScrollsRows(
+  event: Pick<WheelEvent, 'shiftKey' | 'ctrlKey' | 'metaKey' | 'offsetX'>,
+  gutterPx: number,
+): boolean {
+  if (event.ctrlKey || event.metaKey) {
+    return false;
+  }
+  return event.shiftKey || event.offsetX < gutterPx;
+}
+
+/**
  * Wheel and pinch zoom, drag pan (d3-zoom), hover, click to select, shift-drag for an area,
  * and WASD by `event.code`. Returns the function that removes every listener.
  */
@@ -80,7 +95,8 @@ export function attachTimelineInput(
   const behaviour = zoom<HTMLCanvasElement, unknown>()
     .filter((event: Event) => {
       if (event instanceof WheelEvent) {
-        return !event.shiftKey;
+        // Over the track labels (or with shift) the wheel scrolls the rows instead.
+        return !wheelScrollsRows(event, view.getGutterPx());
       }
       if (event instanceof MouseEvent) {
         return !event.shiftKey && !event.ctrlKey && event.button === 0;
@@ -111,9 +127,9 @@ export function attachTimelineInput(
   const selection = select(canvas);
   selection.call(behaviour).on('dblclick.zoom', null);
 
-  // Shift+wheel scrolls the rows (plain wheel zooms).
+  // The wheel over the rows zooms (d3-zoom); over the labels, or with shift, it scrolls the rows.
   const onWheel = (event: WheelEvent): void => {
-    if (event.shiftKey) {
+    if (wheelScrollsRows(event, view.getGutterPx())) {
       event.preventDefault();
       view.setScrollTopPx(view.getScroll().scrollTopPx + (event.deltaY || event.deltaX));
     }

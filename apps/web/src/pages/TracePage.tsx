@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { AnalysisPanel } from '../components/AnalysisPanel.tsx';
 import { AreaTable } from '../components/AreaTable.tsx';
 import { DetailsPanel } from '../components/DetailsPanel.tsx';
@@ -7,6 +7,7 @@ import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { TraceToolbar } from '../components/TraceToolbar.tsx';
+import { useFillHeight } from '../components/use-fill-height.ts';
 import { openStoredTrace } from '../data/trace-loader.ts';
 import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
@@ -21,6 +22,7 @@ export function TracePage() {
   const error = useApp((s) => s.traceError);
   const traceId = useApp((s) => s.traceId);
   useApp((s) => s.dataVersion);
+  const mainRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (routeTraceId === null) {
@@ -46,6 +48,7 @@ export function TracePage() {
     traceId === routeTraceId &&
     trace !== undefined &&
     (status === 'ready' || status === 'live');
+  useFillHeight(mainRef, 420, ready);
   return (
     <div className="trace-layout">
       <TraceToolbar viewId={viewId} />
@@ -61,11 +64,11 @@ export function TracePage() {
       )}
       {ready && (
         <div className="trace-body">
-          <div className="trace-main stack">
+          <div className="trace-main stack fill" ref={mainRef}>
             <div className="row small muted" data-testid="trace-summary">
               <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
-              {trace.tracks.length} tracks · {trace.meta.producer} · wheel or W/S zoom, drag or A/D
-              pan, shift-drag selects an area
+              {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt or W/S
+              zoom, wheel over the labels scrolls, drag or A/D pan, shift-drag selects an area
             </div>
             <ImportWarnings warnings={trace.meta.warnings ?? []} testId="trace-warnings" />
             <div className="timeline-host">
