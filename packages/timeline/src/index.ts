@@ -21,3 +21,4 @@ export type { PaintSurface } from './paint-surface.ts';
 export type { FrameClock } from './scheduler.ts';
 export type { SyntheticTraceOptions } from './synthetic-trace.ts';
 export { syntheticTrace } from './synthetic-trace.ts';
+export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';

@@ -2,6 +2,7 @@ import type { Trace } from '@streamscope/trace';
 import { CanvasSurface } from './canvas-surface.ts';
 import { chrome } from './colors.ts';
 import { LabelFitter } from './draw-rows.ts';
+import { fitSpanViewport, gpuActivitySpan } from './gpu-span.ts';
 import type { TimeWindow } from './frame-cache.ts';
 import { FrameCache } from './frame-cache.ts';
 import type { AreaSelection, FrameInput, FrameStats } from './frame-input.ts';
@@ -50,6 +51,8 @@ export interface TimelineView {
   getViewport(): Viewport;
   /** Shows the whole trace. */
   fit(): void;
+  /** Shows the GPU's activity, first GPU op to last (the whole trace when it has none). */
+  fitGpu(): void;
   /** Zooms by `factor` (> 1 zooms in) keeping the time under `xPx` in place. */
   zoomAt(xPx: number, factor: number): void;
   /** Pans by `dxPx` CSS px (positive moves the view later in time). */
@@ -254,6 +257,14 @@ export function createTimelineView(
     getViewport: () => viewport,
     fit() {
       setViewport(fitViewport(trace?.spanNs() ?? 0));
+    },
+    fitGpu() {
+      const span = trace === undefined ? undefined : gpuActivitySpan(trace);
+      if (span === undefined) {
+        view.fit();
+      } else {
+        setViewport(fitSpanViewport(span));
+      }
     },
     zoomAt(xPx, factor) {
       setViewport(zoomViewport(viewport, nsOfX(geometry(), xPx), factor));

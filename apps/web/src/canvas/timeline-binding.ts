@@ -43,6 +43,9 @@ export function bindTimeline(
       if (trace !== undefined && state.viewEndNs > state.viewStartNs) {
         // A link (or the other compared view) already set the window: keep it.
         view.setViewport({ startNs: state.viewStartNs, endNs: state.viewEndNs });
+      } else if (trace !== undefined && !options.follow) {
+        // A stored trace opens on its GPU activity (imports carry long host-only stretches).
+        view.fitGpu();
       }
       applySelection(state);
       applyFilters(state);
@@ -100,7 +103,11 @@ export function bindTimeline(
     }
     if (state.fitRequest !== previous.fitRequest && options.ownFit) {
       userMoved = false;
-      view.fit();
+      if (state.fitMode === 'all' || options.follow) {
+        view.fit();
+      } else {
+        view.fitGpu();
+      }
     }
     if (
       state.selectedOp !== previous.selectedOp ||
