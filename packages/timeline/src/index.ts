@@ -5,7 +5,7 @@ export type { Viewport } from './viewport.ts';
 export { clampViewport, fitViewport, zoomViewport, panViewport, minSpanNs } from './viewport.ts';
 export type { TimelineHit } from './hit-test.ts';
 export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
-export type { AreaSelection, FrameStats } from './frame-input.ts';
+export type { AreaSelection, FrameStats, MarkedRange } from './frame-input.ts';
 export type { LayoutRow, RowLayout, RowKind, LayoutOptions } from './layout.ts';
 export { computeLayout, rowIndexAt, defaultRowHeights, syncLaneLabel } from './layout.ts';
 export { isHostWaitKind } from './sync-lane.ts';

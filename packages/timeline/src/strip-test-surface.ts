@@ -137,5 +137,7 @@ export function frameInput(
     search: undefined,
     currentMatch: undefined,
     area: undefined,
+    cursorNs: undefined,
+    mark: undefined,
   };
 }

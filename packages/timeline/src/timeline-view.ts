@@ -5,7 +5,7 @@ import { LabelFitter } from './draw-rows.ts';
 import { fitSpanViewport, gpuActivitySpan } from './gpu-span.ts';
 import type { TimeWindow } from './frame-cache.ts';
 import { FrameCache } from './frame-cache.ts';
-import type { AreaSelection, FrameInput, FrameStats } from './frame-input.ts';
+import type { AreaSelection, FrameInput, FrameStats, MarkedRange } from './frame-input.ts';
 import { emptyStats, nsOfX, xOfNs } from './frame-input.ts';
 import type { GapTable } from './gaps.ts';
 import { GapIndex } from './gaps.ts';
@@ -79,6 +79,10 @@ export interface TimelineView {
   setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
   setCurrentMatch(op: number | undefined): void;
   setAreaSelection(area: AreaSelection | undefined): void;
+  /** Draws the time cursor at `timeNs` (undefined hides it); never in exports. */
+  setCursor(timeNs: number | undefined): void;
+  /** Marks a time range with its duration (the `M` key); undefined clears it. */
+  setMark(mark: MarkedRange | undefined): void;
   setPinnedTracks(tracks: readonly number[]): void;
   setHiddenTracks(tracks: readonly number[]): void;
   /** Gap causes from analysis; tracks without any keep plain idle shading. */
@@ -130,6 +134,8 @@ export function createTimelineView(
   let search: SearchMarks | undefined;
   let currentMatch: number | undefined;
   let area: AreaSelection | undefined;
+  let cursorNs: number | undefined;
+  let mark: MarkedRange | undefined;
   let pinned: readonly number[] = [];
   let hidden = new Set<number>();
   let gapIndex: GapIndex | undefined;
@@ -167,7 +173,7 @@ export function createTimelineView(
     scrollTopPx = Math.min(maxPx, Math.max(0, value));
   };
 
-  const frameInput = (t: Trace): FrameInput => ({
+  const frameInput = (t: Trace, forExport = false): FrameInput => ({
     trace: t,
     layout,
     cache,
@@ -182,6 +188,8 @@ export function createTimelineView(
     search,
     currentMatch,
     area,
+    cursorNs: forExport ? undefined : cursorNs,
+    mark,
   });
 
   const draw = (): void => {
@@ -325,6 +333,16 @@ export function createTimelineView(
       area = next;
       scheduler.requestRedraw();
     },
+    setCursor(timeNs) {
+      if (timeNs !== cursorNs) {
+        cursorNs = timeNs;
+        scheduler.requestRedraw();
+      }
+    },
+    setMark(next) {
+      mark = next;
+      scheduler.requestRedraw();
+    },
     setPinnedTracks(tracks) {
       pinned = [...tracks];
       relayout();
@@ -386,7 +404,7 @@ export function createTimelineView(
       layoutUpToDate(trace);
       const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
       cache.update(trace, layout, viewport, nsPerPx, gapIndex);
-      paintFrame(svg, frameInput(trace), labels, emptyStats());
+      paintFrame(svg, frameInput(trace, true), labels, emptyStats());
       return svg.toString();
     },
     dispose() {

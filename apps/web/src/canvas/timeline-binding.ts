@@ -73,6 +73,7 @@ export function bindTimeline(
       matches[state.searchMatchIndex],
     );
     view.setAreaSelection(state.area ?? undefined);
+    view.setMark(state.mark ?? undefined);
   };
 
   const applyFilters = (state: AppState): void => {
@@ -114,7 +115,8 @@ export function bindTimeline(
       state.searchMatchIndex !== previous.searchMatchIndex ||
       state.searchMatchCount !== previous.searchMatchCount ||
       state.searchQuery !== previous.searchQuery ||
-      state.area !== previous.area
+      state.area !== previous.area ||
+      state.mark !== previous.mark
     ) {
       applySelection(state);
     }

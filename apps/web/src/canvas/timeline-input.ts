@@ -1,7 +1,7 @@
 import type { TimelineView } from '@streamscope/timeline';
 import { select, zoom, zoomIdentity } from 'd3';
 import type { D3ZoomEvent, ZoomTransform } from 'd3';
-import { zoomToSelection } from '../data/view-actions.ts';
+import { toggleMark, zoomToSelection } from '../data/view-actions.ts';
 import { gestureWindow, keyAction } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import type { AreaSelection } from '../store/selection-slice.ts';
@@ -135,6 +135,14 @@ export function attachTimelineInput(
     }
   };
 
+  // Where the pointer is over the Gantt (CSS px), for W/S to zoom about; null when it is not.
+  let pointerXPx: number | null = null;
+  const trackPointer = (xPx: number): void => {
+    const overGantt = xPx >= view.getGutterPx();
+    pointerXPx = overGantt ? xPx : null;
+    view.setCursor(overGantt ? view.timeAtX(xPx) : undefined);
+  };
+
   let areaFrom: { x: number; y: number; timeNs: number } | null = null;
   let areaNow: AreaSelection | null = null;
   let suppressClick = false;
@@ -150,6 +158,7 @@ export function attachTimelineInput(
   };
 
   const onPointerMove = (event: PointerEvent): void => {
+    trackPointer(event.offsetX);
     if (areaFrom !== null) {
       if (Math.abs(event.offsetX - areaFrom.x) < minAreaDragPx) {
         return;
@@ -199,10 +208,24 @@ export function attachTimelineInput(
     store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
   };
 
-  const onLeave = (): void => store.getState().hoverOp(null);
+  const onLeave = (): void => {
+    pointerXPx = null;
+    view.setCursor(undefined);
+    store.getState().hoverOp(null);
+  };
 
   const onKeyDown = (event: KeyboardEvent): void => {
     if (event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) {
+      return;
+    }
+    if (event.key === '?') {
+      event.preventDefault();
+      store.getState().setHelpOpen(!store.getState().helpOpen);
+      return;
+    }
+    if (event.code === 'KeyM') {
+      event.preventDefault();
+      toggleMark();
       return;
     }
     const action = keyAction(event.code);
@@ -215,7 +238,8 @@ export function attachTimelineInput(
     const right = view.xAtTime(viewport.endNs);
     switch (action.kind) {
       case 'zoom':
-        view.zoomAt((left + right) / 2, action.factor);
+        // About the pointer when it is over the Gantt (Perfetto), else about the middle.
+        view.zoomAt(pointerXPx ?? (left + right) / 2, action.factor);
         onUserMove();
         break;
       case 'pan':
@@ -228,9 +252,17 @@ export function attachTimelineInput(
         onUserMove();
         break;
       case 'clear':
+        if (store.getState().helpOpen) {
+          store.getState().setHelpOpen(false);
+          break;
+        }
         store.getState().selectOp(null);
         store.getState().selectArea(null);
         break;
+    }
+    // The time under a pointer that stayed put changes when the view moves under it.
+    if (pointerXPx !== null) {
+      view.setCursor(view.timeAtX(pointerXPx));
     }
   };
 

@@ -4,6 +4,8 @@ import { AreaTable } from '../components/AreaTable.tsx';
 import { DetailsPanel } from '../components/DetailsPanel.tsx';
 import { HoverTooltip } from '../components/HoverTooltip.tsx';
 import { ImportWarnings } from '../components/ImportWarnings.tsx';
+import { MarkChip } from '../components/MarkChip.tsx';
+import { ShortcutHelp } from '../components/ShortcutHelp.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { TraceToolbar } from '../components/TraceToolbar.tsx';
@@ -52,6 +54,7 @@ export function TracePage() {
   return (
     <div className="trace-layout">
       <TraceToolbar viewId={viewId} />
+      <ShortcutHelp />
       {status === 'loading' && (
         <p className="muted" data-testid="trace-loading">
           Loading the trace…
@@ -66,9 +69,20 @@ export function TracePage() {
         <div className="trace-body">
           <div className="trace-main stack fill" ref={mainRef}>
             <div className="row small muted" data-testid="trace-summary">
-              <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
-              {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt or W/S
-              zoom, wheel over the labels scrolls, drag or A/D pan, shift-drag selects an area
+              <span>
+                <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
+                {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt or W/S
+                zoom, over the labels it scrolls · drag or A/D pan · shift-drag selects an area ·{' '}
+                <button
+                  type="button"
+                  className="link"
+                  data-testid="open-help"
+                  onClick={() => appStore.getState().setHelpOpen(true)}
+                >
+                  ? all keys
+                </button>
+              </span>
+              <MarkChip />
             </div>
             <ImportWarnings warnings={trace.meta.warnings ?? []} testId="trace-warnings" />
             <div className="timeline-host">

@@ -15,19 +15,28 @@ export interface AreaSelection {
   readonly tracks: readonly number[];
 }
 
+/** A range marked with `M` (ns since origin): drawn with its duration until cleared. */
+export interface MarkedRange {
+  readonly startNs: number;
+  readonly endNs: number;
+}
+
 export interface SelectionSlice {
   readonly selectedOp: number | null;
   readonly hoveredOp: HoveredOp | null;
   readonly area: AreaSelection | null;
+  readonly mark: MarkedRange | null;
   selectOp: (op: number | null) => void;
   hoverOp: (hovered: HoveredOp | null) => void;
   selectArea: (area: AreaSelection | null) => void;
+  setMark: (mark: MarkedRange | null) => void;
 }
 
 export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice> = (set, get) => ({
   selectedOp: null,
   hoveredOp: null,
   area: null,
+  mark: null,
   selectOp: (op) => set({ selectedOp: op }),
   hoverOp: (hovered) => {
     // Only a change of op re-renders the tooltip; pointer moves over the same op do not.
@@ -37,4 +46,5 @@ export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice
     set({ hoveredOp: hovered });
   },
   selectArea: (area) => set({ area }),
+  setMark: (mark) => set({ mark }),
 });

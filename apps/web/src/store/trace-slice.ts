@@ -40,6 +40,7 @@ export const createTraceSlice: StateCreator<AppState, [], [], TraceSlice> = (set
       selectedOp: null,
       hoveredOp: null,
       area: null,
+      mark: null,
       searchQuery: '',
       searchMatchCount: 0,
       searchMatchIndex: -1,
