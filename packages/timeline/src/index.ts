@@ -22,3 +22,4 @@ export type { FrameClock } from './scheduler.ts';
 export type { SyntheticTraceOptions } from './synthetic-trace.ts';
 export { syntheticTrace } from './synthetic-trace.ts';
 export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';
+export { isGroupKey, rangeSourceOf } from './group-keys.ts';

@@ -30,7 +30,7 @@ export interface TimelineViewOptions {
   /** Width of the row-label column, CSS px. */
   readonly gutterPx?: number;
   readonly axisHeightPx?: number;
-  readonly rowHeights?: Omit<LayoutOptions, 'pinnedTracks' | 'hiddenTracks'>;
+  readonly rowHeights?: Omit<LayoutOptions, 'pinnedTracks' | 'hiddenTracks' | 'collapsedGroups'>;
 }
 
 /** Scroll state of the rows under the axis and pinned band. */
@@ -85,6 +85,8 @@ export interface TimelineView {
   setMark(mark: MarkedRange | undefined): void;
   setPinnedTracks(tracks: readonly number[]): void;
   setHiddenTracks(tracks: readonly number[]): void;
+  /** Folds these row headers (group keys: group-keys.ts) to one line each. */
+  setCollapsedGroups(keys: readonly string[]): void;
   /** Gap causes from analysis; tracks without any keep plain idle shading. */
   setGaps(gaps: GapTable | undefined): void;
   /** Re-reads the canvas size (or takes the given CSS size) and devicePixelRatio. */
@@ -138,6 +140,7 @@ export function createTimelineView(
   let mark: MarkedRange | undefined;
   let pinned: readonly number[] = [];
   let hidden = new Set<number>();
+  let collapsedGroups = new Set<string>();
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
 
@@ -149,6 +152,7 @@ export function createTimelineView(
             ...options.rowHeights,
             pinnedTracks: pinned,
             hiddenTracks: hidden,
+            collapsedGroups,
             syncLaneTracks: syncLanes.tracks,
           });
     layoutTracks = trace?.tracks.length ?? -1;
@@ -350,6 +354,11 @@ export function createTimelineView(
     },
     setHiddenTracks(tracks) {
       hidden = new Set(tracks);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setCollapsedGroups(keys) {
+      collapsedGroups = new Set(keys);
       relayout();
       scheduler.requestRedraw();
     },

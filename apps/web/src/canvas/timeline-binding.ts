@@ -82,6 +82,7 @@ export function bindTimeline(
     }
     view.setPinnedTracks(state.pinnedTracks);
     view.setHiddenTracks(state.hiddenTracks);
+    view.setCollapsedGroups(state.collapsedGroups);
   };
 
   const offViewport = view.onViewportChange((viewport) => {
@@ -122,7 +123,8 @@ export function bindTimeline(
     }
     if (
       state.pinnedTracks !== previous.pinnedTracks ||
-      state.hiddenTracks !== previous.hiddenTracks
+      state.hiddenTracks !== previous.hiddenTracks ||
+      state.collapsedGroups !== previous.collapsedGroups
     ) {
       applyFilters(state);
     }

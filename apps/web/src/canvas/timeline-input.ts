@@ -204,6 +204,16 @@ export function attachTimelineInput(
       suppressClick = false;
       return;
     }
+    // A click on a folding header's label (a process, device, context, host threads or a
+    // track's range lanes) collapses or expands it.
+    const row = view.rowAt(event.offsetY);
+    if (
+      row?.groupKey !== undefined &&
+      (row.kind === 'group' || event.offsetX < view.getGutterPx())
+    ) {
+      store.getState().toggleCollapsedGroup(row.groupKey);
+      return;
+    }
     const hit = view.hitTest(event.offsetX, event.offsetY);
     store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
   };

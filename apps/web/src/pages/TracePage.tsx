@@ -41,6 +41,13 @@ export function TracePage() {
     if (route.page === 'trace' && route.selectedOp !== undefined) {
       state.selectOp(route.selectedOp);
     }
+    if (route.page === 'trace') {
+      state.setTrackFilters({
+        pinnedTracks: route.pinned ?? [],
+        hiddenTracks: route.hidden ?? [],
+        collapsedGroups: route.collapsed ?? [],
+      });
+    }
     void openStoredTrace(routeTraceId);
   }, [routeTraceId]);
 

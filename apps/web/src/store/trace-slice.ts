@@ -46,6 +46,7 @@ export const createTraceSlice: StateCreator<AppState, [], [], TraceSlice> = (set
       searchMatchIndex: -1,
       pinnedTracks: [],
       hiddenTracks: [],
+      collapsedGroups: [],
     }),
   markTraceLoaded: (traceId, status) => {
     if (get().traceId === traceId) {
