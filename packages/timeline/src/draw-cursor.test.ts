@@ -1,4 +1,4 @@
-import { OpKind, StreamType, Trace } from '@streamscope/trace';
+import { OpKind, RangeKind, StreamType, Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { fakeCanvas, manualClock } from './fake-canvas.ts';
 import { createTimelineView } from './timeline-view.ts';
@@ -46,5 +46,34 @@ describe('the time cursor and the marked range', () => {
     view.renderNow();
     expect(calls.fillText).toContain('20 µs');
     expect(view.exportSvg()).toContain('>20 µs<');
+  });
+});
+
+describe('a selected range', () => {
+  it('is outlined in its lane', () => {
+    const trace = oneKernel();
+    const host = trace.addTrack({ kind: 'host-thread', name: 'main', pid: 1, tid: 1 });
+    trace.ranges.append({
+      startNs: 5_000,
+      endNs: 40_000,
+      track: host,
+      nameId: trace.strings.intern('forward'),
+      domainId: 0,
+      depth: 0,
+      kind: RangeKind.PushPop,
+    });
+    const { canvas, calls } = fakeCanvas();
+    const view = createTimelineView(canvas, { clock: manualClock().clock });
+    view.setTrace(trace);
+    view.setViewport({ startNs: 0, endNs: 100_000 });
+    view.renderNow();
+    const before = calls.stroke;
+    view.setSelectedRange(0);
+    view.renderNow();
+    expect(calls.stroke - before).toBeGreaterThan(0);
+    view.setSelectedRange(undefined);
+    const without = calls.stroke;
+    view.renderNow();
+    expect(calls.stroke - without).toBe(before);
   });
 });

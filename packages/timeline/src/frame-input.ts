@@ -37,6 +37,8 @@ export interface FrameInput {
   /** Time under the pointer (the time cursor), or undefined when the pointer is elsewhere. */
   readonly cursorNs: number | undefined;
   readonly mark: MarkedRange | undefined;
+  /** A selected NVTX / CPU-op range, outlined in its lane. */
+  readonly selectedRange: number | undefined;
 }
 
 /** What the last frame drew (renderer debug stats for tests, the app and the benchmark). */

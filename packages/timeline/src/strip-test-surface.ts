@@ -139,5 +139,6 @@ export function frameInput(
     area: undefined,
     cursorNs: undefined,
     mark: undefined,
+    selectedRange: undefined,
   };
 }

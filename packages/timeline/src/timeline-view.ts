@@ -74,6 +74,8 @@ export interface TimelineView {
   hitTest(xPx: number, yPx: number): TimelineHit | undefined;
   /** Selects an op: outlined, with its flows drawn as arrows. */
   setSelection(op: number | undefined): void;
+  /** Selects an NVTX / CPU-op range: outlined in its lane. */
+  setSelectedRange(range: number | undefined): void;
   /** Flow indices drawn for the selection. */
   selectionFlows(): readonly number[];
   setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
@@ -138,6 +140,7 @@ export function createTimelineView(
   let area: AreaSelection | undefined;
   let cursorNs: number | undefined;
   let mark: MarkedRange | undefined;
+  let selectedRange: number | undefined;
   let pinned: readonly number[] = [];
   let hidden = new Set<number>();
   let collapsedGroups = new Set<string>();
@@ -194,6 +197,7 @@ export function createTimelineView(
     area,
     cursorNs: forExport ? undefined : cursorNs,
     mark,
+    selectedRange,
   });
 
   const draw = (): void => {
@@ -247,6 +251,7 @@ export function createTimelineView(
       trace = next;
       cache.invalidate();
       selectedOp = undefined;
+      selectedRange = undefined;
       selectedFlows = [];
       search = undefined;
       currentMatch = undefined;
@@ -324,6 +329,10 @@ export function createTimelineView(
       scheduler.requestRedraw();
     },
     selectionFlows: () => selectedFlows,
+    setSelectedRange(range) {
+      selectedRange = range;
+      scheduler.requestRedraw();
+    },
     setSearchMatches(ops, currentOp) {
       search = ops === undefined || trace === undefined ? undefined : new SearchMarks(trace, ops);
       currentMatch = currentOp;

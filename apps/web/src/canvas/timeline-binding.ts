@@ -67,6 +67,7 @@ export function bindTimeline(
       return;
     }
     view.setSelection(state.selectedOp ?? undefined);
+    view.setSelectedRange(state.selectedRange ?? undefined);
     const matches = getSearchMatches(state.traceId);
     view.setSearchMatches(
       matches.length > 0 ? matches : undefined,
@@ -113,6 +114,7 @@ export function bindTimeline(
     }
     if (
       state.selectedOp !== previous.selectedOp ||
+      state.selectedRange !== previous.selectedRange ||
       state.searchMatchIndex !== previous.searchMatchIndex ||
       state.searchMatchCount !== previous.searchMatchCount ||
       state.searchQuery !== previous.searchQuery ||

@@ -123,6 +123,7 @@ export function attachTimelineInput(
       last = t;
       onUserMove();
       store.getState().hoverOp(null);
+      store.getState().hoverRange(null);
     });
   const selection = select(canvas);
   selection.call(behaviour).on('dblclick.zoom', null);
@@ -177,11 +178,9 @@ export function attachTimelineInput(
       return;
     }
     const hit = view.hitTest(event.offsetX, event.offsetY);
-    store
-      .getState()
-      .hoverOp(
-        hit?.kind === 'op' ? { op: hit.op, clientX: event.clientX, clientY: event.clientY } : null,
-      );
+    const at = { clientX: event.clientX, clientY: event.clientY };
+    store.getState().hoverOp(hit?.kind === 'op' ? { op: hit.op, ...at } : null);
+    store.getState().hoverRange(hit?.kind === 'range' ? { range: hit.range, ...at } : null);
   };
 
   const onPointerUp = (event: PointerEvent): void => {
@@ -215,13 +214,19 @@ export function attachTimelineInput(
       return;
     }
     const hit = view.hitTest(event.offsetX, event.offsetY);
+    if (hit?.kind === 'range') {
+      store.getState().selectRange(hit.range);
+      return;
+    }
     store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
+    store.getState().selectRange(null);
   };
 
   const onLeave = (): void => {
     pointerXPx = null;
     view.setCursor(undefined);
     store.getState().hoverOp(null);
+    store.getState().hoverRange(null);
   };
 
   const onKeyDown = (event: KeyboardEvent): void => {
@@ -267,6 +272,7 @@ export function attachTimelineInput(
           break;
         }
         store.getState().selectOp(null);
+        store.getState().selectRange(null);
         store.getState().selectArea(null);
         break;
     }

@@ -2,14 +2,22 @@ import { formatBytes, formatDurationNs } from '@streamscope/trace';
 import { getTrace } from '../data/trace-registry.ts';
 import { zoomToOp } from '../data/view-actions.ts';
 import { opDetails } from '../lib/op-details.ts';
+import { rangeDetails } from '../lib/range-details.ts';
+import { RangeDetailsPanel } from './RangeDetailsPanel.tsx';
 import { useApp } from '../store/use-app.ts';
 
 /** The selected op: every field we know, and its flows (click one to go there). */
 export function DetailsPanel() {
   const traceId = useApp((s) => s.traceId);
   const selected = useApp((s) => s.selectedOp);
+  const selectedRange = useApp((s) => s.selectedRange);
   useApp((s) => s.dataVersion);
   const trace = getTrace(traceId);
+  const range =
+    trace === undefined || selectedRange === null ? null : rangeDetails(trace, selectedRange);
+  if (range !== null) {
+    return <RangeDetailsPanel details={range} />;
+  }
   const details = trace === undefined || selected === null ? null : opDetails(trace, selected);
   if (details === null) {
     return (

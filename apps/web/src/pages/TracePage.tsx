@@ -5,6 +5,7 @@ import { DetailsPanel } from '../components/DetailsPanel.tsx';
 import { HoverTooltip } from '../components/HoverTooltip.tsx';
 import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { MarkChip } from '../components/MarkChip.tsx';
+import { RangeTooltip } from '../components/RangeTooltip.tsx';
 import { ShortcutHelp } from '../components/ShortcutHelp.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
@@ -95,6 +96,7 @@ export function TracePage() {
             <div className="timeline-host">
               <TimelineCanvas traceId={traceId} viewId={viewId} />
               <HoverTooltip />
+              <RangeTooltip />
             </div>
             <div className="bottom-panels">
               <DetailsPanel />

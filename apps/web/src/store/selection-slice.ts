@@ -21,13 +21,25 @@ export interface MarkedRange {
   readonly endNs: number;
 }
 
+/** An NVTX / CPU-op / annotation range under the pointer. */
+export interface HoveredRange {
+  readonly range: number;
+  readonly clientX: number;
+  readonly clientY: number;
+}
+
 export interface SelectionSlice {
   readonly selectedOp: number | null;
   readonly hoveredOp: HoveredOp | null;
+  /** A selected range (NVTX, CPU op, annotation); selecting an op clears it and back. */
+  readonly selectedRange: number | null;
+  readonly hoveredRange: HoveredRange | null;
   readonly area: AreaSelection | null;
   readonly mark: MarkedRange | null;
   selectOp: (op: number | null) => void;
   hoverOp: (hovered: HoveredOp | null) => void;
+  selectRange: (range: number | null) => void;
+  hoverRange: (hovered: HoveredRange | null) => void;
   selectArea: (area: AreaSelection | null) => void;
   setMark: (mark: MarkedRange | null) => void;
 }
@@ -35,9 +47,20 @@ export interface SelectionSlice {
 export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice> = (set, get) => ({
   selectedOp: null,
   hoveredOp: null,
+  selectedRange: null,
+  hoveredRange: null,
   area: null,
   mark: null,
-  selectOp: (op) => set({ selectedOp: op }),
+  selectOp: (op) =>
+    set(op === null ? { selectedOp: null } : { selectedOp: op, selectedRange: null }),
+  selectRange: (range) =>
+    set(range === null ? { selectedRange: null } : { selectedRange: range, selectedOp: null }),
+  hoverRange: (hovered) => {
+    if (get().hoveredRange?.range === hovered?.range) {
+      return;
+    }
+    set({ hoveredRange: hovered });
+  },
   hoverOp: (hovered) => {
     // Only a change of op re-renders the tooltip; pointer moves over the same op do not.
     if (get().hoveredOp?.op === hovered?.op) {

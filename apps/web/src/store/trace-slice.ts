@@ -39,6 +39,8 @@ export const createTraceSlice: StateCreator<AppState, [], [], TraceSlice> = (set
       viewEndNs: 0,
       selectedOp: null,
       hoveredOp: null,
+      selectedRange: null,
+      hoveredRange: null,
       area: null,
       mark: null,
       searchQuery: '',
