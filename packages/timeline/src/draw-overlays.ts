@@ -101,6 +101,12 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
   outline(input.currentMatch, chrome.currentMatch, 2.5);
   outline(input.selectedOp, chrome.selection, 2);
   outlineRange(surface, input, xOf);
+  const gap = input.selectedGap;
+  if (gap !== undefined && rowBand(input, layout.rowOfTrack[gap.track] ?? -1, band)) {
+    const x0 = xOf(gap.startNs);
+    const x1 = Math.max(x0 + 3, xOf(gap.endNs));
+    surface.strokeRect(x0, band[0]! + 1, x1 - x0, band[1]! - 2, chrome.selection, 2);
+  }
   drawFlows(surface, input, xOf);
   surface.popClip();
 }

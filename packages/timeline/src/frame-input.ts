@@ -39,6 +39,9 @@ export interface FrameInput {
   readonly mark: MarkedRange | undefined;
   /** A selected NVTX / CPU-op range, outlined in its lane. */
   readonly selectedRange: number | undefined;
+  /** A selected gap, outlined in its stream's row. */
+  readonly selectedGap:
+    { readonly track: number; readonly startNs: number; readonly endNs: number } | undefined;
 }
 
 /** What the last frame drew (renderer debug stats for tests, the app and the benchmark). */

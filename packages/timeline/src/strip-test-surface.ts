@@ -140,5 +140,6 @@ export function frameInput(
     cursorNs: undefined,
     mark: undefined,
     selectedRange: undefined,
+    selectedGap: undefined,
   };
 }

@@ -72,6 +72,10 @@ export interface TimelineView {
   /** Where `row` of the current layout is on screen now: its top, CSS px from the canvas top. */
   rowTopPx(row: LayoutRow): number;
   hitTest(xPx: number, yPx: number): TimelineHit | undefined;
+  /** The shaded gap (index into the GapTable of `setGaps`) under a point of a stream's row. */
+  gapAt(xPx: number, yPx: number): number | undefined;
+  /** Outlines gap `gap` of the GapTable (undefined: none). */
+  setSelectedGap(gap: number | undefined): void;
   /** Selects an op: outlined, with its flows drawn as arrows. */
   setSelection(op: number | undefined): void;
   /** Selects an NVTX / CPU-op range: outlined in its lane. */
@@ -141,6 +145,7 @@ export function createTimelineView(
   let cursorNs: number | undefined;
   let mark: MarkedRange | undefined;
   let selectedRange: number | undefined;
+  let selectedGap: number | undefined;
   let pinned: readonly number[] = [];
   let hidden = new Set<number>();
   let collapsedGroups = new Set<string>();
@@ -198,6 +203,14 @@ export function createTimelineView(
     cursorNs: forExport ? undefined : cursorNs,
     mark,
     selectedRange,
+    selectedGap:
+      selectedGap === undefined || gapIndex === undefined || selectedGap >= gapIndex.gaps.count
+        ? undefined
+        : {
+            track: gapIndex.gaps.track[selectedGap]!,
+            startNs: gapIndex.gaps.startNs[selectedGap]!,
+            endNs: gapIndex.gaps.endNs[selectedGap]!,
+          },
   });
 
   const draw = (): void => {
@@ -323,6 +336,26 @@ export function createTimelineView(
       }
       return hitTest({ ...geometry(), trace, layout, axisHeightPx, scrollTopPx }, xPx, yPx);
     },
+    gapAt(xPx, yPx) {
+      const row = view.rowAt(yPx);
+      if (gapIndex === undefined || row?.kind !== 'track' || xPx < gutterPx) {
+        return undefined;
+      }
+      const timeNs = view.timeAtX(xPx);
+      const found = gapIndex.inWindow(row.track, timeNs, timeNs);
+      const gaps = gapIndex.gaps;
+      for (let k = 0; k < found.length; k++) {
+        const g = found[k]!;
+        if (gaps.startNs[g]! <= timeNs && timeNs <= gaps.endNs[g]!) {
+          return g;
+        }
+      }
+      return undefined;
+    },
+    setSelectedGap(gap) {
+      selectedGap = gap;
+      scheduler.requestRedraw();
+    },
     setSelection(op) {
       selectedOp = op;
       selectedFlows = op === undefined || trace === undefined ? [] : trace.flows.touching(op);
@@ -373,6 +406,7 @@ export function createTimelineView(
     },
     setGaps(gaps) {
       gapIndex = gaps === undefined ? undefined : new GapIndex(gaps);
+      selectedGap = undefined;
       scheduler.requestRedraw();
     },
     resize(cssWidthPx, cssHeightPx) {

@@ -59,6 +59,7 @@ export function bindTimeline(
     if (analysis !== undefined && analysis !== gapsFor) {
       gapsFor = analysis;
       view.setGaps(gapTableFrom(analysis.gaps));
+      applySelection(state);
     }
   };
 
@@ -68,6 +69,7 @@ export function bindTimeline(
     }
     view.setSelection(state.selectedOp ?? undefined);
     view.setSelectedRange(state.selectedRange ?? undefined);
+    view.setSelectedGap(state.selectedGap ?? undefined);
     const matches = getSearchMatches(state.traceId);
     view.setSearchMatches(
       matches.length > 0 ? matches : undefined,
@@ -115,6 +117,7 @@ export function bindTimeline(
     if (
       state.selectedOp !== previous.selectedOp ||
       state.selectedRange !== previous.selectedRange ||
+      state.selectedGap !== previous.selectedGap ||
       state.searchMatchIndex !== previous.searchMatchIndex ||
       state.searchMatchCount !== previous.searchMatchCount ||
       state.searchQuery !== previous.searchQuery ||

@@ -124,6 +124,7 @@ export function attachTimelineInput(
       onUserMove();
       store.getState().hoverOp(null);
       store.getState().hoverRange(null);
+      store.getState().hoverGap(null);
     });
   const selection = select(canvas);
   selection.call(behaviour).on('dblclick.zoom', null);
@@ -181,6 +182,12 @@ export function attachTimelineInput(
     const at = { clientX: event.clientX, clientY: event.clientY };
     store.getState().hoverOp(hit?.kind === 'op' ? { op: hit.op, ...at } : null);
     store.getState().hoverRange(hit?.kind === 'range' ? { range: hit.range, ...at } : null);
+    // Where no op or range is, the shaded gap under the pointer.
+    const gap =
+      hit === undefined || hit.kind === 'row'
+        ? view.gapAt(event.offsetX, event.offsetY)
+        : undefined;
+    store.getState().hoverGap(gap === undefined ? null : { gap, ...at });
   };
 
   const onPointerUp = (event: PointerEvent): void => {
@@ -218,8 +225,17 @@ export function attachTimelineInput(
       store.getState().selectRange(hit.range);
       return;
     }
+    const gap =
+      hit === undefined || hit.kind === 'row'
+        ? view.gapAt(event.offsetX, event.offsetY)
+        : undefined;
+    if (gap !== undefined) {
+      store.getState().selectGap(gap);
+      return;
+    }
     store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
     store.getState().selectRange(null);
+    store.getState().selectGap(null);
   };
 
   const onLeave = (): void => {
@@ -227,6 +243,7 @@ export function attachTimelineInput(
     view.setCursor(undefined);
     store.getState().hoverOp(null);
     store.getState().hoverRange(null);
+    store.getState().hoverGap(null);
   };
 
   const onKeyDown = (event: KeyboardEvent): void => {
@@ -273,6 +290,7 @@ export function attachTimelineInput(
         }
         store.getState().selectOp(null);
         store.getState().selectRange(null);
+        store.getState().selectGap(null);
         store.getState().selectArea(null);
         break;
     }

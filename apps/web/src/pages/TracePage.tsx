@@ -4,6 +4,7 @@ import { AreaTable } from '../components/AreaTable.tsx';
 import { DetailsPanel } from '../components/DetailsPanel.tsx';
 import { HoverTooltip } from '../components/HoverTooltip.tsx';
 import { ImportWarnings } from '../components/ImportWarnings.tsx';
+import { GapTooltip } from '../components/GapTooltip.tsx';
 import { MarkChip } from '../components/MarkChip.tsx';
 import { RangeTooltip } from '../components/RangeTooltip.tsx';
 import { ShortcutHelp } from '../components/ShortcutHelp.tsx';
@@ -97,6 +98,7 @@ export function TracePage() {
               <TimelineCanvas traceId={traceId} viewId={viewId} />
               <HoverTooltip />
               <RangeTooltip />
+              <GapTooltip />
             </div>
             <div className="bottom-panels">
               <DetailsPanel />

@@ -41,6 +41,8 @@ export const createTraceSlice: StateCreator<AppState, [], [], TraceSlice> = (set
       hoveredOp: null,
       selectedRange: null,
       hoveredRange: null,
+      selectedGap: null,
+      hoveredGap: null,
       area: null,
       mark: null,
       searchQuery: '',
