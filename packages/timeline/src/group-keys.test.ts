@@ -93,4 +93,10 @@ describe('folding row headers', () => {
     expect(keys.length).toBeGreaterThanOrEqual(6);
     expect(keys.every(isGroupKey)).toBe(true);
   });
+
+  it('gives no header a key where the view does not fold (lessons, compared views)', () => {
+    const layout = computeLayout(trace(), { foldable: false, collapsedGroups: new Set(['d7.0']) });
+    expect(layout.rows.every((r) => r.groupKey === undefined)).toBe(true);
+    expect(layout.rowOfTrack[0]).toBeGreaterThanOrEqual(0);
+  });
 });

@@ -63,6 +63,8 @@ export interface LayoutOptions {
   readonly hiddenTracks?: ReadonlySet<number>;
   /** Group keys (group-keys.ts) folded to their header. */
   readonly collapsedGroups?: ReadonlySet<string>;
+  /** Whether headers carry group keys (and a chevron) at all; true unless false. */
+  readonly foldable?: boolean;
   /** Tracks whose host waits get a sync lane; found by scanning the trace when not given. */
   readonly syncLaneTracks?: ReadonlySet<number>;
   readonly groupHeightPx?: number;
@@ -117,7 +119,8 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
   const pinnedSet = new Set(pinned);
   const depths = nvtxDepthByTrack(trace);
   const syncLanes = options.syncLaneTracks ?? syncLaneTracks(trace);
-  const collapsed = options.collapsedGroups ?? new Set<string>();
+  const foldable = options.foldable !== false;
+  const collapsed = foldable ? (options.collapsedGroups ?? new Set<string>()) : new Set<string>();
   const rangeCounts = rangeCountByTrack(trace);
   const rangeLabels = rangeLaneLabels(trace);
   const rows: LayoutRow[] = [];
@@ -133,7 +136,12 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
     } else if (row.kind === 'sync') {
       syncRowOfTrack[row.track] = rows.length;
     }
-    rows.push({ ...row, topPx: y, pinned: isPinned });
+    const { groupKey, collapsed: folded, ...plain } = row;
+    rows.push(
+      foldable && groupKey !== undefined
+        ? { ...plain, groupKey, collapsed: folded === true, topPx: y, pinned: isPinned }
+        : { ...plain, topPx: y, pinned: isPinned },
+    );
     y += row.heightPx;
   };
   const pushTrack = (t: number, indent: number, isPinned: boolean): void => {

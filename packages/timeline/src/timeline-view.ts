@@ -30,7 +30,12 @@ export interface TimelineViewOptions {
   /** Width of the row-label column, CSS px. */
   readonly gutterPx?: number;
   readonly axisHeightPx?: number;
-  readonly rowHeights?: Omit<LayoutOptions, 'pinnedTracks' | 'hiddenTracks' | 'collapsedGroups'>;
+  readonly rowHeights?: Omit<
+    LayoutOptions,
+    'pinnedTracks' | 'hiddenTracks' | 'collapsedGroups' | 'foldable'
+  >;
+  /** Headers fold on click (a chevron and group keys in the layout); false unless set. */
+  readonly foldableHeaders?: boolean;
 }
 
 /** Scroll state of the rows under the axis and pinned band. */
@@ -161,6 +166,7 @@ export function createTimelineView(
             pinnedTracks: pinned,
             hiddenTracks: hidden,
             collapsedGroups,
+            foldable: options.foldableHeaders === true,
             syncLaneTracks: syncLanes.tracks,
           });
     layoutTracks = trace?.tracks.length ?? -1;

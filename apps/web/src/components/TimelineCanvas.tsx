@@ -37,7 +37,8 @@ function TimelineCanvasInner({
     if (canvas === null || bar === null) {
       return;
     }
-    const view: TimelineView = createTimelineView(canvas);
+    // Headers fold where the store's filters drive the view (the trace page's main view).
+    const view: TimelineView = createTimelineView(canvas, { foldableHeaders: followSelection });
     const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
     const detachBar = attachRowScrollbar(bar, canvas, view);
