@@ -131,4 +131,9 @@ export const chrome = {
   flowApiToGpu: hexRgba('#000000'),
   flowGraph: hexRgba('#CC79A7'),
   pinnedDivider: hexRgba('#8C959F'),
+  cursor: hexRgba('#1F2328'),
+  cursorLabelBg: hexRgba('#1F2328'),
+  cursorLabelText: hexRgba('#FFFFFF'),
+  markFill: rgba(204, 121, 167, 40),
+  markEdge: hexRgba('#A8457F'),
 } as const;

@@ -100,8 +100,34 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
   };
   outline(input.currentMatch, chrome.currentMatch, 2.5);
   outline(input.selectedOp, chrome.selection, 2);
+  outlineRange(surface, input, xOf);
+  const gap = input.selectedGap;
+  if (gap !== undefined && rowBand(input, layout.rowOfTrack[gap.track] ?? -1, band)) {
+    const x0 = xOf(gap.startNs);
+    const x1 = Math.max(x0 + 3, xOf(gap.endNs));
+    surface.strokeRect(x0, band[0]! + 1, x1 - x0, band[1]! - 2, chrome.selection, 2);
+  }
   drawFlows(surface, input, xOf);
   surface.popClip();
+}
+
+/** The selected range's outline in its lane (its depth's slice of the track's range row). */
+function outlineRange(surface: PaintSurface, input: FrameInput, xOf: (ns: number) => number): void {
+  const range = input.selectedRange;
+  const ranges = input.trace.ranges.columns();
+  if (range === undefined || range < 0 || range >= ranges.count) {
+    return;
+  }
+  const r = input.layout.nvtxRowOfTrack[ranges.track[range]!] ?? -1;
+  const row = input.layout.rows[r];
+  if (row === undefined || !rowBand(input, r, band)) {
+    return;
+  }
+  const laneHeightPx = row.heightPx / Math.max(1, row.depthCount);
+  const x0 = xOf(ranges.startNs[range]!);
+  const x1 = Math.max(x0 + 3, xOf(ranges.endNs[range]!));
+  const y0 = band[0]! + ranges.depth[range]! * laneHeightPx;
+  surface.strokeRect(x0 - 1, y0 + 0.5, x1 - x0 + 2, laneHeightPx - 1, chrome.selection, 2);
 }
 
 /** Flows of the selection as arrows: event record → wait, API call → GPU op, graph → node. */

@@ -6,7 +6,7 @@ import type { IntervalBuilder } from './interval-buffers.ts';
 import { cullEnd, cullFirst } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
-import type { PaintSurface } from './paint-surface.ts';
+import type { FontRole, PaintSurface } from './paint-surface.ts';
 import { drawRowStrips, rowPadPx } from './draw-strips.ts';
 import { LabelBatch } from './label-batch.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
@@ -174,10 +174,33 @@ export function drawRows(
         2;
     const color = row.kind === 'track' ? chrome.text : chrome.mutedText;
     const role = row.kind === 'group' ? 'header' : 'label';
-    surface.text(row.label, 8 + row.indent * 12, midPx, color, role, 'left');
+    let leftPx = 8 + row.indent * 12;
+    if (row.groupKey !== undefined) {
+      // A header that folds: a click on it collapses (▾) or expands (▸) what it holds.
+      surface.text(row.collapsed === true ? '▸' : '▾', leftPx, midPx, color, role, 'left');
+      leftPx += 12;
+    }
+    surface.text(
+      ellipsize(row.label, gutterPx - leftPx - 6, role),
+      leftPx,
+      midPx,
+      color,
+      role,
+      'left',
+    );
   }
   surface.line(gutterPx - 0.5, clipTopPx, gutterPx - 0.5, clipBottomPx, chrome.rowLine, 1);
   surface.popClip();
+}
+
+/**
+ * `label` cut with an ellipsis to about `widthPx` of the role's font (estimated from the average
+ * glyph width; headers are bold, so a little wider). Rows are few: the cut strings are not cached.
+ */
+export function ellipsize(label: string, widthPx: number, role: FontRole): string {
+  const charPx = fontPx[role] * avgCharWidthPerFontPx * (role === 'header' ? 1.08 : 1);
+  const maxChars = Math.max(1, Math.floor(widthPx / charPx));
+  return label.length <= maxChars ? label : `${label.slice(0, Math.max(1, maxChars - 1))}…`;
 }
 
 /** Screen rectangle of entry k (clamped to the timeline area), into `out` as x0, x1, y, h. */

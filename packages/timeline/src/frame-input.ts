@@ -10,6 +10,12 @@ export interface AreaSelection {
   readonly tracks: readonly number[];
 }
 
+/** A marked time range (the `M` key), ns since the origin. */
+export interface MarkedRange {
+  readonly startNs: number;
+  readonly endNs: number;
+}
+
 /** Everything one frame paints from. Built by the view; drawing never mutates it. */
 export interface FrameInput {
   readonly trace: Trace;
@@ -28,6 +34,14 @@ export interface FrameInput {
   readonly search: SearchMarks | undefined;
   readonly currentMatch: number | undefined;
   readonly area: AreaSelection | undefined;
+  /** Time under the pointer (the time cursor), or undefined when the pointer is elsewhere. */
+  readonly cursorNs: number | undefined;
+  readonly mark: MarkedRange | undefined;
+  /** A selected NVTX / CPU-op range, outlined in its lane. */
+  readonly selectedRange: number | undefined;
+  /** A selected gap, outlined in its stream's row. */
+  readonly selectedGap:
+    { readonly track: number; readonly startNs: number; readonly endNs: number } | undefined;
 }
 
 /** What the last frame drew (renderer debug stats for tests, the app and the benchmark). */

@@ -1,5 +1,16 @@
 import type { Trace, TrackInfo } from '@streamscope/trace';
 import { displayOrder, trackLabel } from '@streamscope/trace';
+import {
+  contextGroupKey,
+  deviceGroupKey,
+  groupTrackCounts,
+  hiddenCountLabel,
+  hostGroupKey,
+  nvtxGroupKey,
+  processGroupKey,
+  rangeCountByTrack,
+  rangeLaneLabels,
+} from './group-keys.ts';
 import { syncLaneTracks } from './sync-lane.ts';
 
 /** 'sync': a track's host waits, in a thin lane under its row (sync-lane.ts). */
@@ -22,6 +33,13 @@ export interface LayoutRow {
   /** Lanes stacked in the row: NVTX nesting depths (depth d is lane d); 1 in a sync lane; else 0. */
   readonly depthCount: number;
   readonly pinned: boolean;
+  /**
+   * Key of what a click on the row's label collapses or expands (group-keys.ts): a process,
+   * a device, a context, the host threads or a track's NVTX lanes. Absent when it folds nothing.
+   */
+  readonly groupKey?: string;
+  /** The row stands for its folded content (a header with the count of what it hides). */
+  readonly collapsed?: boolean;
 }
 
 export interface RowLayout {
@@ -43,6 +61,10 @@ export interface LayoutOptions {
   /** Tracks shown in the fixed band under the axis, in this order. */
   readonly pinnedTracks?: readonly number[];
   readonly hiddenTracks?: ReadonlySet<number>;
+  /** Group keys (group-keys.ts) folded to their header. */
+  readonly collapsedGroups?: ReadonlySet<string>;
+  /** Whether headers carry group keys (and a chevron) at all; true unless false. */
+  readonly foldable?: boolean;
   /** Tracks whose host waits get a sync lane; found by scanning the trace when not given. */
   readonly syncLaneTracks?: ReadonlySet<number>;
   readonly groupHeightPx?: number;
@@ -97,6 +119,10 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
   const pinnedSet = new Set(pinned);
   const depths = nvtxDepthByTrack(trace);
   const syncLanes = options.syncLaneTracks ?? syncLaneTracks(trace);
+  const foldable = options.foldable !== false;
+  const collapsed = foldable ? (options.collapsedGroups ?? new Set<string>()) : new Set<string>();
+  const rangeCounts = rangeCountByTrack(trace);
+  const rangeLabels = rangeLaneLabels(trace);
   const rows: LayoutRow[] = [];
   const rowOfTrack = new Int32Array(tracks.length).fill(-1);
   const nvtxRowOfTrack = new Int32Array(tracks.length).fill(-1);
@@ -110,7 +136,12 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
     } else if (row.kind === 'sync') {
       syncRowOfTrack[row.track] = rows.length;
     }
-    rows.push({ ...row, topPx: y, pinned: isPinned });
+    const { groupKey, collapsed: folded, ...plain } = row;
+    rows.push(
+      foldable && groupKey !== undefined
+        ? { ...plain, groupKey, collapsed: folded === true, topPx: y, pinned: isPinned }
+        : { ...plain, topPx: y, pinned: isPinned },
+    );
     y += row.heightPx;
   };
   const pushTrack = (t: number, indent: number, isPinned: boolean): void => {
@@ -135,15 +166,34 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
     }
     const depthCount = depths[t] ?? 0;
     if (depthCount > 0) {
-      const nvtxHeightPx = depthCount * h.nvtxLaneHeightPx;
+      const groupKey = nvtxGroupKey(t);
+      const label = rangeLabels[t] ?? 'NVTX';
+      if (collapsed.has(groupKey)) {
+        push(
+          {
+            kind: 'group',
+            label: `${label} · ${hiddenCountLabel(rangeCounts[t] ?? 0, 'range')}`,
+            track: -1,
+            indent: indent + 1,
+            heightPx: h.nvtxLaneHeightPx,
+            depthCount: 0,
+            groupKey,
+            collapsed: true,
+          },
+          isPinned,
+        );
+        return;
+      }
       push(
         {
           kind: 'nvtx',
-          label: 'NVTX',
+          label,
           track: t,
           indent: indent + 1,
-          heightPx: nvtxHeightPx,
+          heightPx: depthCount * h.nvtxLaneHeightPx,
           depthCount,
+          groupKey,
+          collapsed: false,
         },
         isPinned,
       );
@@ -170,57 +220,81 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
       contextsByDevice.set(key, set);
     }
   }
+  const counts = groupTrackCounts(trace, order);
   let lastPid = Number.NaN;
   let lastGroup = '';
   let lastContext = '';
   const base = multiProcess ? 1 : 0;
+  const pushGroup = (label: string, key: string, indent: number, unit: string): boolean => {
+    const folded = collapsed.has(key);
+    push(
+      {
+        kind: 'group',
+        label: folded ? `${label} · ${hiddenCountLabel(counts.get(key) ?? 0, unit)}` : label,
+        track: -1,
+        indent,
+        heightPx: h.groupHeightPx,
+        depthCount: 0,
+        groupKey: key,
+        collapsed: folded,
+      },
+      false,
+    );
+    return folded;
+  };
+  let foldedProcess = false;
+  let foldedGroup = false;
+  let foldedContext = false;
   for (const t of order) {
     const track = tracks[t]!;
     if (multiProcess && track.pid !== lastPid) {
       const name = trace.processes.find((p) => p.pid === track.pid)?.name ?? 'process';
-      push(
-        {
-          kind: 'group',
-          label: `${name} (pid ${track.pid})`,
-          track: -1,
-          indent: 0,
-          heightPx: h.groupHeightPx,
-          depthCount: 0,
-        },
-        false,
+      foldedProcess = pushGroup(
+        `${name} (pid ${track.pid})`,
+        processGroupKey(track.pid),
+        0,
+        'track',
       );
       lastGroup = '';
       lastContext = '';
     }
     lastPid = track.pid;
+    if (foldedProcess) {
+      continue;
+    }
     const group =
       track.kind === 'host-thread' ? `${track.pid}/host` : `${track.pid}/${track.deviceId}`;
     if (group !== lastGroup) {
-      const label =
-        track.kind === 'host-thread' ? 'Host threads' : deviceLabel(trace, track.deviceId);
-      push(
-        { kind: 'group', label, track: -1, indent: base, heightPx: h.groupHeightPx, depthCount: 0 },
-        false,
-      );
+      foldedGroup =
+        track.kind === 'host-thread'
+          ? pushGroup('Host threads', hostGroupKey(track.pid), base, 'thread')
+          : pushGroup(
+              deviceLabel(trace, track.deviceId),
+              deviceGroupKey(track.pid, track.deviceId),
+              base,
+              'stream',
+            );
       lastGroup = group;
       lastContext = '';
+      foldedContext = false;
+    }
+    if (foldedGroup) {
+      continue;
     }
     let indent = base + 1;
     if (track.kind === 'gpu-stream' && (contextsByDevice.get(group)?.size ?? 0) > 1) {
       const context = `${group}/${track.contextId}`;
       if (context !== lastContext) {
-        push(
-          {
-            kind: 'group',
-            label: `Context ${track.contextId}`,
-            track: -1,
-            indent: base + 1,
-            heightPx: h.groupHeightPx,
-            depthCount: 0,
-          },
-          false,
+        foldedContext = pushGroup(
+          `Context ${track.contextId}`,
+          contextGroupKey(track.pid, track.deviceId, track.contextId),
+          base + 1,
+          'stream',
         );
         lastContext = context;
+      }
+      if (foldedContext) {
+        continue;
       }
       indent++;
     }

@@ -137,5 +137,9 @@ export function frameInput(
     search: undefined,
     currentMatch: undefined,
     area: undefined,
+    cursorNs: undefined,
+    mark: undefined,
+    selectedRange: undefined,
+    selectedGap: undefined,
   };
 }

@@ -2,9 +2,10 @@ import type { Trace } from '@streamscope/trace';
 import { CanvasSurface } from './canvas-surface.ts';
 import { chrome } from './colors.ts';
 import { LabelFitter } from './draw-rows.ts';
+import { fitSpanViewport, gpuActivitySpan } from './gpu-span.ts';
 import type { TimeWindow } from './frame-cache.ts';
 import { FrameCache } from './frame-cache.ts';
-import type { AreaSelection, FrameInput, FrameStats } from './frame-input.ts';
+import type { AreaSelection, FrameInput, FrameStats, MarkedRange } from './frame-input.ts';
 import { emptyStats, nsOfX, xOfNs } from './frame-input.ts';
 import type { GapTable } from './gaps.ts';
 import { GapIndex } from './gaps.ts';
@@ -29,7 +30,12 @@ export interface TimelineViewOptions {
   /** Width of the row-label column, CSS px. */
   readonly gutterPx?: number;
   readonly axisHeightPx?: number;
-  readonly rowHeights?: Omit<LayoutOptions, 'pinnedTracks' | 'hiddenTracks'>;
+  readonly rowHeights?: Omit<
+    LayoutOptions,
+    'pinnedTracks' | 'hiddenTracks' | 'collapsedGroups' | 'foldable'
+  >;
+  /** Headers fold on click (a chevron and group keys in the layout); false unless set. */
+  readonly foldableHeaders?: boolean;
 }
 
 /** Scroll state of the rows under the axis and pinned band. */
@@ -50,12 +56,18 @@ export interface TimelineView {
   getViewport(): Viewport;
   /** Shows the whole trace. */
   fit(): void;
+  /** Shows the GPU's activity, first GPU op to last (the whole trace when it has none). */
+  fitGpu(): void;
   /** Zooms by `factor` (> 1 zooms in) keeping the time under `xPx` in place. */
   zoomAt(xPx: number, factor: number): void;
   /** Pans by `dxPx` CSS px (positive moves the view later in time). */
   panByPx(dxPx: number): void;
   timeAtX(xPx: number): number;
   xAtTime(timeNs: number): number;
+  /** Width of the row-label column on the left, CSS px. */
+  getGutterPx(): number;
+  /** Height of the axis band at the top, CSS px. */
+  getAxisHeightPx(): number;
   onViewportChange(listener: (viewport: Viewport) => void): () => void;
   setScrollTopPx(scrollTopPx: number): void;
   getScroll(): ScrollInfo;
@@ -65,15 +77,27 @@ export interface TimelineView {
   /** Where `row` of the current layout is on screen now: its top, CSS px from the canvas top. */
   rowTopPx(row: LayoutRow): number;
   hitTest(xPx: number, yPx: number): TimelineHit | undefined;
+  /** The shaded gap (index into the GapTable of `setGaps`) under a point of a stream's row. */
+  gapAt(xPx: number, yPx: number): number | undefined;
+  /** Outlines gap `gap` of the GapTable (undefined: none). */
+  setSelectedGap(gap: number | undefined): void;
   /** Selects an op: outlined, with its flows drawn as arrows. */
   setSelection(op: number | undefined): void;
+  /** Selects an NVTX / CPU-op range: outlined in its lane. */
+  setSelectedRange(range: number | undefined): void;
   /** Flow indices drawn for the selection. */
   selectionFlows(): readonly number[];
   setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
   setCurrentMatch(op: number | undefined): void;
   setAreaSelection(area: AreaSelection | undefined): void;
+  /** Draws the time cursor at `timeNs` (undefined hides it); never in exports. */
+  setCursor(timeNs: number | undefined): void;
+  /** Marks a time range with its duration (the `M` key); undefined clears it. */
+  setMark(mark: MarkedRange | undefined): void;
   setPinnedTracks(tracks: readonly number[]): void;
   setHiddenTracks(tracks: readonly number[]): void;
+  /** Folds these row headers (group keys: group-keys.ts) to one line each. */
+  setCollapsedGroups(keys: readonly string[]): void;
   /** Gap causes from analysis; tracks without any keep plain idle shading. */
   setGaps(gaps: GapTable | undefined): void;
   /** Re-reads the canvas size (or takes the given CSS size) and devicePixelRatio. */
@@ -123,8 +147,13 @@ export function createTimelineView(
   let search: SearchMarks | undefined;
   let currentMatch: number | undefined;
   let area: AreaSelection | undefined;
+  let cursorNs: number | undefined;
+  let mark: MarkedRange | undefined;
+  let selectedRange: number | undefined;
+  let selectedGap: number | undefined;
   let pinned: readonly number[] = [];
   let hidden = new Set<number>();
+  let collapsedGroups = new Set<string>();
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
 
@@ -136,6 +165,8 @@ export function createTimelineView(
             ...options.rowHeights,
             pinnedTracks: pinned,
             hiddenTracks: hidden,
+            collapsedGroups,
+            foldable: options.foldableHeaders === true,
             syncLaneTracks: syncLanes.tracks,
           });
     layoutTracks = trace?.tracks.length ?? -1;
@@ -160,7 +191,7 @@ export function createTimelineView(
     scrollTopPx = Math.min(maxPx, Math.max(0, value));
   };
 
-  const frameInput = (t: Trace): FrameInput => ({
+  const frameInput = (t: Trace, forExport = false): FrameInput => ({
     trace: t,
     layout,
     cache,
@@ -175,6 +206,17 @@ export function createTimelineView(
     search,
     currentMatch,
     area,
+    cursorNs: forExport ? undefined : cursorNs,
+    mark,
+    selectedRange,
+    selectedGap:
+      selectedGap === undefined || gapIndex === undefined || selectedGap >= gapIndex.gaps.count
+        ? undefined
+        : {
+            track: gapIndex.gaps.track[selectedGap]!,
+            startNs: gapIndex.gaps.startNs[selectedGap]!,
+            endNs: gapIndex.gaps.endNs[selectedGap]!,
+          },
   });
 
   const draw = (): void => {
@@ -228,6 +270,7 @@ export function createTimelineView(
       trace = next;
       cache.invalidate();
       selectedOp = undefined;
+      selectedRange = undefined;
       selectedFlows = [];
       search = undefined;
       currentMatch = undefined;
@@ -251,6 +294,14 @@ export function createTimelineView(
     fit() {
       setViewport(fitViewport(trace?.spanNs() ?? 0));
     },
+    fitGpu() {
+      const span = trace === undefined ? undefined : gpuActivitySpan(trace);
+      if (span === undefined) {
+        view.fit();
+      } else {
+        setViewport(fitSpanViewport(span));
+      }
+    },
     zoomAt(xPx, factor) {
       setViewport(zoomViewport(viewport, nsOfX(geometry(), xPx), factor));
     },
@@ -264,6 +315,8 @@ export function createTimelineView(
     },
     timeAtX: (xPx) => nsOfX(geometry(), xPx),
     xAtTime: (timeNs) => xOfNs(geometry(), timeNs),
+    getGutterPx: () => gutterPx,
+    getAxisHeightPx: () => axisHeightPx,
     onViewportChange(listener) {
       viewportListeners.add(listener);
       return () => viewportListeners.delete(listener);
@@ -289,12 +342,36 @@ export function createTimelineView(
       }
       return hitTest({ ...geometry(), trace, layout, axisHeightPx, scrollTopPx }, xPx, yPx);
     },
+    gapAt(xPx, yPx) {
+      const row = view.rowAt(yPx);
+      if (gapIndex === undefined || row?.kind !== 'track' || xPx < gutterPx) {
+        return undefined;
+      }
+      const timeNs = view.timeAtX(xPx);
+      const found = gapIndex.inWindow(row.track, timeNs, timeNs);
+      const gaps = gapIndex.gaps;
+      for (let k = 0; k < found.length; k++) {
+        const g = found[k]!;
+        if (gaps.startNs[g]! <= timeNs && timeNs <= gaps.endNs[g]!) {
+          return g;
+        }
+      }
+      return undefined;
+    },
+    setSelectedGap(gap) {
+      selectedGap = gap;
+      scheduler.requestRedraw();
+    },
     setSelection(op) {
       selectedOp = op;
       selectedFlows = op === undefined || trace === undefined ? [] : trace.flows.touching(op);
       scheduler.requestRedraw();
     },
     selectionFlows: () => selectedFlows,
+    setSelectedRange(range) {
+      selectedRange = range;
+      scheduler.requestRedraw();
+    },
     setSearchMatches(ops, currentOp) {
       search = ops === undefined || trace === undefined ? undefined : new SearchMarks(trace, ops);
       currentMatch = currentOp;
@@ -308,6 +385,16 @@ export function createTimelineView(
       area = next;
       scheduler.requestRedraw();
     },
+    setCursor(timeNs) {
+      if (timeNs !== cursorNs) {
+        cursorNs = timeNs;
+        scheduler.requestRedraw();
+      }
+    },
+    setMark(next) {
+      mark = next;
+      scheduler.requestRedraw();
+    },
     setPinnedTracks(tracks) {
       pinned = [...tracks];
       relayout();
@@ -318,8 +405,14 @@ export function createTimelineView(
       relayout();
       scheduler.requestRedraw();
     },
+    setCollapsedGroups(keys) {
+      collapsedGroups = new Set(keys);
+      relayout();
+      scheduler.requestRedraw();
+    },
     setGaps(gaps) {
       gapIndex = gaps === undefined ? undefined : new GapIndex(gaps);
+      selectedGap = undefined;
       scheduler.requestRedraw();
     },
     resize(cssWidthPx, cssHeightPx) {
@@ -369,7 +462,7 @@ export function createTimelineView(
       layoutUpToDate(trace);
       const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
       cache.update(trace, layout, viewport, nsPerPx, gapIndex);
-      paintFrame(svg, frameInput(trace), labels, emptyStats());
+      paintFrame(svg, frameInput(trace, true), labels, emptyStats());
       return svg.toString();
     },
     dispose() {

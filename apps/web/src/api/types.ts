@@ -154,6 +154,8 @@ export interface GapItem {
   readonly toNs: number;
   readonly cause: string;
   readonly detail: string;
+  /** The op that explains the gap (what the stream waited for), or -1. */
+  readonly causeOp: number;
 }
 
 /** One training step as the summary lists it (`StepMetrics` of @streamscope/analysis). */
@@ -275,6 +277,7 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
       toNs: num(g, 'toNs'),
       cause: str(g, 'cause', 'unknown'),
       detail: str(g, 'detail'),
+      causeOp: num(g, 'causeOp', -1),
     })),
     findings,
   };

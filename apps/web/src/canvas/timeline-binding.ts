@@ -43,6 +43,9 @@ export function bindTimeline(
       if (trace !== undefined && state.viewEndNs > state.viewStartNs) {
         // A link (or the other compared view) already set the window: keep it.
         view.setViewport({ startNs: state.viewStartNs, endNs: state.viewEndNs });
+      } else if (trace !== undefined && !options.follow) {
+        // A stored trace opens on its GPU activity (imports carry long host-only stretches).
+        view.fitGpu();
       }
       applySelection(state);
       applyFilters(state);
@@ -56,6 +59,7 @@ export function bindTimeline(
     if (analysis !== undefined && analysis !== gapsFor) {
       gapsFor = analysis;
       view.setGaps(gapTableFrom(analysis.gaps));
+      applySelection(state);
     }
   };
 
@@ -64,12 +68,15 @@ export function bindTimeline(
       return;
     }
     view.setSelection(state.selectedOp ?? undefined);
+    view.setSelectedRange(state.selectedRange ?? undefined);
+    view.setSelectedGap(state.selectedGap ?? undefined);
     const matches = getSearchMatches(state.traceId);
     view.setSearchMatches(
       matches.length > 0 ? matches : undefined,
       matches[state.searchMatchIndex],
     );
     view.setAreaSelection(state.area ?? undefined);
+    view.setMark(state.mark ?? undefined);
   };
 
   const applyFilters = (state: AppState): void => {
@@ -78,6 +85,7 @@ export function bindTimeline(
     }
     view.setPinnedTracks(state.pinnedTracks);
     view.setHiddenTracks(state.hiddenTracks);
+    view.setCollapsedGroups(state.collapsedGroups);
   };
 
   const offViewport = view.onViewportChange((viewport) => {
@@ -100,20 +108,28 @@ export function bindTimeline(
     }
     if (state.fitRequest !== previous.fitRequest && options.ownFit) {
       userMoved = false;
-      view.fit();
+      if (state.fitMode === 'all' || options.follow) {
+        view.fit();
+      } else {
+        view.fitGpu();
+      }
     }
     if (
       state.selectedOp !== previous.selectedOp ||
+      state.selectedRange !== previous.selectedRange ||
+      state.selectedGap !== previous.selectedGap ||
       state.searchMatchIndex !== previous.searchMatchIndex ||
       state.searchMatchCount !== previous.searchMatchCount ||
       state.searchQuery !== previous.searchQuery ||
-      state.area !== previous.area
+      state.area !== previous.area ||
+      state.mark !== previous.mark
     ) {
       applySelection(state);
     }
     if (
       state.pinnedTracks !== previous.pinnedTracks ||
-      state.hiddenTracks !== previous.hiddenTracks
+      state.hiddenTracks !== previous.hiddenTracks ||
+      state.collapsedGroups !== previous.collapsedGroups
     ) {
       applyFilters(state);
     }

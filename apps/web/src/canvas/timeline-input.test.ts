@@ -1,6 +1,6 @@
 import type { LayoutRow, RowLayout, TimelineView } from '@streamscope/timeline';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attachTimelineInput, tracksBetween } from './timeline-input.ts';
+import { attachTimelineInput, tracksBetween, wheelScrollsRows } from './timeline-input.ts';
 
 interface Window_ {
   startNs: number;
@@ -25,6 +25,7 @@ function fakeView(initial: Window_, widthPx = 1000) {
     },
     xAtTime: (timeNs: number) =>
       ((timeNs - viewport.startNs) / (viewport.endNs - viewport.startNs)) * widthPx,
+    getGutterPx: () => 0,
     getScroll: () => ({ scrollTopPx, contentHeightPx: 0, viewportHeightPx: 0 }),
     setScrollTopPx: (value: number) => {
       scrollTopPx = value;
@@ -114,5 +115,20 @@ describe('the tracks of a shift-drag', () => {
     expect(tracksBetween(view, 45, 55)).toEqual([3]);
     expect(tracksBetween(view, 45, 65)).toEqual([3, 4]);
     expect(tracksBetween(view, 5, 30)).toEqual([3]);
+  });
+});
+
+describe('what the wheel does where', () => {
+  const plain = { shiftKey: false, ctrlKey: false, metaKey: false };
+
+  it('scrolls the rows over the track labels and zooms over the Gantt, as Perfetto does', () => {
+    expect(wheelScrollsRows({ ...plain, offsetX: 199 }, 200)).toBe(true);
+    expect(wheelScrollsRows({ ...plain, offsetX: 200 }, 200)).toBe(false);
+  });
+
+  it('scrolls with shift anywhere, and always zooms with ctrl or cmd (a pinch)', () => {
+    expect(wheelScrollsRows({ ...plain, shiftKey: true, offsetX: 600 }, 200)).toBe(true);
+    expect(wheelScrollsRows({ ...plain, ctrlKey: true, offsetX: 20 }, 200)).toBe(false);
+    expect(wheelScrollsRows({ ...plain, metaKey: true, offsetX: 20 }, 200)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type { TimelineView } from '@streamscope/timeline';
 import { select, zoom, zoomIdentity } from 'd3';
 import type { D3ZoomEvent, ZoomTransform } from 'd3';
-import { zoomToSelection } from '../data/view-actions.ts';
+import { toggleMark, zoomToSelection } from '../data/view-actions.ts';
 import { gestureWindow, keyAction } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import type { AreaSelection } from '../store/selection-slice.ts';
@@ -47,6 +47,21 @@ export function tracksBetween(
 }
 
 /**
+ * Whether a wheel event scrolls the rows: over the track-label column (plain wheel, Perfetto's
+ * track list) or with shift anywhere. Elsewhere the wheel zooms about the pointer; a pinch or
+ * ctrl+wheel (ctrlKey set) always zooms.
+ */
+export function wheelScrollsRows(
+  event: Pick<WheelEvent, 'shiftKey' | 'ctrlKey' | 'metaKey' | 'offsetX'>,
+  gutterPx: number,
+): boolean {
+  if (event.ctrlKey || event.metaKey) {
+    return false;
+  }
+  return event.shiftKey || event.offsetX < gutterPx;
+}
+
+/**
  * Wheel and pinch zoom, drag pan (d3-zoom), hover, click to select, shift-drag for an area,
  * and WASD by `event.code`. Returns the function that removes every listener.
  */
@@ -80,7 +95,8 @@ export function attachTimelineInput(
   const behaviour = zoom<HTMLCanvasElement, unknown>()
     .filter((event: Event) => {
       if (event instanceof WheelEvent) {
-        return !event.shiftKey;
+        // Over the track labels (or with shift) the wheel scrolls the rows instead.
+        return !wheelScrollsRows(event, view.getGutterPx());
       }
       if (event instanceof MouseEvent) {
         return !event.shiftKey && !event.ctrlKey && event.button === 0;
@@ -107,16 +123,26 @@ export function attachTimelineInput(
       last = t;
       onUserMove();
       store.getState().hoverOp(null);
+      store.getState().hoverRange(null);
+      store.getState().hoverGap(null);
     });
   const selection = select(canvas);
   selection.call(behaviour).on('dblclick.zoom', null);
 
-  // Shift+wheel scrolls the rows (plain wheel zooms).
+  // The wheel over the rows zooms (d3-zoom); over the labels, or with shift, it scrolls the rows.
   const onWheel = (event: WheelEvent): void => {
-    if (event.shiftKey) {
+    if (wheelScrollsRows(event, view.getGutterPx())) {
       event.preventDefault();
       view.setScrollTopPx(view.getScroll().scrollTopPx + (event.deltaY || event.deltaX));
     }
+  };
+
+  // Where the pointer is over the Gantt (CSS px), for W/S to zoom about; null when it is not.
+  let pointerXPx: number | null = null;
+  const trackPointer = (xPx: number): void => {
+    const overGantt = xPx >= view.getGutterPx();
+    pointerXPx = overGantt ? xPx : null;
+    view.setCursor(overGantt ? view.timeAtX(xPx) : undefined);
   };
 
   let areaFrom: { x: number; y: number; timeNs: number } | null = null;
@@ -134,6 +160,7 @@ export function attachTimelineInput(
   };
 
   const onPointerMove = (event: PointerEvent): void => {
+    trackPointer(event.offsetX);
     if (areaFrom !== null) {
       if (Math.abs(event.offsetX - areaFrom.x) < minAreaDragPx) {
         return;
@@ -152,11 +179,15 @@ export function attachTimelineInput(
       return;
     }
     const hit = view.hitTest(event.offsetX, event.offsetY);
-    store
-      .getState()
-      .hoverOp(
-        hit?.kind === 'op' ? { op: hit.op, clientX: event.clientX, clientY: event.clientY } : null,
-      );
+    const at = { clientX: event.clientX, clientY: event.clientY };
+    store.getState().hoverOp(hit?.kind === 'op' ? { op: hit.op, ...at } : null);
+    store.getState().hoverRange(hit?.kind === 'range' ? { range: hit.range, ...at } : null);
+    // Where no op or range is, the shaded gap under the pointer.
+    const gap =
+      hit === undefined || hit.kind === 'row'
+        ? view.gapAt(event.offsetX, event.offsetY)
+        : undefined;
+    store.getState().hoverGap(gap === undefined ? null : { gap, ...at });
   };
 
   const onPointerUp = (event: PointerEvent): void => {
@@ -179,14 +210,54 @@ export function attachTimelineInput(
       suppressClick = false;
       return;
     }
+    // A click on a folding header's label (a process, device, context, host threads or a
+    // track's range lanes) collapses or expands it.
+    const row = view.rowAt(event.offsetY);
+    if (
+      row?.groupKey !== undefined &&
+      (row.kind === 'group' || event.offsetX < view.getGutterPx())
+    ) {
+      store.getState().toggleCollapsedGroup(row.groupKey);
+      return;
+    }
     const hit = view.hitTest(event.offsetX, event.offsetY);
+    if (hit?.kind === 'range') {
+      store.getState().selectRange(hit.range);
+      return;
+    }
+    const gap =
+      hit === undefined || hit.kind === 'row'
+        ? view.gapAt(event.offsetX, event.offsetY)
+        : undefined;
+    if (gap !== undefined) {
+      store.getState().selectGap(gap);
+      return;
+    }
     store.getState().selectOp(hit?.kind === 'op' ? hit.op : null);
+    store.getState().selectRange(null);
+    store.getState().selectGap(null);
   };
 
-  const onLeave = (): void => store.getState().hoverOp(null);
+  const onLeave = (): void => {
+    pointerXPx = null;
+    view.setCursor(undefined);
+    store.getState().hoverOp(null);
+    store.getState().hoverRange(null);
+    store.getState().hoverGap(null);
+  };
 
   const onKeyDown = (event: KeyboardEvent): void => {
     if (event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) {
+      return;
+    }
+    if (event.key === '?') {
+      event.preventDefault();
+      store.getState().setHelpOpen(!store.getState().helpOpen);
+      return;
+    }
+    if (event.code === 'KeyM') {
+      event.preventDefault();
+      toggleMark();
       return;
     }
     const action = keyAction(event.code);
@@ -199,7 +270,8 @@ export function attachTimelineInput(
     const right = view.xAtTime(viewport.endNs);
     switch (action.kind) {
       case 'zoom':
-        view.zoomAt((left + right) / 2, action.factor);
+        // About the pointer when it is over the Gantt (Perfetto), else about the middle.
+        view.zoomAt(pointerXPx ?? (left + right) / 2, action.factor);
         onUserMove();
         break;
       case 'pan':
@@ -212,9 +284,19 @@ export function attachTimelineInput(
         onUserMove();
         break;
       case 'clear':
+        if (store.getState().helpOpen) {
+          store.getState().setHelpOpen(false);
+          break;
+        }
         store.getState().selectOp(null);
+        store.getState().selectRange(null);
+        store.getState().selectGap(null);
         store.getState().selectArea(null);
         break;
+    }
+    // The time under a pointer that stayed put changes when the view moves under it.
+    if (pointerXPx !== null) {
+      view.setCursor(view.timeAtX(pointerXPx));
     }
   };
 

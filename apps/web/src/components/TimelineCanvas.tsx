@@ -1,6 +1,7 @@
 import { createTimelineView } from '@streamscope/timeline';
 import type { TimelineView } from '@streamscope/timeline';
 import { memo, useEffect, useRef } from 'react';
+import { attachRowScrollbar } from '../canvas/row-scrollbar.ts';
 import { bindTimeline } from '../canvas/timeline-binding.ts';
 import { attachTimelineInput } from '../canvas/timeline-input.ts';
 import { registerView, unregisterView } from '../canvas/view-registry.ts';
@@ -29,26 +30,36 @@ function TimelineCanvasInner({
   keyboard = true,
 }: TimelineCanvasProps) {
   const ref = useRef<HTMLCanvasElement>(null);
+  const barRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const canvas = ref.current;
-    if (canvas === null) {
+    const bar = barRef.current;
+    if (canvas === null || bar === null) {
       return;
     }
-    const view: TimelineView = createTimelineView(canvas);
+    // Headers fold where the store's filters drive the view (the trace page's main view).
+    const view: TimelineView = createTimelineView(canvas, { foldableHeaders: followSelection });
     const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
+    const detachBar = attachRowScrollbar(bar, canvas, view);
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);
     registerView(viewId, view);
     return () => {
       unregisterView(viewId, view);
+      detachBar();
       observer.disconnect();
       detachInput();
       binding.unbind();
       view.dispose();
     };
   }, [traceId, viewId, follow, followSelection, ownFit, keyboard]);
-  return <canvas ref={ref} className="timeline-canvas" data-testid={viewId} tabIndex={0} />;
+  return (
+    <>
+      <canvas ref={ref} className="timeline-canvas" data-testid={viewId} tabIndex={0} />
+      <div ref={barRef} className="row-scrollbar" data-testid={`${viewId}-scrollbar`} hidden />
+    </>
+  );
 }
 
 export const TimelineCanvas = memo(TimelineCanvasInner);

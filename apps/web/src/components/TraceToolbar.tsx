@@ -55,11 +55,20 @@ export function TraceToolbar({ viewId }: TraceToolbarProps) {
       <button
         type="button"
         data-testid="fit"
-        title="Show the whole trace"
+        title="Show the GPU's activity, from the first GPU op to the last"
         disabled={!shown}
-        onClick={() => appStore.getState().requestFit()}
+        onClick={() => appStore.getState().requestFit('gpu')}
       >
         Fit
+      </button>
+      <button
+        type="button"
+        data-testid="fit-all"
+        title="Show the whole trace, host-only time included"
+        disabled={!shown}
+        onClick={() => appStore.getState().requestFit('all')}
+      >
+        Fit all
       </button>
       <button
         type="button"

@@ -68,3 +68,35 @@ export function stepSearch(delta: 1 | -1): void {
     zoomToOp(op);
   }
 }
+
+/**
+ * `M`: marks the selected op's range, else the selected NVTX/CPU-op range's, else the area's, else clears the mark (Perfetto's
+ * convention). Pressing it again on the marked range clears it.
+ */
+export function toggleMark(): void {
+  const state = appStore.getState();
+  let range: { startNs: number; endNs: number } | null = null;
+  if (state.selectedOp !== null) {
+    const trace = getTrace(state.traceId);
+    if (trace !== undefined && state.selectedOp < trace.ops.count) {
+      const ops = trace.ops.columns();
+      range = { startNs: ops.startNs[state.selectedOp]!, endNs: ops.endNs[state.selectedOp]! };
+    }
+  } else if (state.selectedRange !== null) {
+    const ranges = getTrace(state.traceId)?.ranges.columns();
+    if (ranges !== undefined && state.selectedRange < ranges.count) {
+      range = {
+        startNs: ranges.startNs[state.selectedRange]!,
+        endNs: ranges.endNs[state.selectedRange]!,
+      };
+    }
+  } else if (state.area !== null) {
+    range = { startNs: state.area.startNs, endNs: state.area.endNs };
+  }
+  const same =
+    range !== null &&
+    state.mark !== null &&
+    state.mark.startNs === range.startNs &&
+    state.mark.endNs === range.endNs;
+  state.setMark(same ? null : range);
+}

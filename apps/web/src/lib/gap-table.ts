@@ -14,9 +14,19 @@ const causeOf: Readonly<Record<string, GapCause>> = {
   'launch-latency': GapCause.LaunchLatency,
 };
 
+/** The gaps drawn on a stream's row (device-wide ones, track -1, are not), in table order. */
+export function drawnGaps(gaps: readonly GapItem[]): GapItem[] {
+  return gaps.filter((g) => g.track >= 0 && g.toNs > g.fromNs);
+}
+
+/** The renderer's shading class of an analysis gap cause. */
+export function gapCauseOf(cause: string): GapCause {
+  return causeOf[cause] ?? GapCause.Other;
+}
+
 /** Stream gaps (device-wide ones, track -1, are not drawn on a row) as the renderer's columns. */
 export function gapTableFrom(gaps: readonly GapItem[]): GapTable {
-  const streamGaps = gaps.filter((g) => g.track >= 0 && g.toNs > g.fromNs);
+  const streamGaps = drawnGaps(gaps);
   const table = {
     count: streamGaps.length,
     startNs: new Float64Array(streamGaps.length),
@@ -28,7 +38,7 @@ export function gapTableFrom(gaps: readonly GapItem[]): GapTable {
     table.startNs[i] = g.fromNs;
     table.endNs[i] = g.toNs;
     table.track[i] = g.track;
-    table.cause[i] = causeOf[g.cause] ?? GapCause.Other;
+    table.cause[i] = gapCauseOf(g.cause);
   });
   return table;
 }

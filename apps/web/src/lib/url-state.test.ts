@@ -36,4 +36,27 @@ describe('url state', () => {
     expect(routeFromHash('#/run')).toEqual({ page: 'run' });
     expect(routeFromHash(hashFromRoute({ page: 'import' }))).toEqual({ page: 'import' });
   });
+
+  it('round-trips pinned and hidden tracks and folded headers', () => {
+    const route = {
+      page: 'trace',
+      traceId: 'imp-1',
+      view: { startNs: 0, endNs: 5000 },
+      pinned: [4, 2],
+      hidden: [7],
+      collapsed: ['d7.0', 'n3', 'c7.0.1'],
+    } as const;
+    const hash = hashFromRoute(route);
+    expect(hash).toBe('#/trace/imp-1?t=0,5000&pin=4,2&hide=7&fold=d7.0,n3,c7.0.1');
+    expect(routeFromHash(hash)).toEqual(route);
+  });
+
+  it('drops list entries that are not track indices or group keys', () => {
+    expect(routeFromHash('#/trace/x?pin=1,a,-2,1&fold=d1.0,<b>,n2')).toEqual({
+      page: 'trace',
+      traceId: 'x',
+      pinned: [1],
+      collapsed: ['d1.0', 'n2'],
+    });
+  });
 });

@@ -2,7 +2,7 @@ import type { Route } from '../store/route.ts';
 
 /**
  * Routes live in the URL hash so any static server can serve the app and a copied link reopens
- * the same page: `#/trace/<id>?t=<startNs>,<endNs>&op=<index>`, `#/compare?a=<id>&b=<id>`.
+ * the same page: `#/trace/<id>?t=<startNs>,<endNs>&op=<index>&pin=<tracks>&hide=<tracks>&fold=<group keys>`, `#/compare?a=<id>&b=<id>`.
  */
 export function routeFromHash(hash: string): Route {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -33,11 +33,17 @@ export function routeFromHash(hash: string): Route {
     const traceId = decodeURIComponent(segments[1]);
     const view = parseView(query.get('t'));
     const op = parseIndex(query.get('op'));
+    const pinned = parseIndexList(query.get('pin'));
+    const hidden = parseIndexList(query.get('hide'));
+    const collapsed = parseKeyList(query.get('fold'));
     return {
       page: 'trace',
       traceId,
       ...(view === undefined ? {} : { view }),
       ...(op === undefined ? {} : { selectedOp: op }),
+      ...(pinned.length === 0 ? {} : { pinned }),
+      ...(hidden.length === 0 ? {} : { hidden }),
+      ...(collapsed.length === 0 ? {} : { collapsed }),
     };
   }
   return { page: 'traces' };
@@ -56,6 +62,29 @@ function parseView(value: string | null): { startNs: number; endNs: number } | u
     return undefined;
   }
   return { startNs, endNs };
+}
+
+/** "3,1,7": track indices in order, without repeats; anything else in the list is dropped. */
+function parseIndexList(value: string | null): number[] {
+  const out: number[] = [];
+  for (const part of (value ?? '').split(',')) {
+    const index = parseIndex(part);
+    if (index !== undefined && !out.includes(index)) {
+      out.push(index);
+    }
+  }
+  return out;
+}
+
+/** "d1.0,n4": row-group keys (letters, digits, dots and minus signs only). */
+function parseKeyList(value: string | null): string[] {
+  const out: string[] = [];
+  for (const part of (value ?? '').split(',')) {
+    if (/^[a-z]-?[\d.]+$/.test(part) && !out.includes(part)) {
+      out.push(part);
+    }
+  }
+  return out;
 }
 
 function parseIndex(value: string | null): number | undefined {
@@ -87,6 +116,15 @@ export function hashFromRoute(route: Route): string {
       }
       if (route.selectedOp !== undefined) {
         query.push(`op=${route.selectedOp}`);
+      }
+      if (route.pinned !== undefined && route.pinned.length > 0) {
+        query.push(`pin=${route.pinned.join(',')}`);
+      }
+      if (route.hidden !== undefined && route.hidden.length > 0) {
+        query.push(`hide=${route.hidden.join(',')}`);
+      }
+      if (route.collapsed !== undefined && route.collapsed.length > 0) {
+        query.push(`fold=${route.collapsed.join(',')}`);
       }
       const tail = query.length > 0 ? `?${query.join('&')}` : '';
       return `#/trace/${encodeURIComponent(route.traceId)}${tail}`;

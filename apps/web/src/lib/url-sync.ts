@@ -19,6 +19,9 @@ function currentRoute(): Route {
     traceId: route.traceId,
     ...(hasView ? { view: { startNs: state.viewStartNs, endNs: state.viewEndNs } } : {}),
     ...(state.selectedOp === null ? {} : { selectedOp: state.selectedOp }),
+    ...(state.pinnedTracks.length === 0 ? {} : { pinned: state.pinnedTracks }),
+    ...(state.hiddenTracks.length === 0 ? {} : { hidden: state.hiddenTracks }),
+    ...(state.collapsedGroups.length === 0 ? {} : { collapsed: state.collapsedGroups }),
   };
 }
 
@@ -49,7 +52,10 @@ export function startUrlSync(): () => void {
     const viewChanged =
       state.viewStartNs !== previous.viewStartNs ||
       state.viewEndNs !== previous.viewEndNs ||
-      state.selectedOp !== previous.selectedOp;
+      state.selectedOp !== previous.selectedOp ||
+      state.pinnedTracks !== previous.pinnedTracks ||
+      state.hiddenTracks !== previous.hiddenTracks ||
+      state.collapsedGroups !== previous.collapsedGroups;
     if (viewChanged && state.route.page === 'trace') {
       if (timer !== null) {
         clearTimeout(timer);

@@ -1,12 +1,17 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { AnalysisPanel } from '../components/AnalysisPanel.tsx';
 import { AreaTable } from '../components/AreaTable.tsx';
 import { DetailsPanel } from '../components/DetailsPanel.tsx';
 import { HoverTooltip } from '../components/HoverTooltip.tsx';
 import { ImportWarnings } from '../components/ImportWarnings.tsx';
+import { GapTooltip } from '../components/GapTooltip.tsx';
+import { MarkChip } from '../components/MarkChip.tsx';
+import { RangeTooltip } from '../components/RangeTooltip.tsx';
+import { ShortcutHelp } from '../components/ShortcutHelp.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { TraceToolbar } from '../components/TraceToolbar.tsx';
+import { useFillHeight } from '../components/use-fill-height.ts';
 import { openStoredTrace } from '../data/trace-loader.ts';
 import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
@@ -21,6 +26,7 @@ export function TracePage() {
   const error = useApp((s) => s.traceError);
   const traceId = useApp((s) => s.traceId);
   useApp((s) => s.dataVersion);
+  const mainRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (routeTraceId === null) {
@@ -37,6 +43,13 @@ export function TracePage() {
     if (route.page === 'trace' && route.selectedOp !== undefined) {
       state.selectOp(route.selectedOp);
     }
+    if (route.page === 'trace') {
+      state.setTrackFilters({
+        pinnedTracks: route.pinned ?? [],
+        hiddenTracks: route.hidden ?? [],
+        collapsedGroups: route.collapsed ?? [],
+      });
+    }
     void openStoredTrace(routeTraceId);
   }, [routeTraceId]);
 
@@ -46,9 +59,11 @@ export function TracePage() {
     traceId === routeTraceId &&
     trace !== undefined &&
     (status === 'ready' || status === 'live');
+  useFillHeight(mainRef, 420, ready);
   return (
     <div className="trace-layout">
       <TraceToolbar viewId={viewId} />
+      <ShortcutHelp />
       {status === 'loading' && (
         <p className="muted" data-testid="trace-loading">
           Loading the trace…
@@ -61,16 +76,29 @@ export function TracePage() {
       )}
       {ready && (
         <div className="trace-body">
-          <div className="trace-main stack">
+          <div className="trace-main stack fill" ref={mainRef}>
             <div className="row small muted" data-testid="trace-summary">
-              <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
-              {trace.tracks.length} tracks · {trace.meta.producer} · wheel or W/S zoom, drag or A/D
-              pan, shift-drag selects an area
+              <span>
+                <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
+                {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt or W/S
+                zoom, over the labels it scrolls · drag or A/D pan · shift-drag selects an area ·{' '}
+                <button
+                  type="button"
+                  className="link"
+                  data-testid="open-help"
+                  onClick={() => appStore.getState().setHelpOpen(true)}
+                >
+                  ? all keys
+                </button>
+              </span>
+              <MarkChip />
             </div>
             <ImportWarnings warnings={trace.meta.warnings ?? []} testId="trace-warnings" />
             <div className="timeline-host">
               <TimelineCanvas traceId={traceId} viewId={viewId} />
               <HoverTooltip />
+              <RangeTooltip />
+              <GapTooltip />
             </div>
             <div className="bottom-panels">
               <DetailsPanel />

@@ -8,13 +8,24 @@ export interface FilterSlice {
   readonly searchMatchIndex: number;
   readonly pinnedTracks: readonly number[];
   readonly hiddenTracks: readonly number[];
+  /** Row headers folded to one line (group keys of @streamscope/timeline's layout). */
+  readonly collapsedGroups: readonly string[];
   setSearchResult: (query: string, matchCount: number) => void;
   stepSearch: (delta: 1 | -1) => void;
   togglePinnedTrack: (track: number) => void;
   toggleHiddenTrack: (track: number) => void;
+  toggleCollapsedGroup: (key: string) => void;
+  /** Pinned, hidden and folded state at once (a link). */
+  setTrackFilters: (filters: TrackFilters) => void;
 }
 
-function toggle(list: readonly number[], value: number): readonly number[] {
+export interface TrackFilters {
+  readonly pinnedTracks: readonly number[];
+  readonly hiddenTracks: readonly number[];
+  readonly collapsedGroups: readonly string[];
+}
+
+function toggle<T>(list: readonly T[], value: T): readonly T[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
 }
 
@@ -24,6 +35,7 @@ export const createFilterSlice: StateCreator<AppState, [], [], FilterSlice> = (s
   searchMatchIndex: -1,
   pinnedTracks: [],
   hiddenTracks: [],
+  collapsedGroups: [],
   setSearchResult: (query, matchCount) =>
     set({
       searchQuery: query,
@@ -42,4 +54,22 @@ export const createFilterSlice: StateCreator<AppState, [], [], FilterSlice> = (s
     set((state) => ({ pinnedTracks: toggle(state.pinnedTracks, track) })),
   toggleHiddenTrack: (track) =>
     set((state) => ({ hiddenTracks: toggle(state.hiddenTracks, track) })),
+  toggleCollapsedGroup: (key) =>
+    set((state) => ({ collapsedGroups: toggle(state.collapsedGroups, key) })),
+  setTrackFilters: (filters) =>
+    set((state) => ({
+      pinnedTracks: sameList(state.pinnedTracks, filters.pinnedTracks)
+        ? state.pinnedTracks
+        : filters.pinnedTracks,
+      hiddenTracks: sameList(state.hiddenTracks, filters.hiddenTracks)
+        ? state.hiddenTracks
+        : filters.hiddenTracks,
+      collapsedGroups: sameList(state.collapsedGroups, filters.collapsedGroups)
+        ? state.collapsedGroups
+        : filters.collapsedGroups,
+    })),
 });
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}

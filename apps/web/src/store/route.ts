@@ -9,6 +9,10 @@ export type Route =
       /** Visible window in ns since the trace origin, when the link carries one. */
       readonly view?: { readonly startNs: number; readonly endNs: number };
       readonly selectedOp?: number;
+      /** Pinned and hidden tracks and folded row headers, when the link carries them. */
+      readonly pinned?: readonly number[];
+      readonly hidden?: readonly number[];
+      readonly collapsed?: readonly string[];
     }
   | { readonly page: 'compare'; readonly traceA: string; readonly traceB: string }
   | { readonly page: 'lessons'; readonly lessonId?: string };

@@ -39,12 +39,18 @@ export const createTraceSlice: StateCreator<AppState, [], [], TraceSlice> = (set
       viewEndNs: 0,
       selectedOp: null,
       hoveredOp: null,
+      selectedRange: null,
+      hoveredRange: null,
+      selectedGap: null,
+      hoveredGap: null,
       area: null,
+      mark: null,
       searchQuery: '',
       searchMatchCount: 0,
       searchMatchIndex: -1,
       pinnedTracks: [],
       hiddenTracks: [],
+      collapsedGroups: [],
     }),
   markTraceLoaded: (traceId, status) => {
     if (get().traceId === traceId) {

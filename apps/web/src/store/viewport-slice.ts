@@ -1,14 +1,19 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { AppState } from './index.ts';
 
+/** 'gpu': first to last GPU op (Fit); 'all': the whole trace, host time included (Fit all). */
+export type FitMode = 'gpu' | 'all';
+
 export interface ViewportSlice {
   /** Visible window in ns since the trace origin. endNs <= startNs means "not set yet: fit". */
   readonly viewStartNs: number;
   readonly viewEndNs: number;
-  /** Bumped to ask the canvas to fit the whole trace (it knows the span as data grows). */
+  /** Bumped to ask the canvas to fit (it knows the span as data grows). */
   readonly fitRequest: number;
+  /** What the last fit request shows: the GPU's activity, or the whole trace. */
+  readonly fitMode: FitMode;
   setViewport: (startNs: number, endNs: number) => void;
-  requestFit: () => void;
+  requestFit: (mode?: FitMode) => void;
 }
 
 /** Narrowest window the viewer zooms to: 10 ns across the canvas. */
@@ -18,6 +23,7 @@ export const createViewportSlice: StateCreator<AppState, [], [], ViewportSlice> 
   viewStartNs: 0,
   viewEndNs: 0,
   fitRequest: 0,
+  fitMode: 'gpu',
   setViewport: (startNs, endNs) => {
     const state = get();
     if (state.viewStartNs === startNs && state.viewEndNs === endNs) {
@@ -25,5 +31,6 @@ export const createViewportSlice: StateCreator<AppState, [], [], ViewportSlice> 
     }
     set({ viewStartNs: startNs, viewEndNs: endNs });
   },
-  requestFit: () => set((state) => ({ fitRequest: state.fitRequest + 1 })),
+  requestFit: (mode = 'gpu') =>
+    set((state) => ({ fitRequest: state.fitRequest + 1, fitMode: mode })),
 });
