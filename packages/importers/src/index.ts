@@ -12,3 +12,5 @@ export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
 export { exportChromeTrace } from './chrome-export.ts';
 export { dumpTrace } from './dump-trace.ts';
+export type { RankInput, MergeRanksOptions, MergeRanksResult, MergedRank } from './merge-ranks.ts';
+export { mergeRanks } from './merge-ranks.ts';
