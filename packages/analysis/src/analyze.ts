@@ -6,6 +6,7 @@ import { summarizeGaps } from './gap-report.ts';
 import type { GapRecords } from './gaps.ts';
 import { findDeviceGaps, findStreamGaps } from './gaps.ts';
 import { metricsOf } from './metrics.ts';
+import { rankAnalysis, rankStragglerRule } from './ranks.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
 import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overlap-rules.ts';
@@ -25,6 +26,7 @@ const rules: readonly Rule[] = [
   defaultStreamSerializationRule,
   copyEngineHolBlockingRule,
   missedOverlapRule,
+  rankStragglerRule,
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */
@@ -54,11 +56,13 @@ export function analyzeTrace(
     }
   }
   findings.sort((a, b) => b.estimatedSavingNs - a.estimatedSavingNs);
+  const ranks = rankAnalysis(ctx);
   return {
     metrics,
     gaps: { stream: summarizeGaps(ctx, gaps.stream), device: summarizeGaps(ctx, gaps.device) },
     findings,
     kernelStats: kernelStats(ctx),
     copyStats: copyStats(ctx),
+    ...(ranks === undefined ? {} : { ranks }),
   };
 }

@@ -21,6 +21,9 @@ export type {
   OpGroupDiff,
   OverlapMetrics,
   QueueDepth,
+  RankAnalysis,
+  RankBreakdown,
+  RankStraggler,
   RuleId,
   RunSummary,
   Severity,
@@ -34,3 +37,4 @@ export { compareTraces, matchOps } from './compare.ts';
 export type { QueueDepthSeries } from './launch.ts';
 export { launchLatencies, queueDepthSeries } from './launch.ts';
 export { copyBandwidthsGBps } from './stats.ts';
+export { isCommunicationKernel } from './ranks.ts';

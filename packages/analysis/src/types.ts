@@ -192,7 +192,8 @@ export type RuleId =
   | 'low-utilization'
   | 'default-stream-serialization'
   | 'copy-engine-hol-blocking'
-  | 'missed-overlap';
+  | 'missed-overlap'
+  | 'rank-straggler';
 
 export const ruleIds: readonly RuleId[] = [
   'pageable-copy',
@@ -204,6 +205,7 @@ export const ruleIds: readonly RuleId[] = [
   'default-stream-serialization',
   'copy-engine-hol-blocking',
   'missed-overlap',
+  'rank-straggler',
 ];
 
 export interface Finding {
@@ -246,12 +248,51 @@ export interface CopyStat {
   readonly pageableCount: number;
 }
 
+/** One rank of a merged trace, over its own GPU span (ns). */
+export interface RankBreakdown {
+  readonly rank: number;
+  readonly pids: number[];
+  readonly gpuOpCount: number;
+  /** Its first GPU op start (ns since the trace origin) and the span to its last end. */
+  readonly fromNs: number;
+  readonly spanNs: number;
+  /** |∪ all its GPU work|. */
+  readonly busyNs: number;
+  /** |∪ kernels that are not communication|, |∪ NCCL/RCCL kernels|, |∪ copies and memsets|. */
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  readonly memoryNs: number;
+  /** spanNs − busyNs. */
+  readonly idleNs: number;
+}
+
+/**
+ * The rank the others wait for: it computes more than the median rank (diffNs = value − median)
+ * or idles less (diffNs = median − value), whichever is more.
+ */
+export interface RankStraggler {
+  readonly rank: number;
+  readonly metric: 'compute' | 'idle';
+  readonly valueNs: number;
+  readonly medianNs: number;
+  readonly diffNs: number;
+  /** The least value of the metric over all ranks. */
+  readonly minNs: number;
+}
+
+export interface RankAnalysis {
+  readonly ranks: RankBreakdown[];
+  readonly straggler?: RankStraggler;
+}
+
 export interface Analysis {
   readonly metrics: Metrics;
   readonly gaps: GapReport;
   readonly findings: Finding[];
   readonly kernelStats: KernelStat[];
   readonly copyStats: CopyStat[];
+  /** Per-rank breakdown and straggler, for a trace merged from 2 or more ranks. */
+  readonly ranks?: RankAnalysis;
 }
 
 /** Tunables; every field has a default (`defaultAnalysisOptions`). */
