@@ -172,6 +172,16 @@ describe('mergeRanks on ranks that do not fit together', () => {
     expect(merge).toThrow('b.json: is rank 0, and so is a.json');
   });
 
+  it('refuses the same file given twice', async () => {
+    const a = await importText(kineto(distributed(0), '1', 10), 'a.json');
+    expect(() =>
+      mergeRanks([
+        { trace: a, fileName: 'a.json' },
+        { trace: a, fileName: 'a.json' },
+      ]),
+    ).toThrow('a.json: is rank 0, and so is a.json');
+  });
+
   it('names the world_size that differs', async () => {
     const a = await importText(kineto(distributed(0, 2), '1', 10), 'a.json');
     const b = await importText(kineto(distributed(1, 4), '1', 11), 'b.json');

@@ -22,17 +22,17 @@ interface Unit {
  */
 export function assignRanks(inputs: readonly Named[], warnings: string[]): Map<number, number>[] {
   const out = inputs.map(() => new Map<number, number>());
-  const claimedBy = new Map<number, string>();
-  const claim = (rank: number, input: number, pids: readonly number[]): void => {
-    const file = inputs[input]!.fileName;
+  /** rank → the input that holds it, and how messages name it. */
+  const claimedBy = new Map<number, { input: number; label: string }>();
+  const claim = (rank: number, input: number, pids: readonly number[], label: string): void => {
     const other = claimedBy.get(rank);
-    if (other !== undefined && other !== file) {
+    if (other !== undefined && other.input !== input) {
       throw new ImportError(
-        { file },
-        `is rank ${rank}, and so is ${other}: give each rank's trace once`,
+        { file: inputs[input]!.fileName },
+        `is rank ${rank}, and so is ${other.label}: give each rank's trace once`,
       );
     }
-    claimedBy.set(rank, file);
+    claimedBy.set(rank, { input, label });
     for (const pid of pids) {
       out[input]!.set(pid, rank);
     }
@@ -45,7 +45,7 @@ export function assignRanks(inputs: readonly Named[], warnings: string[]): Map<n
     const distributed = trace.meta.distributed;
     if (stated.length > 0) {
       for (const p of stated) {
-        claim(p.rank!, input, [p.pid]);
+        claim(p.rank!, input, [p.pid], `${fileName} (pid ${p.pid})`);
       }
     } else if (distributed !== undefined) {
       if (worldSize !== undefined && worldSize.size !== distributed.worldSize) {
@@ -55,7 +55,7 @@ export function assignRanks(inputs: readonly Named[], warnings: string[]): Map<n
         );
       }
       worldSize = { size: distributed.worldSize, file: fileName };
-      claim(distributed.rank, input, pids.all);
+      claim(distributed.rank, input, pids.all, fileName);
     } else if (pids.gpu.length <= 1) {
       pending.push({ input, pids: pids.all });
     } else {
@@ -75,9 +75,12 @@ export function assignRanks(inputs: readonly Named[], warnings: string[]): Map<n
     while (claimedBy.has(next)) {
       next++;
     }
-    claim(next, unit.input, unit.pids);
-    // A file with several ranks claims each: the next unit must not reuse this one.
-    claimedBy.set(next, `${inputs[unit.input]!.fileName} (pid ${unit.pids.join(', ')})`);
+    claim(
+      next,
+      unit.input,
+      unit.pids,
+      `${inputs[unit.input]!.fileName} (pid ${unit.pids.join(', ')})`,
+    );
   }
   if (worldSize !== undefined && claimedBy.size < worldSize.size) {
     const missing = [];
