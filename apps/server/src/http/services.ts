@@ -29,6 +29,14 @@ export interface WorkloadService {
 export interface TraceTools {
   readonly analyze?: (trace: Trace, window?: { fromNs: number; toNs: number }) => unknown;
   readonly exportChrome?: (trace: Trace) => string;
+  /**
+   * Several ranks' traces of one job as one trace with a group per rank; throws ApiError
+   * (422 `merge-failed`) naming the file when the ranks do not fit together.
+   */
+  readonly mergeRanks?: (
+    inputs: readonly { readonly trace: Trace; readonly fileName: string }[],
+    title: string | undefined,
+  ) => { readonly trace: Trace; readonly warnings: readonly string[] };
 }
 
 /** Everything the HTTP layer calls; handlers parse, validate, call one of these, serialize. */

@@ -1,6 +1,7 @@
 import { analyzeTrace, summarizeRun } from '@streamscope/analysis';
-import { exportChromeTrace } from '@streamscope/importers';
+import { ImportError, exportChromeTrace, mergeRanks } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
+import { ApiError } from '../http/api-error.ts';
 import type { TraceTools } from '../http/services.ts';
 
 /** Analysis for GET /api/traces/:id/analysis and Chrome trace export. */
@@ -8,6 +9,16 @@ export function traceTools(): TraceTools {
   return {
     analyze: (trace, window) => analyzeTrace(trace, window),
     exportChrome: (trace) => exportChromeTrace(trace),
+    mergeRanks: (inputs, title) => {
+      try {
+        return mergeRanks(inputs, title === undefined ? {} : { title });
+      } catch (error) {
+        if (error instanceof ImportError) {
+          throw new ApiError(422, 'merge-failed', error.message, error.path ?? error.file);
+        }
+        throw error;
+      }
+    },
   };
 }
 
