@@ -130,6 +130,10 @@ describe('rankAnalysis', () => {
     const balanced = analyzeTrace(twoRankJob([1000, 1000]));
     expect(balanced.ranks?.straggler).toBeUndefined();
     expect(balanced.findings.map((f) => f.ruleId)).not.toContain('rank-straggler');
+    // 4% more compute (2% above the median) is a straggler in the numbers, not a finding.
+    const close = analyzeTrace(twoRankJob([1000, 1040]));
+    expect(close.ranks?.straggler).toMatchObject({ rank: 1, diffNs: 60 * us });
+    expect(close.findings.map((f) => f.ruleId)).not.toContain('rank-straggler');
     const one = new Trace();
     one.addTrack({
       kind: 'gpu-stream',

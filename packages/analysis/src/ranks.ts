@@ -150,12 +150,21 @@ function findStraggler(ranks: readonly RankBreakdown[]): RankStraggler | undefin
   return best;
 }
 
+// Ranks of a real job differ by a few percent run to run (the recorded NCCL pair: 0.5%): the
+// rule speaks from 5% of the median on.
+const minStragglerShare = 0.05;
+
 /** The `rank-straggler` rule: the straggler of a multi-rank trace, when it costs the others time. */
 export function rankStragglerRule(input: RuleInput): Finding | undefined {
   const { ctx } = input;
   const ranks = rankAnalysis(ctx);
   const s = ranks?.straggler;
-  if (ranks === undefined || s === undefined || s.diffNs < ctx.options.minSavingNs) {
+  if (
+    ranks === undefined ||
+    s === undefined ||
+    s.diffNs < ctx.options.minSavingNs ||
+    s.diffNs < minStragglerShare * s.medianNs
+  ) {
     return undefined;
   }
   const share = s.medianNs > 0 ? ` (${((100 * s.diffNs) / s.medianNs).toFixed(1)}%)` : '';
