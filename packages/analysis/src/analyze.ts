@@ -7,6 +7,7 @@ import type { GapRecords } from './gaps.ts';
 import { findDeviceGaps, findStreamGaps } from './gaps.ts';
 import { metricsOf } from './metrics.ts';
 import { exposedCommunicationRule } from './rules/comm-rules.ts';
+import { rankAnalysis, rankStragglerRule } from './ranks.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
 import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overlap-rules.ts';
@@ -28,6 +29,7 @@ const rules: readonly Rule[] = [
   copyEngineHolBlockingRule,
   missedOverlapRule,
   exposedCommunicationRule,
+  rankStragglerRule,
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */
@@ -57,6 +59,7 @@ export function analyzeTrace(
     }
   }
   findings.sort((a, b) => b.estimatedSavingNs - a.estimatedSavingNs);
+  const ranks = rankAnalysis(ctx);
   return {
     metrics,
     gaps: { stream: summarizeGaps(ctx, gaps.stream), device: summarizeGaps(ctx, gaps.device) },
@@ -64,5 +67,6 @@ export function analyzeTrace(
     kernelStats: kernelStats(ctx),
     copyStats: copyStats(ctx),
     steps: stepReport(ctx),
+    ...(ranks === undefined ? {} : { ranks }),
   };
 }

@@ -23,6 +23,9 @@ export type {
   OpGroupDiff,
   OverlapMetrics,
   QueueDepth,
+  RankAnalysis,
+  RankBreakdown,
+  RankStraggler,
   RuleId,
   RunSummary,
   Severity,
@@ -39,3 +42,4 @@ export { launchLatencies } from './launch.ts';
 export type { QueueDepthSeries } from './queue-depth.ts';
 export { queueDepthSeries, queueDepthSeriesByStream } from './queue-depth.ts';
 export { copyBandwidthsGBps } from './stats.ts';
+export { isCommunicationKernel } from './ranks.ts';

@@ -225,7 +225,8 @@ export type RuleId =
   | 'default-stream-serialization'
   | 'copy-engine-hol-blocking'
   | 'missed-overlap'
-  | 'exposed-communication';
+  | 'exposed-communication'
+  | 'rank-straggler';
 
 export const ruleIds: readonly RuleId[] = [
   'pageable-copy',
@@ -238,6 +239,7 @@ export const ruleIds: readonly RuleId[] = [
   'copy-engine-hol-blocking',
   'missed-overlap',
   'exposed-communication',
+  'rank-straggler',
 ];
 
 export interface Finding {
@@ -315,6 +317,43 @@ export interface StepReport {
   readonly slowest: StepMetrics[];
 }
 
+/** One rank of a merged trace, over its own GPU span (ns). */
+export interface RankBreakdown {
+  readonly rank: number;
+  readonly pids: number[];
+  readonly gpuOpCount: number;
+  /** Its first GPU op start (ns since the trace origin) and the span to its last end. */
+  readonly fromNs: number;
+  readonly spanNs: number;
+  /** |∪ all its GPU work|. */
+  readonly busyNs: number;
+  /** |∪ kernels that are not communication|, |∪ NCCL/RCCL kernels|, |∪ copies and memsets|. */
+  readonly computeNs: number;
+  readonly communicationNs: number;
+  readonly memoryNs: number;
+  /** spanNs − busyNs. */
+  readonly idleNs: number;
+}
+
+/**
+ * The rank the others wait for: it computes more than the median rank (diffNs = value − median)
+ * or idles less (diffNs = median − value), whichever is more.
+ */
+export interface RankStraggler {
+  readonly rank: number;
+  readonly metric: 'compute' | 'idle';
+  readonly valueNs: number;
+  readonly medianNs: number;
+  readonly diffNs: number;
+  /** The least value of the metric over all ranks. */
+  readonly minNs: number;
+}
+
+export interface RankAnalysis {
+  readonly ranks: RankBreakdown[];
+  readonly straggler?: RankStraggler;
+}
+
 export interface Analysis {
   readonly metrics: Metrics;
   readonly gaps: GapReport;
@@ -322,6 +361,8 @@ export interface Analysis {
   readonly kernelStats: KernelStat[];
   readonly copyStats: CopyStat[];
   readonly steps: StepReport;
+  /** Per-rank breakdown and straggler, for a trace merged from 2 or more ranks. */
+  readonly ranks?: RankAnalysis;
 }
 
 /** Tunables; every field has a default (`defaultAnalysisOptions`). */

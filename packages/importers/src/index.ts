@@ -16,3 +16,5 @@ export { chromeTraceChunks, chromeTraceHead, exportChromeTrace } from './chrome-
 /** For tests and benchmarks: a trace whose Chrome export is as large as asked. */
 export { exportTestTrace } from './export-test-trace.ts';
 export { dumpTrace } from './dump-trace.ts';
+export type { RankInput, MergeRanksOptions, MergeRanksResult, MergedRank } from './merge-ranks.ts';
+export { mergeRanks } from './merge-ranks.ts';

@@ -87,6 +87,11 @@ export class TraceBuilder {
     this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
   }
 
+  /** Metadata the source states (its wall clock, its rank), kept in the built trace. */
+  addMeta(meta: Pick<Partial<TraceMeta>, 'clockEpochNs' | 'distributed'>): void {
+    this.trace.meta = { ...this.trace.meta, ...meta };
+  }
+
   /** The source's times are relative to `baseNs` (ns since its zero): the trace's origin adds it. */
   offsetOrigin(baseNs: bigint): void {
     this.trace.meta = {

@@ -56,6 +56,32 @@ describe('computeLayout', () => {
     ]);
   });
 
+  it('gives each rank its own group, by rank, even when two ranks share a pid', () => {
+    const trace = new Trace();
+    for (const rank of [1, 0]) {
+      trace.addProcess({ pid: 1, name: 'python3', rank });
+      trace.addTrack({
+        kind: 'gpu-stream',
+        name: '',
+        pid: 1,
+        deviceId: 0,
+        contextId: 1,
+        streamId: 7,
+        streamType: 'non-blocking',
+        priority: 0,
+        rank,
+      });
+    }
+    expect(computeLayout(trace).rows.map((r) => `${r.kind}:${r.label}`)).toEqual([
+      'group:rank 0 · python3 (pid 1)',
+      'group:GPU 0',
+      'track:Stream 7',
+      'group:rank 1 · python3 (pid 1)',
+      'group:GPU 0',
+      'track:Stream 7',
+    ]);
+  });
+
   it('names a device once when the export calls it just "GPU 0"', () => {
     const trace = new Trace();
     trace.addDevice({ deviceId: 0, name: 'GPU 0' });

@@ -208,20 +208,22 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
   y = 0;
 
   const order = displayOrder(tracks).filter((t) => !hidden.has(t) && !pinnedSet.has(t));
-  const pids = new Set(order.map((t) => tracks[t]!.pid));
+  // A process is a (rank, pid): ranks merged from several hosts may share a pid.
+  const procKey = (track: TrackInfo): string => `${track.rank ?? ''}:${track.pid}`;
+  const pids = new Set(order.map((t) => procKey(tracks[t]!)));
   const multiProcess = pids.size > 1;
   const contextsByDevice = new Map<string, Set<number>>();
   for (const t of order) {
     const track = tracks[t]!;
     if (track.kind === 'gpu-stream') {
-      const key = `${track.pid}/${track.deviceId}`;
+      const key = `${procKey(track)}/${track.deviceId}`;
       const set = contextsByDevice.get(key) ?? new Set<number>();
       set.add(track.contextId);
       contextsByDevice.set(key, set);
     }
   }
   const counts = groupTrackCounts(trace, order);
-  let lastPid = Number.NaN;
+  let lastProc = '';
   let lastGroup = '';
   let lastContext = '';
   const base = multiProcess ? 1 : 0;
@@ -247,10 +249,14 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
   let foldedContext = false;
   for (const t of order) {
     const track = tracks[t]!;
-    if (multiProcess && track.pid !== lastPid) {
-      const name = trace.processes.find((p) => p.pid === track.pid)?.name ?? 'process';
+    if (multiProcess && procKey(track) !== lastProc) {
+      const name =
+        trace.processes.find((p) => p.pid === track.pid && p.rank === track.rank)?.name ??
+        'process';
       foldedProcess = pushGroup(
-        `${name} (pid ${track.pid})`,
+        track.rank === undefined
+          ? `${name} (pid ${track.pid})`
+          : `rank ${track.rank} · ${name} (pid ${track.pid})`,
         processGroupKey(track.pid),
         0,
         'track',
@@ -258,12 +264,14 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
       lastGroup = '';
       lastContext = '';
     }
-    lastPid = track.pid;
+    lastProc = procKey(track);
     if (foldedProcess) {
       continue;
     }
     const group =
-      track.kind === 'host-thread' ? `${track.pid}/host` : `${track.pid}/${track.deviceId}`;
+      track.kind === 'host-thread'
+        ? `${procKey(track)}/host`
+        : `${procKey(track)}/${track.deviceId}`;
     if (group !== lastGroup) {
       foldedGroup =
         track.kind === 'host-thread'

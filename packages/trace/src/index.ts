@@ -34,7 +34,7 @@ export type {
   HostThreadTrack,
 } from './tracks.ts';
 export { StreamType, streamTypes, displayOrder, trackLabel, trackLabels } from './tracks.ts';
-export type { TraceMeta, SourceFormat, TimingMethod } from './meta.ts';
+export type { TraceMeta, SourceFormat, TimingMethod, DistributedInfo } from './meta.ts';
 export { defaultMeta } from './meta.ts';
 export { Trace } from './trace.ts';
 export { formatDurationNs, formatBytes, bandwidthGBps } from './time-format.ts';

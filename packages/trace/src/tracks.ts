@@ -19,6 +19,8 @@ export interface DeviceInfo {
 export interface ProcessInfo {
   readonly pid: number;
   readonly name: string;
+  /** Its rank in a distributed job, in a trace merged from several ranks' files. */
+  readonly rank?: number;
 }
 
 export const StreamType = {
@@ -45,6 +47,8 @@ export interface GpuStreamTrack {
   readonly streamType: StreamType;
   /** CUDA stream priority; lower is higher priority. 0 when unknown. */
   readonly priority: number;
+  /** The rank of its process, in a trace merged from several ranks' files (`ProcessInfo.rank`). */
+  readonly rank?: number;
 }
 
 export interface HostThreadTrack {
@@ -52,6 +56,8 @@ export interface HostThreadTrack {
   readonly name: string;
   readonly pid: number;
   readonly tid: number;
+  /** The rank of its process, in a trace merged from several ranks' files (`ProcessInfo.rank`). */
+  readonly rank?: number;
 }
 
 const streamTypeRank: Record<StreamType, number> = {
@@ -63,8 +69,9 @@ const streamTypeRank: Record<StreamType, number> = {
 };
 
 /**
- * Display order of tracks: per process, its host threads first (by tid), then per device and
- * context its streams (default streams first, then by stream id). Stable: ties keep index order.
+ * Display order of tracks: by rank (tracks without one first), then per process its host
+ * threads first (by tid), then per device and context its streams (default streams first, then
+ * by stream id). Stable: ties keep index order.
  */
 export function displayOrder(tracks: readonly TrackInfo[]): number[] {
   const indices = tracks.map((_, i) => i);
@@ -72,6 +79,11 @@ export function displayOrder(tracks: readonly TrackInfo[]): number[] {
 }
 
 function compareTracks(a: TrackInfo, b: TrackInfo): number {
+  const rankA = a.rank ?? -1;
+  const rankB = b.rank ?? -1;
+  if (rankA !== rankB) {
+    return rankA - rankB;
+  }
   if (a.pid !== b.pid) {
     return a.pid - b.pid;
   }
@@ -107,6 +119,7 @@ const labelCache = new WeakMap<readonly TrackInfo[], readonly string[]>();
 
 /** What tells tracks apart, in the order a label names it. */
 const distinctions: readonly ((t: TrackInfo) => string | undefined)[] = [
+  (t) => (t.rank === undefined ? undefined : `rank ${t.rank}`),
   (t) => `pid ${t.pid}`,
   (t) => (t.kind === 'gpu-stream' ? `GPU ${t.deviceId}` : undefined),
   (t) => (t.kind === 'gpu-stream' ? `context ${t.contextId}` : undefined),
@@ -115,8 +128,8 @@ const distinctions: readonly ((t: TrackInfo) => string | undefined)[] = [
 
 /**
  * Every track's label, told apart where tracks share one (a stream id in two processes or on
- * two GPUs): each of those gets what differs among them, e.g. "Stream 7 · GPU 1" or
- * "Stream 7 · pid 4242". Cached per tracks array until it grows.
+ * two GPUs, or in two ranks): each of those gets what differs among them, e.g. "Stream 7 · GPU 1",
+ * "Stream 7 · pid 4242" or "Stream 7 · rank 1 · pid 4242". Cached per tracks array until it grows.
  */
 export function trackLabels(tracks: readonly TrackInfo[]): readonly string[] {
   const cached = labelCache.get(tracks);

@@ -3,6 +3,7 @@ import express from 'express';
 import { ApiError, errorBody } from './api-error.ts';
 import { strictRouter } from './api-router.ts';
 import { importRoutes } from './routes/import-routes.ts';
+import { mergeRoutes } from './routes/merge-routes.ts';
 import { metaRoutes } from './routes/meta-routes.ts';
 import { runRoutes } from './routes/run-routes.ts';
 import { traceRoutes } from './routes/trace-routes.ts';
@@ -49,6 +50,7 @@ function apiRouter(services: AppServices) {
   api.use(runRoutes(services));
   api.use(traceRoutes(services));
   api.use(importRoutes(services));
+  api.use(mergeRoutes(services));
   api.use((req: Request) => {
     throw new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`);
   });

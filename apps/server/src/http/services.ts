@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
+import type { Trace } from '@streamscope/trace';
 import type { ServerLimits } from '../config.ts';
 import type { ImportService } from '../imports/import-service.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
@@ -40,6 +41,14 @@ export interface TraceTools {
    * read, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<Readable>;
+  /**
+   * Several ranks' traces of one job as one trace with a group per rank; throws ApiError
+   * (422 `merge-failed`) naming the file when the ranks do not fit together.
+   */
+  readonly mergeRanks?: (
+    inputs: readonly { readonly trace: Trace; readonly fileName: string }[],
+    title: string | undefined,
+  ) => { readonly trace: Trace; readonly warnings: readonly string[] };
 }
 
 /** Everything the HTTP layer calls; handlers parse, validate, call one of these, serialize. */

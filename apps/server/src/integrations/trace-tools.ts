@@ -1,5 +1,7 @@
 import { summarizeRun } from '@streamscope/analysis';
+import { ImportError, mergeRanks } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
+import { ApiError } from '../http/api-error.ts';
 import type { TraceTools } from '../http/services.ts';
 import type { ServerWorkers } from '../workers/server-workers.ts';
 import { sharedWorkers } from '../workers/server-workers.ts';
@@ -12,6 +14,16 @@ export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools
   return {
     analyze: (trace, window) => workers.analyze(trace, window),
     exportChrome: (trace, signal) => workers.exportChrome(trace, signal),
+    mergeRanks: (inputs, title) => {
+      try {
+        return mergeRanks(inputs, title === undefined ? {} : { title });
+      } catch (error) {
+        if (error instanceof ImportError) {
+          throw new ApiError(422, 'merge-failed', error.message, error.path ?? error.file);
+        }
+        throw error;
+      }
+    },
   };
 }
 

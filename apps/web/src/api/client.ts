@@ -143,6 +143,19 @@ export async function startRun(run: RunRequest): Promise<RunTicket> {
   };
 }
 
+/** POST /api/imports/merge: stored traces of one job's ranks → one new stored trace. */
+export async function mergeImports(ids: readonly string[], title?: string): Promise<TraceEntry> {
+  const value = await getJson('/api/imports/merge', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(title === undefined ? { ids } : { ids, title }),
+  });
+  if (!isObject(value)) {
+    throw new ApiError('the merged trace entry is not an object', 500, 'shape');
+  }
+  return parseTraceEntry(value);
+}
+
 export async function cancelRun(id: string): Promise<void> {
   await request(`/api/runs/${encodeURIComponent(id)}/cancel`, { method: 'POST' });
 }

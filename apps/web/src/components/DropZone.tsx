@@ -2,11 +2,12 @@ import { useRef, useState } from 'react';
 
 interface DropZoneProps {
   readonly disabled: boolean;
-  readonly onFile: (file: File) => void;
+  /** One file, or several (the ranks of one job). */
+  readonly onFiles: (files: File[]) => void;
 }
 
-/** Drop a file here or choose one; the accept list is a hint, the server sniffs the format. */
-export function DropZone({ disabled, onFile }: DropZoneProps) {
+/** Drop files here or choose them; the accept list is a hint, the server sniffs the format. */
+export function DropZone({ disabled, onFiles }: DropZoneProps) {
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
   return (
@@ -21,30 +22,31 @@ export function DropZone({ disabled, onFile }: DropZoneProps) {
       onDrop={(e) => {
         e.preventDefault();
         setOver(false);
-        const file = e.dataTransfer.files[0];
-        if (file !== undefined && !disabled) {
-          onFile(file);
+        const files = Array.from(e.dataTransfer.files);
+        if (files.length > 0 && !disabled) {
+          onFiles(files);
         }
       }}
     >
       <p>
         Drop an Nsight Systems export (.json, .sqlite), a kineto / Chrome trace (.json, .json.gz) or
-        a .sstrace here
+        a .sstrace here; several files of one distributed job (one per rank) open as one trace
       </p>
       <button type="button" disabled={disabled} onClick={() => input.current?.click()}>
-        Choose a file…
+        Choose files…
       </button>
       <input
         ref={input}
         type="file"
         hidden
+        multiple
         data-testid="import-file-input"
         accept=".json,.gz,.sqlite,.sqlite3,.db,.sstrace"
         onChange={(e) => {
-          const file = e.target.files?.[0];
+          const files = Array.from(e.target.files ?? []);
           e.target.value = '';
-          if (file !== undefined) {
-            onFile(file);
+          if (files.length > 0) {
+            onFiles(files);
           }
         }}
       />

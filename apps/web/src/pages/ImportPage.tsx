@@ -1,6 +1,8 @@
 import { useRef, useState } from 'react';
 import type { ApiError } from '../api/client.ts';
 import type { ImportProgress } from '../api/import-progress.ts';
+import type { RanksProgress } from '../api/import-ranks.ts';
+import { importRanks } from '../api/import-ranks.ts';
 import { parsingProgress, uploadingProgress } from '../api/import-progress.ts';
 import type { TraceEntry } from '../api/types.ts';
 import { uploadTrace } from '../api/upload.ts';
@@ -22,6 +24,11 @@ type UploadState =
       readonly fileName: string;
       readonly progress: ImportProgress;
       readonly where: 'server' | 'browser';
+    }
+  | {
+      readonly phase: 'importing-ranks';
+      readonly fileName: string;
+      readonly progress: RanksProgress;
     }
   | { readonly phase: 'done'; readonly entry: TraceEntry }
   | { readonly phase: 'cancelled'; readonly fileName: string }
@@ -71,6 +78,56 @@ export function ImportPage() {
     });
   };
 
+  const startRanks = (files: File[]): void => {
+    const fileName = files.map((f) => f.name).join(', ');
+    setState({
+      phase: 'importing-ranks',
+      fileName,
+      progress: { files: [], merging: false },
+    });
+    const job = importRanks(files, (progress) =>
+      setState((s) => (s.phase === 'importing-ranks' ? { ...s, progress } : s)),
+    );
+    cancel.current = job.abort;
+    job.done.then(
+      (entry) => {
+        setState({ phase: 'done', entry });
+        void refreshTraceList();
+      },
+      (e: unknown) => failed(fileName, e),
+    );
+  };
+
+  const failed = (fileName: string, e: unknown): void => {
+    if (isApiError(e) && (e.code === 'import-cancelled' || e.code === 'aborted')) {
+      setState({ phase: 'cancelled', fileName });
+      return;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    const where = isApiError(e) ? e.path : undefined;
+    setState({
+      phase: 'failed',
+      fileName,
+      message,
+      ...(where === undefined ? {} : { where }),
+    });
+  };
+
+  const startFiles = (files: File[]): void => {
+    if (files.length === 1) {
+      start(files[0]!);
+    } else if (local) {
+      setState({
+        phase: 'failed',
+        fileName: files.map((f) => f.name).join(', '),
+        message:
+          'Open locally reads one file at a time: untick it to open several ranks of one job as one trace on the server.',
+      });
+    } else {
+      startRanks(files);
+    }
+  };
+
   const start = (file: File): void => {
     if (local) {
       startLocal(file);
@@ -89,20 +146,7 @@ export function ImportPage() {
         setState({ phase: 'done', entry });
         void refreshTraceList();
       },
-      (e: unknown) => {
-        if (isApiError(e) && (e.code === 'import-cancelled' || e.code === 'aborted')) {
-          setState({ phase: 'cancelled', fileName: file.name });
-          return;
-        }
-        const message = e instanceof Error ? e.message : String(e);
-        const where = isApiError(e) ? e.path : undefined;
-        setState({
-          phase: 'failed',
-          fileName: file.name,
-          message,
-          ...(where === undefined ? {} : { where }),
-        });
-      },
+      (e: unknown) => failed(file.name, e),
     );
   };
 
@@ -114,7 +158,7 @@ export function ImportPage() {
           type="checkbox"
           data-testid="import-local-toggle"
           checked={local}
-          disabled={state.phase === 'importing'}
+          disabled={state.phase === 'importing' || state.phase === 'importing-ranks'}
           onChange={(e) => setLocal(e.target.checked)}
         />
         <span>
@@ -122,7 +166,10 @@ export function ImportPage() {
           without storing or listing it on the server
         </span>
       </label>
-      <DropZone disabled={state.phase === 'importing'} onFile={start} />
+      <DropZone
+        disabled={state.phase === 'importing' || state.phase === 'importing-ranks'}
+        onFiles={startFiles}
+      />
       {state.phase === 'importing' && (
         <ImportProgressBar
           fileName={state.fileName}
@@ -130,6 +177,24 @@ export function ImportPage() {
           where={state.where}
           onCancel={() => cancel.current?.()}
         />
+      )}
+      {state.phase === 'importing-ranks' && (
+        <div className="stack" data-testid="import-ranks-progress">
+          {state.progress.files.map((f) => (
+            <ImportProgressBar
+              key={f.fileName}
+              fileName={f.fileName}
+              progress={f.progress}
+              where="server"
+              onCancel={() => cancel.current?.()}
+            />
+          ))}
+          {state.progress.merging && (
+            <p className="muted" data-testid="import-merging">
+              Merging {state.progress.files.length} ranks into one trace…
+            </p>
+          )}
+        </div>
       )}
       {state.phase === 'cancelled' && (
         <p className="muted" data-testid="import-cancelled">

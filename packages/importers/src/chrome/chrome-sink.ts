@@ -6,9 +6,16 @@ import { EventTimes } from './event-times.ts';
 import type { GenericPlaced } from './generic-events.ts';
 import { GenericEvents } from './generic-events.ts';
 import { KinetoEvents, isKinetoCategory } from './kineto-events.ts';
+import { KinetoJob } from './kineto-job.ts';
 
 /** Top-level keys that only the PyTorch profiler writes. */
-export const kinetoTopKeys = ['schemaVersion', 'deviceProperties', 'distributedInfo', 'traceName'];
+export const kinetoTopKeys = [
+  'schemaVersion',
+  'deviceProperties',
+  'distributedInfo',
+  'traceName',
+  'baseTimeNanoseconds',
+];
 
 /** Distinct categories counted for messages; more are summed as "others". */
 const maxCategoriesNamed = 16;
@@ -25,6 +32,7 @@ export class ChromeEventSink {
   private readonly times: EventTimes;
   private readonly meta = new ChromeMetadata();
   private readonly kineto: KinetoEvents;
+  private readonly job: KinetoJob;
   private readonly generic = new GenericEvents();
   private readonly names = new Map<string, number>();
   private readonly skippedCategories = new Map<string, number>();
@@ -42,6 +50,7 @@ export class ChromeEventSink {
       builder.warnings.add('events with a negative duration drawn as instants', path),
     );
     this.kineto = new KinetoEvents(builder, launches, this.name);
+    this.job = new KinetoJob(builder);
   }
 
   event(e: unknown, _index: number, bytes: Uint8Array, path: string): void {
@@ -71,8 +80,9 @@ export class ChromeEventSink {
     }
   }
 
-  topValue(key: string, value: unknown): void {
+  topValue(key: string, value: unknown, bytes: Uint8Array): void {
     this.kinetoFile = true;
+    this.job.topValue(key, value, bytes);
     if (key === 'schemaVersion' && typeof value === 'number') {
       this.schemaVersion = value;
     } else if (key === 'deviceProperties') {
@@ -91,6 +101,7 @@ export class ChromeEventSink {
     }
     this.kineto.finish(this.meta);
     this.builder.offsetOrigin(this.times.originNs());
+    this.job.finish(this.kinetoFile, this.times.originNs());
     if (this.generic.sawLegacy) {
       this.builder.warnings.add(
         "legacy autograd-profiler events carry no streams: each GPU's kernels are drawn on one row",

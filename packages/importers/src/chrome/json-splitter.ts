@@ -23,8 +23,11 @@ export interface SplitEvents {
    * JSON path for messages (`traceEvents[12]`, or `[12]` in a bare array).
    */
   event(value: unknown, index: number, bytes: Uint8Array, path: string): void;
-  /** A top-level key's value other than `traceEvents`; only keys in `wantKeys` are parsed. */
-  topValue(key: string, value: unknown): void;
+  /**
+   * A top-level key's value other than `traceEvents`; only keys in `wantKeys` are parsed. `bytes`
+   * is its JSON text (valid only during the call), for integers a double cannot hold exactly.
+   */
+  topValue(key: string, value: unknown, bytes: Uint8Array): void;
 }
 
 export interface SplitResult {
@@ -254,7 +257,7 @@ export class JsonEventSplitter {
   private finishValue(chunk: Uint8Array, start: number, end: number, at: number): void {
     const bytes = this.take(chunk, Math.max(0, start), end);
     if (this.wantKeys.has(this.keyText)) {
-      this.sink.topValue(this.keyText, this.parse(bytes, at, this.keyText));
+      this.sink.topValue(this.keyText, this.parse(bytes, at, this.keyText), bytes);
     }
   }
 

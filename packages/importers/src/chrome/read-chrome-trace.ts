@@ -21,7 +21,7 @@ export async function readChromeTrace(
     file,
     {
       event: (value, index, bytes, path) => sink.event(value, index, bytes, path),
-      topValue: (key, value) => sink.topValue(key, value),
+      topValue: (key, value, bytes) => sink.topValue(key, value, bytes),
     },
     new Set(kinetoTopKeys),
   );

@@ -181,11 +181,16 @@ export class SqliteTargetInfo extends SqliteRowReader {
     ) {
       this.rows(
         'TARGET_INFO_SESSION_START_TIME',
-        'SELECT utcEpochNs / 1000000 FROM TARGET_INFO_SESSION_START_TIME LIMIT 1',
+        // As text too: sql.js reads an INTEGER into a double, which at 1.7e18 ns resolves 256 ns.
+        'SELECT utcEpochNs / 1000000, CAST(utcEpochNs AS TEXT) FROM TARGET_INFO_SESSION_START_TIME LIMIT 1',
         (v) => {
           const ms = typeof v[0] === 'number' ? v[0] : Number.NaN;
           if (Number.isFinite(ms) && ms > 0 && ms < 8.64e15) {
             createdAt = new Date(ms).toISOString();
+            // Session times are ns since the session start: its epoch time is the clock's zero.
+            if (typeof v[1] === 'string' && /^\d{1,19}$/.test(v[1])) {
+              this.builder.addMeta({ clockEpochNs: v[1] });
+            }
           }
         },
       );

@@ -82,6 +82,15 @@ export function checkMeta(value: unknown): TraceMeta {
   if (!/^-?\d{1,20}$/.test(str(o, 'originNs', '$'))) {
     fail('$.originNs', 'expected a decimal integer string');
   }
+  if (o.clockEpochNs !== undefined && !/^-?\d{1,20}$/.test(str(o, 'clockEpochNs', '$'))) {
+    fail('$.clockEpochNs', 'expected a decimal integer string');
+  }
+  if (o.distributed !== undefined) {
+    const d = obj(o.distributed, '$.distributed');
+    int(d, 'rank', '$.distributed', 0, 1 << 24);
+    int(d, 'worldSize', '$.distributed', 1, 1 << 24);
+    str(d, 'backend', '$.distributed');
+  }
   optStr(o, 'createdAt', '$');
   optStr(o, 'profile', '$');
   optStr(o, 'preset', '$');
@@ -119,10 +128,18 @@ export function checkDevice(value: unknown, path: string): DeviceInfo {
   return o as unknown as DeviceInfo;
 }
 
+/** Ranks are optional (traces before ranks have none); present, a rank is an index. */
+function optRank(o: Json, path: string): void {
+  if (o.rank !== undefined) {
+    int(o, 'rank', path, 0, 1 << 24);
+  }
+}
+
 export function checkProcess(value: unknown, path: string): ProcessInfo {
   const o = obj(value, path);
   int(o, 'pid', path);
   str(o, 'name', path);
+  optRank(o, path);
   return o as unknown as ProcessInfo;
 }
 
@@ -131,6 +148,7 @@ export function checkTrack(value: unknown, path: string): TrackInfo {
   const kind = str(o, 'kind', path);
   str(o, 'name', path);
   int(o, 'pid', path);
+  optRank(o, path);
   if (kind === 'host-thread') {
     int(o, 'tid', path);
   } else if (kind === 'gpu-stream') {

@@ -1,70 +1,114 @@
 import { createReadStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { importSummary, importTrace } from '@streamscope/importers';
+import type { ImportResult } from '@streamscope/importers';
+import { importSummary, importTrace, mergeRanks } from '@streamscope/importers';
+import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
-import type { Command } from '../command.ts';
+import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = [
-  'usage: pnpm streamscope import FILE [--out TRACE] [--summary] [--max-bytes N]',
+  'usage: pnpm streamscope import FILE [FILE …] [--out TRACE | -o TRACE] [--summary] [--max-bytes N]',
   '',
   '  FILE         nsys export (--type json or sqlite), Chrome/PyTorch-kineto trace JSON, or',
   '               any of them gzip-compressed; the format is read from the content',
+  '  FILE FILE …  several traces of one distributed job (one per rank: kineto distributedInfo,',
+  '               or nsys processes) open as one trace with a group per rank, lined up on the',
+  "               files' wall clock",
   '  --out TRACE  write the imported trace as a .sstrace file',
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
-  '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings',
+  '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings (and, for',
+  '               several files, ranks: rank, file, pids, shiftNs, clocked)',
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default 2 GiB)',
 ].join('\n');
 
-/** `streamscope import`: reads an export into a trace, streaming the file in chunks. */
+/** `streamscope import`: reads exports into a trace, streaming each file in chunks. */
 export const importCommand: Command = {
   name: 'import',
-  summary: 'Import an Nsight Systems or PyTorch/kineto export into a trace',
+  summary: 'Import Nsight Systems or PyTorch/kineto exports (several ranks: one trace)',
   usage,
   async run(args, io) {
-    const flags = parseFlags(args, { values: ['out', 'max-bytes'], switches: ['summary'] });
-    if (flags.positional.length !== 1) {
-      throw new UsageError('give exactly one FILE to import');
-    }
-    const file = flags.positional[0]!;
-    const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER);
-    const size = await stat(file).then(
-      (s) => s.size,
-      () => {
-        throw new UsageError(`cannot read ${file}`);
-      },
+    // `-o` is the short form of `--out`.
+    const flags = parseFlags(
+      args.map((a) => (a === '-o' ? '--out' : a)),
+      { values: ['out', 'max-bytes'], switches: ['summary'] },
     );
-    const { trace, warnings } = await importTrace(
-      createReadStream(file, { highWaterMark: 1 << 20 }),
-      {
+    const files = flags.positional;
+    if (files.length === 0) {
+      throw new UsageError('give at least one FILE to import');
+    }
+    const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER);
+    const imported: { file: string; size: number; result: ImportResult }[] = [];
+    for (const file of files) {
+      const size = await stat(file).then(
+        (s) => s.size,
+        () => {
+          throw new UsageError(`cannot read ${file}`);
+        },
+      );
+      const result = await importTrace(createReadStream(file, { highWaterMark: 1 << 20 }), {
         fileName: path.basename(file),
         ...(maxBytes === undefined ? {} : { maxBytes }),
-      },
-    );
-    for (const warning of warnings) {
-      io.err(`warning: ${warning}`);
+      });
+      imported.push({ file, size, result });
     }
     const out = oneValue(flags, 'out');
+    const wrote = out === undefined ? '' : `; wrote ${out}`;
+    let trace: Trace;
+    let extra: Record<string, unknown> = {};
+    if (imported.length === 1) {
+      const { file, size, result } = imported[0]!;
+      trace = result.trace;
+      printWarnings(io, result.warnings);
+      io.out(`${path.basename(file)} (${size} bytes): ${describe(trace)}${wrote}`);
+    } else {
+      for (const { file, size, result } of imported) {
+        io.out(`${path.basename(file)} (${size} bytes): ${describe(result.trace)}`);
+      }
+      const merged = mergeRanks(
+        imported.map(({ file, result }) => ({
+          trace: result.trace,
+          fileName: path.basename(file),
+        })),
+      );
+      trace = merged.trace;
+      printWarnings(io, merged.warnings);
+      const ranks = merged.ranks
+        .map(
+          (r) => `rank ${r.rank} ${r.fileName}${r.clocked ? ` +${r.shiftNs} ns` : ' (no clock)'}`,
+        )
+        .join(', ');
+      io.out(`merged ${merged.ranks.length} ranks (${ranks}): ${describe(trace)}${wrote}`);
+      extra = { ranks: merged.ranks };
+    }
     if (out !== undefined) {
       await writeFile(out, saveTrace(trace));
     }
-    const summary = importSummary(trace);
-    const c = summary.counts;
-    io.out(
-      `${path.basename(file)} (${size} bytes): ${summary.format}, ${summary.producer}; ` +
-        `${summary.devices} device(s), ${summary.gpuStreams} GPU stream(s), ${summary.hostThreads} host thread(s); ` +
-        `${c.kernel} kernels, ${c.memcpy} copies, ${c.memset} memsets, ${c.sync} syncs, ${c.graph} graph launches, ` +
-        `${c.api} API calls, ${c.range} ranges over ${formatDurationNs(summary.spanNs)}` +
-        (summary.unknownSizeOps === 0
-          ? ''
-          : `; ${summary.unknownSizeOps} copies/memsets of unknown size`) +
-        (out === undefined ? '' : `; wrote ${out}`),
-    );
     if (flags.switches.has('summary')) {
-      io.out(JSON.stringify(summary));
+      io.out(JSON.stringify({ ...importSummary(trace), ...extra }));
     }
     return 0;
   },
 };
+
+function printWarnings(io: CommandIo, warnings: readonly string[]): void {
+  for (const warning of warnings) {
+    io.err(`warning: ${warning}`);
+  }
+}
+
+function describe(trace: Trace): string {
+  const summary = importSummary(trace);
+  const c = summary.counts;
+  return (
+    `${summary.format}, ${summary.producer}; ` +
+    `${summary.devices} device(s), ${summary.gpuStreams} GPU stream(s), ${summary.hostThreads} host thread(s); ` +
+    `${c.kernel} kernels, ${c.memcpy} copies, ${c.memset} memsets, ${c.sync} syncs, ${c.graph} graph launches, ` +
+    `${c.api} API calls, ${c.range} ranges over ${formatDurationNs(summary.spanNs)}` +
+    (summary.unknownSizeOps === 0
+      ? ''
+      : `; ${summary.unknownSizeOps} copies/memsets of unknown size`)
+  );
+}

@@ -1,0 +1,203 @@
+import { OpKind, formatDurationNs } from '@streamscope/trace';
+import type { AnalysisContext } from './context.ts';
+import { Engine, noEngine } from './engines.ts';
+import { measure, unionInPlace } from './intervals.ts';
+import type { RuleInput } from './rules/rule-input.ts';
+import { finding } from './rules/rule-input.ts';
+import type { Finding, RankAnalysis, RankBreakdown, RankStraggler } from './types.ts';
+
+// NCCL and RCCL collectives and point-to-point kernels, plain or mangled:
+// ncclDevKernel_AllReduce_Sum_f32_RING_LL, _Z22ncclDevKernel_SendRecv…, ncclKernel_…, rcclGenericKernel.
+// The analysis package's own kernel classes (another branch) were not on main when this was
+// written: this name test is the whole classification here, so gloo's CPU-side collectives count
+// as GPU idle time.
+const communicationKernel = /(?:^|[^A-Za-z])[nr]ccl[A-Z_]/;
+
+/** Whether a kernel name is an NCCL/RCCL collective or point-to-point kernel. */
+export function isCommunicationKernel(name: string): boolean {
+  return communicationKernel.test(name);
+}
+
+/** Indices into a rank's per-part counts; `Count` holds all GPU ops. */
+const Part = { Compute: 0, Communication: 1, Memory: 2, Count: 3 } as const;
+const noPart = 255;
+
+/**
+ * Per rank of a merged trace (tracks carry `rank`), over the rank's own GPU span inside the
+ * window (its first GPU op start to its last end): compute = |∪ kernels and graph launches that
+ * are not communication|, communication = |∪ NCCL/RCCL kernels|, memory = |∪ copies and memsets|,
+ * busy = |∪ all GPU work|, idle = span − busy (ns). Undefined for a trace of fewer than 2 ranks.
+ */
+export function rankAnalysis(ctx: AnalysisContext): RankAnalysis | undefined {
+  const { trace, cols, engineOf, window } = ctx;
+  const rankOfTrack = trace.tracks.map((t) => (t.kind === 'gpu-stream' ? (t.rank ?? -1) : -1));
+  const ranks = [...new Set(rankOfTrack.filter((r) => r >= 0))].sort((a, b) => a - b);
+  if (ranks.length < 2) {
+    return undefined;
+  }
+  const slotOfRank = new Map(ranks.map((rank, slot) => [rank, slot]));
+  const counts = ranks.map(() => new Int32Array(Part.Count + 1));
+  const partOf = new Uint8Array(cols.count).fill(noPart);
+  const communicationName = new Map<number, boolean>();
+  for (let i = 0; i < cols.count; i++) {
+    const engine = engineOf[i]!;
+    const rank = rankOfTrack[cols.track[i]!]!;
+    if (engine === noEngine || rank < 0) {
+      continue;
+    }
+    let part: number = engine === Engine.Compute ? Part.Compute : Part.Memory;
+    if (cols.kind[i] === OpKind.Kernel) {
+      const nameId = cols.nameId[i]!;
+      let comm = communicationName.get(nameId);
+      if (comm === undefined) {
+        comm = isCommunicationKernel(trace.strings.get(nameId));
+        communicationName.set(nameId, comm);
+      }
+      part = comm ? Part.Communication : part;
+    }
+    partOf[i] = part;
+    const c = counts[slotOfRank.get(rank)!]!;
+    c[part]!++;
+    c[Part.Count]!++;
+  }
+  const breakdowns = ranks.map((rank, slot): RankBreakdown => {
+    const c = counts[slot]!;
+    const starts = [0, 1, 2].map((p) => new Float64Array(c[p]!));
+    const ends = [0, 1, 2].map((p) => new Float64Array(c[p]!));
+    const all = {
+      starts: new Float64Array(c[Part.Count]!),
+      ends: new Float64Array(c[Part.Count]!),
+    };
+    const at = [0, 0, 0];
+    let n = 0;
+    for (let i = 0; i < cols.count; i++) {
+      const part = partOf[i]!;
+      if (part === noPart || rankOfTrack[cols.track[i]!] !== rank) {
+        continue;
+      }
+      const s = Math.max(cols.startNs[i]!, window.fromNs);
+      const e = Math.min(cols.endNs[i]!, window.toNs);
+      starts[part]![at[part]!] = s;
+      ends[part]![at[part]!++] = e;
+      all.starts[n] = s;
+      all.ends[n++] = e;
+    }
+    const busy = unionInPlace(all.starts, all.ends);
+    const spanNs = busy.count === 0 ? 0 : busy.ends[busy.count - 1]! - busy.starts[0]!;
+    const busyNs = measure(busy);
+    const pids = [...new Set(trace.tracks.filter((t) => t.rank === rank).map((t) => t.pid))].sort(
+      (a, b) => a - b,
+    );
+    return {
+      rank,
+      pids,
+      gpuOpCount: c[Part.Count]!,
+      fromNs: busy.count === 0 ? 0 : busy.starts[0]!,
+      spanNs,
+      busyNs,
+      computeNs: measure(unionInPlace(starts[Part.Compute]!, ends[Part.Compute]!)),
+      communicationNs: measure(
+        unionInPlace(starts[Part.Communication]!, ends[Part.Communication]!),
+      ),
+      memoryNs: measure(unionInPlace(starts[Part.Memory]!, ends[Part.Memory]!)),
+      idleNs: spanNs - busyNs,
+    };
+  });
+  const straggler = findStraggler(breakdowns);
+  return straggler === undefined ? { ranks: breakdowns } : { ranks: breakdowns, straggler };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The rank the others wait for: the one whose compute exceeds the median most, or whose idle
+ * time falls short of the median most (it keeps working while the others idle), whichever is
+ * more, in ns. Compute wins a tie. Undefined when no rank is above the median on either.
+ */
+function findStraggler(ranks: readonly RankBreakdown[]): RankStraggler | undefined {
+  const computeMedianNs = median(ranks.map((r) => r.computeNs));
+  const idleMedianNs = median(ranks.map((r) => r.idleNs));
+  let best: RankStraggler | undefined;
+  for (const r of ranks) {
+    const options: RankStraggler[] = [
+      {
+        rank: r.rank,
+        metric: 'compute',
+        valueNs: r.computeNs,
+        medianNs: computeMedianNs,
+        diffNs: r.computeNs - computeMedianNs,
+        minNs: Math.min(...ranks.map((o) => o.computeNs)),
+      },
+      {
+        rank: r.rank,
+        metric: 'idle',
+        valueNs: r.idleNs,
+        medianNs: idleMedianNs,
+        diffNs: idleMedianNs - r.idleNs,
+        minNs: Math.min(...ranks.map((o) => o.idleNs)),
+      },
+    ];
+    for (const option of options) {
+      if (option.diffNs > 0 && (best === undefined || option.diffNs > best.diffNs)) {
+        best = option;
+      }
+    }
+  }
+  return best;
+}
+
+// Ranks of a real job differ by a few percent run to run (the recorded NCCL pair: 0.5%): the
+// rule speaks from 5% of the median on.
+const minStragglerShare = 0.05;
+
+/** The `rank-straggler` rule: the straggler of a multi-rank trace, when it costs the others time. */
+export function rankStragglerRule(input: RuleInput): Finding | undefined {
+  const { ctx } = input;
+  const ranks = rankAnalysis(ctx);
+  const s = ranks?.straggler;
+  if (
+    ranks === undefined ||
+    s === undefined ||
+    s.diffNs < ctx.options.minSavingNs ||
+    s.diffNs < minStragglerShare * s.medianNs
+  ) {
+    return undefined;
+  }
+  const share = s.medianNs > 0 ? ` (${((100 * s.diffNs) / s.medianNs).toFixed(1)}%)` : '';
+  const what =
+    s.metric === 'compute'
+      ? `computes ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} more than the median rank (${formatDurationNs(s.medianNs)})` +
+        (s.minNs > 0
+          ? `, ${(s.valueNs / s.minNs).toFixed(2)}× that of the rank that computes least`
+          : '')
+      : `idles ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}), while the others wait`;
+  const message =
+    `Rank ${s.rank} ${what}. In a synchronous job every collective waits for the slowest rank, ` +
+    `so the others lose about that much each time: balance the work (data shards, sequence ` +
+    `lengths, pipeline stages) or look at what else runs on rank ${s.rank}'s GPU and host.`;
+  return finding(
+    'rank-straggler',
+    s.diffNs / Math.max(1, s.medianNs) >= 0.1 ? 'warning' : 'info',
+    `Rank ${s.rank} is the straggler`,
+    message,
+    longestOpsOfRank(ctx, s.rank, ctx.options.maxFindingOps),
+    s.diffNs,
+    ctx.options.maxFindingOps,
+  );
+}
+
+function longestOpsOfRank(ctx: AnalysisContext, rank: number, max: number): number[] {
+  const { cols, engineOf, trace } = ctx;
+  const ops: number[] = [];
+  for (let i = 0; i < cols.count; i++) {
+    if (engineOf[i] !== noEngine && trace.tracks[cols.track[i]!]!.rank === rank) {
+      ops.push(i);
+    }
+  }
+  const dur = (i: number): number => cols.endNs[i]! - cols.startNs[i]!;
+  return ops.sort((a, b) => dur(b) - dur(a) || a - b).slice(0, max);
+}
