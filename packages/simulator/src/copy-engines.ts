@@ -9,6 +9,7 @@ const roleDir: Record<CopyEngineRole, CopyDir> = {
   htod: CopyDir.HtoD,
   dtoh: CopyDir.DtoH,
   any: CopyDir.Any,
+  peer: CopyDir.PtoP,
 };
 
 /**
@@ -19,6 +20,9 @@ const roleDir: Record<CopyEngineRole, CopyDir> = {
 export class CopyEngines {
   /** The copy running on each engine, -1 when idle. */
   private readonly engines: Int32Array;
+  /** When each engine's last copy ended, ns (the next one starts copyEngineGapNs after). */
+  private readonly freeSinceNs: Float64Array;
+  private readonly engineGapNs: number;
   private readonly engineRoles: readonly CopyDir[];
   /** Running copies in the order they started (their CopyEnd events are pushed in this order). */
   private readonly activeCopies: CmdSlot[] = [];
@@ -29,11 +33,16 @@ export class CopyEngines {
     private readonly host: EngineHost,
   ) {
     this.engines = new Int32Array(profile.copyEngines.length).fill(-1);
+    this.freeSinceNs = new Float64Array(profile.copyEngines.length).fill(-Infinity);
+    this.engineGapNs = profile.copyEngineGapNs;
     this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
     this.duplexFactor = profile.duplexFactor;
   }
 
-  /** Starts `cmd` on a free engine of its direction, else one that takes any; false if none is free. */
+  /**
+   * Starts `cmd` on a free engine of its direction, else one that takes any (a copy between GPUs
+   * also on a peer engine); false if none is free.
+   */
   start(cmd: CmdSlot): boolean {
     const c = this.host.cmds;
     const roles = this.engineRoles;
@@ -58,7 +67,11 @@ export class CopyEngines {
     }
     this.engines[engine] = cmd;
     c.engine[cmd] = engine;
-    const startNs = Math.max(this.host.nowNs, c.notBeforeNs[cmd]!);
+    const startNs = Math.max(
+      this.host.nowNs,
+      c.notBeforeNs[cmd]!,
+      this.freeSinceNs[engine]! + this.engineGapNs,
+    );
     c.startNs[cmd] = startNs;
     c.updatedNs[cmd] = startNs;
     this.activeCopies.push(cmd);
@@ -66,11 +79,12 @@ export class CopyEngines {
     return true;
   }
 
-  /** A copy's last byte moved: free its engine. */
   /** A copy's last byte moved: its engine is free, the copy finishes, the others speed up. */
   end(cmd: CmdSlot): void {
     removeInOrder(this.activeCopies, cmd);
-    this.engines[this.host.cmds.engine[cmd]!] = -1;
+    const engine = this.host.cmds.engine[cmd]!;
+    this.engines[engine] = -1;
+    this.freeSinceNs[engine] = this.host.nowNs;
     this.host.finished(cmd);
     this.reflowCopies();
   }

@@ -326,7 +326,11 @@ export const benchmarks: readonly Benchmark[] = [
         ],
         {
           buffers: [
-            ...mallocSizes.map((bytes, k) => ({ name: `m${k}`, kind: 'device' as const, size: bytes })),
+            ...mallocSizes.map((bytes, k) => ({
+              name: `m${k}`,
+              kind: 'device' as const,
+              size: bytes,
+            })),
             { name: 'p', kind: 'host-pinned', size: '64MiB' },
             { name: 'a', kind: 'stream-ordered', size: '64MiB' },
           ],
@@ -408,12 +412,16 @@ export const benchmarks: readonly Benchmark[] = [
           ops: [
             kernel('warm', 'q[0]', '1us'),
             { op: 'deviceSync' },
-            repeat(queueProbeStreams, [
-              kernel('long', 'q[0]', '300us'),
-              kernel('after-long', 'q[0]', '10us'),
-              kernel('probe-{j + 1}', 'q[j + 1]', '10us'),
-              { op: 'deviceSync' },
-            ], 'j'),
+            repeat(
+              queueProbeStreams,
+              [
+                kernel('long', 'q[0]', '300us'),
+                kernel('after-long', 'q[0]', '10us'),
+                kernel('probe-{j + 1}', 'q[j + 1]', '10us'),
+                { op: 'deviceSync' },
+              ],
+              'j',
+            ),
           ],
         },
       ],
