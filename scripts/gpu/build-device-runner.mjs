@@ -1,5 +1,7 @@
 // Bundles the device runner into native/build/device/ (git-ignored) for the GPU machine, which
-// has Node (from .gpu/) but no node_modules: device-main.mjs plus the executor's child script.
+// has Node (from .gpu/) but no node_modules: device-main.mjs, the lessons' fidelity check
+// (apps/web/scripts/lesson-fidelity.ts, which device-run.sh fidelity runs against the server
+// that apps/server/scripts/build-device-server.mjs bundles) and the executor's child script.
 // An argument names another folder (the addon is then looked for in its parent folder).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +20,15 @@ await esbuild.build({
   target: 'node20',
   format: 'esm',
   outfile: path.join(outDir, 'device-main.mjs'),
+  logLevel: 'warning',
+});
+await esbuild.build({
+  entryPoints: [path.join(root, 'apps', 'web', 'scripts', 'lesson-fidelity.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  outfile: path.join(outDir, 'lesson-fidelity.mjs'),
   logLevel: 'warning',
 });
 copyFileSync(

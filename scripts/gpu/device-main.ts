@@ -4,21 +4,14 @@
 //   node device-main.mjs export-json TRACE JSON      per-stream GPU ops of a trace, for the comparison
 //   node device-main.mjs two-gpu OUT_DIR             peer copies between two devices, one trace
 //   node device-main.mjs calibrate OUT_DIR           every calibration benchmark, traces kept
-//   node device-main.mjs fidelity OUT_DIR [REPS]     every lesson's two runs, a warm-up then REPS
-// STREAMSCOPE_ADDON names the addon (default: native/build/ beside the bundle's folder).
+// STREAMSCOPE_ADDON names the addon (default: streamscope_native.node in the bundle's parent).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import type { CudaBackendOptions, CudaRunOptions } from '@streamscope/executor';
 import { CudaBackend, runCalibration } from '@streamscope/executor';
-import type { Trace } from '@streamscope/trace';
 import { FlowKind, OpKind, loadTrace, opKindName, saveTrace } from '@streamscope/trace';
 import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
-import { benchmarks } from '../../packages/executor/src/calibrate/benchmarks.ts';
-import type { FidelityMeasurement } from './fidelity.ts';
-import { lessonPlans, measureLessons, sideFigures } from './fidelity.ts';
-import { lessons } from '../../apps/web/src/lessons/lesson-catalogue.ts';
-import type { Plan } from '@streamscope/workload';
 import { collectionOverhead, copyFractions, deliveryLatency } from './executor-figures.ts';
 import { twoGpuWorkload, twoThreadsWorkload } from './extra-workloads.ts';
 
@@ -151,15 +144,7 @@ async function all(outDir: string): Promise<void> {
     writeFileSync(path.join(outDir, 'probe.json'), JSON.stringify(probe, null, 2) + '\n');
     log(JSON.stringify(probe));
   });
-  await step('calibrate', async () => {
-    const { calibration, trace } = await runCalibration(backend, undefined);
-    writeFileSync(
-      path.join(outDir, 'calibration.json'),
-      JSON.stringify(calibration, null, 2) + '\n',
-    );
-    writeFileSync(path.join(outDir, 'runs', 'calibration.sstrace'), saveTrace(trace));
-    log(JSON.stringify(calibration));
-  });
+  await step('calibrate', () => calibrateBenchmarks(outDir));
   for (const preset of presets) {
     await step(`preset ${preset.name}`, () =>
       runPreset(backend, preset.name, path.join(outDir, 'runs', `${preset.name}.sstrace`), {}),
@@ -313,70 +298,22 @@ function exportJson(traceFile: string, jsonFile: string): void {
   writeFileSync(jsonFile, JSON.stringify({ title: trace.meta.title, streams }) + '\n');
 }
 
-/** Runs a plan on the GPU; rejects unless it finished. */
-function gpuRunner(backend: CudaBackend): (plan: Plan) => Promise<Trace> {
-  return async (plan) => {
-    const run = backend.startPlan(plan, { timeLimitMs: 60_000 });
-    const end = await run.done;
-    if (end.status !== 'finished') {
-      throw new Error(`${plan.name}: ${end.status}${end.status === 'failed' ? ` (${end.reason})` : ''}`);
-    }
-    return run.trace;
-  };
-}
-
-/** Every calibration benchmark on the GPU, each trace kept under OUT/cal/. */
+/** Every calibration benchmark on the GPU, each trace kept under OUT/cal/; calibration.json. */
 async function calibrateBenchmarks(outDir: string): Promise<void> {
   mkdirSync(path.join(outDir, 'cal'), { recursive: true });
   const backend = new CudaBackend(options);
-  const probe = await backend.probe();
-  const smCount = probe.cuda?.devices[0]?.smCount ?? 132;
-  const run = gpuRunner(backend);
-  for (const bench of benchmarks) {
-    await step(`benchmark ${bench.name}`, async () => {
-      const validated = validateWorkload(bench.workload({ smCount }));
-      if (!validated.ok) {
-        throw new Error(validated.errors.map((e) => `${e.path}: ${e.message}`).join('; '));
-      }
-      const trace = await run(validated.plan);
-      writeFileSync(path.join(outDir, 'cal', `${bench.name}.sstrace`), saveTrace(trace));
-    });
-  }
-}
-
-/** Every lesson's two runs, a warm-up then `reps` each; traces under OUT/fid/, figures as JSON. */
-async function fidelity(outDir: string, reps: number): Promise<void> {
-  mkdirSync(path.join(outDir, 'fid'), { recursive: true });
-  const backend = new CudaBackend(options);
-  const probe = await backend.probe();
-  const run = gpuRunner(backend);
-  const measured = await measureLessons(
-    run,
-    reps,
-    (lesson, side, rep, trace) =>
-      writeFileSync(path.join(outDir, 'fid', `${lesson}.${side}.${rep}.sstrace`), saveTrace(trace)),
-    log,
+  const { calibration } = await runCalibration(
+    backend,
+    undefined,
+    {
+      driver: process.env['DRIVER_VERSION'] ?? 'unknown',
+      date: new Date().toISOString().slice(0, 10),
+    },
+    60_000,
+    (name, trace) => writeFileSync(path.join(outDir, 'cal', `${name}.sstrace`), saveTrace(trace)),
   );
-  const result: FidelityMeasurement = {
-    device: probe.cuda?.devices[0]?.name ?? 'unknown',
-    driver: process.env['DRIVER_VERSION'] ?? 'unknown',
-    date: new Date().toISOString().slice(0, 10),
-    reps,
-    lessons: measured,
-  };
-  writeFileSync(path.join(outDir, 'fidelity.json'), JSON.stringify(result, null, 1) + '\n');
-  const oldAddon = process.env['OLD_ADDON'];
-  const pageable = lessons.find((l) => l.id === 'pinned-vs-pageable');
-  if (oldAddon !== undefined && pageable !== undefined) {
-    // The build before the page-touch fix: its pageable buffers came from calloc, untouched.
-    const old = gpuRunner(new CudaBackend({ ...options, addonPath: oldAddon }));
-    const plan = lessonPlans(pageable).before;
-    for (let i = 0; i < 3; i++) {
-      const trace = await old(plan);
-      writeFileSync(path.join(outDir, 'fid', `old-addon-pageable.${i}.sstrace`), saveTrace(trace));
-      log(`old addon pinned-vs-pageable before: ${(sideFigures(pageable, trace).makespanNs / 1e6).toFixed(3)} ms`);
-    }
-  }
+  writeFileSync(path.join(outDir, 'calibration.json'), JSON.stringify(calibration, null, 2) + '\n');
+  log(JSON.stringify(calibration.measured));
 }
 
 const [command, a, b, c] = process.argv.slice(2);
@@ -406,8 +343,6 @@ if (command === 'all' && a !== undefined) {
   await overhead();
 } else if (command === 'calibrate' && a !== undefined) {
   await calibrateBenchmarks(a);
-} else if (command === 'fidelity' && a !== undefined) {
-  await fidelity(a, Number(b ?? 5));
 } else if (command === 'two-gpu' && a !== undefined) {
   await twoGpu(a);
 } else {

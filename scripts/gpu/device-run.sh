@@ -50,13 +50,23 @@ for part in "${@:-all}"; do
       ;;
     calibrate)
       # Every calibration benchmark (packages/executor/src/calibrate/benchmarks.ts), traces kept.
-      node "$runner" calibrate "$work" 2>&1 | tee -a "$OUT/device-log.txt"
+      DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
+        node "$runner" calibrate "$work" 2>&1 | tee -a "$OUT/device-log.txt"
+      cp "$work/calibration.json" "$OUT/" 2>/dev/null
       tar -C "$work" -cJf "$OUT/calibration-traces.tar.xz" cal
       ;;
     fidelity)
-      # Every lesson's before and after workload: a warm-up, then 5 measured runs each.
-      DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
-        node "$runner" fidelity "$work" 5 2>&1 | tee -a "$OUT/device-log.txt"
+      # Every lesson's before and after workload through the real server on this GPU: a warm-up,
+      # then 5 measured runs each (apps/web/scripts/lesson-fidelity.ts, bundled beside the runner).
+      node "$device/serve-on-device.mjs" 0 > "$work/fserve.out" 2> "$work/fserve.err" &
+      fserver=$!
+      for _ in $(seq 1 150); do grep -q '^listening' "$work/fserve.out" && break; sleep 0.2; done
+      fport=$(awk '/^listening/ {print $2}' "$work/fserve.out")
+      GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) \
+        DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
+        timeout 480 node --experimental-websocket "$device/lesson-fidelity.mjs" measure "http://127.0.0.1:$fport" "$work" 5 2>&1 | tee -a "$OUT/device-log.txt"
+      kill "$fserver"
+      tail -5 "$work/fserve.err" >> "$OUT/device-log.txt"
       cp "$work/fidelity.json" "$OUT/" 2>/dev/null
       tar -C "$work" -cJf "$OUT/fidelity-traces.tar.xz" fid
       ;;

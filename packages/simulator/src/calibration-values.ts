@@ -53,6 +53,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   'api.graphInstantiate': nonNegative((p, v) => (p.api.graphInstantiate = v)),
   'api.graphInstantiatePerNode': nonNegative((p, v) => (p.api.graphInstantiatePerNode = v)),
   hostCallGapNs: nonNegative((p, v) => (p.hostCallGapNs = v)),
+  firstCallGapNs: nonNegative((p, v) => (p.firstCallGapNs = v)),
   submitLatencyNs: nonNegative((p, v) => (p.submitLatencyNs = v)),
   streamGapNs: nonNegative((p, v) => (p.streamGapNs = v)),
   graphNodeGapNs: nonNegative((p, v) => (p.graphNodeGapNs = v)),
@@ -79,6 +80,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   copyFixedNs: nonNegative((p, v) => (p.copyFixedNs = v)),
   copyEngineGapNs: nonNegative((p, v) => (p.copyEngineGapNs = v)),
   duplexFactor: positive((p, v) => (p.duplexFactor = Math.min(1, v))),
+  duplexFactorDtoh: positive((p, v) => (p.duplexFactorDtoh = Math.min(1, v))),
   // 1: copies one way take turns on one engine per direction (the others serve peers).
   memcpyEnginesPerDirection: {
     min: 1,

@@ -26,7 +26,9 @@ export class CopyEngines {
   private readonly engineRoles: readonly CopyDir[];
   /** Running copies in the order they started (their CopyEnd events are pushed in this order). */
   private readonly activeCopies: CmdSlot[] = [];
-  private readonly duplexFactor: number;
+  /** Share of its rate each direction keeps while both move data: HtoD, DtoH. */
+  private readonly duplexHtod: number;
+  private readonly duplexDtoh: number;
 
   constructor(
     profile: DeviceProfile,
@@ -36,7 +38,8 @@ export class CopyEngines {
     this.freeSinceNs = new Float64Array(profile.copyEngines.length).fill(-Infinity);
     this.engineGapNs = profile.copyEngineGapNs;
     this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
-    this.duplexFactor = profile.duplexFactor;
+    this.duplexHtod = profile.duplexFactor;
+    this.duplexDtoh = profile.duplexFactorDtoh;
   }
 
   /**
@@ -91,7 +94,8 @@ export class CopyEngines {
 
   /**
    * Copies in one direction share its bandwidth; while both directions move data each keeps
-   * `duplexFactor` of it. Rates change only when a copy starts or ends.
+   * its duplex share of it (`duplexFactor` to the device, `duplexFactorDtoh` to the host).
+   * Rates change only when a copy starts or ends.
    */
   private reflowCopies(): void {
     const c = this.host.cmds;
@@ -110,12 +114,19 @@ export class CopyEngines {
         other++;
       }
     }
-    const duplex = htod > 0 && dtoh > 0 ? this.duplexFactor : 1;
+    const both = htod > 0 && dtoh > 0;
     for (let k = 0; k < active.length; k++) {
       const cmd = active[k]!;
       const dir = c.direction[cmd];
       const share = dir === CopyDir.HtoD ? htod : dir === CopyDir.DtoH ? dtoh : other;
-      const rate = (c.baseBytesPerNs[cmd]! * (dir === CopyDir.PtoP ? 1 : duplex)) / share;
+      const duplex = !both
+        ? 1
+        : dir === CopyDir.HtoD
+          ? this.duplexHtod
+          : dir === CopyDir.DtoH
+            ? this.duplexDtoh
+            : 1;
+      const rate = (c.baseBytesPerNs[cmd]! * duplex) / share;
       const oldRate = c.rateBytesPerNs[cmd]!;
       if (rate === oldRate) {
         continue;

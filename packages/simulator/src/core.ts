@@ -43,6 +43,8 @@ export interface HostThreadState {
   readonly call: PendingCall;
   /** Commands this thread waits for that have not signalled yet. */
   waitRemaining: number;
+  /** API calls it has made. */
+  apiCalls: number;
   readonly ranges: { nameId: number; startNs: number }[];
 }
 
@@ -91,6 +93,16 @@ export class SimCore implements EngineHost {
       ? new KernelGroups(plan.devices.length, this.cmds, (cmd) => this.signal(cmd))
       : null;
     this.dirty = plan.devices.map(() => false);
+  }
+
+  /**
+   * Host time after an API call returns before the thread's next op: the gap between calls,
+   * and after a thread's first call the first-use cost that follows it.
+   */
+  gapAfterCall(thread: HostThreadState): number {
+    const first = thread.apiCalls === 0;
+    thread.apiCalls++;
+    return this.profile.hostCallGapNs + (first ? this.profile.firstCallGapNs : 0);
   }
 
   addStream(stream: SimStream): void {

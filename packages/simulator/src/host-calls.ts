@@ -37,7 +37,7 @@ export class HostCalls {
       cmds.release(call.flowFrom);
     }
     t.pc++;
-    return endNs + this.core.profile.hostCallGapNs;
+    return endNs + this.core.gapAfterCall(t);
   }
 
   /**

@@ -141,7 +141,7 @@ export class HostRunner {
         }
         w.linkApi(this.calls.api(t, w.fixed(name), costNs, correlationId), cmd);
         t.pc++;
-        return now + costNs + p.hostCallGapNs;
+        return now + costNs + core.gapAfterCall(t);
       }
       case 'eventRecord': {
         const correlationId = core.nextCorrelation++;
@@ -170,7 +170,7 @@ export class HostRunner {
         }
         w.linkApi(this.calls.api(t, w.fixed(FixedName.CudaEventRecord), cost, correlationId), cmd);
         t.pc++;
-        return now + cost + p.hostCallGapNs;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'streamWait': {
         if (this.recordNotIssued(t, op.afterRecord)) {
@@ -202,7 +202,7 @@ export class HostRunner {
           cmd,
         );
         t.pc++;
-        return now + cost + p.hostCallGapNs;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'eventSync': {
         if (this.recordNotIssued(t, op.afterRecord)) {
@@ -232,7 +232,7 @@ export class HostRunner {
         const cost = p.api.graphInstantiate + nodes * p.api.graphInstantiatePerNode;
         this.calls.api(t, w.name('cudaGraphInstantiate'), cost);
         t.pc++;
-        return now + cost + p.hostCallGapNs;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'graphLaunch':
         return this.graphLaunch(t, op.graph, op.stream, op.count);
@@ -284,12 +284,12 @@ export class HostRunner {
         cmd,
       );
       t.pc++;
-      return now + cost + p.hostCallGapNs;
+      return now + cost + core.gapAfterCall(t);
     }
     if (buffer.kind === 'host-pageable') {
       this.calls.api(t, core.writer.name(isMalloc ? 'malloc' : 'free'), 1_000);
       t.pc++;
-      return now + 1_000 + p.hostCallGapNs;
+      return now + 1_000 + core.gapAfterCall(t);
     }
     // cudaMallocHost and cudaFreeHost synchronize the device first; cudaMalloc and cudaFree
     // where the profile says so (on Hopper cudaFree does, cudaMalloc does not).
@@ -368,6 +368,6 @@ export class HostRunner {
       t.sub = 0;
       t.pc++;
     }
-    return now + cost + p.hostCallGapNs;
+    return now + cost + core.gapAfterCall(t);
   }
 }

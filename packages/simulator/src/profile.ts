@@ -123,6 +123,8 @@ export interface DeviceProfile {
   readonly memsetBytesPerS: number;
   /** Fraction of bandwidth each direction keeps while HtoD and DtoH run at once. */
   readonly duplexFactor: number;
+  /** The same for copies to the host (the directions lose different shares). */
+  readonly duplexFactorDtoh: number;
   /** Fixed cost of a copy on its engine (DMA setup), ns. */
   readonly copyFixedNs: number;
   /** Fixed-work kernels: iterations a thread completes per ns on an unsaturated SM. */
@@ -146,6 +148,8 @@ export interface DeviceProfile {
   readonly maxPendingLaunches: number;
   /** Host time between one API call's return and the next call (the issuing loop's own), ns. */
   readonly hostCallGapNs: number;
+  /** More host time after a thread's first API call (first use of the runtime), ns. */
+  readonly firstCallGapNs: number;
   readonly crossEngineGapNs: CrossEngineGaps;
   /** Gap between two copies on one copy engine, ns. */
   readonly copyEngineGapNs: number;

@@ -55,6 +55,7 @@ const hopperApi: ApiCosts = {
  */
 const unmeasuredMechanisms = {
   hostCallGapNs: 0,
+  firstCallGapNs: 0,
   crossEngineGapNs: { toCompute: 0, toCopy: 0 },
   copyEngineGapNs: 0,
   eventRecordGapNs: 0,
@@ -107,6 +108,7 @@ const c1060: DeviceProfile = {
   },
   memsetBytesPerS: 80e9,
   duplexFactor: 1,
+  duplexFactorDtoh: 1,
   copyFixedNs: 10_000,
   workIterationsPerNs: 0,
   workSaturationWarpsPerSm: 8,
@@ -151,6 +153,7 @@ const c2050: DeviceProfile = {
   },
   memsetBytesPerS: 120e9,
   duplexFactor: 0.8,
+  duplexFactorDtoh: 0.8,
   workSaturationWarpsPerSm: 16,
 };
 
@@ -185,6 +188,7 @@ const k20c: DeviceProfile = {
   },
   memsetBytesPerS: 170e9,
   duplexFactor: 0.8,
+  duplexFactorDtoh: 0.8,
   workSaturationWarpsPerSm: 32,
 };
 
@@ -228,6 +232,7 @@ const hopper: DeviceProfile = {
   },
   memsetBytesPerS: 4.0e12,
   duplexFactor: 1,
+  duplexFactorDtoh: 1,
   copyFixedNs: 2_000,
   workIterationsPerNs: 0.5,
   workSaturationWarpsPerSm: 16,

@@ -183,7 +183,7 @@ export const benchmarks: readonly Benchmark[] = [
     // Copies issued together on three streams: whether copies in one direction take turns on
     // one engine or share, and what each direction keeps while the other runs.
     name: 'copy-engines',
-    measures: ['copyEngines', 'duplexFactor'],
+    measures: ['memcpyEnginesPerDirection', 'copyEngineGapNs', 'duplexFactor', 'duplexFactorDtoh'],
     workload: () => ({
       name: 'calibrate copy engines',
       buffers: [
@@ -255,14 +255,19 @@ export const benchmarks: readonly Benchmark[] = [
       oneStream(
         'calibrate pageable',
         [
-          repeat(3, [
-            ...pageableSizes.flatMap((bytes): WorkloadOpInput[] => [
-              { op: 'copy', src: 'h', dst: 'd', bytes, stream: 's' },
-              sync('s'),
-              { op: 'copy', src: 'd', dst: 'h', bytes, stream: 's' },
-              sync('s'),
-            ]),
-          ]),
+          // Each copy from its own slice of a 256 MiB buffer, so the host reads memory, not a
+          // cache still holding the last copy's bytes.
+          ...[0, 1, 2].flatMap((rep) =>
+            pageableSizes.flatMap((bytes, k): WorkloadOpInput[] => {
+              const at = ((rep * pageableSizes.length + k) % 4) * 64 * MiB;
+              return [
+                { op: 'copy', src: 'h', dst: 'd', srcOffset: at, bytes, stream: 's' },
+                sync('s'),
+                { op: 'copy', src: 'd', dst: 'h', dstOffset: at, bytes, stream: 's' },
+                sync('s'),
+              ];
+            }),
+          ),
           // Behind a 2 ms kernel on its stream: the host stages ahead while the kernel runs.
           kernel('busy', 's', '2ms'),
           { op: 'copy', src: 'h', dst: 'd', bytes: '16MiB', stream: 's' },
@@ -273,7 +278,7 @@ export const benchmarks: readonly Benchmark[] = [
         ],
         {
           buffers: [
-            { name: 'h', kind: 'host-pageable', size: '64MiB' },
+            { name: 'h', kind: 'host-pageable', size: '256MiB' },
             { name: 'd', kind: 'device', size: '64MiB' },
           ],
         },
@@ -311,6 +316,13 @@ export const benchmarks: readonly Benchmark[] = [
             kernel('before-malloc', 's', '500us'),
             { op: 'malloc', buffer: 'm2' },
             kernel('before-free', 's', '500us'),
+            { op: 'free', buffer: 'm2' },
+          ]),
+          // A scratch buffer used and freed in a loop, as programs (and a lesson) do.
+          repeat(5, [
+            { op: 'malloc', buffer: 'm2' },
+            { op: 'memset', dst: 'm2', stream: 's' },
+            kernel('use', 's', '200us', 64),
             { op: 'free', buffer: 'm2' },
           ]),
           repeat(2, [
@@ -363,6 +375,19 @@ export const benchmarks: readonly Benchmark[] = [
           { op: 'graphLaunch', graph: `g${nodes}`, count: 10, stream: 's' },
           sync('s'),
         ]),
+        // The lessons' case: 20 nodes launched again and again, once with the GPU waiting for
+        // each launch and once with a 2 ms kernel ahead of them (the host running ahead).
+        {
+          op: 'graph',
+          name: 'g20',
+          stream: 's',
+          ops: [repeat(20, [kernel('node-20', 's', '1us', 8)])],
+        },
+        { op: 'graphLaunch', graph: 'g20', count: 10, stream: 's' },
+        sync('s'),
+        kernel('ahead', 's', '2ms'),
+        { op: 'graphLaunch', graph: 'g20', count: 10, stream: 's' },
+        sync('s'),
       ]),
   },
   {

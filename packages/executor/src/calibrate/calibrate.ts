@@ -109,6 +109,7 @@ export async function runCalibration(
   target: string | undefined,
   meta: { readonly driver: string; readonly date: string },
   timeLimitMs = 60_000,
+  onTrace?: (name: string, trace: Trace) => void,
 ): Promise<{ readonly calibration: Calibration; readonly traces: ReadonlyMap<string, Trace> }> {
   const probe = await backend.probe();
   const reason = unavailableReason(probe);
@@ -121,19 +122,23 @@ export async function runCalibration(
     throw new Error(`no CUDA device ${ordinal}`);
   }
   const device = toDevice(found);
-  const traces = await runBenchmarks(async (plan) => {
-    const run = backend.startPlan(plan, {
-      timeLimitMs,
-      ...(target !== undefined ? { target } : {}),
-    });
-    const end = await run.done;
-    if (end.status !== 'finished') {
-      throw new Error(
-        `calibration benchmark ${plan.name} ${end.status}${end.status === 'failed' ? `: ${end.reason}` : ''}`,
-      );
-    }
-    return run.trace;
-  }, device);
+  const traces = await runBenchmarks(
+    async (plan) => {
+      const run = backend.startPlan(plan, {
+        timeLimitMs,
+        ...(target !== undefined ? { target } : {}),
+      });
+      const end = await run.done;
+      if (end.status !== 'finished') {
+        throw new Error(
+          `calibration benchmark ${plan.name} ${end.status}${end.status === 'failed' ? `: ${end.reason}` : ''}`,
+        );
+      }
+      return run.trace;
+    },
+    device,
+    onTrace,
+  );
   const problems: string[] = [];
   const calibration = calibrationFromTraces(traces, device, meta, (bench, message) =>
     problems.push(`${bench}: ${message}`),

@@ -8,7 +8,7 @@ import {
   queueProbeStreams,
 } from './benchmarks.ts';
 import type { BenchOp } from './trace-view.ts';
-import { TraceView, fitLine, median } from './trace-view.ts';
+import { TraceView, fitLine, mean, median } from './trace-view.ts';
 
 /** Measured profile values by dotted path ("api.launchKernel"), from one benchmark's trace. */
 export type Readings = Record<string, number>;
@@ -51,12 +51,21 @@ function launch(view: TraceView): Readings {
       hostGaps.push(next.startNs - call.endNs);
     }
   }
+  // The run's first call (first use of the runtime) hands its kernel over early and goes on
+  // long after: from the kernel's start to the next call, less the usual submit latency.
+  const firstKernel = view.gpu('warm')[0];
+  const submitNs = median(loop.map(({ k, call }) => k.startNs - call.endNs));
   return {
-    'api.launchKernel': median(loop.map(({ call }) => call.durNs)),
-    hostCallGapNs: median(hostGaps),
+    firstCallGapNs:
+      firstKernel === undefined || host[1] === undefined
+        ? Number.NaN
+        : host[1].startNs - firstKernel.startNs - submitNs,
+    // Means, not medians: a loop's time is the sum of its calls, slow ones included.
+    'api.launchKernel': mean(loop.map(({ call }) => call.durNs)),
+    hostCallGapNs: mean(hostGaps),
     // The kernels are shorter than a launch: each starts on an idle stream, this long after
     // its call returned.
-    submitLatencyNs: median(loop.map(({ k, call }) => k.startNs - call.endNs)),
+    submitLatencyNs: submitNs,
   };
 }
 
@@ -136,26 +145,33 @@ function copyEngines(view: TraceView): Readings {
       engineGaps.push(trio[k]!.startNs - trio[k - 1]!.endNs);
     }
   }
-  // 32 MiB each way at once, against each direction alone (16 MiB copies above, doubled).
-  const alone = median(h2d.map((o) => o.durNs)) * 2;
-  const both = view.gpuOfKind(OpKind.CopyHtoD).filter((o) => o.bytes === 32 * 1024 * 1024);
-  const bothD2h = view.gpuOfKind(OpKind.CopyDtoH).filter((o) => o.bytes === 32 * 1024 * 1024);
-  const aloneD2h =
+  // 32 MiB each way at once, against each direction alone (its 16 MiB copies above after the
+  // first round, doubled).
+  const aloneNs = (kind: number): number =>
+    2 *
     median(
       view
-        .gpuOfKind(OpKind.CopyDtoH)
+        .gpuOfKind(kind)
         .filter((o) => o.bytes === 16 * 1024 * 1024)
+        .slice(3)
         .map((o) => o.durNs),
-    ) * 2;
-  const duplex = median([
-    ...both.map((o) => alone / o.durNs),
-    ...bothD2h.map((o) => aloneD2h / o.durNs),
-  ]);
+    );
+  const duplexOf = (kind: number): number =>
+    Math.min(
+      1,
+      median(
+        view
+          .gpuOfKind(kind)
+          .filter((o) => o.bytes === 32 * 1024 * 1024)
+          .map((o) => aloneNs(kind) / o.durNs),
+      ),
+    );
   return {
     // Copies one way took turns: one engine per direction serves cudaMemcpyAsync.
     memcpyEnginesPerDirection: overlapped === 0 ? 1 : 2,
     copyEngineGapNs: median(engineGaps),
-    duplexFactor: Math.min(1, duplex),
+    duplexFactor: duplexOf(OpKind.CopyHtoD),
+    duplexFactorDtoh: duplexOf(OpKind.CopyDtoH),
   };
 }
 
@@ -205,32 +221,36 @@ function malloc(view: TraceView): Readings {
   const mallocs = view.calls('cudaMalloc');
   const frees = view.calls('cudaFree');
   const n = mallocSizes.length;
-  // The first round pays first use; rounds 2 and 3 on an idle device, by size.
+  // Rounds 2 and 3 on an idle device give the cost against size (the first pays first use).
   const pts = (calls: BenchOp[]): [number, number][] =>
     calls.slice(n, 3 * n).map((c, i) => [mallocSizes[i % n]! / GiB, c.durNs]);
   const m = fitLine(pts(mallocs));
   const f = fitLine(pts(frees));
-  // Behind a running 500 µs kernel: a call that waits for the device lasts past its end.
-  const behind = (calls: BenchOp[], kernel: string): number => {
+  // Each call behind a running 500 µs kernel: one that waits for the device ends after it.
+  const waits = (calls: BenchOp[], kernel: string): number => {
     const ks = view.gpu(kernel);
-    const waited = calls.slice(3 * n).filter((c, i) => {
-      const k = ks[i];
-      return k !== undefined && c.endNs > k.endNs;
-    });
-    return waited.length > 0 ? 1 : 0;
+    return calls.slice(3 * n, 3 * n + 3).filter((c, i) => c.endNs > (ks[i]?.endNs ?? Infinity))
+      .length;
   };
+  // Then a scratch buffer in a loop (malloc, memset, kernel, free): each call's own time, after
+  // the kernel it waited for where it waited.
+  const uses = view.gpu('use');
+  const loopMallocs = mallocs.slice(3 * n + 3).map((c) => c.durNs);
+  const loopFrees = frees
+    .slice(3 * n + 3)
+    .map((c, i) => c.endNs - Math.max(c.startNs, uses[i]?.endNs ?? c.startNs));
+  const loopGiB = mallocSizes[2]! / GiB;
   const pinned = view.calls('cudaMallocHost').map((c) => c.durNs);
-  const asyncCalls = laterCalls(view, 'cudaMallocAsync');
   return {
-    'api.malloc': Math.max(0, m.intercept),
+    'api.malloc': Math.max(0, median(loopMallocs) - loopGiB * Math.max(0, m.slope)),
     'api.mallocPerGiB': Math.max(0, m.slope),
-    'api.free': Math.max(0, f.intercept),
+    'api.free': Math.max(0, median(loopFrees) - loopGiB * Math.max(0, f.slope)),
     'api.freePerGiB': Math.max(0, f.slope),
-    mallocSyncs: behind(mallocs, 'before-malloc'),
-    freeSyncs: behind(frees, 'before-free'),
+    mallocSyncs: waits(mallocs, 'before-malloc') > 0 ? 1 : 0,
+    freeSyncs: waits(frees, 'before-free') > 0 ? 1 : 0,
     // 64 MiB pinned per call: all of it is the pinning rate's.
     'api.pinBytesPerS': ((64 * 1024 * 1024) / median(pinned)) * 1e9,
-    'api.mallocAsync': median(asyncCalls),
+    'api.mallocAsync': median(laterCalls(view, 'cudaMallocAsync')),
   };
 }
 
@@ -258,7 +278,13 @@ function graph(view: TraceView): Readings {
       within.push(nodes[i]!.startNs - nodes[i - 1]!.endNs);
     }
   }
+  // 20 nodes with the GPU waiting for each launch, and with the host running ahead.
+  const g20 = launches.slice(graphNodeCounts.length * 10);
+  const idle20 = median(g20.slice(2, 10).map((c) => c.durNs));
+  const busy20 = median(g20.slice(12, 20).map((c) => c.durNs));
   return {
+    'check.graphLaunch20IdleNs': idle20,
+    'check.graphLaunch20BusyNs': busy20,
     'api.graphLaunch': Math.max(0, line.intercept),
     'api.graphLaunchPerNode': line.slope,
     'api.graphInstantiate': Math.max(0, instLine.intercept),

@@ -85,6 +85,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The mean of a list; NaN when empty. */
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
 /** Least-squares line through (x, y) points: y ≈ intercept + slope × x. */
 export function fitLine(points: readonly (readonly [number, number])[]): {
   intercept: number;
