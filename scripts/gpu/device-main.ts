@@ -310,7 +310,8 @@ async function calibrateBenchmarks(outDir: string): Promise<void> {
       date: new Date().toISOString().slice(0, 10),
     },
     60_000,
-    (name, trace) => writeFileSync(path.join(outDir, 'cal', `${name}.sstrace`), saveTrace(trace)),
+    (name, round, trace) =>
+      writeFileSync(path.join(outDir, 'cal', `${name}.${round}.sstrace`), saveTrace(trace)),
   );
   writeFileSync(path.join(outDir, 'calibration.json'), JSON.stringify(calibration, null, 2) + '\n');
   log(JSON.stringify(calibration.measured));

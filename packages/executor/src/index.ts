@@ -22,6 +22,7 @@ export { PlanBuilder } from './calibrate/plan-builder.ts';
 export {
   benchmarkPlan,
   calibrationFromTraces,
+  readAll,
   runBenchmarks,
   runCalibration,
   simulatedReadings,

@@ -1,5 +1,6 @@
 import { applyCalibration, parseDevice } from './calibration-values.ts';
 import h100Calibration from './calibrations/h100.json';
+import h200Calibration from './calibrations/h200.json';
 import type { ApiCosts, DeviceProfile } from './profile.ts';
 
 const GiB = 1024 ** 3;
@@ -260,12 +261,18 @@ const h100: DeviceProfile = applyCalibration(
   },
 );
 
-// H200: the Hopper estimates, measured on the project's H200 (research/native-executor.md).
-const h200: DeviceProfile = {
-  ...hopper,
-  name: 'h200',
-  title: 'H200 (CC 9.0): 3 copy engines, Hyper-Q, measured on the project GPU',
-};
+// H200, every mechanism calibrated on the project's H200 (fixtures/runs/calibration-h200.json).
+const h200: DeviceProfile = applyCalibration(
+  hopper,
+  parseDevice(h200Calibration.device),
+  h200Calibration.measured,
+  {
+    driver: h200Calibration.driver,
+    date: h200Calibration.date,
+    name: 'h200',
+    title: 'H200 (CC 9.0): 2 memcpy engines, Hyper-Q; calibrated on an H200',
+  },
+);
 
 /** Work-rate that makes the blog kernel take `thirdMs` on a profile (see the note above). */
 function blogRate(profile: DeviceProfile, thirdMs: number): number {

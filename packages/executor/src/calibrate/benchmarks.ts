@@ -388,6 +388,21 @@ export const benchmarks: readonly Benchmark[] = [
         kernel('ahead', 's', '2ms'),
         { op: 'graphLaunch', graph: 'g20', count: 10, stream: 's' },
         sync('s'),
+        // The same shape with a name per node and the default block (as the graphs lesson).
+        {
+          op: 'graph',
+          name: 'named20',
+          stream: 's',
+          ops: [
+            repeat(
+              20,
+              [{ op: 'kernel', name: 'named{k}', duration: '1us', grid: 8, stream: 's' }],
+              'k',
+            ),
+          ],
+        },
+        { op: 'graphLaunch', graph: 'named20', count: 10, stream: 's' },
+        sync('s'),
       ]),
   },
   {

@@ -10,6 +10,7 @@ import type { Benchmark } from './benchmarks.ts';
 import { benchmarks } from './benchmarks.ts';
 import type { Readings } from './readings.ts';
 import { readBenchmark } from './readings.ts';
+import { median } from './trace-view.ts';
 
 /** What `streamscope calibrate` writes: the shape the simulator's profileFromCalibration reads. */
 export type { Calibration };
@@ -25,21 +26,27 @@ export function benchmarkPlan(bench: Benchmark, device: { readonly smCount: numb
   return result.plan;
 }
 
-/** Every benchmark's readings merged; a benchmark that fails to read is reported, not fatal. */
+/**
+ * Every benchmark's readings merged. A benchmark run in several rounds (separate processes: the
+ * host's speed differs from one to the next) gives each value's median over its rounds. A
+ * benchmark that fails to read is reported, not fatal.
+ */
 export function readAll(
-  traces: ReadonlyMap<string, Trace>,
+  traces: ReadonlyMap<string, readonly Trace[]>,
   onError: (bench: string, message: string) => void = () => undefined,
 ): Readings {
   const measured: Readings = {};
   for (const bench of benchmarks) {
-    const trace = traces.get(bench.name);
-    if (trace === undefined) {
-      continue;
+    const rounds: Readings[] = [];
+    for (const trace of traces.get(bench.name) ?? []) {
+      try {
+        rounds.push(readBenchmark(bench.name, trace));
+      } catch (error) {
+        onError(bench.name, (error as Error).message);
+      }
     }
-    try {
-      Object.assign(measured, readBenchmark(bench.name, trace));
-    } catch (error) {
-      onError(bench.name, (error as Error).message);
+    for (const key of new Set(rounds.flatMap((r) => Object.keys(r)))) {
+      measured[key] = median(rounds.flatMap((r) => (key in r ? [r[key]!] : [])));
     }
   }
   return measured;
@@ -47,7 +54,7 @@ export function readAll(
 
 /** The calibration of a device from every benchmark's trace. */
 export function calibrationFromTraces(
-  traces: ReadonlyMap<string, Trace>,
+  traces: ReadonlyMap<string, readonly Trace[]>,
   device: CalibrationDevice,
   meta: { readonly driver: string; readonly date: string },
   onError?: (bench: string, message: string) => void,
@@ -66,26 +73,29 @@ export function calibrationFromTraces(
   };
 }
 
-/** Runs every benchmark with `run` (a GPU, or the simulator) and keeps each trace by name. */
+/** Runs every benchmark `rounds` times with `run` (a GPU, or the simulator); traces by name. */
 export async function runBenchmarks(
   run: (plan: Plan) => Promise<Trace>,
   device: { readonly smCount: number },
-  onTrace: (name: string, trace: Trace) => void = () => undefined,
-): Promise<Map<string, Trace>> {
-  const traces = new Map<string, Trace>();
-  for (const bench of benchmarks) {
-    const trace = await run(benchmarkPlan(bench, device));
-    traces.set(bench.name, trace);
-    onTrace(bench.name, trace);
+  onTrace: (name: string, round: number, trace: Trace) => void = () => undefined,
+  rounds = 1,
+): Promise<Map<string, Trace[]>> {
+  const traces = new Map<string, Trace[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const bench of benchmarks) {
+      const trace = await run(benchmarkPlan(bench, device));
+      traces.set(bench.name, [...(traces.get(bench.name) ?? []), trace]);
+      onTrace(bench.name, round, trace);
+    }
   }
   return traces;
 }
 
 /** What the benchmarks read on the simulator with `profile`: the self-check of the model. */
 export function simulatedReadings(profile: DeviceProfile): Readings {
-  const traces = new Map<string, Trace>();
+  const traces = new Map<string, Trace[]>();
   for (const bench of benchmarks) {
-    traces.set(bench.name, simulate(benchmarkPlan(bench, profile.device), profile));
+    traces.set(bench.name, [simulate(benchmarkPlan(bench, profile.device), profile)]);
   }
   return readAll(traces);
 }
@@ -109,8 +119,12 @@ export async function runCalibration(
   target: string | undefined,
   meta: { readonly driver: string; readonly date: string },
   timeLimitMs = 60_000,
-  onTrace?: (name: string, trace: Trace) => void,
-): Promise<{ readonly calibration: Calibration; readonly traces: ReadonlyMap<string, Trace> }> {
+  onTrace?: (name: string, round: number, trace: Trace) => void,
+  rounds = 3,
+): Promise<{
+  readonly calibration: Calibration;
+  readonly traces: ReadonlyMap<string, readonly Trace[]>;
+}> {
   const probe = await backend.probe();
   const reason = unavailableReason(probe);
   if (reason !== undefined) {

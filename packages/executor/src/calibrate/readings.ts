@@ -269,7 +269,10 @@ function graph(view: TraceView): Readings {
   const byNodes = (nodes: number): number =>
     median(perLaunch.filter(([n]) => n === nodes).map(([, d]) => d));
   const line = fitLine(graphNodeCounts.map((n) => [n, byNodes(n)]));
-  const instLine = fitLine(inst.slice(1).map((c, i) => [graphNodeCounts[i + 1]!, c.durNs]));
+  // The first instantiate pays first use; the next ones against their node counts.
+  const instLine = fitLine(
+    inst.slice(1, graphNodeCounts.length).map((c, i) => [graphNodeCounts[i + 1]!, c.durNs]),
+  );
   // Node after node within one launch of the largest graph.
   const nodes = view.gpu(`node-${graphNodeCounts[graphNodeCounts.length - 1]}`);
   const within: number[] = [];
@@ -282,9 +285,11 @@ function graph(view: TraceView): Readings {
   const g20 = launches.slice(graphNodeCounts.length * 10);
   const idle20 = median(g20.slice(2, 10).map((c) => c.durNs));
   const busy20 = median(g20.slice(12, 20).map((c) => c.durNs));
+  const named20 = median(g20.slice(22, 30).map((c) => c.durNs));
   return {
     'check.graphLaunch20IdleNs': idle20,
     'check.graphLaunch20BusyNs': busy20,
+    'check.graphLaunchNamed20Ns': named20,
     'api.graphLaunch': Math.max(0, line.intercept),
     'api.graphLaunchPerNode': line.slope,
     'api.graphInstantiate': Math.max(0, instLine.intercept),
