@@ -58,6 +58,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   streamGapNs: nonNegative((p, v) => (p.streamGapNs = v)),
   graphNodeGapNs: nonNegative((p, v) => (p.graphNodeGapNs = v)),
   graphFirstLaunchExtraNs: nonNegative((p, v) => (p.graphFirstLaunchExtraNs = v)),
+  graphLaunchGapNs: nonNegative((p, v) => (p.graphLaunchGapNs = v)),
   spinOffsetNs: nonNegative((p, v) => (p.spinOffsetNs = v)),
   crowdedStartWarps: nonNegative((p, v) => (p.crowdedStartWarps = v)),
   crowdedStartNsPerWarp: nonNegative((p, v) => (p.crowdedStartNsPerWarp = v)),

@@ -358,7 +358,11 @@ export class HostRunner {
           now + cost + p.submitLatencyNs,
           OpFlag.InGraph,
         );
-        core.issue(cmd, -1, firstNode ? p.streamGapNs : p.graphNodeGapNs);
+        core.issue(
+          cmd,
+          -1,
+          firstNode ? Math.max(p.streamGapNs, p.graphLaunchGapNs) : p.graphNodeGapNs,
+        );
         core.writer.linkApi(apiOp, cmd);
         firstNode = false;
       }

@@ -168,6 +168,8 @@ export interface DeviceProfile {
    */
   readonly crowdedStartWarps: number;
   readonly crowdedStartNsPerWarp: number;
+  /** Gap between the end of the op before a graph launch and the graph's first node, ns. */
+  readonly graphLaunchGapNs: number;
   /** The first launch of a graph uploads it: this much more host time, ns. */
   readonly graphFirstLaunchExtraNs: number;
   /** Which values were measured and which inherited; absent for published figures. */

@@ -1,4 +1,5 @@
 import h100Runs from '../../../../fixtures/runs/fidelity-h100.json';
+import h200Runs from '../../../../fixtures/runs/fidelity-h200.json';
 import type { Lesson } from './lesson-types.ts';
 import { lessonDefaults, runLessonPair } from './run-lesson-pair.ts';
 
@@ -30,6 +31,7 @@ export interface FidelityMeasurement {
 /** The measured GPUs, by the device profile built from their calibration. */
 export const measuredGpus: Readonly<Record<string, FidelityMeasurement>> = {
   h100: h100Runs,
+  h200: h200Runs,
 };
 
 /** Median, least and greatest of a list (not empty). */

@@ -152,6 +152,7 @@ export async function runCalibration(
     },
     device,
     onTrace,
+    rounds,
   );
   const problems: string[] = [];
   const calibration = calibrationFromTraces(traces, device, meta, (bench, message) =>
