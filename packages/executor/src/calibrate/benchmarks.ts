@@ -63,7 +63,7 @@ export const benchmarks: readonly Benchmark[] = [
     // durations and the gaps between them are the host cost per launch, and a kernel's start
     // after its call's end is the submit latency.
     name: 'launch',
-    measures: ['api.launchKernel', 'hostCallGapNs', 'submitLatencyNs', 'firstCallExtraNs'],
+    measures: ['firstCallGapNs', 'api.launchKernel', 'hostCallGapNs', 'submitLatencyNs'],
     workload: () =>
       oneStream('calibrate launch', [
         repeat(3, [kernel('warm', 's', '1us'), sync('s')]),
@@ -88,7 +88,7 @@ export const benchmarks: readonly Benchmark[] = [
     // One wave of 100 µs blocks at 1, 2, 4, 8 blocks of 256 threads per SM, then four waves:
     // whether a timed block takes longer when its SM is full, and what a wave boundary costs.
     name: 'occupancy',
-    measures: ['blockLaunchNs', 'waveGapNs'],
+    measures: ['crowdedStartWarps', 'crowdedStartNsPerWarp'],
     workload: ({ smCount }) =>
       oneStream('calibrate occupancy', [
         kernel('warm', 's', '1us'),
@@ -250,7 +250,13 @@ export const benchmarks: readonly Benchmark[] = [
     // slope of time over size is the staging rate, the lead before the engine starts (to the
     // device) or the tail after it ends (to the host) one staging chunk.
     name: 'pageable',
-    measures: ['pageable.htod', 'pageable.dtoh'],
+    measures: [
+      'copyBandwidthBytesPerS.htodPageable',
+      'copyBandwidthBytesPerS.dtohPageable',
+      'pageable.chunkBytes',
+      'pageable.htodStagingBytesPerS',
+      'pageable.dtohStagingBytesPerS',
+    ],
     workload: () =>
       oneStream(
         'calibrate pageable',
@@ -295,10 +301,9 @@ export const benchmarks: readonly Benchmark[] = [
       'api.free',
       'api.freePerGiB',
       'mallocSyncs',
-      'api.mallocHost',
+      'freeSyncs',
       'api.pinBytesPerS',
       'api.mallocAsync',
-      'asyncAllocNs',
     ],
     workload: () =>
       oneStream(
@@ -354,10 +359,11 @@ export const benchmarks: readonly Benchmark[] = [
     // instantiate and launch calls against the node count, and the gap between nodes.
     name: 'graph',
     measures: [
-      'api.graphInstantiate',
-      'api.graphInstantiatePerNode',
+      'graphLaunchGapNs',
       'api.graphLaunch',
       'api.graphLaunchPerNode',
+      'api.graphInstantiate',
+      'api.graphInstantiatePerNode',
       'graphNodeGapNs',
       'graphFirstLaunchExtraNs',
     ],
@@ -410,7 +416,7 @@ export const benchmarks: readonly Benchmark[] = [
     // middle, at high priority and at the same priority: how long the urgent kernel waits for
     // running blocks to drain, against the block duration.
     name: 'priority',
-    measures: ['priorityPreemptNs'],
+    measures: [],
     workload: ({ smCount }) => ({
       name: 'calibrate priority',
       streams: [
@@ -471,7 +477,7 @@ export const benchmarks: readonly Benchmark[] = [
     // A record on one stream and a wait on another: the calls' host costs, and how long after
     // the producer ends the consumer starts.
     name: 'events',
-    measures: ['api.eventRecord', 'api.streamWait', 'eventWaitGapNs'],
+    measures: ['api.eventRecord', 'api.streamWait', 'eventRecordGapNs', 'eventWaitGapNs'],
     workload: () => ({
       name: 'calibrate events',
       streams: [
@@ -502,7 +508,7 @@ export const benchmarks: readonly Benchmark[] = [
     // Copy, kernel, copy on one stream: the gaps where work passes between a copy engine and
     // the SMs.
     name: 'engine-gap',
-    measures: ['engineSwitchGapNs'],
+    measures: ['crossEngineGapNs.toCompute', 'crossEngineGapNs.toCopy', 'api.memcpy'],
     workload: () =>
       oneStream(
         'calibrate engine gap',
