@@ -117,7 +117,7 @@ function toDevice(device: ProbeDevice): CalibrationDevice {
 export async function runCalibration(
   backend: CudaBackend,
   target: string | undefined,
-  meta: { readonly driver: string; readonly date: string },
+  meta: { readonly driver?: string; readonly date: string },
   timeLimitMs = 60_000,
   onTrace?: (name: string, round: number, trace: Trace) => void,
   rounds = 3,
@@ -136,6 +136,9 @@ export async function runCalibration(
     throw new Error(`no CUDA device ${ordinal}`);
   }
   const device = toDevice(found);
+  const driverApi = probe.cuda?.driverVersion ?? 0;
+  const driver =
+    meta.driver ?? `CUDA driver API ${Math.floor(driverApi / 1000)}.${(driverApi % 1000) / 10}`;
   const traces = await runBenchmarks(
     async (plan) => {
       const run = backend.startPlan(plan, {
@@ -155,8 +158,11 @@ export async function runCalibration(
     rounds,
   );
   const problems: string[] = [];
-  const calibration = calibrationFromTraces(traces, device, meta, (bench, message) =>
-    problems.push(`${bench}: ${message}`),
+  const calibration = calibrationFromTraces(
+    traces,
+    device,
+    { driver, date: meta.date },
+    (bench, message) => problems.push(`${bench}: ${message}`),
   );
   if (Object.keys(calibration.measured).length === 0) {
     throw new Error(`calibration measured nothing: ${problems.join('; ')}`);
