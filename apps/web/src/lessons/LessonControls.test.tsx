@@ -65,12 +65,18 @@ describe('the lesson controls and results', () => {
     expect(toggle.checked).toBe(false);
     const fixed = Number(byTestId('lesson-speedup').getAttribute('data-speedup'));
     expect(fixed).toBeGreaterThan(1.1);
+    // at the lesson's settings on the h100 profile: what an H100 measured beside the simulation
+    expect(byTestId('lesson-measured').textContent).toMatch(
+      /^On an H100 this measured .+ before and .+ after \(median of 5 runs\); simulated .+ and .+\.$/,
+    );
 
     act(() => toggle.click());
     await settle();
     expect(lessonStore.getState().params['hostMemory']).toBe('pageable');
     expect(byTestId<HTMLInputElement>('lesson-pitfall-toggle').checked).toBe(true);
     expect(byTestId('lesson-speedup').getAttribute('data-speedup')).toBe('1');
+    // other settings than those measured: no measured line
+    expect(t.container.querySelector('[data-testid="lesson-measured"]')).toBeNull();
   });
 
   it('shows one control per slider, sizes on a power-of-two range, and the lesson profiles first', async () => {

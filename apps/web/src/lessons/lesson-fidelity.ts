@@ -145,3 +145,36 @@ export function formatFidelity(
   lines.push(JSON.stringify({ profile, lessons: rows.length, outsideTarget: out }));
   return lines.join('\n');
 }
+
+const gpuNames: Readonly<Record<string, string>> = { h100: 'an H100', h200: 'an H200' };
+
+/**
+ * What the lesson page says beside a simulated pair at the lesson's default parameters, on a
+ * profile calibrated on a measured GPU: "On an H100 this measured 18.7 ms before and 2.57 ms
+ * after (median of 5 runs); simulated 17.9 ms and 2.54 ms." Null elsewhere (other settings,
+ * profiles without a measurement).
+ */
+export function measuredLine(
+  lesson: Lesson,
+  profile: string,
+  params: Readonly<Record<string, unknown>>,
+  simulated: { readonly beforeNs: number; readonly afterNs: number },
+  format: (ns: number) => string,
+): string | null {
+  const measured = measuredLesson(lesson.id, profile);
+  const run = measuredGpus[profile];
+  if (measured === undefined || run === undefined) {
+    return null;
+  }
+  const defaults = lessonDefaults(lesson);
+  if (Object.keys(defaults).some((k) => params[k] !== defaults[k])) {
+    return null;
+  }
+  const before = spread(measured.before.makespansNs).median;
+  const after = spread(measured.after.makespansNs).median;
+  return (
+    `On ${gpuNames[profile] ?? run.device} this measured ${format(before)} before and ` +
+    `${format(after)} after (median of ${run.reps} runs); simulated ${format(simulated.beforeNs)} ` +
+    `and ${format(simulated.afterNs)}.`
+  );
+}
