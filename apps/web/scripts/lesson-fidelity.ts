@@ -51,7 +51,10 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
       before: buildLessonWorkload(lesson, beforeParams(lesson, params)).workload,
       after: buildLessonWorkload(lesson, afterParams(lesson, params)).workload,
     };
-    const figures = { before: { m: [] as number[], x: [] as number[] }, after: { m: [] as number[], x: [] as number[] } };
+    const figures = {
+      before: { m: [] as number[], x: [] as number[] },
+      after: { m: [] as number[], x: [] as number[] },
+    };
     for (const side of ['before', 'after'] as const) {
       // On a cold GPU the first run of a lesson is off by up to 30%.
       await run(sides[side]);
@@ -60,7 +63,10 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
         const f = sideFigures(lesson, trace);
         figures[side].m.push(f.makespanNs);
         figures[side].x.push(f.measureNs);
-        writeFileSync(path.join(outDir, 'fid', `${lesson.id}.${side}.${rep}.sstrace`), saveTrace(trace));
+        writeFileSync(
+          path.join(outDir, 'fid', `${lesson.id}.${side}.${rep}.sstrace`),
+          saveTrace(trace),
+        );
       }
       process.stdout.write(
         `${lesson.id} ${side}: makespans ${figures[side].m.map((v) => (v / 1e6).toFixed(3)).join(' ')} ms\n`,
@@ -83,7 +89,12 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
 }
 
 const [command, a, b, c] = process.argv.slice(2);
-if (command === 'measure' && a !== undefined && b !== undefined && typeof WebSocket !== 'undefined') {
+if (
+  command === 'measure' &&
+  a !== undefined &&
+  b !== undefined &&
+  typeof WebSocket !== 'undefined'
+) {
   await measure(a, b, Number(c ?? 5));
 } else if (command === 'report' && a !== undefined) {
   const measurement = JSON.parse(readFileSync(a, 'utf8')) as FidelityMeasurement;

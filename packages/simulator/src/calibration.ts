@@ -71,8 +71,7 @@ export function profileFromCalibration(json: unknown): DeviceProfile {
     typeof from === 'string' && findProfile(from) !== undefined
       ? findProfile(from)!
       : baseProfileFor(device.name);
-  const text = (key: string): string =>
-    typeof root[key] === 'string' ? (root[key] as string) : 'unknown';
+  const text = (key: string): string => (typeof root[key] === 'string' ? root[key] : 'unknown');
   return applyCalibration(base, device, measured, {
     driver: text('driver'),
     date: text('date'),

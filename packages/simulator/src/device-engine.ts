@@ -10,9 +10,6 @@ import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
 
-/** Groups a rank of crowded blocks lands in (see `dispatchCrowded`). */
-const crowdSpread = 8;
-
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
   readonly nowNs: number;

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { deviceProfiles, profileFromCalibration, simulate } from '@streamscope/simulator';
+import type { CalibrationDevice, DeviceProfile } from '@streamscope/simulator';
+import {
+  applyCalibration,
+  deviceProfiles,
+  profileFromCalibration,
+  simulate,
+} from '@streamscope/simulator';
 import { Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { benchmarks } from './benchmarks.ts';
@@ -10,6 +16,40 @@ const fixtures = new URL('../../../../fixtures/runs/', import.meta.url);
 const measuredH100 = JSON.parse(
   readFileSync(new URL('calibration-h100.json', fixtures), 'utf8'),
 ) as { measured: Record<string, number> };
+
+describe('the shipped profiles', () => {
+  for (const gpu of ['h100', 'h200'] as const) {
+    it(`${gpu} is its fixture calibration: measured values, device, driver and date`, () => {
+      const json = JSON.parse(
+        readFileSync(new URL(`calibration-${gpu}.json`, fixtures), 'utf8'),
+      ) as {
+        device: CalibrationDevice;
+        driver: string;
+        date: string;
+        measured: Record<string, number>;
+      };
+      const shipped = deviceProfiles[gpu];
+      const meta = {
+        driver: json.driver,
+        date: json.date,
+        name: shipped.name,
+        title: shipped.title,
+      };
+      // applying the fixture's values again changes nothing
+      const again: DeviceProfile = applyCalibration(shipped, json.device, json.measured, meta);
+      const { provenance: _a, source: _s, ...values } = again;
+      const { provenance, source: _t, ...shippedValues } = shipped;
+      expect(values).toEqual(shippedValues);
+      expect(provenance?.measured).toEqual({
+        device: json.device.name,
+        driver: json.driver,
+        date: json.date,
+        values: Object.keys(json.measured).filter((k) => !k.startsWith('check.')),
+      });
+      expect(provenance?.inherited.from).toBe('hopper');
+    });
+  }
+});
 
 describe('calibration benchmarks', () => {
   it('are workloads in the spec that the simulator runs, each reading what it says it measures', () => {

@@ -187,7 +187,7 @@ function pageable(view: TraceView): Readings {
     median(
       view
         .gpuOfKind(kind)
-        .filter((o) => o.pageable && big.includes(o.bytes as (typeof big)[number]))
+        .filter((o) => o.pageable && big.includes(o.bytes))
         .map((o) => (o.bytes / o.durNs) * 1e9),
     );
   const lead: number[] = [];
@@ -245,7 +245,7 @@ function malloc(view: TraceView): Readings {
   const loopFrees = frees
     .slice(3 * n + 3)
     .map((c, i) => c.endNs - Math.max(c.startNs, uses[i]?.endNs ?? c.startNs));
-  const loopGiB = mallocSizes[2]! / GiB;
+  const loopGiB = mallocSizes[2] / GiB;
   const pinned = view.calls('cudaMallocHost').map((c) => c.durNs);
   return {
     'api.malloc': Math.max(0, median(loopMallocs) - loopGiB * Math.max(0, m.slope)),
@@ -373,8 +373,8 @@ function engineGap(view: TraceView): Readings {
   const d2h = view.gpuOfKind(OpKind.CopyDtoH);
   kernels.forEach((k, i) => {
     if (i > 0 && h2d[i] !== undefined && d2h[i] !== undefined) {
-      toCompute.push(k.startNs - h2d[i]!.endNs);
-      toCopy.push(d2h[i]!.startNs - k.endNs);
+      toCompute.push(k.startNs - h2d[i].endNs);
+      toCopy.push(d2h[i].startNs - k.endNs);
     }
   });
   return {
