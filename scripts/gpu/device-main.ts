@@ -3,6 +3,8 @@
 //   node device-main.mjs preset NAME[:P=V,...] FILE [TIMING]   one preset (TIMING=none under nsys)
 //   node device-main.mjs export-json TRACE JSON      per-stream GPU ops of a trace, for the comparison
 //   node device-main.mjs two-gpu OUT_DIR             peer copies between two devices, one trace
+//   node device-main.mjs calibrate OUT_DIR           every calibration benchmark, traces kept
+// STREAMSCOPE_ADDON names the addon (default: streamscope_native.node in the bundle's parent).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
@@ -15,7 +17,7 @@ import { twoGpuWorkload, twoThreadsWorkload } from './extra-workloads.ts';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const options: CudaBackendOptions = {
-  addonPath: path.resolve('native/build/streamscope_native.node'),
+  addonPath: process.env['STREAMSCOPE_ADDON'] ?? path.join(here, '..', 'streamscope_native.node'),
   childScript: path.join(here, 'child-host.mjs'),
 };
 const log = (line: string): void => {
@@ -142,15 +144,7 @@ async function all(outDir: string): Promise<void> {
     writeFileSync(path.join(outDir, 'probe.json'), JSON.stringify(probe, null, 2) + '\n');
     log(JSON.stringify(probe));
   });
-  await step('calibrate', async () => {
-    const { calibration, trace } = await runCalibration(backend, undefined);
-    writeFileSync(
-      path.join(outDir, 'calibration.json'),
-      JSON.stringify(calibration, null, 2) + '\n',
-    );
-    writeFileSync(path.join(outDir, 'runs', 'calibration.sstrace'), saveTrace(trace));
-    log(JSON.stringify(calibration));
-  });
+  await step('calibrate', () => calibrateBenchmarks(outDir));
   for (const preset of presets) {
     await step(`preset ${preset.name}`, () =>
       runPreset(backend, preset.name, path.join(outDir, 'runs', `${preset.name}.sstrace`), {}),
@@ -304,6 +298,25 @@ function exportJson(traceFile: string, jsonFile: string): void {
   writeFileSync(jsonFile, JSON.stringify({ title: trace.meta.title, streams }) + '\n');
 }
 
+/** Every calibration benchmark on the GPU, each trace kept under OUT/cal/; calibration.json. */
+async function calibrateBenchmarks(outDir: string): Promise<void> {
+  mkdirSync(path.join(outDir, 'cal'), { recursive: true });
+  const backend = new CudaBackend(options);
+  const { calibration } = await runCalibration(
+    backend,
+    undefined,
+    {
+      driver: process.env['DRIVER_VERSION'] ?? 'unknown',
+      date: new Date().toISOString().slice(0, 10),
+    },
+    60_000,
+    (name, round, trace) =>
+      writeFileSync(path.join(outDir, 'cal', `${name}.${round}.sstrace`), saveTrace(trace)),
+  );
+  writeFileSync(path.join(outDir, 'calibration.json'), JSON.stringify(calibration, null, 2) + '\n');
+  log(JSON.stringify(calibration.measured));
+}
+
 const [command, a, b, c] = process.argv.slice(2);
 if (command === 'all' && a !== undefined) {
   await all(a);
@@ -329,6 +342,8 @@ if (command === 'all' && a !== undefined) {
   await diagnose();
 } else if (command === 'overhead') {
   await overhead();
+} else if (command === 'calibrate' && a !== undefined) {
+  await calibrateBenchmarks(a);
 } else if (command === 'two-gpu' && a !== undefined) {
   await twoGpu(a);
 } else {

@@ -5,11 +5,14 @@
 # bundles the runner). Writes at most 6 files to $OUT:
 #   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
 #   sanitizer.txt, lessons-gpu.txt (apps/server/scripts/build-device-server.mjs bundles the last)
-# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons]...
+#   calibration-traces.tar.xz, fidelity.json, fidelity-traces.tar.xz (calibrate, fidelity)
+# DEVICE_DIR names the folder of the bundles (default native/build/device).
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 source .gpu/on-device.sh
-runner=native/build/device/device-main.mjs
+device=${DEVICE_DIR:-native/build/device}
+runner=$device/device-main.mjs
 work=$(mktemp -d)
 for part in "${@:-all}"; do
   case "$part" in
@@ -45,9 +48,30 @@ for part in "${@:-all}"; do
         python3 scripts/gpu/nsys-agreement.py "$work/$tag.a.json" "$work/$tag.b.json" >> "$OUT/nsys-agreement.txt" 2>&1
       done
       ;;
+    calibrate)
+      # Every calibration benchmark (packages/executor/src/calibrate/benchmarks.ts), traces kept.
+      DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
+        node "$runner" calibrate "$work" 2>&1 | tee -a "$OUT/device-log.txt"
+      cp "$work/calibration.json" "$OUT/" 2>/dev/null
+      tar -C "$work" -cJf "$OUT/calibration-traces.tar.xz" cal
+      ;;
+    fidelity)
+      # Every lesson's before and after workload through the real server on this GPU: a warm-up,
+      # then 5 measured runs each (apps/web/scripts/lesson-fidelity.ts, bundled beside the runner).
+      node "$device/serve-on-device.mjs" 0 > "$work/fserve.out" 2> "$work/fserve.err" &
+      fserver=$!
+      for _ in $(seq 1 150); do grep -q '^listening' "$work/fserve.out" && break; sleep 0.2; done
+      fport=$(awk '/^listening/ {print $2}' "$work/fserve.out")
+      GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) \
+        DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
+        timeout 480 node --experimental-websocket "$device/lesson-fidelity.mjs" measure "http://127.0.0.1:$fport" "$work" 5 2>&1 | tee -a "$OUT/device-log.txt"
+      kill "$fserver"
+      tail -5 "$work/fserve.err" >> "$OUT/device-log.txt"
+      cp "$work/fidelity.json" "$OUT/" 2>/dev/null
+      tar -C "$work" -cJf "$OUT/fidelity-traces.tar.xz" fid
+      ;;
     lessons)
       # Every lesson's GPU path as the page runs it, against the real server on this GPU.
-      device=native/build/device
       node "$device/serve-on-device.mjs" 0 > "$work/serve.out" 2> "$work/serve.err" &
       server=$!
       for _ in $(seq 1 150); do grep -q '^listening' "$work/serve.out" && break; sleep 0.2; done

@@ -80,17 +80,31 @@ for (const lesson of lessons) {
   );
 }
 const failed = outcomes.filter((o) => o.error !== undefined).map((o) => o.lesson);
-// "same" on one side and a small move on the other is agreement within tolerance, not a reversal.
+// "same" on one side and a small move on the other is agreement within tolerance, not a
+// reversal; "same" against a move of 20% or more is a disagreement.
 const reversed = outcomes
+  .filter((o) => {
+    if (o.gpuEffect === undefined || o.gpuEffect === o.simEffect) {
+      return false;
+    }
+    const moved = (speedup: number | undefined): boolean =>
+      speedup !== undefined && Math.abs(speedup - 1) >= 0.2;
+    return o.gpuEffect === 'same'
+      ? moved(o.simSpeedup)
+      : o.simEffect === 'same'
+        ? moved(o.gpuSpeedup)
+        : true;
+  })
+  .map((o) => o.lesson);
+// Magnitudes: a side simulated more than 10% off the GPU's one run (fidelity-*.txt has medians).
+const magnitudes = outcomes
   .filter(
     (o) =>
-      o.gpuEffect !== undefined &&
-      o.gpuEffect !== o.simEffect &&
-      o.gpuEffect !== 'same' &&
-      o.simEffect !== 'same',
+      o.makespanMs !== undefined &&
+      o.makespanMs.sim.some((sim, i) => Math.abs(sim / o.makespanMs!.gpu[i]! - 1) > 0.1),
   )
   .map((o) => o.lesson);
 process.stdout.write(
-  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed })}\n`,
+  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed, magnitudes })}\n`,
 );
 process.exitCode = failed.length > 0 || reversed.length > 0 ? 1 : 0;

@@ -19,7 +19,18 @@ export type { CopyLoopOptions, ExecutorProcessOptions } from './cuda/executor-pr
 export type { NativeStatus, ProbeDevice, ProbeReport } from './cuda/protocol.ts';
 export { unavailableReason } from './cuda/protocol.ts';
 export { PlanBuilder } from './calibrate/plan-builder.ts';
-export { calibrationFromTrace, calibrationPlan, runCalibration } from './calibrate/calibrate.ts';
+export {
+  benchmarkPlan,
+  calibrationFromTraces,
+  readAll,
+  runBenchmarks,
+  runCalibration,
+  simulatedReadings,
+} from './calibrate/calibrate.ts';
+export { benchmarks } from './calibrate/benchmarks.ts';
+export type { Benchmark, BenchmarkDevice } from './calibrate/benchmarks.ts';
+export { readBenchmark } from './calibrate/readings.ts';
+export type { Readings } from './calibrate/readings.ts';
 export type { Calibration } from './calibrate/calibrate.ts';
 export { SimBackend } from './sim-backend.ts';
 export type { SimBackendOptions } from './sim-backend.ts';

@@ -55,12 +55,13 @@ export class CommandFactory {
     correlationId: number,
     arrivalNs: number,
     flags: number,
+    stagedWhole = false,
   ): CmdSlot {
     switch (op.kind) {
       case 'kernel':
         return this.kernel(op, stream, correlationId, arrivalNs, flags);
       case 'copy':
-        return this.copy(op, stream, correlationId, arrivalNs, flags);
+        return this.copy(op, stream, correlationId, arrivalNs, flags, stagedWhole);
       case 'memset':
         return this.memset(op, stream, correlationId, arrivalNs, flags);
       case 'hostFunc': {
@@ -170,6 +171,7 @@ export class CommandFactory {
     correlationId: number,
     arrivalNs: number,
     flags: number,
+    stagedWhole: boolean,
   ): CmdSlot {
     const core = this.core;
     const c = core.cmds;
@@ -177,7 +179,8 @@ export class CommandFactory {
     const bw = p.copyBandwidthBytesPerS;
     const src = core.plan.buffers[op.srcBuffer]!;
     const dst = core.plan.buffers[op.dstBuffer]!;
-    const pageable = src.kind === 'host-pageable' || dst.kind === 'host-pageable';
+    // One staged chunk moves at the pinned rate; longer pageable copies at what staging sustains.
+    const pageable = (src.kind === 'host-pageable' || dst.kind === 'host-pageable') && !stagedWhole;
     const memKinds = packMemKinds(memKind(src.kind), memKind(dst.kind));
     const kind =
       op.direction === 'dtod'

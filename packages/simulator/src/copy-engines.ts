@@ -9,6 +9,7 @@ const roleDir: Record<CopyEngineRole, CopyDir> = {
   htod: CopyDir.HtoD,
   dtoh: CopyDir.DtoH,
   any: CopyDir.Any,
+  peer: CopyDir.PtoP,
 };
 
 /**
@@ -19,21 +20,32 @@ const roleDir: Record<CopyEngineRole, CopyDir> = {
 export class CopyEngines {
   /** The copy running on each engine, -1 when idle. */
   private readonly engines: Int32Array;
+  /** When each engine's last copy ended, ns (the next one starts copyEngineGapNs after). */
+  private readonly freeSinceNs: Float64Array;
+  private readonly engineGapNs: number;
   private readonly engineRoles: readonly CopyDir[];
   /** Running copies in the order they started (their CopyEnd events are pushed in this order). */
   private readonly activeCopies: CmdSlot[] = [];
-  private readonly duplexFactor: number;
+  /** Share of its rate each direction keeps while both move data: HtoD, DtoH. */
+  private readonly duplexHtod: number;
+  private readonly duplexDtoh: number;
 
   constructor(
     profile: DeviceProfile,
     private readonly host: EngineHost,
   ) {
     this.engines = new Int32Array(profile.copyEngines.length).fill(-1);
+    this.freeSinceNs = new Float64Array(profile.copyEngines.length).fill(-Infinity);
+    this.engineGapNs = profile.copyEngineGapNs;
     this.engineRoles = profile.copyEngines.map((r) => roleDir[r]);
-    this.duplexFactor = profile.duplexFactor;
+    this.duplexHtod = profile.duplexFactor;
+    this.duplexDtoh = profile.duplexFactorDtoh;
   }
 
-  /** Starts `cmd` on a free engine of its direction, else one that takes any; false if none is free. */
+  /**
+   * Starts `cmd` on a free engine of its direction, else one that takes any (a copy between GPUs
+   * also on a peer engine); false if none is free.
+   */
   start(cmd: CmdSlot): boolean {
     const c = this.host.cmds;
     const roles = this.engineRoles;
@@ -58,7 +70,11 @@ export class CopyEngines {
     }
     this.engines[engine] = cmd;
     c.engine[cmd] = engine;
-    const startNs = Math.max(this.host.nowNs, c.notBeforeNs[cmd]!);
+    const startNs = Math.max(
+      this.host.nowNs,
+      c.notBeforeNs[cmd]!,
+      this.freeSinceNs[engine]! + this.engineGapNs,
+    );
     c.startNs[cmd] = startNs;
     c.updatedNs[cmd] = startNs;
     this.activeCopies.push(cmd);
@@ -66,18 +82,20 @@ export class CopyEngines {
     return true;
   }
 
-  /** A copy's last byte moved: free its engine. */
   /** A copy's last byte moved: its engine is free, the copy finishes, the others speed up. */
   end(cmd: CmdSlot): void {
     removeInOrder(this.activeCopies, cmd);
-    this.engines[this.host.cmds.engine[cmd]!] = -1;
+    const engine = this.host.cmds.engine[cmd]!;
+    this.engines[engine] = -1;
+    this.freeSinceNs[engine] = this.host.nowNs;
     this.host.finished(cmd);
     this.reflowCopies();
   }
 
   /**
    * Copies in one direction share its bandwidth; while both directions move data each keeps
-   * `duplexFactor` of it. Rates change only when a copy starts or ends.
+   * its duplex share of it (`duplexFactor` to the device, `duplexFactorDtoh` to the host).
+   * Rates change only when a copy starts or ends.
    */
   private reflowCopies(): void {
     const c = this.host.cmds;
@@ -96,12 +114,19 @@ export class CopyEngines {
         other++;
       }
     }
-    const duplex = htod > 0 && dtoh > 0 ? this.duplexFactor : 1;
+    const both = htod > 0 && dtoh > 0;
     for (let k = 0; k < active.length; k++) {
       const cmd = active[k]!;
       const dir = c.direction[cmd];
       const share = dir === CopyDir.HtoD ? htod : dir === CopyDir.DtoH ? dtoh : other;
-      const rate = (c.baseBytesPerNs[cmd]! * (dir === CopyDir.PtoP ? 1 : duplex)) / share;
+      const duplex = !both
+        ? 1
+        : dir === CopyDir.HtoD
+          ? this.duplexHtod
+          : dir === CopyDir.DtoH
+            ? this.duplexDtoh
+            : 1;
+      const rate = (c.baseBytesPerNs[cmd]! * duplex) / share;
       const oldRate = c.rateBytesPerNs[cmd]!;
       if (rate === oldRate) {
         continue;

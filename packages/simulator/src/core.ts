@@ -43,6 +43,8 @@ export interface HostThreadState {
   readonly call: PendingCall;
   /** Commands this thread waits for that have not signalled yet. */
   waitRemaining: number;
+  /** API calls it has made. */
+  apiCalls: number;
   readonly ranges: { nameId: number; startNs: number }[];
 }
 
@@ -93,6 +95,16 @@ export class SimCore implements EngineHost {
     this.dirty = plan.devices.map(() => false);
   }
 
+  /**
+   * Host time after an API call returns before the thread's next op: the gap between calls,
+   * and after a thread's first call the first-use cost that follows it.
+   */
+  gapAfterCall(thread: HostThreadState): number {
+    const first = thread.apiCalls === 0;
+    thread.apiCalls++;
+    return this.profile.hostCallGapNs + (first ? this.profile.firstCallGapNs : 0);
+  }
+
   addStream(stream: SimStream): void {
     this.streams[stream.plan.id] = stream;
   }
@@ -129,7 +141,7 @@ export class SimCore implements EngineHost {
       }
     }
     this.kernelGroups?.onIssue(cmd, device);
-    c.gapNs[cmd] = gapNs;
+    c.gapNs[cmd] = this.gapBefore(cmd, stream, gapNs);
     const wasIdle = stream.fifo.size === 0;
     stream.fifo.push(cmd);
     c.retain(cmd);
@@ -148,6 +160,35 @@ export class SimCore implements EngineHost {
     }
   }
 
+  /**
+   * The gap a kernel or copy keeps after the op before it on its stream: `gapNs` on one
+   * engine, more where work passes between a copy engine and the SMs or follows a stream wait.
+   */
+  private gapBefore(cmd: CmdSlot, stream: SimStream, gapNs: number): number {
+    const kind = this.cmds.kind[cmd];
+    if (kind === CmdKind.Marker) {
+      if (this.cmds.opKind[cmd] === OpKind.StreamWait) {
+        stream.afterWait = true;
+      }
+      return gapNs;
+    }
+    if (kind !== CmdKind.Compute && kind !== CmdKind.Copy) {
+      return gapNs;
+    }
+    const engine = kind === CmdKind.Copy ? 2 : 1;
+    const p = this.profile;
+    let gap = gapNs;
+    if (stream.lastEngine !== 0 && stream.lastEngine !== engine) {
+      gap = Math.max(gap, engine === 1 ? p.crossEngineGapNs.toCompute : p.crossEngineGapNs.toCopy);
+    }
+    if (stream.afterWait) {
+      gap = Math.max(gap, p.eventWaitGapNs);
+      stream.afterWait = false;
+    }
+    stream.lastEngine = engine;
+    return gap;
+  }
+
   private addDep(cmd: CmdSlot, dep: CmdSlot): void {
     this.cmds.addWaiter(dep, cmd);
     this.cmds.pendingDeps[cmd]!++;
@@ -158,17 +199,17 @@ export class SimCore implements EngineHost {
   }
 
   /**
-   * Its stream's turn has come. Engine work may be dispatched at once and starts at
-   * `notBeforeNs` (its arrival, or the stream's gap after the previous op), which spares an
-   * event per op; markers and delays must not finish early, so they wait for an event.
+   * Its stream's turn has come; it can start at `notBeforeNs` (its arrival, or the stream's gap
+   * after the previous op). Until then it claims nothing: a kernel waiting out its stream's gap
+   * leaves the SMs to whatever else is ready (an urgent kernel between two bulk ones), so it
+   * waits for an event like markers and delays.
    */
   private becomeFront(cmd: CmdSlot, stream: SimStream): void {
     const c = this.cmds;
     c.frontNs[cmd] = this.nowNs;
     const notBefore = Math.max(c.arrivalNs[cmd]!, stream.lastSignalNs + c.gapNs[cmd]!);
     c.notBeforeNs[cmd] = notBefore;
-    const kind = c.kind[cmd];
-    if (notBefore <= this.nowNs || kind === CmdKind.Compute || kind === CmdKind.Copy) {
+    if (notBefore <= this.nowNs) {
       c.set(cmd, CmdState.Arrived);
       this.tryReady(cmd);
     } else {

@@ -1,4 +1,5 @@
 import type { CmdSlot, CommandStore } from './command-store.ts';
+import { OpKind } from '@streamscope/trace';
 import { CmdKind, CmdState, CopyDir } from './command-store.ts';
 import { CopyEngines } from './copy-engines.ts';
 import type { EventHeap } from './event-heap.ts';
@@ -227,22 +228,62 @@ export class DeviceEngine {
       this.residentKernels++;
     }
     c.blocksLeft[cmd] = c.blocksLeft[cmd]! - fit;
-    c.runningWaves[cmd]!++;
     this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
     this.freeSmem -= fit * smemPerBlock;
-    const warps = fit * c.warpsPerBlock[cmd]!;
-    this.residentWarps += warps;
+    const warpsPerBlock = c.warpsPerBlock[cmd]!;
+    const warpsBefore = this.residentWarps;
+    this.residentWarps += fit * warpsPerBlock;
     const iterations = c.iterations[cmd]!;
-    // Only work waves track progress; a timed wave keeps 0 there.
-    const wave = this.waves.alloc(cmd, fit, warps, iterations, iterations > 0 ? now : 0);
     if (iterations > 0) {
+      // Only work waves track progress; a timed wave keeps 0 there.
+      c.runningWaves[cmd]!++;
+      const wave = this.waves.alloc(cmd, fit, fit * warpsPerBlock, iterations, now);
       this.workWaves.push(wave);
       this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork
+    } else if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
+      this.dispatchCrowded(cmd, fit, warpsBefore, now);
     } else {
-      this.host.heap.push(now + c.blockNs[cmd]!, EventType.WaveEnd, wave);
+      this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
     }
     return true;
+  }
+
+  private timedWave(cmd: CmdSlot, blocks: number, endNs: number): void {
+    const c = this.host.cmds;
+    c.runningWaves[cmd]!++;
+    const wave = this.waves.alloc(cmd, blocks, blocks * c.warpsPerBlock[cmd]!, 0, 0);
+    this.host.heap.push(endNs, EventType.WaveEnd, wave);
+  }
+
+  /**
+   * Timed blocks start late on a crowded SM. Blocks spread evenly over the SMs: the k-th new
+   * block of an SM lands beside the warps already there (`warpsBefore` / SMs) and the k − 1
+   * new blocks before it, and starts (warps − crowdedStartWarps) × crowdedStartNsPerWarp late.
+   * Blocks of one rank (one per SM) form a wave; ranks with the same delay share one.
+   */
+  private dispatchCrowded(cmd: CmdSlot, fit: number, warpsBefore: number, now: number): void {
+    const c = this.host.cmds;
+    const p = this.profile;
+    const sms = p.device.smCount;
+    const warpsPerBlock = c.warpsPerBlock[cmd]!;
+    const perSm = warpsBefore / sms;
+    let left = fit;
+    let pending = 0;
+    let pendingDelayNs = 0;
+    for (let rank = 0; left > 0; rank++) {
+      const blocks = Math.min(left, sms);
+      left -= blocks;
+      const landing = perSm + rank * warpsPerBlock;
+      const delayNs = Math.max(0, landing - p.crowdedStartWarps) * p.crowdedStartNsPerWarp;
+      if (pending > 0 && delayNs !== pendingDelayNs) {
+        this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!);
+        pending = 0;
+      }
+      pending += blocks;
+      pendingDelayNs = delayNs;
+    }
+    this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!);
   }
 
   /** A copy's last byte moved: free its engine, then dispatch what can start. */

@@ -10,7 +10,10 @@ import type { HostThreadState, SimCore } from './core.ts';
 export class HostCalls {
   constructor(private readonly core: SimCore) {}
 
-  /** Completes a blocking call at `endNs`: its API op enters the trace. Returns `endNs`. */
+  /**
+   * Completes a blocking call at `endNs`: its API op enters the trace. Returns when the thread
+   * goes on: `endNs` plus the host's gap between calls.
+   */
   finish(t: HostThreadState, endNs: number): number {
     const call = t.call;
     call.active = false;
@@ -34,7 +37,7 @@ export class HostCalls {
       cmds.release(call.flowFrom);
     }
     t.pc++;
-    return endNs;
+    return endNs + this.core.gapAfterCall(t);
   }
 
   /**

@@ -4,7 +4,7 @@ import { CmdKind } from './command-store.ts';
 import { CommandFactory } from './commands.ts';
 import type { HostThreadState, SimCore } from './core.ts';
 import { EventType } from './event-heap.ts';
-import { apiName, isBlocking, launchCostNs } from './host-api.ts';
+import { apiName, callShape } from './host-api.ts';
 import { HostCalls } from './host-calls.ts';
 import { FixedName } from './fixed-names.ts';
 
@@ -16,6 +16,8 @@ import { FixedName } from './fixed-names.ts';
 export class HostRunner {
   private readonly factory: CommandFactory;
   private readonly calls: HostCalls;
+  /** Graphs launched at least once (their first launch uploads them). */
+  private readonly launchedGraphs = new Set<number>();
   untilNs = Infinity;
 
   constructor(private readonly core: SimCore) {
@@ -106,17 +108,24 @@ export class HostRunner {
       case 'hostFunc':
       case 'copy': {
         const device = core.stream(op.stream).device;
-        const costNs = launchCostNs(p.api, op);
-        const blocks = isBlocking(core.plan, op);
-        if (!blocks && this.throttle(t, device, 1)) {
+        const shape = callShape(p, core.plan, op, p.api.sync);
+        const costNs = shape.costNs;
+        if (!shape.blocks && this.throttle(t, device, 1)) {
           return -1;
         }
         const correlationId = core.nextCorrelation++;
         const arrivalNs = now + costNs + p.submitLatencyNs;
-        const cmd = this.factory.build(op, op.stream, correlationId, arrivalNs, 0);
+        const cmd = this.factory.build(
+          op,
+          op.stream,
+          correlationId,
+          arrivalNs,
+          0,
+          shape.stagedWhole,
+        );
         core.issue(cmd, -1, p.streamGapNs);
         const name = apiName(op);
-        if (blocks) {
+        if (shape.blocks) {
           const nameId = w.fixed(name);
           this.calls.begin(
             t,
@@ -124,7 +133,7 @@ export class HostRunner {
             correlationId,
             OpFlag.Sync,
             now + costNs,
-            p.api.sync,
+            shape.tailNs,
             cmd,
             -1,
           );
@@ -132,7 +141,7 @@ export class HostRunner {
         }
         w.linkApi(this.calls.api(t, w.fixed(name), costNs, correlationId), cmd);
         t.pc++;
-        return now + costNs;
+        return now + costNs + core.gapAfterCall(t);
       }
       case 'eventRecord': {
         const correlationId = core.nextCorrelation++;
@@ -149,7 +158,7 @@ export class HostRunner {
           op.event,
           0,
         );
-        core.issue(cmd, -1, 0);
+        core.issue(cmd, -1, p.eventRecordGapNs);
         const previous = core.latestRecord[op.event]!;
         if (previous >= 0) {
           core.cmds.release(previous);
@@ -161,7 +170,7 @@ export class HostRunner {
         }
         w.linkApi(this.calls.api(t, w.fixed(FixedName.CudaEventRecord), cost, correlationId), cmd);
         t.pc++;
-        return now + cost;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'streamWait': {
         if (this.recordNotIssued(t, op.afterRecord)) {
@@ -193,7 +202,7 @@ export class HostRunner {
           cmd,
         );
         t.pc++;
-        return now + cost;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'eventSync': {
         if (this.recordNotIssued(t, op.afterRecord)) {
@@ -223,7 +232,7 @@ export class HostRunner {
         const cost = p.api.graphInstantiate + nodes * p.api.graphInstantiatePerNode;
         this.calls.api(t, w.name('cudaGraphInstantiate'), cost);
         t.pc++;
-        return now + cost;
+        return now + cost + core.gapAfterCall(t);
       }
       case 'graphLaunch':
         return this.graphLaunch(t, op.graph, op.stream, op.count);
@@ -275,14 +284,15 @@ export class HostRunner {
         cmd,
       );
       t.pc++;
-      return now + cost;
+      return now + cost + core.gapAfterCall(t);
     }
     if (buffer.kind === 'host-pageable') {
       this.calls.api(t, core.writer.name(isMalloc ? 'malloc' : 'free'), 1_000);
       t.pc++;
-      return now + 1_000;
+      return now + 1_000 + core.gapAfterCall(t);
     }
-    // cudaMalloc, cudaFree, cudaMallocHost and cudaFreeHost synchronize the device first.
+    // cudaMallocHost and cudaFreeHost synchronize the device first; cudaMalloc and cudaFree
+    // where the profile says so (on Hopper cudaFree does, cudaMalloc does not).
     const pinned = buffer.kind === 'host-pinned';
     const name = pinned
       ? isMalloc
@@ -291,14 +301,24 @@ export class HostRunner {
       : isMalloc
         ? 'cudaMalloc'
         : 'cudaFree';
-    const cost =
-      pinned && isMalloc
-        ? p.api.mallocHost + (buffer.bytes / p.api.pinBytesPerS) * 1e9
-        : isMalloc
-          ? p.api.malloc
-          : p.api.free;
-    this.calls.begin(t, core.writer.name(name), 0, OpFlag.Sync, now + cost, cost, -1, -1);
-    return this.calls.endOrWait(t, core.waitForDevice(t, core.plan.threads[t.id]!.device));
+    const gib = buffer.bytes / 1024 ** 3;
+    const cost = pinned
+      ? (isMalloc ? p.api.mallocHost : p.api.free) + (buffer.bytes / p.api.pinBytesPerS) * 1e9
+      : isMalloc
+        ? p.api.malloc + gib * p.api.mallocPerGiB
+        : p.api.free + gib * p.api.freePerGiB;
+    const syncs = pinned || (isMalloc ? p.mallocSyncs : p.freeSyncs);
+    this.calls.begin(
+      t,
+      core.writer.name(name),
+      0,
+      syncs ? OpFlag.Sync : 0,
+      now + cost,
+      cost,
+      -1,
+      -1,
+    );
+    return this.calls.endOrWait(t, syncs && core.waitForDevice(t, core.plan.threads[t.id]!.device));
   }
 
   private graphLaunch(
@@ -315,9 +335,15 @@ export class HostRunner {
       return -1;
     }
     const correlationId = core.nextCorrelation++;
-    const cost = p.api.graphLaunch;
+    // The first launch of a graph uploads it to the device.
+    const first = !this.launchedGraphs.has(graphId);
+    this.launchedGraphs.add(graphId);
+    const cost =
+      p.api.graphLaunch +
+      graph.ops.length * p.api.graphLaunchPerNode +
+      (first ? p.graphFirstLaunchExtraNs : 0);
     const apiOp = this.calls.api(t, core.writer.name('cudaGraphLaunch'), cost, correlationId);
-    let first = true;
+    let firstNode = true;
     for (const node of graph.ops) {
       if (
         node.kind === 'kernel' ||
@@ -332,9 +358,13 @@ export class HostRunner {
           now + cost + p.submitLatencyNs,
           OpFlag.InGraph,
         );
-        core.issue(cmd, -1, first ? p.streamGapNs : p.graphNodeGapNs);
+        core.issue(
+          cmd,
+          -1,
+          firstNode ? Math.max(p.streamGapNs, p.graphLaunchGapNs) : p.graphNodeGapNs,
+        );
         core.writer.linkApi(apiOp, cmd);
-        first = false;
+        firstNode = false;
       }
     }
     t.sub++;
@@ -342,6 +372,6 @@ export class HostRunner {
       t.sub = 0;
       t.pc++;
     }
-    return now + cost;
+    return now + cost + core.gapAfterCall(t);
   }
 }

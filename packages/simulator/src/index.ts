@@ -5,10 +5,14 @@ export type {
   CopyBandwidths,
   ApiCosts,
   CopyEngineRole,
+  CrossEngineGaps,
+  PageableStaging,
+  ProfileProvenance,
 } from './profile.ts';
 export type { ProfileName } from './profiles.ts';
 export { deviceProfiles, findProfile } from './profiles.ts';
-export type { Calibration } from './calibration.ts';
-export { profileFromCalibration, CalibrationError } from './calibration.ts';
+export type { Calibration, CalibrationDevice } from './calibration.ts';
+export { baseProfileFor, profileFromCalibration, CalibrationError } from './calibration.ts';
+export { applyCalibration, calibratedValues } from './calibration-values.ts';
 export type { Simulation } from './simulation.ts';
 export { createSimulation, simulate, SimulationError, simulatorVersion } from './simulation.ts';

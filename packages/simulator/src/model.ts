@@ -44,6 +44,10 @@ export class SimStream {
   /** The last command issued to it (retained), -1 before the first. */
   lastCmd: CmdSlot = -1;
   lastSignalNs = -Infinity;
+  /** Engine of its last kernel or copy: 0 none yet, 1 the SMs, 2 a copy engine. */
+  lastEngine = 0;
+  /** A stream wait was issued since its last kernel or copy (the next one pays the wait gap). */
+  afterWait = false;
   readonly isLegacy: boolean;
   /** Blocking streams (created blocking, or per-thread default) synchronize with the legacy stream. */
   readonly isBlocking: boolean;

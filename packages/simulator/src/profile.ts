@@ -1,5 +1,5 @@
-/** Which copies a copy engine takes. */
-export type CopyEngineRole = 'htod' | 'dtoh' | 'any';
+/** Which copies a copy engine takes ('peer': copies between GPUs only). */
+export type CopyEngineRole = 'htod' | 'dtoh' | 'any' | 'peer';
 
 /** Copy bandwidths in bytes per second, by direction and host memory kind. */
 export interface CopyBandwidths {
@@ -24,17 +24,58 @@ export interface ApiCosts {
   readonly streamWait: number;
   /** Fixed part of cudaStream/Event/DeviceSynchronize (besides the wait). */
   readonly sync: number;
+  /** cudaMalloc and cudaFree: fixed part, plus per GiB of the buffer. */
   readonly malloc: number;
+  readonly mallocPerGiB: number;
   readonly free: number;
+  readonly freePerGiB: number;
   /** cudaMallocHost: fixed part; pinning adds bytes / pinBytesPerS. */
   readonly mallocHost: number;
   readonly pinBytesPerS: number;
   readonly mallocAsync: number;
   readonly launchHostFunc: number;
+  /** cudaGraphLaunch: fixed part plus per node. */
   readonly graphLaunch: number;
+  readonly graphLaunchPerNode: number;
   /** Capture and instantiate: fixed part plus per node. */
   readonly graphInstantiate: number;
   readonly graphInstantiatePerNode: number;
+}
+
+/**
+ * How the driver copies pageable host memory: through pinned staging buffers of `chunkBytes`.
+ * To the device the host stages the first chunk before the engine starts, and a copy of at most
+ * one chunk returns once staged (its DMA runs on, like a pinned copy); to the host the engine
+ * fills a chunk and the host copies the last one out after the engine ends. Longer copies run
+ * at `copyBandwidthBytesPerS.*Pageable` (what staging sustains) and the call returns when done.
+ */
+export interface PageableStaging {
+  readonly chunkBytes: number;
+  /** Host memcpy rate into a staging buffer (the lead before a copy to the device starts). */
+  readonly htodStagingBytesPerS: number;
+  /** Host memcpy rate out of a staging buffer (the tail after a copy to the host ends). */
+  readonly dtohStagingBytesPerS: number;
+}
+
+/** Gaps where work moves between a copy engine and the SMs within one stream, ns. */
+export interface CrossEngineGaps {
+  /** After a copy (or memset), before a kernel. */
+  readonly toCompute: number;
+  /** After a kernel, before a copy. */
+  readonly toCopy: number;
+}
+
+/** Where each value of a profile comes from. */
+export interface ProfileProvenance {
+  /** Measured by `streamscope calibrate`: on which device, with which driver, when. */
+  readonly measured: {
+    readonly device: string;
+    readonly driver: string;
+    readonly date: string;
+    readonly values: readonly string[];
+  };
+  /** Values taken from another profile, unmeasured. */
+  readonly inherited: { readonly from: string; readonly values: readonly string[] };
 }
 
 /** The GPU as the trace's DeviceInfo shows it, plus what the block scheduler needs. */
@@ -82,6 +123,8 @@ export interface DeviceProfile {
   readonly memsetBytesPerS: number;
   /** Fraction of bandwidth each direction keeps while HtoD and DtoH run at once. */
   readonly duplexFactor: number;
+  /** The same for copies to the host (the directions lose different shares). */
+  readonly duplexFactorDtoh: number;
   /** Fixed cost of a copy on its engine (DMA setup), ns. */
   readonly copyFixedNs: number;
   /** Fixed-work kernels: iterations a thread completes per ns on an unsaturated SM. */
@@ -103,4 +146,32 @@ export interface DeviceProfile {
   readonly asyncAllocNs: number;
   /** Launches that may be pending on a device before a launch call blocks the host. */
   readonly maxPendingLaunches: number;
+  /** Host time between one API call's return and the next call (the issuing loop's own), ns. */
+  readonly hostCallGapNs: number;
+  /** More host time after a thread's first API call (first use of the runtime), ns. */
+  readonly firstCallGapNs: number;
+  readonly crossEngineGapNs: CrossEngineGaps;
+  /** Gap between two copies on one copy engine, ns. */
+  readonly copyEngineGapNs: number;
+  /** An event record completes this long after the op before it on its stream, ns. */
+  readonly eventRecordGapNs: number;
+  /** A stream waiting on an event goes on this long after the record completes, ns. */
+  readonly eventWaitGapNs: number;
+  /** Pageable copies staged in chunks; null: a pageable copy is one copy at the pageable rate. */
+  readonly pageable: PageableStaging | null;
+  /** Whether cudaMalloc / cudaFree wait for the device to go idle first. */
+  readonly mallocSyncs: boolean;
+  readonly freeSyncs: boolean;
+  /**
+   * Timed blocks start late on a crowded SM: a block that lands on an SM already holding W
+   * warps starts (W − crowdedStartWarps) × crowdedStartNsPerWarp late (0: never).
+   */
+  readonly crowdedStartWarps: number;
+  readonly crowdedStartNsPerWarp: number;
+  /** Gap between the end of the op before a graph launch and the graph's first node, ns. */
+  readonly graphLaunchGapNs: number;
+  /** The first launch of a graph uploads it: this much more host time, ns. */
+  readonly graphFirstLaunchExtraNs: number;
+  /** Which values were measured and which inherited; absent for published figures. */
+  readonly provenance?: ProfileProvenance;
 }

@@ -150,7 +150,12 @@ describe('profileFromCalibration', () => {
     });
     expect(profile.api.launchKernel).toBe(3_800);
     expect(profile.copyBandwidthBytesPerS.htodPinned).toBe(5.2e10);
-    expect(profile.copyEngines).toEqual(['htod', 'dtoh', 'any']);
+    // Unmeasured values come from the shipped H200 profile: its measured engine layout (copies
+    // one way take turns on one engine; the third serves peers only).
+    expect(profile.copyEngines).toEqual(['htod', 'dtoh', 'peer']);
+    expect(profile.provenance?.measured.values).toContain('api.launchKernel');
+    expect(profile.provenance?.inherited.from).toBe('h200');
+    expect(profile.provenance?.inherited.values).toContain('streamGapNs');
     expect(simulate(blogPlan(), profile).ops.count).toBeGreaterThan(0);
   });
 

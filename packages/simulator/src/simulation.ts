@@ -85,6 +85,7 @@ export function createSimulation(plan: Plan, profile: DeviceProfile): Simulation
         flowFrom: -1,
       },
       waitRemaining: 0,
+      apiCalls: 0,
       ranges: [],
     };
     core.threads.push(state);

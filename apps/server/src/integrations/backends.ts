@@ -1,19 +1,66 @@
-import type { Backend } from '@streamscope/executor';
-import { CudaBackend, createBackends, resolveAuto } from '@streamscope/executor';
-import { deviceProfiles } from '@streamscope/simulator';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Backend, ProbeReport } from '@streamscope/executor';
+import { CudaBackend, createBackends, defaultAddonPath, resolveAuto } from '@streamscope/executor';
+import type { DeviceProfile } from '@streamscope/simulator';
+import { deviceProfiles, profileFromCalibration } from '@streamscope/simulator';
 import type { BackendSet } from '../runs/run-manager.ts';
+
+/** The simulator profile of this machine's GPU, as the Run page lists it. */
+export const calibratedProfileName = 'this GPU (calibrated)';
+
+/**
+ * The calibration `streamscope calibrate` stored in `dataDir`, as a profile, when this machine
+ * has the GPU it measured; undefined otherwise (no file, another GPU, no GPU). A file that does
+ * not load is reported through `warn`, not fatal.
+ */
+export async function storedCalibration(
+  dataDir: string,
+  probe: () => Promise<ProbeReport>,
+  warn: (line: string) => void = () => undefined,
+): Promise<DeviceProfile | undefined> {
+  const file = path.join(dataDir, 'calibration.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let profile: DeviceProfile;
+  try {
+    profile = profileFromCalibration(JSON.parse(text) as unknown);
+  } catch (error) {
+    warn(`${file}: ${(error as Error).message}; not offered as a profile`);
+    return undefined;
+  }
+  const report = await probe();
+  const here = report.cuda?.devices.some((d) => d.name === profile.device.name) ?? false;
+  return here ? { ...profile, name: calibratedProfileName } : undefined;
+}
 
 /**
  * The executor's backends (cuda in a child process, sim, replay), its `auto` rule, the CUDA
- * probe and the simulator's device profiles.
+ * probe and the simulator's device profiles; with `calibrated`, the simulator also offers it
+ * as "this GPU (calibrated)".
  */
-export function executorBackends(): BackendSet {
-  const backends = createBackends();
+export function executorBackends(calibrated?: DeviceProfile): BackendSet {
+  const extraProfiles: Record<string, DeviceProfile> =
+    calibrated === undefined ? {} : { [calibratedProfileName]: calibrated };
+  const backends = createBackends({ extraProfiles });
   const cuda: Backend = backends.cuda;
   return {
     backends,
     resolveAuto: () => resolveAuto(backends),
-    profiles: () => Object.values(deviceProfiles),
+    profiles: () => [...Object.values(deviceProfiles), ...Object.values(extraProfiles)],
     ...(cuda instanceof CudaBackend ? { probe: () => cuda.probe() } : {}),
   };
+}
+
+/** The executor's backends, offering the calibration stored in `dataDir` when it fits this GPU. */
+export async function executorBackendsFor(
+  dataDir: string,
+  warn: (line: string) => void,
+): Promise<BackendSet> {
+  const probe = new CudaBackend({ addonPath: defaultAddonPath });
+  return executorBackends(await storedCalibration(dataDir, () => probe.probe(), warn));
 }

@@ -66,6 +66,10 @@ describe('the lesson controls and results', () => {
     expect(document.querySelector('[data-testid="lesson-pitfall-hint"]')).toBeNull();
     const fixed = Number(byTestId('lesson-speedup').getAttribute('data-speedup'));
     expect(fixed).toBeGreaterThan(1.1);
+    // at the lesson's settings on the h100 profile: what an H100 measured beside the simulation
+    expect(byTestId('lesson-measured').textContent).toMatch(
+      /^On an H100 this measured .+ before and .+ after \(median of 5 runs\); simulated .+ and .+\.$/,
+    );
 
     act(() => toggle.click());
     await settle();
@@ -74,6 +78,8 @@ describe('the lesson controls and results', () => {
     expect(byTestId('lesson-speedup').getAttribute('data-speedup')).toBe('1');
     // The 1.00× is explained, with what to do next.
     expect(byTestId('lesson-pitfall-hint').textContent).toContain('Untick to run the after run');
+    // other settings than those measured: no measured line
+    expect(t.container.querySelector('[data-testid="lesson-measured"]')).toBeNull();
   });
 
   it('shows one control per slider, sizes on a power-of-two range, and the lesson profiles first', async () => {

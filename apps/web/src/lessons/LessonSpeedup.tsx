@@ -1,5 +1,7 @@
 import { formatDurationNs } from '@streamscope/trace';
 import { useStore } from 'zustand';
+import { findLesson } from './lesson-catalogue.ts';
+import { measuredLine } from './lesson-fidelity.ts';
 import { lessonStore } from './lesson-store.ts';
 
 function offBy(measuredNs: number, predictedNs: number): string {
@@ -28,6 +30,18 @@ export function LessonSpeedup() {
   }
   const predicted =
     simulated !== null && simulated.afterNs > 0 ? simulated.beforeNs / simulated.afterNs : null;
+  const lesson = findLesson(summary.lessonId);
+  // On the simulator, at the lesson's own settings: what the GPU behind the profile measured.
+  const measured =
+    backend === 'cuda' || lesson === undefined
+      ? null
+      : measuredLine(
+          lesson,
+          summary.profile,
+          summary.after.params,
+          { beforeNs: summary.before.makespanNs, afterNs: summary.after.makespanNs },
+          formatDurationNs,
+        );
   return (
     <div className="lesson-speedup" data-status={status}>
       <span>
@@ -44,6 +58,11 @@ export function LessonSpeedup() {
         {summary.speedup.toFixed(2)}×
       </strong>
       <span className="lesson-muted">on {summary.profile}</span>
+      {measured !== null && (
+        <span className="lesson-muted" data-testid="lesson-measured">
+          {measured}
+        </span>
+      )}
       {simulated !== null && predicted !== null && (
         <span data-testid="lesson-sim-vs-gpu">
           The simulator predicted {formatDurationNs(simulated.beforeNs)} →{' '}

@@ -1,61 +1,131 @@
-import { MemKind, OpKind, Trace, packMemKinds } from '@streamscope/trace';
+import { readFileSync } from 'node:fs';
+import type { CalibrationDevice, DeviceProfile } from '@streamscope/simulator';
+import {
+  applyCalibration,
+  deviceProfiles,
+  profileFromCalibration,
+  simulate,
+} from '@streamscope/simulator';
+import { Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { calibrationFromTrace, calibrationPlan } from './calibrate.ts';
+import { benchmarks } from './benchmarks.ts';
+import { benchmarkPlan, readAll, runBenchmarks, simulatedReadings } from './calibrate.ts';
+import { readBenchmark } from './readings.ts';
 
-const device = {
-  deviceId: 0,
-  name: 'NVIDIA H200',
-  smCount: 132,
-  copyEngineCount: 3,
-  memoryBytes: 150e9,
-  priorityRange: [-5, 0] as const,
-};
+const fixtures = new URL('../../../../fixtures/runs/', import.meta.url);
+const measuredH100 = JSON.parse(
+  readFileSync(new URL('calibration-h100.json', fixtures), 'utf8'),
+) as { measured: Record<string, number> };
 
-describe('calibration', () => {
-  it('builds one sequential plan with every measurement step', () => {
-    const plan = calibrationPlan();
-    const kernels = plan.threads[0]!.ops.filter((op) => op.kind === 'kernel');
-    expect(kernels.length).toBeGreaterThan(40);
-    expect(plan.streams[0]?.type).toBe('legacy-default');
-    expect(plan.threads[0]!.ops.every((op, i) => op.opId === i)).toBe(true);
-  });
+describe('the shipped profiles', () => {
+  for (const gpu of ['h100', 'h200'] as const) {
+    it(`${gpu} is its fixture calibration: measured values, device, driver and date`, () => {
+      const json = JSON.parse(
+        readFileSync(new URL(`calibration-${gpu}.json`, fixtures), 'utf8'),
+      ) as {
+        device: CalibrationDevice;
+        driver: string;
+        date: string;
+        measured: Record<string, number>;
+      };
+      const shipped = deviceProfiles[gpu];
+      const meta = {
+        driver: json.driver,
+        date: json.date,
+        name: shipped.name,
+        title: shipped.title,
+      };
+      // applying the fixture's values again changes nothing
+      const again: DeviceProfile = applyCalibration(shipped, json.device, json.measured, meta);
+      const { provenance: _a, source: _s, ...values } = again;
+      const { provenance, source: _t, ...shippedValues } = shipped;
+      expect(values).toEqual(shippedValues);
+      expect(provenance?.measured).toEqual({
+        device: json.device.name,
+        driver: json.driver,
+        date: json.date,
+        values: Object.keys(json.measured).filter((k) => !k.startsWith('check.')),
+      });
+      expect(provenance?.inherited.from).toBe('hopper');
+    });
+  }
+});
 
-  it('reads medians out of a trace: bandwidth = bytes / duration, offset = measured - requested', () => {
-    const trace = new Trace();
-    trace.addTrack({ kind: 'host-thread', name: 'main', pid: 1, tid: 0 });
-    const name = (s: string): number => trace.strings.intern(s);
-    let t = 0;
-    const add = (kind: number, nameId: number, durNs: number, bytes = 0, memKinds = 0): void => {
-      trace.addOp({ startNs: t, endNs: t + durNs, track: 0, kind, nameId, bytes, memKinds });
-      t += durNs + 1000;
-    };
-    const mib64 = 64 * 1024 * 1024;
-    for (let i = 0; i < 5; i++) {
-      add(OpKind.ApiCall, name('cudaLaunchKernel'), 4000 + i);
-      add(OpKind.Kernel, name('spin-short'), 10_600);
-      add(OpKind.Kernel, name('spin-long'), 1_000_600);
-      add(OpKind.Kernel, name('work-small'), 40_000);
-      add(OpKind.Kernel, name('work-large'), 400_000);
-      // 64 MiB in 1.3 ms ≈ 51.6 GB/s
-      add(OpKind.CopyHtoD, 0, 1_300_000, mib64, packMemKinds(MemKind.Pinned, MemKind.Device));
-      add(OpKind.CopyHtoD, 0, 8_000_000, mib64, packMemKinds(MemKind.Pageable, MemKind.Device));
-      add(OpKind.CopyDtoH, 0, 1_310_000, mib64, packMemKinds(MemKind.Device, MemKind.Pinned));
-      add(OpKind.CopyDtoH, 0, 9_000_000, mib64, packMemKinds(MemKind.Device, MemKind.Pageable));
-      add(OpKind.CopyDtoD, 0, 64_000, mib64, packMemKinds(MemKind.Device, MemKind.Device));
+describe('calibration benchmarks', () => {
+  it('are workloads in the spec that the simulator runs, each reading what it says it measures', () => {
+    const profile = deviceProfiles.h100;
+    for (const bench of benchmarks) {
+      const trace = simulate(benchmarkPlan(bench, profile.device), profile);
+      const keys = Object.keys(readBenchmark(bench.name, trace)).filter(
+        (k) => !k.startsWith('check.'),
+      );
+      expect(keys.sort(), bench.name).toEqual([...bench.measures].sort());
     }
-    const c = calibrationFromTrace(trace, device);
-    expect(c.spinOffsetNs).toBe(600);
-    // (200 000 - 20 000) iterations / (400 000 - 40 000) ns
-    expect(c.workIterationsPerNs).toBeCloseTo(0.5, 6);
-    expect(c.copyBandwidthBytesPerS.htodPinned).toBeCloseTo((mib64 / 1_300_000) * 1e9, 0);
-    expect(c.copyBandwidthBytesPerS.dtod).toBeCloseTo((mib64 / 64_000) * 1e9, 0);
-    expect(c.launchLatencyNs).toBe(4003);
-    expect(c.device.priorityRange).toEqual([-5, 0]);
   });
 
-  it('refuses a trace that lacks a measurement, naming it', () => {
-    expect(() => calibrationFromTrace(new Trace(), device)).toThrow(
-      /lacks measurements for: .*htodPinned/,
+  it('calibrating the simulator recovers the values the shipped h100 profile was built from', () => {
+    // The self-check: the same benchmarks on the simulator read back what the H100 measured.
+    const simulated = simulatedReadings(deviceProfiles.h100);
+    for (const [key, value] of Object.entries(measuredH100.measured)) {
+      if (key.startsWith('check.') || key === 'api.graphInstantiate') {
+        continue;
+      }
+      const got = simulated[key];
+      expect(got, key).toBeDefined();
+      const tolerance = Math.max(Math.abs(value) * 0.06, 1);
+      expect(
+        Math.abs(got! - value),
+        `${key}: simulated ${got}, measured ${value}`,
+      ).toBeLessThanOrEqual(tolerance);
+    }
+  });
+
+  it('a profile made from simulated readings reads back the same values again', () => {
+    const h200 = deviceProfiles.h200;
+    const readings = simulatedReadings(h200);
+    const again = profileFromCalibration({
+      device: { ...h200.device, priorityRange: [...h200.device.priorityRange] },
+      driver: 'sim',
+      date: 'today',
+      measured: readings,
+    });
+    expect(again.streamGapNs).toBe(h200.streamGapNs);
+    expect(again.api.launchKernel).toBeCloseTo(h200.api.launchKernel, 0);
+    expect(again.pageable?.chunkBytes).toBe(h200.pageable?.chunkBytes);
+    expect(again.freeSyncs).toBe(true);
+    expect(again.mallocSyncs).toBe(false);
+  });
+
+  it('runs every benchmark once per round and takes each value from the median round', async () => {
+    const profile = deviceProfiles.h100;
+    const slow = { ...profile, api: { ...profile.api, launchKernel: 20_000 } };
+    let runs = 0;
+    const traces = await runBenchmarks(
+      (plan) => {
+        runs++;
+        // rounds 0 and 2 on the usual host, round 1 on a slow one
+        return Promise.resolve(
+          simulate(
+            plan,
+            runs > benchmarks.length && runs <= 2 * benchmarks.length ? slow : profile,
+          ),
+        );
+      },
+      profile.device,
+      () => undefined,
+      3,
+    );
+    expect(runs).toBe(3 * benchmarks.length);
+    expect(traces.get('launch')).toHaveLength(3);
+    expect(readAll(traces)['api.launchKernel']).toBeCloseTo(profile.api.launchKernel, 0);
+  });
+
+  it('names the benchmark and the value its trace lacks', () => {
+    expect(() => readBenchmark('stream-gap', new Trace())).toThrow(
+      /benchmark stream-gap: no measurement for streamGapNs/,
+    );
+    expect(() => readBenchmark('nonsense', new Trace())).toThrow(
+      'no reading for benchmark nonsense',
     );
   });
 });

@@ -1,174 +1,171 @@
+import type { Calibration, CalibrationDevice, DeviceProfile } from '@streamscope/simulator';
+import { baseProfileFor, calibratedValues, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
-import { MemKind, OpKind, dstMemKind, srcMemKind } from '@streamscope/trace';
-import type { Calibration } from '@streamscope/simulator';
 import type { Plan } from '@streamscope/workload';
+import { validateWorkload } from '@streamscope/workload';
 import type { CudaBackend } from '../cuda/cuda-backend.ts';
 import type { ProbeDevice } from '../cuda/protocol.ts';
 import { unavailableReason } from '../cuda/protocol.ts';
-import { PlanBuilder } from './plan-builder.ts';
+import type { Benchmark } from './benchmarks.ts';
+import { benchmarks } from './benchmarks.ts';
+import type { Readings } from './readings.ts';
+import { readBenchmark } from './readings.ts';
+import { median } from './trace-view.ts';
 
-/** What `streamscope calibrate` prints: the shape the simulator's profileFromCalibration reads. */
+/** What `streamscope calibrate` writes: the shape the simulator's profileFromCalibration reads. */
 export type { Calibration };
 
-const copyBytes = 64 * 1024 * 1024;
-const reps = 5;
-const spinShortNs = 10_000;
-const spinLongNs = 1_000_000;
-const workSmall = 20_000;
-const workLarge = 200_000;
-
-/** One sequential plan: every step alone on an idle GPU (a stream sync after each). */
-export function calibrationPlan(): Plan {
-  const b = new PlanBuilder('calibration');
-  const pinned = b.buffer('pinned', 'host-pinned', copyBytes);
-  const pageable = b.buffer('pageable', 'host-pageable', copyBytes);
-  const d1 = b.buffer('d1', 'device', copyBytes);
-  const d2 = b.buffer('d2', 'device', copyBytes);
-  const s = b.stream('calibration');
-  b.kernel(s, 'warm-up', spinShortNs).sync(s);
-  b.workKernel(s, 'warm-up', workSmall).sync(s);
-  for (const [dst, src] of [
-    [d1, pinned],
-    [d1, pageable],
-    [pinned, d1],
-    [pageable, d1],
-    [d2, d1],
-  ] as const) {
-    b.copy(s, dst, src, copyBytes).sync(s);
+/** The validated plan of a benchmark for a device. */
+export function benchmarkPlan(bench: Benchmark, device: { readonly smCount: number }): Plan {
+  const result = validateWorkload(bench.workload(device));
+  if (!result.ok) {
+    throw new Error(
+      `benchmark ${bench.name}: ${result.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
   }
-  for (let i = 0; i < 30; i++) {
-    b.kernel(s, 'launch', spinShortNs).sync(s);
-  }
-  for (let i = 0; i < reps * 2; i++) {
-    b.kernel(s, 'spin-short', spinShortNs).sync(s);
-    b.kernel(s, 'spin-long', spinLongNs).sync(s);
-  }
-  for (let i = 0; i < reps; i++) {
-    b.workKernel(s, 'work-small', workSmall).sync(s);
-    b.workKernel(s, 'work-large', workLarge).sync(s);
-  }
-  for (let i = 0; i < reps; i++) {
-    b.copy(s, d1, pinned, copyBytes).sync(s);
-    b.copy(s, d1, pageable, copyBytes).sync(s);
-    b.copy(s, pinned, d1, copyBytes).sync(s);
-    b.copy(s, pageable, d1, copyBytes).sync(s);
-    b.copy(s, d2, d1, copyBytes).sync(s);
-  }
-  return b.build();
+  return result.plan;
 }
 
-function median(values: readonly number[]): number {
-  if (values.length === 0) {
-    return Number.NaN;
-  }
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** Reads the figures out of a finished calibration run's trace. */
-export function calibrationFromTrace(trace: Trace, device: ProbeDevice): Calibration {
-  const ops = trace.ops.columns();
-  const kernels = new Map<string, number[]>();
-  const launches: number[] = [];
-  const copies = {
-    htodPinned: [],
-    htodPageable: [],
-    dtohPinned: [],
-    dtohPageable: [],
-    dtod: [],
-  } as Record<keyof Calibration['copyBandwidthBytesPerS'], number[]>;
-  for (let i = 0; i < ops.count; i++) {
-    const durNs = ops.endNs[i]! - ops.startNs[i]!;
-    const kind = ops.kind[i]!;
-    const name = trace.strings.get(ops.nameId[i]!);
-    if (kind === OpKind.Kernel) {
-      kernels.set(name, [...(kernels.get(name) ?? []), durNs]);
-    } else if (kind === OpKind.ApiCall && name === 'cudaLaunchKernel') {
-      launches.push(durNs);
-    } else if (durNs > 0 && ops.bytes[i] === copyBytes) {
-      const rate = (copyBytes / durNs) * 1e9;
-      const src = srcMemKind(ops.memKinds[i]!);
-      const dst = dstMemKind(ops.memKinds[i]!);
-      if (kind === OpKind.CopyHtoD) {
-        (src === MemKind.Pinned ? copies.htodPinned : copies.htodPageable).push(rate);
-      } else if (kind === OpKind.CopyDtoH) {
-        (dst === MemKind.Pinned ? copies.dtohPinned : copies.dtohPageable).push(rate);
-      } else if (kind === OpKind.CopyDtoD) {
-        copies.dtod.push(rate);
+/**
+ * Every benchmark's readings merged. A benchmark run in several rounds (separate processes: the
+ * host's speed differs from one to the next) gives each value's median over its rounds. A
+ * benchmark that fails to read is reported, not fatal.
+ */
+export function readAll(
+  traces: ReadonlyMap<string, readonly Trace[]>,
+  onError: (bench: string, message: string) => void = () => undefined,
+): Readings {
+  const measured: Readings = {};
+  for (const bench of benchmarks) {
+    const rounds: Readings[] = [];
+    for (const trace of traces.get(bench.name) ?? []) {
+      try {
+        rounds.push(readBenchmark(bench.name, trace));
+      } catch (error) {
+        onError(bench.name, (error as Error).message);
       }
     }
+    for (const key of new Set(rounds.flatMap((r) => Object.keys(r)))) {
+      measured[key] = median(rounds.flatMap((r) => (key in r ? [r[key]!] : [])));
+    }
   }
-  const k = (name: string): number[] => kernels.get(name) ?? [];
-  const spinOffsets = [
-    ...k('spin-short').map((d) => d - spinShortNs),
-    ...k('spin-long').map((d) => d - spinLongNs),
-  ];
-  const workSlopeNs = median(k('work-large')) - median(k('work-small'));
-  const result: Calibration = {
-    device: {
-      name: device.name,
-      smCount: device.smCount ?? 0,
-      copyEngineCount: device.copyEngineCount ?? 0,
-      memoryBytes: device.memoryBytes ?? 0,
-      priorityRange: device.priorityRange ?? [0, 0],
-      ...(device.computeCapability !== undefined
-        ? { computeCapability: device.computeCapability }
-        : {}),
-    },
-    // The first launches pay for module loading: the median of the later ones.
-    launchLatencyNs: Math.round(median(launches.slice(2))),
-    copyBandwidthBytesPerS: {
-      htodPinned: median(copies.htodPinned),
-      htodPageable: median(copies.htodPageable),
-      dtohPinned: median(copies.dtohPinned),
-      dtohPageable: median(copies.dtohPageable),
-      dtod: median(copies.dtod),
-    },
-    workIterationsPerNs: (workLarge - workSmall) / workSlopeNs,
-    spinOffsetNs: Math.round(median(spinOffsets)),
-  };
-  const missing = Object.entries({
-    ...result.copyBandwidthBytesPerS,
-    launch: result.launchLatencyNs,
-    work: result.workIterationsPerNs,
-  })
-    .filter(([, v]) => !Number.isFinite(v) || v <= 0)
-    .map(([key]) => key);
-  if (!Number.isFinite(result.spinOffsetNs)) {
-    missing.push('spinOffsetNs');
-  }
-  if (missing.length > 0) {
-    throw new Error(`calibration run lacks measurements for: ${missing.join(', ')}`);
-  }
-  return result;
+  return measured;
 }
 
-/** Runs the calibration plan on a GPU and reads the figures from its trace. */
+/** The calibration of a device from every benchmark's trace. */
+export function calibrationFromTraces(
+  traces: ReadonlyMap<string, readonly Trace[]>,
+  device: CalibrationDevice,
+  meta: { readonly driver: string; readonly date: string },
+  onError?: (bench: string, message: string) => void,
+): Calibration {
+  const measured = readAll(traces, onError);
+  const base = baseProfileFor(device.name);
+  return {
+    device,
+    driver: meta.driver,
+    date: meta.date,
+    measured,
+    inherited: {
+      from: base.name,
+      values: Object.keys(calibratedValues).filter((k) => !(k in measured)),
+    },
+  };
+}
+
+/** Runs every benchmark `rounds` times with `run` (a GPU, or the simulator); traces by name. */
+export async function runBenchmarks(
+  run: (plan: Plan) => Promise<Trace>,
+  device: { readonly smCount: number },
+  onTrace: (name: string, round: number, trace: Trace) => void = () => undefined,
+  rounds = 1,
+): Promise<Map<string, Trace[]>> {
+  const traces = new Map<string, Trace[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const bench of benchmarks) {
+      const trace = await run(benchmarkPlan(bench, device));
+      traces.set(bench.name, [...(traces.get(bench.name) ?? []), trace]);
+      onTrace(bench.name, round, trace);
+    }
+  }
+  return traces;
+}
+
+/** What the benchmarks read on the simulator with `profile`: the self-check of the model. */
+export function simulatedReadings(profile: DeviceProfile): Readings {
+  const traces = new Map<string, Trace[]>();
+  for (const bench of benchmarks) {
+    traces.set(bench.name, [simulate(benchmarkPlan(bench, profile.device), profile)]);
+  }
+  return readAll(traces);
+}
+
+function toDevice(device: ProbeDevice): CalibrationDevice {
+  return {
+    name: device.name,
+    smCount: device.smCount ?? 0,
+    copyEngineCount: device.copyEngineCount ?? 0,
+    memoryBytes: device.memoryBytes ?? 0,
+    priorityRange: device.priorityRange ?? [0, 0],
+    ...(device.computeCapability !== undefined
+      ? { computeCapability: device.computeCapability }
+      : {}),
+  };
+}
+
+/** Runs every benchmark on a GPU and reads the calibration from their traces. */
 export async function runCalibration(
   backend: CudaBackend,
   target: string | undefined,
-  timeLimitMs = 120_000,
-): Promise<{ readonly calibration: Calibration; readonly trace: Trace }> {
+  meta: { readonly driver?: string; readonly date: string },
+  timeLimitMs = 60_000,
+  onTrace?: (name: string, round: number, trace: Trace) => void,
+  rounds = 3,
+): Promise<{
+  readonly calibration: Calibration;
+  readonly traces: ReadonlyMap<string, readonly Trace[]>;
+}> {
   const probe = await backend.probe();
   const reason = unavailableReason(probe);
   if (reason !== undefined) {
     throw new Error(reason);
   }
   const ordinal = target === undefined ? 0 : Number.parseInt(target, 10);
-  const device = probe.cuda?.devices.find((d) => d.deviceId === ordinal);
-  if (device === undefined) {
+  const found = probe.cuda?.devices.find((d) => d.deviceId === ordinal);
+  if (found === undefined) {
     throw new Error(`no CUDA device ${ordinal}`);
   }
-  const run = backend.startPlan(calibrationPlan(), {
-    timeLimitMs,
-    ...(target !== undefined ? { target } : {}),
-  });
-  const end = await run.done;
-  if (end.status !== 'finished') {
-    throw new Error(
-      `calibration run ${end.status}${end.status === 'failed' ? `: ${end.reason}` : ''}`,
-    );
+  const device = toDevice(found);
+  const driverApi = probe.cuda?.driverVersion ?? 0;
+  const driver =
+    meta.driver ?? `CUDA driver API ${Math.floor(driverApi / 1000)}.${(driverApi % 1000) / 10}`;
+  const traces = await runBenchmarks(
+    async (plan) => {
+      const run = backend.startPlan(plan, {
+        timeLimitMs,
+        ...(target !== undefined ? { target } : {}),
+      });
+      const end = await run.done;
+      if (end.status !== 'finished') {
+        throw new Error(
+          `calibration benchmark ${plan.name} ${end.status}${end.status === 'failed' ? `: ${end.reason}` : ''}`,
+        );
+      }
+      return run.trace;
+    },
+    device,
+    onTrace,
+    rounds,
+  );
+  const problems: string[] = [];
+  const calibration = calibrationFromTraces(
+    traces,
+    device,
+    { driver, date: meta.date },
+    (bench, message) => problems.push(`${bench}: ${message}`),
+  );
+  if (Object.keys(calibration.measured).length === 0) {
+    throw new Error(`calibration measured nothing: ${problems.join('; ')}`);
   }
-  return { calibration: calibrationFromTrace(run.trace, device), trace: run.trace };
+  return { calibration, traces };
 }

@@ -4,7 +4,7 @@ import process from 'node:process';
 import type { BackendChoice } from '@streamscope/executor';
 import { defaultHost, defaultLimits, defaultPort } from '../../config.ts';
 import { readEnv } from '../../env.ts';
-import { executorBackends } from '../../integrations/backends.ts';
+import { executorBackendsFor } from '../../integrations/backends.ts';
 import { importForeign } from '../../integrations/importers.ts';
 import { summarize, traceTools } from '../../integrations/trace-tools.ts';
 import { workloadService } from '../../integrations/workload-service.ts';
@@ -53,8 +53,8 @@ export const serveCommand: Command = {
     const maxRunS = intValue(flags, 'max-run-s', 1, 24 * 3600);
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
     const env = readEnv();
-    const backendSet = executorBackends();
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
+    const backendSet = await executorBackendsFor(dataDir, (line) => io.err(line));
     const server = await startServer({
       dataDir,
       port,
