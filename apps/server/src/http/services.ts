@@ -1,10 +1,10 @@
-import type { Readable } from 'node:stream';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
 import type { ServerLimits } from '../config.ts';
 import type { ImportService } from '../imports/import-service.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
+import type { ChromeExport } from '../workers/server-workers.ts';
 import type { SecurityPolicy } from './security.ts';
 
 /** A workload validation error with its JSON path (`$.streams[1].ops[0].bytes`). */
@@ -36,10 +36,10 @@ export interface TraceTools {
   /** The analysis as JSON text. */
   readonly analyze?: (trace: TraceFileRef, window?: TimeWindowNs) => Promise<string>;
   /**
-   * The Chrome trace JSON as a byte stream made as it is read; resolves once the trace has been
-   * read, so one that cannot be read rejects before a byte is sent. `signal` stops it.
+   * The Chrome trace JSON, written out as it is made; resolves once the trace file has been
+   * checked, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
-  readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<Readable>;
+  readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
 }
 
 /** Everything the HTTP layer calls; handlers parse, validate, call one of these, serialize. */
