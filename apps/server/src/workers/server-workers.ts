@@ -24,7 +24,11 @@ export interface WorkerImport {
   readonly warnings: readonly string[];
   /** The trace as codec bytes, ready to store as they are (no decoding or encoding needed). */
   readonly traceBytes: Uint8Array;
+  /** What a trace entry lists (ops, span, title, format), without decoding the trace. */
   readonly opCount: number;
+  readonly spanNs: number;
+  readonly title: string;
+  readonly sourceFormat: string;
 }
 
 /**
@@ -174,6 +178,9 @@ export class ServerWorkers {
       warnings: imported.warnings,
       traceBytes: imported.traceBytes,
       opCount: imported.opCount,
+      spanNs: imported.spanNs,
+      title: imported.title,
+      sourceFormat: imported.sourceFormat,
     };
   };
 }
@@ -192,5 +199,5 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
  * that does not stop is terminated. Its result also carries `traceBytes`, the trace in the
  * stored form, so a caller can store it without decoding it on the event loop.
  */
-export const runImportInWorker: ForeignImporter = (filePath, options) =>
-  sharedWorkers().importFile(filePath, options);
+export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
+  sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;

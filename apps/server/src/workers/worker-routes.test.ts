@@ -181,6 +181,14 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
     });
     const direct = await importTrace(await readFile(fixture), { fileName: 'train.sqlite' });
     expect(result.trace.ops.count).toBe(direct.trace.ops.count);
+    // What storing needs, without decoding: the stored form and the entry's fields.
+    expect(result.traceBytes).toEqual(saveTrace(direct.trace));
+    expect(result).toMatchObject({
+      opCount: direct.trace.ops.count,
+      spanNs: direct.trace.spanNs(),
+      title: direct.trace.meta.title,
+      sourceFormat: 'nsys-sqlite',
+    });
     expect(saveTrace(result.trace)).toEqual(saveTrace(direct.trace));
     expect(result.warnings).toEqual(direct.warnings);
     expect(progress.at(-1)).toBe((await readFile(fixture)).length);
