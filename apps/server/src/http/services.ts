@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
 import type { Trace } from '@streamscope/trace';
 import type { ServerLimits } from '../config.ts';
@@ -6,6 +5,7 @@ import type { ImportService } from '../imports/import-service.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
+import type { ChromeExport } from '../workers/server-workers.ts';
 import type { SecurityPolicy } from './security.ts';
 
 /** A workload validation error with its JSON path (`$.streams[1].ops[0].bytes`). */
@@ -37,10 +37,10 @@ export interface TraceTools {
   /** The analysis as JSON text. */
   readonly analyze?: (trace: TraceFileRef, window?: TimeWindowNs) => Promise<string>;
   /**
-   * The Chrome trace JSON as a byte stream made as it is read; resolves once the trace has been
-   * read, so one that cannot be read rejects before a byte is sent. `signal` stops it.
+   * The Chrome trace JSON, written out as it is made; resolves once the trace file has been
+   * checked, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
-  readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<Readable>;
+  readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
   /**
    * Several ranks' traces of one job as one trace with a group per rank; throws ApiError
    * (422 `merge-failed`) naming the file when the ranks do not fit together.

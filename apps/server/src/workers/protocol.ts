@@ -34,8 +34,11 @@ export type ToWorker =
   | { readonly type: 'run'; readonly taskId: number; readonly task: WorkerTask }
   /** Stop the task: its AbortSignal fires (the pool terminates a worker that does not stop). */
   | { readonly type: 'abort'; readonly taskId: number }
-  /** The event loop has passed one export chunk on: the worker may send one more. */
-  | { readonly type: 'credit'; readonly taskId: number };
+  /**
+   * The event loop has written one export chunk out: the worker may send one more, and gets
+   * the chunk's memory back (transferred) to fill again.
+   */
+  | { readonly type: 'credit'; readonly taskId: number; readonly buffer?: ArrayBuffer };
 
 /** Worker → event loop. */
 export type FromWorker =

@@ -1,15 +1,21 @@
-import { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { Trace } from '@streamscope/trace';
 import { loadTrace } from '@streamscope/trace';
 import type { PathError } from '../http/services.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
-import type { TimeWindowNs, TraceFileRef } from './protocol.ts';
+import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
 import type { ImportedTrace } from './tasks/import-task.ts';
 import type { WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 export type ValidationOutcome =
   { readonly ok: true } | { readonly ok: false; readonly errors: readonly PathError[] };
+
+/** An export whose trace file has been checked, ready to be written out. */
+export interface ChromeExport {
+  /** Writes the export to `out` and ends it; rejects (and destroys `out`) if the export fails. */
+  pipeTo(out: Writable): Promise<void>;
+}
 
 /** What `runImportInWorker` resolves with: a ForeignImporter's result, and the stored form. */
 export interface WorkerImport {
@@ -18,7 +24,11 @@ export interface WorkerImport {
   readonly warnings: readonly string[];
   /** The trace as codec bytes, ready to store as they are (no decoding or encoding needed). */
   readonly traceBytes: Uint8Array;
+  /** What a trace entry lists (ops, span, title, format), without decoding the trace. */
   readonly opCount: number;
+  readonly spanNs: number;
+  readonly title: string;
+  readonly sourceFormat: string;
 }
 
 /**
@@ -43,31 +53,51 @@ export class ServerWorkers {
   }
 
   /**
-   * The Chrome export of a stored trace as a byte stream. Resolves once the worker has read the
-   * trace (so a trace that cannot be read rejects before anything is sent); the worker makes
-   * each chunk only when the stream's reader has room for it. Destroying the stream, or
-   * `signal`, stops the worker.
+   * The Chrome export of a stored trace. Resolves once the worker has checked the file (so one
+   * that cannot be read rejects before anything is sent); `pipeTo` then writes it out as the
+   * worker makes it. Each chunk's memory goes back to the worker once the destination has taken
+   * it, and the worker makes no more than a few chunks ahead of the destination: memory stays a
+   * few chunks whatever the size, and a slow client slows the worker. Destroying the destination,
+   * or `signal`, stops the worker.
    */
-  exportChrome(trace: TraceFileRef, signal?: AbortSignal): Promise<Readable> {
+  exportChrome(trace: TraceFileRef, signal?: AbortSignal): Promise<ChromeExport> {
     const controller = new AbortController();
     const stop = (): void => controller.abort(signal?.reason);
     signal?.addEventListener('abort', stop, { once: true });
-    let reply: ((message: { type: 'credit'; taskId: number }) => void) | undefined;
+    const early: Uint8Array[] = [];
+    let out: Writable | undefined;
+    let reply: ((message: ToWorker, transfer?: readonly ArrayBuffer[]) => void) | undefined;
     let taskId = 0;
-    let owed = 0;
-    const stream = new Readable({
-      read() {
-        for (; owed > 0 && reply !== undefined; owed--) {
-          reply({ type: 'credit', taskId });
+    let writing = 0;
+    let ended: { error?: Error } | undefined;
+    let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
+    let finished = false;
+    const finishIfDone = (): void => {
+      if (finished || ended === undefined || out === undefined || writing > 0 || early.length > 0) {
+        return;
+      }
+      finished = true;
+      if (ended.error === undefined) {
+        out.end(() => settle?.resolve());
+      } else {
+        out.destroy(ended.error);
+        settle?.reject(ended.error);
+      }
+    };
+    const write = (bytes: Uint8Array): void => {
+      writing++;
+      out!.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (error) => {
+        writing--;
+        if (error === undefined || error === null) {
+          // Written out: its memory goes back to the worker to be filled again.
+          reply?.({ type: 'credit', taskId, buffer: bytes.buffer as ArrayBuffer }, [
+            bytes.buffer as ArrayBuffer,
+          ]);
         }
-      },
-      destroy(error, callback) {
-        controller.abort();
-        callback(error);
-      },
-    });
+        finishIfDone();
+      });
+    };
     return new Promise((resolve, reject) => {
-      let started = false;
       const done = this.pool.run(
         { kind: 'export-chrome', trace },
         {
@@ -76,14 +106,28 @@ export class ServerWorkers {
             reply = send;
             taskId = message.taskId;
             if (message.type === 'started') {
-              started = true;
-              resolve(stream);
+              resolve({
+                pipeTo: (destination) =>
+                  new Promise<void>((resolvePipe, rejectPipe) => {
+                    out = destination;
+                    settle = { resolve: resolvePipe, reject: rejectPipe };
+                    destination.once('close', () => {
+                      if (ended === undefined) {
+                        controller.abort();
+                        rejectPipe(new Error('the destination closed before the export ended'));
+                      }
+                    });
+                    for (const bytes of early.splice(0)) {
+                      write(bytes);
+                    }
+                    finishIfDone();
+                  }),
+              });
             } else if (message.type === 'chunk') {
-              const { bytes } = message;
-              if (stream.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
-                send({ type: 'credit', taskId });
+              if (out === undefined) {
+                early.push(message.bytes);
               } else {
-                owed++;
+                write(message.bytes);
               }
             }
           },
@@ -91,17 +135,19 @@ export class ServerWorkers {
       );
       done
         .then(
-          () => stream.push(null),
+          () => {
+            ended = {};
+          },
           (error: unknown) => {
             const failure = error instanceof Error ? error : new Error(String(error));
-            if (started) {
-              stream.destroy(failure);
-            } else {
-              reject(failure);
-            }
+            ended = { error: failure };
+            reject(failure); // no effect once started
           },
         )
-        .finally(() => signal?.removeEventListener('abort', stop));
+        .finally(() => {
+          signal?.removeEventListener('abort', stop);
+          finishIfDone();
+        });
     });
   }
 
@@ -132,6 +178,9 @@ export class ServerWorkers {
       warnings: imported.warnings,
       traceBytes: imported.traceBytes,
       opCount: imported.opCount,
+      spanNs: imported.spanNs,
+      title: imported.title,
+      sourceFormat: imported.sourceFormat,
     };
   };
 }
@@ -150,5 +199,5 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
  * that does not stop is terminated. Its result also carries `traceBytes`, the trace in the
  * stored form, so a caller can store it without decoding it on the event loop.
  */
-export const runImportInWorker: ForeignImporter = (filePath, options) =>
-  sharedWorkers().importFile(filePath, options);
+export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
+  sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;

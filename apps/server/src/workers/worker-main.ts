@@ -36,6 +36,7 @@ interface Running {
   readonly controller: AbortController;
   credits: number;
   wake: (() => void) | undefined;
+  readonly spare: ArrayBuffer[];
 }
 
 const running = new Map<number, Running>();
@@ -53,6 +54,9 @@ port.on('message', (message: ToWorker) => {
     case 'credit':
       if (task !== undefined) {
         task.credits++;
+        if (message.buffer !== undefined) {
+          task.spare.push(message.buffer);
+        }
         task.wake?.();
       }
       return;
@@ -68,6 +72,7 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
     controller: new AbortController(),
     credits: exportCredits,
     wake: undefined,
+    spare: [],
   };
   running.set(taskId, state);
   const { signal } = state.controller;
@@ -84,6 +89,7 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
       }
       state.credits--;
     },
+    spareBuffer: () => state.spare.pop(),
   };
   try {
     const { result, transfer } = await run(task, ctx);

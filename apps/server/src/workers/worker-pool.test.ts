@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
 import { loadTrace, saveTrace } from '@streamscope/trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -36,12 +36,16 @@ function workers(options: ConstructorParameters<typeof WorkerPool>[0]): ServerWo
   return new ServerWorkers(pool);
 }
 
-async function text(stream: Readable): Promise<string> {
+/** A destination that keeps what is written to it (copied: the memory goes back to the worker). */
+function sink(): { readonly out: Writable; readonly chunks: Buffer[]; text(): string } {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) {
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(Buffer.from(chunk));
+      callback();
+    },
+  });
+  return { out, chunks, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
 const stored = (): { path: string; partial: boolean } => ({ path: traceFile, partial: false });
@@ -102,19 +106,32 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
       code: 'busy',
       message: 'all 1 worker threads are busy and 1 tasks already wait for one; try again shortly',
     });
-    // Reading the export frees the worker for the task that waited.
-    const json = await text(held);
-    expect(json).toBe(exportChromeTrace(loadTrace(await readFile(traceFile))));
+    // Writing the export out frees the worker for the task that waited.
+    const written = sink();
+    await held.pipeTo(written.out);
+    expect(written.text()).toBe(exportChromeTrace(loadTrace(await readFile(traceFile))));
+    // The head goes first, alone: it is sent before the trace is decoded.
+    expect(written.chunks[0]!.toString('utf8')).toBe(
+      '{"displayTimeUnit":"ns","otherData":{"producer":"streamscope","sourceFormat":"nsys-json","originNs":"0"},"traceEvents":[\n',
+    );
     expect(await waiting).toEqual({ ok: true });
   });
 
   it('stops an export whose reader goes away, and the worker takes the next task', async () => {
     // Never terminated for ignoring the abort here: the export must stop when told.
     const w = workers({ size: 1, maxQueued: 4, abortGraceMs: 600_000 });
-    const stream = await w.exportChrome(stored());
-    const first = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
-    expect(first.toString('utf8')).toMatch(/^\{"displayTimeUnit":"ns"/);
-    stream.destroy();
+    const exported = await w.exportChrome(stored());
+    let first = '';
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        first ||= chunk.toString('utf8');
+        // The reader goes away after the first chunk.
+        out.destroy();
+        callback();
+      },
+    });
+    await expect(exported.pipeTo(out)).rejects.toThrow(/closed before the export ended/);
+    expect(first).toMatch(/^\{"displayTimeUnit":"ns"/);
     expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
     expect(w.pool.stats()).toMatchObject({ workers: 1, busy: 0, queued: 0 });
   });
@@ -143,7 +160,9 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     await expect(w.exportChrome({ path: truncated, partial: false })).rejects.toMatchObject({
       status: 500,
       code: 'unreadable-trace',
-      message: expect.stringMatching(/the file ends inside a batch/) as unknown,
+      message: expect.stringMatching(
+        /^the stored trace cannot be read: the file ends inside the batch at byte \d+$/,
+      ) as unknown,
     });
   });
 });

@@ -28,7 +28,10 @@ export interface WorkerPoolOptions {
 export interface TaskHandlers {
   readonly signal?: AbortSignal;
   /** Everything the task's worker says before it ends (progress, stages, export chunks). */
-  readonly onMessage?: (message: FromWorker, reply: (message: ToWorker) => void) => void;
+  readonly onMessage?: (
+    message: FromWorker,
+    reply: (message: ToWorker, transfer?: readonly ArrayBuffer[]) => void,
+  ) => void;
 }
 
 interface Job {
@@ -212,7 +215,7 @@ export class WorkerPool {
       return;
     }
     if (!job.settled) {
-      job.handlers.onMessage?.(message, (reply) => this.post(slot, reply));
+      job.handlers.onMessage?.(message, (reply, transfer) => this.post(slot, reply, transfer));
     }
   }
 
@@ -272,8 +275,8 @@ export class WorkerPool {
     }
   }
 
-  private post(slot: Slot, message: ToWorker): void {
-    slot.worker.postMessage(message);
+  private post(slot: Slot, message: ToWorker, transfer: readonly ArrayBuffer[] = []): void {
+    slot.worker.postMessage(message, transfer);
   }
 }
 

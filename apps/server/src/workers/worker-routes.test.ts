@@ -86,7 +86,10 @@ describe('analysis and export in worker threads', { timeout: 120_000 }, () => {
     );
     expect(analysis.status).toBe(200);
     expect(analysis.body).toHaveProperty('metrics');
-    expect(await snapshotsLeft(server)).toEqual([]);
+    // Each snapshot is removed once its worker is done with it.
+    await vi.waitFor(async () => expect(await snapshotsLeft(server)).toEqual([]), {
+      timeout: 60_000,
+    });
     run.addOps(12);
     run.finish();
     await vi.waitFor(async () => expect(await spans()).toBe(42), { timeout: 60_000 });
@@ -178,6 +181,14 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
     });
     const direct = await importTrace(await readFile(fixture), { fileName: 'train.sqlite' });
     expect(result.trace.ops.count).toBe(direct.trace.ops.count);
+    // What storing needs, without decoding: the stored form and the entry's fields.
+    expect(result.traceBytes).toEqual(saveTrace(direct.trace));
+    expect(result).toMatchObject({
+      opCount: direct.trace.ops.count,
+      spanNs: direct.trace.spanNs(),
+      title: direct.trace.meta.title,
+      sourceFormat: 'nsys-sqlite',
+    });
     expect(saveTrace(result.trace)).toEqual(saveTrace(direct.trace));
     expect(result.warnings).toEqual(direct.warnings);
     expect(progress.at(-1)).toBe((await readFile(fixture)).length);

@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
@@ -145,19 +143,18 @@ export function traceRoutes(services: AppServices): Router {
     // A client that leaves stops the worker, whether it is still reading the trace or writing.
     const left = new AbortController();
     res.once('close', () => left.abort());
-    let json: Readable;
     try {
-      // Resolves once the worker has read the whole trace file.
-      json = await exportChrome(file.ref, left.signal);
+      // Resolves once the worker has checked the trace file, before it decodes it.
+      const json = await exportChrome(file.ref, left.signal);
+      res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
+      res.type('application/json');
+      // Streamed as the worker writes it, at the client's pace: no size is too large.
+      await json.pipeTo(res).catch((error: unknown) => {
+        services.log(`export of ${id} stopped: ${(error as Error).message}`);
+      });
     } finally {
       await file.release();
     }
-    res.setHeader('Content-Disposition', `attachment; filename="${id}.trace.json"`);
-    res.type('application/json');
-    // Streamed as the worker writes it, at the client's pace: no size is too large.
-    await pipeline(json, res).catch((error: unknown) => {
-      services.log(`export of ${id} stopped: ${(error as Error).message}`);
-    });
   });
 
   return router;

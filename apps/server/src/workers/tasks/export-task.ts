@@ -1,7 +1,6 @@
 import { chromeTraceChunks, chromeTraceHead } from '@streamscope/importers';
-import { loadTraceFile } from '../load-trace-file.ts';
+import { loadTraceFile, readTraceMeta } from '../load-trace-file.ts';
 import type { TraceFileRef } from '../protocol.ts';
-import { readTraceMeta } from '../trace-head.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 import { throwIfAborted } from './task-context.ts';
 
@@ -25,11 +24,12 @@ export async function exportTask(ref: TraceFileRef, ctx: TaskContext): Promise<T
   const flush = async (): Promise<void> => {
     await ctx.credit();
     throwIfAborted(ctx.signal);
-    // Its own ArrayBuffer, sent whole: transferred, not copied.
-    const full = filled === chunk.length ? chunk : chunk.slice(0, filled);
-    ctx.send({ type: 'chunk', taskId: ctx.taskId, bytes: full }, [full.buffer]);
+    // Transferred, not copied; the event loop gives the memory back once it is written out, so
+    // a few chunks' memory is all an export of any size uses.
+    const full = chunk.subarray(0, filled);
+    ctx.send({ type: 'chunk', taskId: ctx.taskId, bytes: full }, [chunk.buffer]);
     bytes += filled;
-    chunk = new Uint8Array(chunkBytes);
+    chunk = new Uint8Array(ctx.spareBuffer() ?? new ArrayBuffer(chunkBytes));
     filled = 0;
   };
   const write = async (text: string): Promise<void> => {

@@ -9,7 +9,11 @@ import type { TaskContext, TaskResult } from './task-context.ts';
 export interface ImportedTrace {
   readonly traceBytes: Uint8Array;
   readonly warnings: readonly string[];
+  /** What a trace entry lists, so that storing needs no decoding. */
   readonly opCount: number;
+  readonly spanNs: number;
+  readonly title: string;
+  readonly sourceFormat: string;
 }
 
 /**
@@ -33,7 +37,14 @@ export async function importTask(
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
     });
     const traceBytes = saveTrace(trace);
-    const result: ImportedTrace = { traceBytes, warnings, opCount: trace.ops.count };
+    const result: ImportedTrace = {
+      traceBytes,
+      warnings,
+      opCount: trace.ops.count,
+      spanNs: trace.spanNs(),
+      title: trace.meta.title,
+      sourceFormat: trace.meta.sourceFormat,
+    };
     return { result, transfer: [traceBytes.buffer as ArrayBuffer] };
   } catch (error) {
     if (error instanceof ImportLimitError) {

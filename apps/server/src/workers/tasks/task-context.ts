@@ -5,8 +5,10 @@ export interface TaskContext {
   readonly taskId: number;
   readonly signal: AbortSignal;
   send(message: FromWorker, transfer?: readonly ArrayBuffer[]): void;
-  /** Waits until the event loop may take another export chunk (rejects once aborted). */
+  /** Waits until the event loop may take another export chunk (returns at once when aborted). */
   credit(): Promise<void>;
+  /** A chunk's memory the event loop has given back, if any is spare. */
+  spareBuffer(): ArrayBuffer | undefined;
 }
 
 /** A task's result and the buffers to transfer with it rather than copy. */
