@@ -4,11 +4,12 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { saveTrace } from '@streamscope/trace';
 import { importForeign } from '../integrations/importers.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { kernelTrace } from '../test-support/kernel-trace.ts';
 
 /** Which writes fail with ENOSPC: files whose path matches, after this many bytes. */
 const disk = vi.hoisted(() => ({ full: undefined as RegExp | undefined, afterBytes: 0 }));
@@ -82,24 +83,7 @@ afterEach(async () => {
 });
 
 function sampleTrace(opCount: number): Uint8Array {
-  const trace = new Trace({ title: 'sample', sourceFormat: 'streamscope-sim' });
-  trace.addDevice({ deviceId: 0, name: 'gpu' });
-  trace.addProcess({ pid: 7, name: 'app' });
-  trace.addTrack({
-    kind: 'gpu-stream',
-    name: '',
-    pid: 7,
-    deviceId: 0,
-    contextId: 1,
-    streamId: 7,
-    streamType: StreamType.Blocking,
-    priority: 0,
-  });
-  const nameId = trace.strings.intern('k');
-  for (let i = 0; i < opCount; i++) {
-    trace.addOp({ startNs: i * 100, endNs: i * 100 + 50, track: 0, kind: OpKind.Kernel, nameId });
-  }
-  return saveTrace(trace);
+  return saveTrace(kernelTrace(opCount));
 }
 
 async function upload(

@@ -3,10 +3,11 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { saveTrace } from '@streamscope/trace';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { kernelTrace } from '../test-support/kernel-trace.ts';
 
 let t: TestServer;
 const logged: string[] = [];
@@ -20,24 +21,7 @@ afterAll(async () => {
 });
 
 function tenKernels(): Uint8Array {
-  const trace = new Trace({ title: 'encoded', sourceFormat: 'streamscope-sim' });
-  trace.addDevice({ deviceId: 0, name: 'gpu' });
-  trace.addProcess({ pid: 1, name: 'app' });
-  trace.addTrack({
-    kind: 'gpu-stream',
-    name: '',
-    pid: 1,
-    deviceId: 0,
-    contextId: 1,
-    streamId: 7,
-    streamType: StreamType.Blocking,
-    priority: 0,
-  });
-  const nameId = trace.strings.intern('k');
-  for (let i = 0; i < 10; i++) {
-    trace.addOp({ startNs: i * 10, endNs: i * 10 + 5, track: 0, kind: OpKind.Kernel, nameId });
-  }
-  return saveTrace(trace);
+  return saveTrace(kernelTrace(10, { title: 'encoded', pid: 1, periodNs: 10, durNs: 5 }));
 }
 
 /** A PUT with a Content-Encoding header (fetch would not send a body it did not encode). */

@@ -2,10 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OpKind, StreamType, Trace, loadTrace, saveTrace } from '@streamscope/trace';
+import type { Trace } from '@streamscope/trace';
+import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
+import { kernelTrace } from '../test-support/kernel-trace.ts';
 
 let t: TestServer;
 
@@ -18,24 +20,7 @@ afterEach(async () => {
 });
 
 function sampleTrace(opCount: number): Trace {
-  const trace = new Trace({ title: 'sample', sourceFormat: 'streamscope-sim' });
-  trace.addDevice({ deviceId: 0, name: 'gpu' });
-  trace.addProcess({ pid: 7, name: 'app' });
-  trace.addTrack({
-    kind: 'gpu-stream',
-    name: '',
-    pid: 7,
-    deviceId: 0,
-    contextId: 1,
-    streamId: 7,
-    streamType: StreamType.Blocking,
-    priority: 0,
-  });
-  const nameId = trace.strings.intern('k');
-  for (let i = 0; i < opCount; i++) {
-    trace.addOp({ startNs: i * 100, endNs: i * 100 + 50, track: 0, kind: OpKind.Kernel, nameId });
-  }
-  return trace;
+  return kernelTrace(opCount);
 }
 
 async function upload(
