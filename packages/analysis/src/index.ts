@@ -42,4 +42,4 @@ export { launchLatencies } from './launch.ts';
 export type { QueueDepthSeries } from './queue-depth.ts';
 export { queueDepthSeries, queueDepthSeriesByStream } from './queue-depth.ts';
 export { copyBandwidthsGBps } from './stats.ts';
-export { isCommunicationKernel } from './ranks.ts';
+export { KernelClass, kernelClassOfName } from './kernel-classes.ts';

@@ -2,7 +2,8 @@ import { OpKind, Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace } from './analyze.ts';
 import { buildContext } from './context.ts';
-import { isCommunicationKernel, rankAnalysis } from './ranks.ts';
+import { KernelClass, kernelClassOfName } from './kernel-classes.ts';
+import { rankAnalysis } from './ranks.ts';
 
 const us = 1000;
 
@@ -151,18 +152,22 @@ describe('rankAnalysis', () => {
   });
 });
 
-describe('isCommunicationKernel', () => {
+describe('kernelClassOfName as the rank breakdown uses it', () => {
   it('knows NCCL and RCCL kernels, plain and mangled, and nothing else', () => {
-    expect(isCommunicationKernel('ncclDevKernel_AllReduce_Sum_f32_RING_LL')).toBe(true);
     expect(
-      isCommunicationKernel('_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE'),
+      kernelClassOfName('ncclDevKernel_AllReduce_Sum_f32_RING_LL') === KernelClass.Communication,
     ).toBe(true);
     expect(
-      isCommunicationKernel('void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)'),
+      kernelClassOfName('_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE') ===
+        KernelClass.Communication,
     ).toBe(true);
-    expect(isCommunicationKernel('rcclGenericKernel')).toBe(true);
-    expect(isCommunicationKernel('rccl_AllReduce')).toBe(true);
-    expect(isCommunicationKernel('sm90_xmma_gemm_f32f32')).toBe(false);
-    expect(isCommunicationKernel('unccl_thing')).toBe(false);
+    expect(
+      kernelClassOfName('void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)') ===
+        KernelClass.Communication,
+    ).toBe(true);
+    expect(kernelClassOfName('rcclGenericKernel') === KernelClass.Communication).toBe(true);
+    expect(kernelClassOfName('rccl_AllReduce') === KernelClass.Communication).toBe(true);
+    expect(kernelClassOfName('sm90_xmma_gemm_f32f32') === KernelClass.Communication).toBe(false);
+    expect(kernelClassOfName('unccl_thing') === KernelClass.Communication).toBe(false);
   });
 });

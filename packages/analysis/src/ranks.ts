@@ -1,35 +1,27 @@
-import { OpKind, formatDurationNs } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
 import { Engine, noEngine } from './engines.ts';
 import { measure, unionInPlace } from './intervals.ts';
+import { KernelClass, kernelClassCount } from './kernel-classes.ts';
 import type { RuleInput } from './rules/rule-input.ts';
 import { finding } from './rules/rule-input.ts';
 import type { Finding, RankAnalysis, RankBreakdown, RankStraggler } from './types.ts';
 
-// NCCL and RCCL collectives and point-to-point kernels, plain or mangled:
-// ncclDevKernel_AllReduce_Sum_f32_RING_LL, _Z22ncclDevKernel_SendRecv…, ncclKernel_…, rcclGenericKernel.
-// The analysis package's own kernel classes (another branch) were not on main when this was
-// written: this name test is the whole classification here, so gloo's CPU-side collectives count
-// as GPU idle time.
-const communicationKernel = /(?:^|[^A-Za-z])[nr]ccl[A-Z_]/;
-
-/** Whether a kernel name is an NCCL/RCCL collective or point-to-point kernel. */
-export function isCommunicationKernel(name: string): boolean {
-  return communicationKernel.test(name);
-}
-
-/** Indices into a rank's per-part counts; `Count` holds all GPU ops. */
-const Part = { Compute: 0, Communication: 1, Memory: 2, Count: 3 } as const;
+/**
+ * Indices into a rank's per-part counts, the kernel classes' own values (`KernelClass`); copies
+ * and memsets count as memory; `Count` holds all GPU ops.
+ */
+const Part = { ...KernelClass, Count: kernelClassCount } as const;
 const noPart = 255;
 
 /**
  * Per rank of a merged trace (tracks carry `rank`), over the rank's own GPU span inside the
- * window (its first GPU op start to its last end): compute = |∪ kernels and graph launches that
- * are not communication|, communication = |∪ NCCL/RCCL kernels|, memory = |∪ copies and memsets|,
+ * window (its first GPU op start to its last end): compute, communication and memory
+ * by the kernel classes (copies and memsets are memory),
  * busy = |∪ all GPU work|, idle = span − busy (ns). Undefined for a trace of fewer than 2 ranks.
  */
 export function rankAnalysis(ctx: AnalysisContext): RankAnalysis | undefined {
-  const { trace, cols, engineOf, window } = ctx;
+  const { trace, cols, engineOf, kernelClassOf, window } = ctx;
   const rankOfTrack = trace.tracks.map((t) => (t.kind === 'gpu-stream' ? (t.rank ?? -1) : -1));
   const ranks = [...new Set(rankOfTrack.filter((r) => r >= 0))].sort((a, b) => a - b);
   if (ranks.length < 2) {
@@ -38,23 +30,14 @@ export function rankAnalysis(ctx: AnalysisContext): RankAnalysis | undefined {
   const slotOfRank = new Map(ranks.map((rank, slot) => [rank, slot]));
   const counts = ranks.map(() => new Int32Array(Part.Count + 1));
   const partOf = new Uint8Array(cols.count).fill(noPart);
-  const communicationName = new Map<number, boolean>();
   for (let i = 0; i < cols.count; i++) {
     const engine = engineOf[i]!;
     const rank = rankOfTrack[cols.track[i]!]!;
     if (engine === noEngine || rank < 0) {
       continue;
     }
-    let part: number = engine === Engine.Compute ? Part.Compute : Part.Memory;
-    if (cols.kind[i] === OpKind.Kernel) {
-      const nameId = cols.nameId[i]!;
-      let comm = communicationName.get(nameId);
-      if (comm === undefined) {
-        comm = isCommunicationKernel(trace.strings.get(nameId));
-        communicationName.set(nameId, comm);
-      }
-      part = comm ? Part.Communication : part;
-    }
+    // The analysis's kernel classes (by name and by a collective's host range) for SM work.
+    const part: number = engine === Engine.Compute ? kernelClassOf[i]! : Part.Memory;
     partOf[i] = part;
     const c = counts[slotOfRank.get(rank)!]!;
     c[part]!++;
