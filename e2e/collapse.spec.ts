@@ -1,26 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { expect, idle, test } from './fixtures.ts';
+import { expect, idle, rows, test } from './fixtures.ts';
 
 // Issue #21: processes, devices, host-thread groups and NVTX lanes fold when their header is
 // clicked, with a count of what they hide; the folded state is in the URL and a link restores it.
 const train = fileURLToPath(new URL('../fixtures/nsys/2025.3.1/train.json', import.meta.url));
-
-interface RowProbe {
-  readonly kind: string;
-  readonly label: string;
-  readonly track: number;
-  readonly topPx: number;
-  readonly heightPx: number;
-}
-
-async function rows(page: Page): Promise<RowProbe[]> {
-  return page.evaluate(() => {
-    const hooks = window as unknown as { __timelineRows: (id: string) => RowProbe[] };
-    return hooks.__timelineRows('timeline');
-  });
-}
 
 /** Clicks the label of the first row whose label starts with `prefix`. */
 async function clickHeader(page: Page, prefix: string): Promise<void> {

@@ -57,3 +57,20 @@ export async function viewSpanNs(page: Page, viewId: string): Promise<number> {
   }
   return stats.viewEndNs - stats.viewStartNs;
 }
+
+/** One row of a timeline as the test hook reports it (apps/web/src/test-mode/timeline-rows.ts). */
+export interface RowProbe {
+  readonly kind: string;
+  readonly label: string;
+  readonly track: number;
+  readonly topPx: number;
+  readonly heightPx: number;
+}
+
+/** The rows of a mounted timeline, top to bottom, with their kind, label and place on screen. */
+export async function rows(page: Page, viewId = 'timeline'): Promise<RowProbe[]> {
+  return page.evaluate((id) => {
+    const hooks = window as unknown as { __timelineRows: (view: string) => RowProbe[] };
+    return hooks.__timelineRows(id);
+  }, viewId);
+}

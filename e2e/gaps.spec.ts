@@ -1,18 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
-import { expect, idle, rendererStats, test } from './fixtures.ts';
+import { expect, idle, rendererStats, rows, test } from './fixtures.ts';
 
 // Issue #21: a shaded sync gap has a tooltip (cause, duration, what the stream waited for) and
 // selects on click, with the same in the details panel.
 const recorded = fileURLToPath(new URL('../fixtures/runs/overlap-blog.sstrace', import.meta.url));
-
-interface RowProbe {
-  readonly kind: string;
-  readonly track: number;
-  readonly topPx: number;
-  readonly heightPx: number;
-}
 
 interface ListedGap {
   readonly track: number;
@@ -20,13 +12,6 @@ interface ListedGap {
   readonly toNs: number;
   readonly cause: string;
   readonly causeOp: number;
-}
-
-async function rows(page: Page): Promise<RowProbe[]> {
-  return page.evaluate(() => {
-    const hooks = window as unknown as { __timelineRows: (id: string) => RowProbe[] };
-    return hooks.__timelineRows('timeline');
-  });
 }
 
 test('a gap shows its cause and what it waited for, and selects on click', async ({

@@ -1,26 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
-import { expect, idle, test } from './fixtures.ts';
+import { expect, idle, rows, test } from './fixtures.ts';
 
 // Issue #21: PyTorch CPU-op ranges (kineto) are named for what they are, not "NVTX"; hovering
 // one shows its name, duration, depth and domain, and a click selects it with its details.
 const basic = fileURLToPath(new URL('../fixtures/kineto/basic.pt.trace.json.gz', import.meta.url));
-
-interface RowProbe {
-  readonly kind: string;
-  readonly label: string;
-  readonly track: number;
-  readonly topPx: number;
-  readonly heightPx: number;
-}
-
-async function rows(page: Page): Promise<RowProbe[]> {
-  return page.evaluate(() => {
-    const hooks = window as unknown as { __timelineRows: (id: string) => RowProbe[] };
-    return hooks.__timelineRows('timeline');
-  });
-}
 
 test('a CPU-op range has a tooltip and selects on click with its details', async ({
   page,

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { expect, idle, test } from './fixtures.ts';
+import type { RowProbe } from './fixtures.ts';
+import { expect, idle, rows, test } from './fixtures.ts';
 
 // Issue #17: a cudaStreamSynchronize record was drawn in its stream's row over the copy it waited
 // for. In nsys/2025.3.1/train.json, Stream 7's "Stream synchronize" (op 53, 161,972,486 to
@@ -11,21 +12,6 @@ const train = fileURLToPath(new URL('../fixtures/nsys/2025.3.1/train.json', impo
 const copy = { startNs: 161_845_564, endNs: 161_988_800 };
 const sync = { startNs: 161_972_486, endNs: 161_992_861 };
 const view = { startNs: 161_950_000, endNs: 162_000_000 };
-
-interface RowProbe {
-  readonly kind: string;
-  readonly label: string;
-  readonly track: number;
-  readonly topPx: number;
-  readonly heightPx: number;
-}
-
-async function rows(page: Page): Promise<RowProbe[]> {
-  return page.evaluate(() => {
-    const hooks = window as unknown as { __timelineRows: (id: string) => RowProbe[] };
-    return hooks.__timelineRows('timeline');
-  });
-}
 
 /** Stream 7's row and the row right under it. */
 async function streamAndLane(page: Page): Promise<[RowProbe, RowProbe | undefined]> {
