@@ -32,6 +32,14 @@ export interface NativeProbe {
     readonly library?: string;
     readonly error?: string;
   };
+  /** NCCL, for plans with collectives: version as major*10000 + minor*100 + patch. */
+  readonly nccl: {
+    readonly ok: boolean;
+    readonly version?: number;
+    readonly library?: string;
+    /** Every place that was tried, when none loaded. */
+    readonly error?: string;
+  };
 }
 
 /** Stream type: 0 legacy default, 1 per-thread default, 2 blocking, 3 non-blocking. */
@@ -64,6 +72,21 @@ export interface NativePlan {
   readonly graphs: readonly (NativeOpList & { readonly captureStream: number })[];
   /** One native thread each; `track` is its host-thread track. */
   readonly threads: readonly (NativeOpList & { readonly track: number })[];
+  /** NCCL communicator sets (ncclCommInitAll): rank i runs on CUDA ordinal devices[i]. */
+  readonly comms?: readonly { readonly devices: readonly number[] }[];
+  /**
+   * Collectives (op code 23 names one by index): NCCL calls issued in one group, `parts` 8
+   * numbers each (call 0 allReduce..5 recv, stream, sendBuffer, sendOffset, recvBuffer,
+   * recvOffset, rank, peer); dtype and reduce are ncclDataType_t and ncclRedOp_t values.
+   */
+  readonly collectives?: readonly {
+    readonly comm: number;
+    readonly count: number;
+    readonly dtype: number;
+    readonly reduce: number;
+    readonly root: number;
+    readonly parts: Float64Array;
+  }[];
 }
 
 export interface NativeRunOptions {

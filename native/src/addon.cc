@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "check.h"
+#include "napi-fields.h"
 #include "plan.h"
 #include "probe.h"
 #include "cupti-session.h"
@@ -46,18 +47,6 @@ std::unique_ptr<Runner> currentRun;
 std::shared_ptr<Doorbell> currentDoorbell;
 bool finalDrained = false;
 
-int64_t num(const Napi::Object& o, const char* key, int64_t fallback = 0) {
-  Napi::Value v = o.Get(key);
-  if (v.IsUndefined()) return fallback;
-  if (!v.IsNumber()) throw NativeError(std::string("plan field '") + key + "' must be a number");
-  return v.As<Napi::Number>().Int64Value();
-}
-
-Napi::Array arr(const Napi::Object& o, const char* key) {
-  Napi::Value v = o.Get(key);
-  if (!v.IsArray()) throw NativeError(std::string("plan field '") + key + "' must be an array");
-  return v.As<Napi::Array>();
-}
 
 std::vector<PlanOp> readOps(const Napi::Object& o, const std::string& where) {
   Napi::Value v = o.Get("ops");
@@ -114,6 +103,9 @@ void checkOps(const Plan& plan, const std::vector<PlanOp>& ops, const std::strin
       case OpCode::GraphCapture:
         checkIndex(op.a[0], plan.graphs, at + ": graph");
         break;
+      case OpCode::Collective:
+        checkIndex(op.a[0], plan.collectives, at + ": collective");
+        break;
       default:
         break;
     }
@@ -154,6 +146,7 @@ Plan readPlan(const Napi::Object& o) {
     Napi::Object t = threads.Get(i).As<Napi::Object>();
     plan.threads.push_back(PlanThread{static_cast<uint32_t>(num(t, "track")), readOps(t, "threads[" + std::to_string(i) + "]")});
   }
+  readCollectives(o, plan);
   for (const PlanStream& s : plan.streams) {
     bool known = false;
     for (int d : plan.devices) known = known || d == s.device;

@@ -22,6 +22,8 @@ namespace {
 constexpr size_t kBufferBytes = 8 << 10;
 
 thread_local uint32_t tlsCorrelation = 0;
+thread_local bool tlsCapturing = false;
+thread_local std::vector<uint32_t> tlsCaptured;
 std::atomic<RecordSink*> currentSink{nullptr};
 std::mutex startMutex;
 bool started = false;
@@ -59,6 +61,19 @@ constexpr CUpti_CallbackId kCorrelatedCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+};
+
+// Driver launches: only collected inside beginCorrelationCapture (NCCL launches through these).
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
 
 bool ignoredForCorrelation(CUpti_CallbackId cbid) {
@@ -76,10 +91,14 @@ bool ignoredForCorrelation(CUpti_CallbackId cbid) {
 }
 
 void CUPTIAPI onApi(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (tlsCapturing && info->callbackSite == CUPTI_API_ENTER &&
+      (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API)) {
+    tlsCaptured.push_back(info->correlationId);
+  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || ignoredForCorrelation(cbid)) {
     return;
   }
-  const auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (info->callbackSite == CUPTI_API_ENTER && tlsCorrelation == 0) {
     tlsCorrelation = info->correlationId;
   }
@@ -138,6 +157,7 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
     return;
   }
   const CuptiApi& api = cuptiApi();
+  RecordSink* sink = currentSink.load();
   std::vector<GpuRecord> records;
   CUpti_Activity* record = nullptr;
   while (validSize > 0 && api.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
@@ -148,6 +168,8 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         r = GpuRecord{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), k->correlationId,
                       kKernel, 0, 0, 0};
+        r.deviceId = static_cast<int32_t>(k->deviceId);
+        if (sink != nullptr && k->name != nullptr && sink->kernelNamesWanted()) r.nameId = sink->intern(k->name);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -181,7 +203,6 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
     }
     records.push_back(r);
   }
-  RecordSink* sink = currentSink.load();
   if (sink != nullptr) {
     sink->pushGpu(records);
     size_t dropped = 0;
@@ -240,6 +261,18 @@ uint8_t packKinds(unsigned src, unsigned dst) {
 }
 
 void resetCorrelation() { tlsCorrelation = 0; }
+
+void beginCorrelationCapture() {
+  tlsCaptured.clear();
+  tlsCapturing = true;
+}
+
+std::vector<uint32_t> endCorrelationCapture() {
+  tlsCapturing = false;
+  std::vector<uint32_t> out;
+  out.swap(tlsCaptured);
+  return out;
+}
 uint32_t lastCorrelation() { return tlsCorrelation; }
 
 std::string cuptiNotes() {
@@ -313,6 +346,11 @@ std::string cuptiStart(bool eventRecords) {
     for (CUpti_CallbackId cbid : kCorrelatedCalls) {
       if (error.empty()) {
         error = check(api.enableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid), "cuptiEnableCallback");
+      }
+    }
+    for (CUpti_CallbackId cbid : kDriverLaunches) {
+      if (error.empty()) {
+        error = check(api.enableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid), "cuptiEnableCallback");
       }
     }
   }

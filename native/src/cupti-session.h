@@ -80,5 +80,11 @@ uint8_t packKinds(unsigned src, unsigned dst);
 /** Per issuing thread: forget the last correlation id, then read the id of the next CUDA call. */
 void resetCorrelation();
 uint32_t lastCorrelation();
+/**
+ * Per issuing thread: from now on, remember the correlation id of every kernel launch, runtime
+ * or driver API (a library such as NCCL launches through the driver, several kernels per call).
+ */
+void beginCorrelationCapture();
+std::vector<uint32_t> endCorrelationCapture();
 
 }  // namespace streamscope

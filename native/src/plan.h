@@ -36,8 +36,9 @@ enum class OpCode : int {
   Free = 20,         // a0 deferred buffer
   RangePush = 21,    // nameId: an NVTX-style range on the issuing thread
   RangePop = 22,
+  Collective = 23,   // a0 collective: its parts issued in one ncclGroupStart/End (plan.collectives)
 };
-constexpr int kMaxOpCode = 22;
+constexpr int kMaxOpCode = 23;
 
 struct PlanOp {
   OpCode code = OpCode::KernelTimed;
@@ -70,6 +71,34 @@ struct PlanGraph {
   std::vector<PlanOp> ops;
 };
 
+// One NCCL call of a collective: a member's ncclAllReduce/…, or one half of a send/recv pair.
+enum class CollectiveCall : int { AllReduce = 0, ReduceScatter = 1, AllGather = 2, Broadcast = 3, Send = 4, Recv = 5 };
+
+struct PlanCollectivePart {
+  CollectiveCall call = CollectiveCall::AllReduce;
+  int stream = 0;  // on the member's device
+  int sendBuffer = -1;
+  int64_t sendOffset = 0;
+  int recvBuffer = -1;
+  int64_t recvOffset = 0;
+  int rank = 0;  // the member's rank in the communicator set
+  int peer = -1; // send/recv: the other rank
+};
+
+struct PlanCollective {
+  int comm = 0;        // index in Plan::comms
+  int64_t count = 0;   // NCCL's count (elements)
+  int dtype = 7;       // ncclDataType_t (NcclDtype)
+  int reduce = 0;      // ncclRedOp_t (NcclRedOp)
+  int root = 0;        // broadcast's root rank
+  std::vector<PlanCollectivePart> parts;
+};
+
+// A communicator set over distinct devices (ncclCommInitAll): rank i is devices[i].
+struct PlanComm {
+  std::vector<int> devices;
+};
+
 struct PlanThread {
   uint32_t track = 0;
   std::vector<PlanOp> ops;
@@ -82,6 +111,8 @@ struct Plan {
   std::vector<PlanEvent> events;
   std::vector<PlanGraph> graphs;
   std::vector<PlanThread> threads;
+  std::vector<PlanComm> comms;
+  std::vector<PlanCollective> collectives;
 };
 
 enum class TimingMode { Cupti, Events, None };

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "cupti-api.h"
 #include "cupti-session.h"
+#include "nccl-api.h"
 
 namespace streamscope {
 
@@ -86,6 +87,18 @@ Napi::Object probe(Napi::Env env) {
     cupti.Set("error", api.error);
   }
   result.Set("cupti", cupti);
+  // NCCL is loaded only to answer this and for plans with collectives: a missing NCCL is no
+  // error for anything else.
+  Napi::Object nccl = Napi::Object::New(env);
+  const NcclApi& n = ncclApi();
+  nccl.Set("ok", n.loaded());
+  if (n.loaded()) {
+    nccl.Set("version", n.version);
+    nccl.Set("library", n.path);
+  } else {
+    nccl.Set("error", n.error);
+  }
+  result.Set("nccl", nccl);
   return result;
 }
 

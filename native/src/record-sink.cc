@@ -65,6 +65,19 @@ void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
   waits_.issued(op.gpuTrack, op.event, correlationId);
 }
 
+void RecordSink::issuedOnDevices(const std::vector<uint32_t>& correlationIds, uint32_t nameId,
+                                 std::vector<std::pair<int, uint32_t>> deviceTracks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  IssuedOp op;
+  op.gpuTrack = deviceTracks.empty() ? 0 : deviceTracks.front().second;
+  op.nameId = nameId;
+  op.deviceTable = static_cast<int32_t>(deviceTables_.size());
+  deviceTables_.push_back(std::move(deviceTracks));
+  for (uint32_t id : correlationIds) {
+    if (id != 0) issued_[id] = op;
+  }
+}
+
 void RecordSink::waitIssued(const WaitIssue& wait) {
   std::lock_guard<std::mutex> lock(mutex_);
   waits_.wait(wait);
@@ -247,6 +260,12 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
           op.nameId = nodes[k].first;
           op.refId = r.kind == kKernel ? nodes[k].second : kNoRef;
         }
+      }
+      if (info->second.deviceTable >= 0) {
+        for (const auto& [device, track] : deviceTables_[static_cast<size_t>(info->second.deviceTable)]) {
+          if (device == r.deviceId) op.track = track;
+        }
+        if (r.nameId != 0) op.nameId = r.nameId;
       }
       op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
       uint32_t index = firstOp + static_cast<uint32_t>(ops.size());

@@ -53,6 +53,7 @@ struct IssuedOp {
   bool graph = false;  // a graph launch: several GPU records share its correlation id
   int32_t graphIndex = -1;
   int32_t event = -1;  // an event record: the plan's event index
+  int32_t deviceTable = -1;  // a collective: the record's device picks its track (deviceTables_)
 };
 
 /** A GPU activity as CUPTI reported it (absolute ns), before it is joined to its op. */
@@ -64,6 +65,8 @@ struct GpuRecord {
   uint8_t memKinds = 0;
   uint64_t bytes = 0;
   int drainsWaited = 0;
+  int32_t deviceId = -1;  // kernels: the CUDA device that ran it
+  uint32_t nameId = 0;    // kernels, when the sink wants CUPTI's names (collectives): interned name
 };
 
 struct SinkCounts {
@@ -96,6 +99,15 @@ class RecordSink {
    * launch's records (all with its correlation id) are named by their order of start.
    */
   void graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32_t>> nodes);
+  /**
+   * The launches one collective made (NCCL launches a kernel per member inside ncclGroupEnd):
+   * each record lands on the track of the device that ran it, named as CUPTI names the kernel.
+   */
+  void issuedOnDevices(const std::vector<uint32_t>& correlationIds, uint32_t nameId,
+                       std::vector<std::pair<int, uint32_t>> deviceTracks);
+  /** Whether kernel records should carry their interned CUPTI name (a plan with collectives). */
+  void wantKernelNames(bool on) { kernelNames_.store(on); }
+  bool kernelNamesWanted() const { return kernelNames_.load(); }
   /** A push/pop range on a host thread (absolute times). */
   void pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth);
   /** Any range kind (absolute times); dropped and counted past the memory cap. */
@@ -148,6 +160,8 @@ class RecordSink {
   uint32_t launchesSent_ = 0;
   std::vector<CodecFlow> extraFlows_;
   std::unordered_map<uint32_t, IssuedOp> issued_;
+  std::vector<std::vector<std::pair<int, uint32_t>>> deviceTables_;  // per collective: device, track
+  std::atomic<bool> kernelNames_{false};
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
   std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
   WaitLinker waits_;

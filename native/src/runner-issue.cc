@@ -301,6 +301,10 @@ void Runner::issue(const PlanOp& op, uint32_t hostTrack, bool capturing) {
       }
       break;
     }
+    case OpCode::Collective:
+      if (capturing) SS_FAIL("a collective cannot be captured into a graph");
+      issueCollective(op, hostTrack);
+      break;
     case OpCode::RangePush:
     case OpCode::RangePop:
       break;  // handled by the issue loop, which owns the thread's range stack

@@ -63,6 +63,7 @@ Runner::Runner(Plan plan, RunOptions options) : plan_(std::move(plan)), options_
     SS_FAIL(warmError);
   }
   sink_ = std::make_unique<RecordSink>(hostNowNs(), options_.firstStringId, options_.maxQueuedRecords);
+  sink_->wantKernelNames(!plan_.collectives.empty());  // NCCL's kernels keep the names CUPTI gives
 }
 
 void Runner::openGate() {
@@ -138,6 +139,7 @@ Runner::~Runner() {
 void Runner::teardown() {
   std::lock_guard<std::mutex> lock(teardownMutex_);
   // Best effort: after a sticky error these fail, and the child process exits anyway.
+  teardownComms();
   for (size_t i = 0; i < streams_.size(); i++) {
     if (plan_.streams[i].type == StreamType::Blocking || plan_.streams[i].type == StreamType::NonBlocking) {
       cudaStreamDestroy(streams_[i]);
@@ -167,6 +169,8 @@ void Runner::teardown() {
   graphTemplates_.clear();
   buffers_.clear();
 }
+
+void Runner::forgetDevice() { currentDevice = -1; }
 
 void Runner::selectDevice(int device) {
   if (currentDevice != device) {
@@ -247,6 +251,7 @@ void Runner::setup() {
     buffers_.push_back(p);
   }
   for (int d : plan_.devices) warmDevice(d);
+  setupComms();
   graphs_.assign(plan_.graphs.size(), nullptr);
   graphTemplates_.assign(plan_.graphs.size(), nullptr);
   for (int d : plan_.devices) {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "nccl-api.h"
 #include "plan.h"
 #include "record-sink.h"
 
@@ -68,8 +69,16 @@ class Runner {
   uint32_t call(const char* api, uint8_t hostFlags, const PlanOp& op, uint32_t hostTrack, bool capturing,
             bool gpuWork, uint8_t gpuKind, uint64_t bytes, uint8_t memKinds, Fn fn);
   void completeEvents();
+  // Collectives (runner-collectives.cc): communicators made and warmed at setup, outside the
+  // timed window; one ncclGroupStart/End per collective op.
+  void setupComms();
+  void teardownComms();
+  NcclResult callPart(const PlanCollective& c, const PlanCollectivePart& part);
+  void issueCollective(const PlanOp& op, uint32_t hostTrack);
   void fail(const std::string& reason);
   void selectDevice(int device);
+  /** After a library (NCCL) may have switched the thread's device behind selectDevice's back. */
+  void forgetDevice();
   static void CUDART_CB onHostFunc(void* data);
   uint8_t copyKind(int dst, int src, uint8_t* memKinds) const;
 
@@ -83,6 +92,7 @@ class Runner {
   std::vector<cudaGraphExec_t> graphs_;
   std::vector<cudaGraph_t> graphTemplates_;
   std::vector<std::unique_ptr<HostFuncData>> hostFuncs_;
+  std::vector<std::vector<NcclComm>> comms_;  // per plan comm, by rank
   std::vector<cudaEvent_t> baseEvents_;  // events mode: per plan device
   std::vector<int64_t> baseHostNs_;
 

@@ -3,6 +3,7 @@ import type { DeviceInfo, StreamType } from '@streamscope/trace';
 import { Trace } from '@streamscope/trace';
 import type { NativeBuffer, NativePlan, NativeStream } from './native-plan.ts';
 import { NativeOpCode, NativeOpList } from './native-plan.ts';
+import { CollectiveLowerer, collectiveKernelLabel } from './lower-collectives.ts';
 import type { ProbeDevice } from './protocol.ts';
 
 export interface LowerOptions {
@@ -90,7 +91,8 @@ export function lowerPlan(plan: Plan, trace: Trace, options: LowerOptions): Nati
     bytes: b.bytes,
     deferred: b.allocation === 'op' ? 1 : 0,
   }));
-  const lowerer = new OpLowerer(plan, trace);
+  const collectives = new CollectiveLowerer(plan, ordinal);
+  const lowerer = new OpLowerer(plan, trace, collectives);
   const graphs = plan.graphs.map((g) => {
     const list = new NativeOpList();
     g.ops.forEach((op) => lowerer.lower(op, list, g.stream));
@@ -100,7 +102,7 @@ export function lowerPlan(plan: Plan, trace: Trace, options: LowerOptions): Nati
     const list = new NativeOpList();
     // A thread's legacy default stream has the id of its device (plan.ts): ops without a
     // stream (host work, syncs) select the thread's device through it.
-    t.ops.forEach((op) => lowerer.lower(op, list, t.device));
+    t.ops.forEach((op) => lowerer.lower(op, list, t.device, i));
     return { track: threadTracks[i]!, ops: list.finish() };
   });
   const events = plan.events.map((e) => ({ device: ordinal(eventDevice(plan, e.id)) }));
@@ -111,6 +113,9 @@ export function lowerPlan(plan: Plan, trace: Trace, options: LowerOptions): Nati
     events,
     graphs,
     threads,
+    ...(collectives.comms.length > 0
+      ? { comms: collectives.comms, collectives: collectives.collectives }
+      : {}),
   };
 }
 
@@ -143,6 +148,7 @@ class OpLowerer {
   constructor(
     private readonly plan: Plan,
     private readonly trace: Trace,
+    private readonly collectives: CollectiveLowerer,
   ) {}
 
   private name(label: string): number {
@@ -150,9 +156,19 @@ class OpLowerer {
   }
 
   /** `hostStream`: the stream whose device host-side ops select (the thread's legacy stream). */
-  lower(op: PlanOp, out: NativeOpList, hostStream: number): void {
+  lower(op: PlanOp, out: NativeOpList, hostStream: number, thread = -1): void {
     const C = NativeOpCode;
     switch (op.kind) {
+      case 'collective':
+      case 'send':
+      case 'recv': {
+        const ops = this.plan.threads[thread]?.ops;
+        if (ops === undefined) {
+          throw new Error(`${op.src}: a ${op.kind} cannot be captured into a graph`);
+        }
+        this.collectives.lower(op, thread, ops, out, this.name(collectiveKernelLabel(op)));
+        return;
+      }
       case 'kernel': {
         const refId = this.trace.launches.intern({
           gridX: op.grid[0],

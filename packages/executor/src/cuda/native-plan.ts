@@ -24,6 +24,7 @@ export const NativeOpCode = {
   Free: 20,
   RangePush: 21,
   RangePop: 22,
+  Collective: 23,
 } as const;
 export type NativeOpCode = (typeof NativeOpCode)[keyof typeof NativeOpCode];
 
@@ -54,6 +55,28 @@ export interface NativePlan {
   readonly events: readonly { readonly device: number }[];
   readonly graphs: readonly { readonly captureStream: number; readonly ops: Float64Array }[];
   readonly threads: readonly { readonly track: number; readonly ops: Float64Array }[];
+  readonly comms?: readonly NativeComm[];
+  readonly collectives?: readonly NativeCollective[];
+}
+
+/** A communicator set (ncclCommInitAll): rank i runs on CUDA ordinal devices[i]. */
+export interface NativeComm {
+  readonly devices: readonly number[];
+}
+
+/** Numbers per collective part: call, stream, sendBuffer, sendOffset, recvBuffer, recvOffset, rank, peer. */
+export const nativeCollectivePartStride = 8;
+
+/** One collective op's NCCL calls, issued in one ncclGroupStart/End (native/src/plan.h). */
+export interface NativeCollective {
+  readonly comm: number;
+  /** NCCL's count, in elements. */
+  readonly count: number;
+  /** ncclDataType_t and ncclRedOp_t values. */
+  readonly dtype: number;
+  readonly reduce: number;
+  readonly root: number;
+  readonly parts: Float64Array;
 }
 
 export interface NativeRunOptions {
