@@ -266,6 +266,9 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
           if (device == r.deviceId) op.track = track;
         }
         if (r.nameId != 0) op.nameId = r.nameId;
+        if (r.kind == kCopyDtoD && libraryNames_.copyDtoD != 0) op.nameId = libraryNames_.copyDtoD;
+        if (r.kind == kCopyPtoP && libraryNames_.copyPtoP != 0) op.nameId = libraryNames_.copyPtoP;
+        if (r.kind == kMemset && libraryNames_.memset != 0) op.nameId = libraryNames_.memset;
       }
       op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
       uint32_t index = firstOp + static_cast<uint32_t>(ops.size());

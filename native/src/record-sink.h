@@ -105,6 +105,13 @@ class RecordSink {
    */
   void issuedOnDevices(const std::vector<uint32_t>& correlationIds, uint32_t nameId,
                        std::vector<std::pair<int, uint32_t>> deviceTracks);
+  /** Names of the copies and memsets a library makes (NCCL copies instead of a 1-rank kernel). */
+  struct LibraryOpNames {
+    uint32_t copyDtoD = 0;
+    uint32_t copyPtoP = 0;
+    uint32_t memset = 0;
+  };
+  void libraryOpNames(const LibraryOpNames& names) { libraryNames_ = names; }
   /** Whether kernel records should carry their interned CUPTI name (a plan with collectives). */
   void wantKernelNames(bool on) { kernelNames_.store(on); }
   bool kernelNamesWanted() const { return kernelNames_.load(); }
@@ -162,6 +169,7 @@ class RecordSink {
   std::unordered_map<uint32_t, IssuedOp> issued_;
   std::vector<std::vector<std::pair<int, uint32_t>>> deviceTables_;  // per collective: device, track
   std::atomic<bool> kernelNames_{false};
+  LibraryOpNames libraryNames_;  // set before the run starts
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
   std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
   WaitLinker waits_;

@@ -63,7 +63,11 @@ Runner::Runner(Plan plan, RunOptions options) : plan_(std::move(plan)), options_
     SS_FAIL(warmError);
   }
   sink_ = std::make_unique<RecordSink>(hostNowNs(), options_.firstStringId, options_.maxQueuedRecords);
-  sink_->wantKernelNames(!plan_.collectives.empty());  // NCCL's kernels keep the names CUPTI gives
+  if (!plan_.collectives.empty()) {
+    // NCCL's kernels keep the names CUPTI gives; its copies read like the plan's own copies.
+    sink_->wantKernelNames(true);
+    sink_->libraryOpNames({sink_->intern("memcpy DtoD"), sink_->intern("memcpy PtoP"), sink_->intern("memset")});
+  }
 }
 
 void Runner::openGate() {

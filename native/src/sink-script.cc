@@ -15,8 +15,9 @@ enum Step : int {
   kIssue = 1,  // correlation, track, event (-1 none), nameId
   kApi = 2,    // startNs, endNs, track, nameId, correlation
   kWait = 3,   // track, nameId, event, apiStartNs, onHost: waits named by the last kApi step's op
-  kGpu = 4,    // correlation, kind, startNs, endNs
+  kGpu = 4,    // correlation, kind, startNs, endNs, deviceId, nameId (CUPTI's kernel name)
   kDrain = 5,  // final (0 or 1)
+  kCollective = 6,  // correlation A, correlation B, track of device 0, track of device 1, nameId
 };
 
 }  // namespace
@@ -47,9 +48,14 @@ Napi::Value SinkScript(const Napi::CallbackInfo& info) {
         r.kind = static_cast<uint8_t>(s[2]);
         r.startNs = i64(3);
         r.endNs = i64(4);
+        r.deviceId = static_cast<int32_t>(s[5]);
+        r.nameId = u32(6);
         sink.pushGpu({r});
         break;
       }
+      case kCollective:
+        sink.issuedOnDevices({u32(1), u32(2)}, u32(5), {{0, u32(3)}, {1, u32(4)}});
+        break;
       case kDrain: {
         std::vector<uint8_t> out = sink.drain(s[1] != 0);
         bytes.insert(bytes.end(), out.begin(), out.end());

@@ -23,6 +23,15 @@ await esbuild.build({
   logLevel: 'warning',
 });
 await esbuild.build({
+  entryPoints: [path.join(root, 'scripts', 'gpu', 'collectives-main.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  outfile: path.join(outDir, 'collectives-main.mjs'),
+  logLevel: 'warning',
+});
+await esbuild.build({
   entryPoints: [path.join(root, 'apps', 'web', 'scripts', 'lesson-fidelity.ts')],
   bundle: true,
   platform: 'node',

@@ -17,7 +17,17 @@ type Step =
   | { issue: { correlation: number; track: number; event?: number } }
   | { api: { startNs: number; endNs: number; track: number } }
   | { wait: { track: number; event: number; apiStartNs: number; onHost?: boolean } }
-  | { gpu: { correlation: number; kind: number; startNs: number; endNs: number } }
+  | {
+      gpu: {
+        correlation: number;
+        kind: number;
+        startNs: number;
+        endNs: number;
+        deviceId?: number;
+        nameId?: number;
+      };
+    }
+  | { collective: { correlations: [number, number]; tracks: [number, number]; nameId: number } }
   | { drain: { final: boolean } };
 
 const stride = 7;
@@ -36,7 +46,10 @@ function encode(steps: readonly Step[]): Float64Array {
       row = [3, s.track, 0, s.event, s.apiStartNs, s.onHost === true ? 1 : 0];
     } else if ('gpu' in step) {
       const s = step.gpu;
-      row = [4, s.correlation, s.kind, s.startNs, s.endNs];
+      row = [4, s.correlation, s.kind, s.startNs, s.endNs, s.deviceId ?? -1, s.nameId ?? 0];
+    } else if ('collective' in step) {
+      const s = step.collective;
+      row = [6, ...s.correlations, ...s.tracks, s.nameId];
     } else {
       row = [5, step.drain.final ? 1 : 0];
     }
@@ -62,6 +75,8 @@ function run(steps: readonly Step[]) {
       priority: 0,
     });
   }
+  // Names the steps refer to by id (collective labels and CUPTI kernel names): ids 1..10.
+  for (let i = 1; i <= 10; i++) {trace.strings.intern(`name ${i}`);}
   new TraceDecoder(trace).apply(result.bytes);
   const c = trace.ops.columns();
   const ops = Array.from({ length: trace.ops.count }, (_, i) => ({
@@ -76,7 +91,14 @@ function run(steps: readonly Step[]) {
     f.toOp[i],
     f.kind[i],
   ]);
-  return { ops, flows, unresolvedWaits: result.unresolvedWaits };
+  const nameIds = Array.from(c.nameId.subarray(0, trace.ops.count));
+  return {
+    ops,
+    flows,
+    nameIds,
+    unresolvedWaits: result.unresolvedWaits,
+    unmatched: result.unmatched,
+  };
 }
 
 const host = 0;
@@ -190,5 +212,49 @@ describe.skipIf(!existsSync(defaultAddonPath))('stream waits derived by the addo
     expect(ops.map((o) => o.kind)).toEqual([OpKind.ApiCall]);
     expect(flows).toEqual([]);
     expect(unresolvedWaits).toBe(1);
+  });
+});
+
+describe.skipIf(!existsSync(defaultAddonPath))('a collective’s records (no GPU)', () => {
+  it('puts each member’s kernel on its own device’s stream, with the name CUPTI gave it', () => {
+    const label = 7;
+    const cuptiName = 9;
+    const { ops, flows, nameIds, unmatched } = run([
+      // One ncclGroupEnd made two launches (one per device); stream A is on device 0, B on 1.
+      { collective: { correlations: [11, 12], tracks: [streamA, streamB], nameId: label } },
+      { api: { startNs: 100, endNs: 140, track: host } },
+      {
+        gpu: {
+          correlation: 12,
+          kind: OpKind.Kernel,
+          startNs: 150,
+          endNs: 400,
+          deviceId: 0,
+          nameId: cuptiName,
+        },
+      },
+      {
+        gpu: {
+          correlation: 11,
+          kind: OpKind.Kernel,
+          startNs: 160,
+          endNs: 410,
+          deviceId: 1,
+          nameId: cuptiName,
+        },
+      },
+      { gpu: { correlation: 11, kind: OpKind.Kernel, startNs: 500, endNs: 600, deviceId: 1 } },
+      { drain: { final: true } },
+    ]);
+    expect(ops).toEqual([
+      { kind: OpKind.ApiCall, track: host, startNs: 100, endNs: 140 },
+      { kind: OpKind.Kernel, track: streamA, startNs: 150, endNs: 400 },
+      { kind: OpKind.Kernel, track: streamB, startNs: 160, endNs: 410 },
+      { kind: OpKind.Kernel, track: streamB, startNs: 500, endNs: 600 },
+    ]);
+    // CUPTI's name when it gave one, else the plan's label.
+    expect(nameIds.slice(1)).toEqual([cuptiName, cuptiName, label]);
+    expect(flows).toEqual([]);
+    expect(unmatched).toBe(0);
   });
 });
