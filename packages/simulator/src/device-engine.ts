@@ -39,6 +39,8 @@ export class DeviceEngine {
   private freeSmem: number;
   private residentWarps = 0;
   private residentKernels = 0;
+  /** Kernels with blocks on the SMs. */
+  private readonly resident: CmdSlot[] = [];
   private readonly candidates: CmdSlot[] = [];
   /** Bit q: queue q (of the first 32) has a ready head. More queues are scanned one by one. */
   private readyHeads = 0;
@@ -216,23 +218,36 @@ export class DeviceEngine {
     if (smemPerBlock > 0) {
       fit = Math.min(fit, Math.floor(this.freeSmem / smemPerBlock));
     }
-    if (fit <= 0) {
-      return false;
-    }
     const first = c.startNs[cmd]! < 0;
-    const now = first ? Math.max(this.host.nowNs, c.notBeforeNs[cmd]!) : this.host.nowNs;
+    let notBeforeNs = c.notBeforeNs[cmd]!;
+    // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
+    let warpsBefore = this.residentWarps;
+    if (fit <= 0) {
+      const preempted = first ? this.preemptedKernel(cmd) : -1;
+      if (preempted < 0) {
+        return false;
+      }
+      // It takes the room of lower-priority blocks as they end, on average priorityWaitShare
+      // of their duration after it was ready: one block per SM, each landing where one of
+      // theirs left (the room counted against them until more of theirs end).
+      fit = Math.min(c.blocksLeft[cmd]!, this.profile.device.smCount);
+      notBeforeNs =
+        Math.max(this.host.nowNs, notBeforeNs) + this.profile.priorityWaitShare * this.blockNsOf(preempted);
+      warpsBefore -= this.profile.device.smCount * c.warpsPerBlock[preempted]!;
+    }
+    const now = first ? Math.max(this.host.nowNs, notBeforeNs) : this.host.nowNs;
     if (first) {
       c.startNs[cmd] = now;
     }
     if (c.runningWaves[cmd] === 0) {
       this.residentKernels++;
+      this.resident.push(cmd);
     }
     c.blocksLeft[cmd] = c.blocksLeft[cmd]! - fit;
     this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
     this.freeSmem -= fit * smemPerBlock;
     const warpsPerBlock = c.warpsPerBlock[cmd]!;
-    const warpsBefore = this.residentWarps;
     this.residentWarps += fit * warpsPerBlock;
     const iterations = c.iterations[cmd]!;
     if (iterations > 0) {
@@ -247,6 +262,37 @@ export class DeviceEngine {
       this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
     }
     return true;
+  }
+
+  /**
+   * Priorities act at block boundaries: the lower-priority kernel (longest blocks) whose blocks
+   * hold the room a kernel finds full, or -1 (none, or the profile leaves it to block slots).
+   */
+  private preemptedKernel(cmd: CmdSlot): CmdSlot {
+    if (this.profile.priorityWaitShare <= 0) {
+      return -1;
+    }
+    const c = this.host.cmds;
+    const streams = this.host.streams;
+    const priority = streams[c.stream[cmd]!]!.priority;
+    let found = -1;
+    for (const r of this.resident) {
+      if (
+        streams[c.stream[r]!]!.priority > priority &&
+        (found < 0 || this.blockNsOf(r) > this.blockNsOf(found))
+      ) {
+        found = r;
+      }
+    }
+    return found;
+  }
+
+  /** How long a kernel's blocks last: timed ones blockNs, fixed-work ones at the unsaturated rate. */
+  private blockNsOf(cmd: CmdSlot): number {
+    const c = this.host.cmds;
+    return c.iterations[cmd]! > 0
+      ? c.iterations[cmd]! / this.profile.workIterationsPerNs
+      : c.blockNs[cmd]!;
   }
 
   private timedWave(cmd: CmdSlot, blocks: number, endNs: number): void {
@@ -311,6 +357,7 @@ export class DeviceEngine {
     waves.free(wave);
     if (c.runningWaves[cmd] === 0) {
       this.residentKernels--;
+      removeInOrder(this.resident, cmd);
       if (c.blocksLeft[cmd] === 0) {
         this.host.finished(cmd);
       }

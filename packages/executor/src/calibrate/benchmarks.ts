@@ -418,7 +418,7 @@ export const benchmarks: readonly Benchmark[] = [
     // middle, at high priority and at the same priority: how long the urgent kernel waits for
     // running blocks to drain, against the block duration.
     name: 'priority',
-    measures: [],
+    measures: ['priorityWaitShare'],
     workload: ({ smCount }) => ({
       name: 'calibrate priority',
       streams: [
