@@ -9,6 +9,7 @@ import { SlotQueue, removeInOrder } from './model.ts';
 import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
+import { blockNsOf, preemptedKernel } from './preemption.ts';
 
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
@@ -223,7 +224,7 @@ export class DeviceEngine {
     // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
     let warpsBefore = this.residentWarps;
     if (fit <= 0) {
-      const preempted = first ? this.preemptedKernel(cmd) : -1;
+      const preempted = first ? preemptedKernel(cmd, this.resident, this.host, this.profile) : -1;
       if (preempted < 0) {
         return false;
       }
@@ -232,7 +233,8 @@ export class DeviceEngine {
       // theirs left (the room counted against them until more of theirs end).
       fit = Math.min(c.blocksLeft[cmd]!, this.profile.device.smCount);
       notBeforeNs =
-        Math.max(this.host.nowNs, notBeforeNs) + this.profile.priorityWaitShare * this.blockNsOf(preempted);
+        Math.max(this.host.nowNs, notBeforeNs) +
+        this.profile.priorityWaitShare * blockNsOf(preempted, c, this.profile);
       warpsBefore -= this.profile.device.smCount * c.warpsPerBlock[preempted]!;
     }
     const now = first ? Math.max(this.host.nowNs, notBeforeNs) : this.host.nowNs;
@@ -262,37 +264,6 @@ export class DeviceEngine {
       this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
     }
     return true;
-  }
-
-  /**
-   * Priorities act at block boundaries: the lower-priority kernel (longest blocks) whose blocks
-   * hold the room a kernel finds full, or -1 (none, or the profile leaves it to block slots).
-   */
-  private preemptedKernel(cmd: CmdSlot): CmdSlot {
-    if (this.profile.priorityWaitShare <= 0) {
-      return -1;
-    }
-    const c = this.host.cmds;
-    const streams = this.host.streams;
-    const priority = streams[c.stream[cmd]!]!.priority;
-    let found = -1;
-    for (const r of this.resident) {
-      if (
-        streams[c.stream[r]!]!.priority > priority &&
-        (found < 0 || this.blockNsOf(r) > this.blockNsOf(found))
-      ) {
-        found = r;
-      }
-    }
-    return found;
-  }
-
-  /** How long a kernel's blocks last: timed ones blockNs, fixed-work ones at the unsaturated rate. */
-  private blockNsOf(cmd: CmdSlot): number {
-    const c = this.host.cmds;
-    return c.iterations[cmd]! > 0
-      ? c.iterations[cmd]! / this.profile.workIterationsPerNs
-      : c.blockNs[cmd]!;
   }
 
   private timedWave(cmd: CmdSlot, blocks: number, endNs: number): void {
