@@ -9,8 +9,11 @@ import type { Report } from './report.ts';
 
 // The device half of `pnpm bench profile`: the PyTorch example (scripts/profile-examples/
 // torch_streams.py) plain, under `nsys profile --trace=cuda,nvtx` and under `streamscope profile`
-// with each collector setting, in rounds (the order rotates each round), loop wall times compared
-// by their medians; each `streamscope profile` run is followed by the live latency client.
+// with each collector setting, in rounds. Each round runs plain first and again half-way, the
+// other arms in an order that rotates each round; an arm's ratio in a round is its loop wall
+// time over the median of that round's plain runs (the GPU's clocks drift over minutes, so a
+// ratio is only taken between runs close in time), and a figure is the median over rounds.
+// Each `streamscope profile` run is followed by the live latency client.
 // Its tools come from build-device.mjs (one folder: cli.mjs, serve-on-device.mjs,
 // profile-latency.mjs, libstreamscope_inject.so, torch_streams.py).
 
@@ -105,7 +108,12 @@ export function median(values: readonly number[]): number {
 
 /** What is missing for the device figures, or undefined when they can be measured here. */
 export function deviceMissing(options: Pick<DeviceOptions, 'toolsDir' | 'python' | 'nsys'>) {
-  for (const file of ['cli.mjs', 'serve-on-device.mjs', 'profile-latency.mjs', 'torch_streams.py']) {
+  for (const file of [
+    'cli.mjs',
+    'serve-on-device.mjs',
+    'profile-latency.mjs',
+    'torch_streams.py',
+  ]) {
     if (!existsSync(path.join(options.toolsDir, file))) {
       return `no ${file} in ${options.toolsDir} (node scripts/profile-examples/build-device.mjs DIR, then STREAMSCOPE_PROFILE_DEVICE_DIR=DIR)`;
     }
@@ -148,15 +156,21 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
   const t0 = performance.now();
   const elapsedS = (): number => (performance.now() - t0) / 1000;
   // Warm-up and sizing: 100 steps plain.
-  const probe = loopMsOf((await runCommand(python, [example, '--steps', '100'], process.env, work)).stdout);
+  const probe = loopMsOf(
+    (await runCommand(python, [example, '--steps', '100'], process.env, work)).stdout,
+  );
   const steps = Math.max(100, Math.round((100 * options.loopS * 1000) / probe));
   log(`warm-up: 100 steps in ${probe} ms; runs use ${steps} steps (~${options.loopS} s of loop)`);
   const server = await startServer(toolsDir, work);
   const settings = collectorSettings.filter(
     (s) => options.only.length === 0 || options.only.includes(s.name),
   );
-  const arms = ['plain', 'nsys', ...settings.map((s) => `profile:${s.name}`)];
-  const loops = new Map<string, number[]>(arms.map((a) => [a, []]));
+  const others = ['nsys', ...settings.map((s) => `profile:${s.name}`)];
+  const loops = new Map<string, number[]>([
+    ['plain', []],
+    ...others.map((a): [string, number[]] => [a, []]),
+  ]);
+  const ratios = new Map<string, number[]>(others.map((a) => [a, []]));
   const latencies = new Map<string, Latency[]>();
   const exampleArgs = [example, '--steps', String(steps)];
   try {
@@ -164,7 +178,10 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
       if (round > 0 && elapsedS() > options.budgetS) {
         break;
       }
-      const order = arms.map((_, i) => arms[(i + round) % arms.length]!);
+      const rotated = others.map((_, i) => others[(i + round) % others.length]!);
+      const half = Math.ceil(rotated.length / 2);
+      const order = ['plain', ...rotated.slice(0, half), 'plain', ...rotated.slice(half)];
+      const thisRound = new Map<string, number[]>();
       for (const arm of order) {
         let ran: Ran;
         let latency: Latency | undefined;
@@ -199,7 +216,15 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
           );
           ran = await runCommand(
             process.execPath,
-            [path.join(toolsDir, 'cli.mjs'), 'profile', '--server', server.base, '--', python, ...exampleArgs],
+            [
+              path.join(toolsDir, 'cli.mjs'),
+              'profile',
+              '--server',
+              server.base,
+              '--',
+              python,
+              ...exampleArgs,
+            ],
             {
               ...process.env,
               STREAMSCOPE_COLLECTOR: path.join(toolsDir, 'libstreamscope_inject.so'),
@@ -217,13 +242,23 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
         }
         const loopMs = loopMsOf(ran.stdout);
         loops.get(arm)!.push(loopMs);
-        const shown = latency === undefined ? '' : `; delivery p50 ${latency.p50Ms.toFixed(1)} ms p99 ${latency.p99Ms.toFixed(1)} ms max ${latency.maxMs.toFixed(1)} ms`;
-        log(`[${elapsedS().toFixed(0)} s] round ${round + 1} ${arm}: exit ${ran.code}, loop ${loopMs} ms${shown}`);
+        thisRound.set(arm, [...(thisRound.get(arm) ?? []), loopMs]);
+        const shown =
+          latency === undefined
+            ? ''
+            : `; delivery p50 ${latency.p50Ms.toFixed(1)} ms p99 ${latency.p99Ms.toFixed(1)} ms max ${latency.maxMs.toFixed(1)} ms`;
+        log(
+          `[${elapsedS().toFixed(0)} s] round ${round + 1} ${arm}: exit ${ran.code}, loop ${loopMs} ms${shown}`,
+        );
       }
       // Figures after every round (the last block counts), so a run cut short still leaves
       // the rounds it finished.
+      const plainNow = median(thisRound.get('plain') ?? []);
+      for (const arm of others) {
+        ratios.get(arm)!.push(median(thisRound.get(arm) ?? []) / plainNow);
+      }
       log(`figures after round ${round + 1}`);
-      reportFigures({ settings, loops, latencies }, report);
+      reportFigures({ settings, loops, ratios, latencies }, report);
     }
   } finally {
     server.child.kill();
@@ -233,19 +268,19 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
 interface Measured {
   readonly settings: readonly CollectorSetting[];
   readonly loops: ReadonlyMap<string, number[]>;
+  readonly ratios: ReadonlyMap<string, number[]>;
   readonly latencies: ReadonlyMap<string, Latency[]>;
 }
 
 /** The figures from the runs so far: loop medians over plain's, delivery latency medians. */
-function reportFigures({ settings, loops, latencies }: Measured, report: Report): void {
-  const plain = median(loops.get('plain')!);
-  report('profile.plain_loop_ms', plain, 'ms');
-  report('profile.rounds', loops.get('plain')!.length, 'rounds');
-  report('profile.nsys_overhead_ratio', median(loops.get('nsys')!) / plain, 'x');
+function reportFigures({ settings, loops, ratios, latencies }: Measured, report: Report): void {
+  report('profile.plain_loop_ms', median(loops.get('plain')!), 'ms');
+  report('profile.rounds', ratios.get('nsys')!.length, 'rounds');
+  report('profile.nsys_overhead_ratio', median(ratios.get('nsys')!), 'x');
   for (const s of settings) {
     const arm = `profile:${s.name}`;
     const prefix = s.name === 'default' ? 'profile' : `profile.setting.${s.name}`;
-    report(`${prefix}.overhead_ratio`, median(loops.get(arm)!) / plain, 'x');
+    report(`${prefix}.overhead_ratio`, median(ratios.get(arm)!), 'x');
     const l = latencies.get(arm) ?? [];
     report(`${prefix}.delivery_latency_p50_ms`, median(l.map((x) => x.p50Ms)), 'ms');
     report(`${prefix}.delivery_latency_p99_ms`, median(l.map((x) => x.p99Ms)), 'ms');

@@ -1,5 +1,5 @@
 import { TraceDecoder, loadTrace } from '@streamscope/trace';
-import { getAnalysis, getTraceBytes, listTraces } from '../api/client.ts';
+import { getAnalysis, getTraceBytes, getTraceEntry, listTraces } from '../api/client.ts';
 import { LiveSubscription } from '../api/live-client.ts';
 import { isLocalTraceId } from '../local-import/local-trace-id.ts';
 import { appStore } from '../store/index.ts';
@@ -63,6 +63,30 @@ export async function openStoredTrace(traceId: string): Promise<void> {
   } catch (error) {
     appStore.getState().markTraceFailed(traceId, messageOf(error));
   }
+}
+
+/**
+ * Opens the trace a link names: a run still going (a profiled program the `profile` CLI printed
+ * the link of, or any run) is followed live as the Run page follows its runs, so the view fills
+ * in as it runs and becomes the stored trace when it ends; anything else opens stored.
+ */
+export async function openLinkedTrace(traceId: string): Promise<void> {
+  if (!isLocalTraceId(traceId)) {
+    let status: string | undefined;
+    try {
+      status = (await getTraceEntry(traceId)).status;
+    } catch {
+      // Unknown or unreachable: the stored path below says why, with its own error.
+    }
+    if (status === 'running' || status === 'queued') {
+      if (appStore.getState().route.page === 'trace') {
+        appStore.getState().startRun(traceId, status, null);
+        followRun(traceId);
+      }
+      return;
+    }
+  }
+  await openStoredTrace(traceId);
 }
 
 /** Open live subscriptions, closed by stopFollowing(). */
