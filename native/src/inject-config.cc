@@ -48,7 +48,8 @@ std::string readInjectConfig(InjectConfig& c) {
   c.runId = text("STREAMSCOPE_PROFILE_RUN");
   c.outPath = text("STREAMSCOPE_PROFILE_OUT");
   c.title = text("STREAMSCOPE_PROFILE_TITLE");
-  for (std::string error : {flag("STREAMSCOPE_PROFILE_NVTX", c.nvtx), flag("STREAMSCOPE_PROFILE_ALL_API", c.everyApiCall),
+  for (std::string error : {flag("STREAMSCOPE_PROFILE_NVTX", c.nvtx),
+                            flag("STREAMSCOPE_PROFILE_ALL_API", c.everyApiCall),
                             flag("STREAMSCOPE_PROFILE_EVENTS", c.cudaEvents),
                             flag("STREAMSCOPE_PROFILE_DRIVER_API", c.driverApi),
                             flag("STREAMSCOPE_PROFILE_SYNC_QUERIES", c.pendingQueries),
