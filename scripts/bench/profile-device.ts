@@ -18,13 +18,13 @@ import type { Report } from './report.ts';
 // profile-latency.mjs, libstreamscope_inject.so, torch_streams.py).
 
 /** A collector setting: its name and the environment that selects it. */
-export interface CollectorSetting {
+interface CollectorSetting {
   readonly name: string;
   readonly env: Readonly<Record<string, string>>;
 }
 
 /** The shipped defaults first, then one change at a time, then the changes kept together. */
-export const collectorSettings: readonly CollectorSetting[] = [
+const collectorSettings: readonly CollectorSetting[] = [
   { name: 'default', env: {} },
   { name: 'inline-handover', env: { STREAMSCOPE_PROFILE_INLINE: '1' } },
   { name: 'flush-100ms', env: { STREAMSCOPE_PROFILE_FLUSH_MS: '100' } },
@@ -49,7 +49,7 @@ export const collectorSettings: readonly CollectorSetting[] = [
   },
 ];
 
-export interface DeviceOptions {
+interface DeviceOptions {
   /** build-device.mjs's folder. */
   readonly toolsDir: string;
   readonly python: string;
@@ -92,12 +92,12 @@ function runCommand(
 }
 
 /** The example's "loop N ms" in ms, or NaN. */
-export function loopMsOf(stdout: string): number {
+function loopMsOf(stdout: string): number {
   const m = /loop ([0-9.]+) ms/.exec(stdout);
   return m === null ? Number.NaN : Number(m[1]);
 }
 
-export function median(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) {
     return Number.NaN;
