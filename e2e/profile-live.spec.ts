@@ -100,6 +100,8 @@ test('the link of a profiled program follows it live, and Stop ends it keeping w
     };
     expect(stored).toMatchObject({ status: 'cancelled', opCount: all });
     expect((await rendererStats(page, 'timeline'))?.traceOps).toBe(all);
+    // The findings come in for what was kept.
+    await expect(page.getByTestId('metric-makespan')).toBeVisible();
   } finally {
     program.child.kill();
   }

@@ -143,7 +143,9 @@ export function followRun(runId: string): void {
         growingRuns.delete(runId);
         state.markTraceLoaded(runId, 'ready');
         void refreshTraceList();
-        if (status === 'finished') {
+        // A run stopped or cut short keeps what arrived (a profiled program's Stop): its
+        // findings are as useful as a finished run's.
+        if (status === 'finished' || decoder.trace.ops.count > 0) {
           void loadAnalysis(runId);
         }
       }
