@@ -61,7 +61,8 @@ void load(CuptiApi& api) {
             resolve(api, api.getCallbackName, "cuptiGetCallbackName", false) &&
             resolve(api, api.setThreadIdType, "cuptiSetThreadIdType", false) &&
             resolve(api, api.activityEnableRuntimeApi, "cuptiActivityEnableRuntimeApi", false) &&
-            resolve(api, api.activityEnableDriverApi, "cuptiActivityEnableDriverApi", false);
+            resolve(api, api.activityEnableDriverApi, "cuptiActivityEnableDriverApi", false) &&
+            resolve(api, api.activityEnableAllSyncRecords, "cuptiActivityEnableAllSyncRecords", false);
   if (!ok) {
     dlclose(api.handle);
     api.handle = nullptr;

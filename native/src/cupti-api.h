@@ -33,6 +33,7 @@ struct CuptiApi {
   CUptiResult (*setThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;                     // optional
   CUptiResult (*activityEnableRuntimeApi)(CUpti_CallbackId, uint8_t) = nullptr;             // optional
   CUptiResult (*activityEnableDriverApi)(CUpti_CallbackId, uint8_t) = nullptr;              // optional
+  CUptiResult (*activityEnableAllSyncRecords)(uint8_t) = nullptr;                           // optional
 
   bool loaded() const { return handle != nullptr; }
   /** "CUPTI_ERROR_X" for a result code, or the number when the library cannot say. */

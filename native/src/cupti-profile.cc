@@ -119,6 +119,11 @@ std::string cuptiStartProfile(const ProfileActivities& what) {
     // Kernel thread ids (what /proc and nsys show), not pthread handles.
     api.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   }
+  if (what.pinnedDeviceBuffers) {
+    uint8_t pinned = 1;
+    size_t size = sizeof pinned;
+    api.activitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned);
+  }
   cuptiSetBuffers(what.bufferBytes, what.maxBufferBytes);
   error = cuptiRegisterBuffers();
   for (CUpti_ActivityKind kind : kRequired) {
@@ -128,11 +133,14 @@ std::string cuptiStartProfile(const ProfileActivities& what) {
     error = check(api.activityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable");
     if (error.empty() && what.driverApi && what.everyApiCall) api.activityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
   }
+  if (error.empty() && !what.pendingQueries && api.activityEnableAllSyncRecords != nullptr) {
+    api.activityEnableAllSyncRecords(0);
+  }
   if (error.empty()) {
     for (CUpti_ActivityKind kind : kOptional) api.activityEnable(kind);
     if (what.nvtx) api.activityEnable(CUPTI_ACTIVITY_KIND_MARKER);
     // Event records carry a GPU time only with device timestamps.
-    if (api.activityEnableCudaEventDeviceTimestamps != nullptr &&
+    if (what.cudaEvents && api.activityEnableCudaEventDeviceTimestamps != nullptr &&
         api.activityEnableCudaEventDeviceTimestamps(1) == CUPTI_SUCCESS) {
       api.activityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
     }

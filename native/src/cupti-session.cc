@@ -146,11 +146,43 @@ void handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, ui
   }
 }
 
+// Completed buffers wait here for our flush thread: CUPTI may return a buffer on whichever
+// thread filled it (the program's own), and a handler's per-record work (decode, intern, link,
+// encode) must never run there. Bounded by the in-flight cap: bytes count until handed over.
+struct CompletedBuffer {
+  CUcontext context;
+  uint32_t streamId;
+  uint8_t* buffer;
+  size_t size;
+  size_t validSize;
+};
+std::mutex& completedMutex = *new std::mutex;  // never destroyed: see flushMutex
+std::vector<CompletedBuffer>& completed = *new std::vector<CompletedBuffer>;
+std::atomic<bool> deferHandOver{true};
+
+void handOverCompleted(ActivityHandler* handler) {
+  std::vector<CompletedBuffer> ready;
+  {
+    std::lock_guard<std::mutex> lock(completedMutex);
+    ready.swap(completed);
+  }
+  for (const CompletedBuffer& b : ready) {
+    handOver(handler, b.context, b.streamId, b.buffer, b.validSize);
+    std::free(b.buffer);
+    inFlightBytes -= std::min(inFlightBytes.load(), b.size);
+  }
+}
+
 void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t size,
                                 size_t validSize) {
   if (buffer == nullptr) return;
-  inFlightBytes -= std::min(inFlightBytes.load(), size);
   ActivityHandler* handler = currentHandler.load();
+  if (handler != nullptr && deferHandOver.load()) {
+    std::lock_guard<std::mutex> lock(completedMutex);
+    completed.push_back(CompletedBuffer{context, streamId, buffer, size, validSize});
+    return;
+  }
+  inFlightBytes -= std::min(inFlightBytes.load(), size);
   if (handler != nullptr) {
     handOver(handler, context, streamId, buffer, validSize);
     std::free(buffer);
@@ -382,6 +414,8 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
       // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
       lock.unlock();
       if (buffersRegistered.load()) cuptiApi().activityFlushAll(0);
+      ActivityHandler* handler = currentHandler.load();
+      if (handler != nullptr) handOverCompleted(handler);
       if (afterFlush) afterFlush();
       lock.lock();
     }
@@ -404,7 +438,11 @@ void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::func
 void cuptiFinishProfile() {
   stopFlushThread();
   if (buffersRegistered.load()) cuptiApi().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  ActivityHandler* handler = currentHandler.load();
+  if (handler != nullptr) handOverCompleted(handler);
 }
+
+void cuptiDeferHandOver(bool defer) { deferHandOver.store(defer); }
 
 void cuptiSetBuffers(size_t bytesPerBuffer, size_t maxBytesInFlight) {
   bufferBytes.store(bytesPerBuffer);

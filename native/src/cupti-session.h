@@ -47,6 +47,12 @@ struct ProfileActivities {
   /** In-flight activity buffers past this many bytes are refused (CUPTI drops and counts). */
   size_t maxBufferBytes = 64u << 20;
   size_t bufferBytes = 32u << 10;
+  /** CUDA event records (device timestamps): what record→wait flows are drawn from. */
+  bool cudaEvents = true;
+  /** Event and stream queries that found work pending (polling loops make many). */
+  bool pendingQueries = true;
+  /** CUPTI's device-side timestamp buffers in pinned host memory instead of device memory. */
+  bool pinnedDeviceBuffers = false;
 };
 
 /**
@@ -62,6 +68,11 @@ std::string cuptiStartProfile(const ProfileActivities& what);
 void cuptiAttachHandler(ActivityHandler* handler, int flushIntervalMs, std::function<void()> afterFlush);
 /** Stops the flush thread, then a forced flush delivers what CUPTI holds to the handler. */
 void cuptiFinishProfile();
+/**
+ * true (default): completed buffers are queued and handed to the handler on our flush thread;
+ * false: on whatever thread CUPTI completes them (the overhead comparison's other arm).
+ */
+void cuptiDeferHandOver(bool defer);
 /** Disables every kind and unsubscribes: a disabled collector costs the program nothing more. */
 void cuptiStopProfile();
 

@@ -154,6 +154,11 @@ bool collectorStart(bool withCupti) {
       ProfileActivities what;
       what.nvtx = g->config.nvtx;
       what.everyApiCall = g->config.everyApiCall;
+      what.driverApi = g->config.driverApi;
+      what.bufferBytes = g->config.bufferBytes;
+      what.cudaEvents = g->config.cudaEvents;
+      what.pendingQueries = g->config.pendingQueries;
+      what.pinnedDeviceBuffers = g->config.pinnedDeviceBuffers;
       error = cuptiStartProfile(what);
       if (!error.empty()) {
         // Usually another profiler (nsys, torch.profiler) holding CUPTI: tell the run, then stay off.
@@ -162,6 +167,7 @@ bool collectorStart(bool withCupti) {
         say(why + "; collection is off, the program runs on");
         return;
       }
+      cuptiDeferHandOver(!g->config.handOverInline);
       cuptiAttachHandler(g->recorder.get(), g->config.flushIntervalMs, collectorAfterFlush);
     }
     std::atexit(collectorExit);

@@ -15,6 +15,15 @@ std::string text(const char* name) {
   return v != nullptr ? v : "";
 }
 
+// A 0/1 switch; "" when unset or valid, else what is wrong with it.
+std::string flag(const char* name, bool& out) {
+  std::string v = text(name);
+  if (v.empty()) return "";
+  if (v != "0" && v != "1") return std::string(name) + "='" + v + "' must be 0 or 1";
+  out = v == "1";
+  return "";
+}
+
 // An integer variable in [min, max]; "" when unset or valid, else what is wrong with it.
 std::string integer(const char* name, int64_t min, int64_t max, int64_t& out) {
   std::string v = text(name);
@@ -39,12 +48,15 @@ std::string readInjectConfig(InjectConfig& c) {
   c.runId = text("STREAMSCOPE_PROFILE_RUN");
   c.outPath = text("STREAMSCOPE_PROFILE_OUT");
   c.title = text("STREAMSCOPE_PROFILE_TITLE");
-  std::string nvtx = text("STREAMSCOPE_PROFILE_NVTX");
-  if (!nvtx.empty() && nvtx != "0" && nvtx != "1") return "STREAMSCOPE_PROFILE_NVTX='" + nvtx + "' must be 0 or 1";
-  c.nvtx = nvtx != "0";
-  std::string all = text("STREAMSCOPE_PROFILE_ALL_API");
-  if (!all.empty() && all != "0" && all != "1") return "STREAMSCOPE_PROFILE_ALL_API='" + all + "' must be 0 or 1";
-  c.everyApiCall = all == "1";
+  for (std::string error : {flag("STREAMSCOPE_PROFILE_NVTX", c.nvtx),
+                            flag("STREAMSCOPE_PROFILE_ALL_API", c.everyApiCall),
+                            flag("STREAMSCOPE_PROFILE_EVENTS", c.cudaEvents),
+                            flag("STREAMSCOPE_PROFILE_DRIVER_API", c.driverApi),
+                            flag("STREAMSCOPE_PROFILE_SYNC_QUERIES", c.pendingQueries),
+                            flag("STREAMSCOPE_PROFILE_PINNED", c.pinnedDeviceBuffers),
+                            flag("STREAMSCOPE_PROFILE_INLINE", c.handOverInline)}) {
+    if (!error.empty()) return error;
+  }
   if (!c.socketPath.empty() && !c.url.empty()) {
     return "STREAMSCOPE_PROFILE_SOCKET and STREAMSCOPE_PROFILE_URL are both set; name one server";
   }
@@ -56,11 +68,13 @@ std::string readInjectConfig(InjectConfig& c) {
     if (!ok || c.runId.size() > 64) return "STREAMSCOPE_PROFILE_RUN='" + c.runId + "' is not a run id";
   }
   int64_t flushMs = c.flushIntervalMs;
+  int64_t bufferKb = static_cast<int64_t>(c.bufferBytes >> 10);
   int64_t maxRecords = static_cast<int64_t>(c.maxQueuedRecords);
   int64_t bufferMb = static_cast<int64_t>(c.maxBufferedBytes >> 20);
   int64_t reconnectMs = c.reconnectMs;
   int64_t originNs = c.originRealtimeNs;
   for (std::string error : {integer("STREAMSCOPE_PROFILE_FLUSH_MS", 1, 10000, flushMs),
+                            integer("STREAMSCOPE_PROFILE_BUFFER_KB", 4, 16384, bufferKb),
                             integer("STREAMSCOPE_PROFILE_MAX_RECORDS", 1024, int64_t{1} << 32, maxRecords),
                             integer("STREAMSCOPE_PROFILE_MAX_BUFFER_MB", 1, 1 << 16, bufferMb),
                             integer("STREAMSCOPE_PROFILE_RECONNECT_MS", 0, 3600000, reconnectMs),
@@ -68,6 +82,7 @@ std::string readInjectConfig(InjectConfig& c) {
     if (!error.empty()) return error;
   }
   c.flushIntervalMs = static_cast<int>(flushMs);
+  c.bufferBytes = static_cast<size_t>(bufferKb) << 10;
   c.maxQueuedRecords = static_cast<size_t>(maxRecords);
   c.maxBufferedBytes = static_cast<size_t>(bufferMb) << 20;
   c.reconnectMs = static_cast<int>(reconnectMs);

@@ -26,6 +26,18 @@ struct InjectConfig {
   bool everyApiCall = false;
   /** STREAMSCOPE_PROFILE_FLUSH_MS: how often records leave the process. */
   int flushIntervalMs = 20;
+  /** STREAMSCOPE_PROFILE_BUFFER_KB: bytes of one CUPTI activity buffer (small: records leave sooner). */
+  size_t bufferBytes = 32u << 10;
+  /** STREAMSCOPE_PROFILE_EVENTS=0 leaves CUDA event records (and their record→wait flows) out. */
+  bool cudaEvents = true;
+  /** STREAMSCOPE_PROFILE_DRIVER_API=0 leaves driver calls out (runtime calls stay). */
+  bool driverApi = true;
+  /** STREAMSCOPE_PROFILE_SYNC_QUERIES=0 leaves out event/stream queries that found work pending. */
+  bool pendingQueries = true;
+  /** STREAMSCOPE_PROFILE_INLINE=1: records are decoded on the thread CUPTI completes a buffer on. */
+  bool handOverInline = false;
+  /** STREAMSCOPE_PROFILE_PINNED=1: CUPTI's device-side record buffers in pinned host memory. */
+  bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
   size_t maxQueuedRecords = 1u << 20;
   /** STREAMSCOPE_PROFILE_MAX_BUFFER_MB: encoded frames held for a server that is away. */

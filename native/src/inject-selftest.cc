@@ -68,6 +68,26 @@ class Script {
   std::vector<const CUpti_Activity*> records_;
 };
 
+// DEV CTX STREAM CORR START END: where a kernel, copy or memset ran and when.
+template <typename T, typename Next>
+void readPlaced(T& r, const Script& s, Next u) {
+  r.deviceId = static_cast<uint32_t>(u());
+  r.contextId = static_cast<uint32_t>(u());
+  r.streamId = static_cast<uint32_t>(u());
+  r.correlationId = static_cast<uint32_t>(u());
+  r.start = s.t(u());
+  r.end = s.t(u());
+}
+
+// CTX STREAM SYNCID CORR: the event a sync or an event record is about.
+template <typename T, typename Next>
+void readSynced(T& r, Next u) {
+  r.contextId = static_cast<uint32_t>(u());
+  r.streamId = static_cast<uint32_t>(u());
+  r.cudaEventSyncId = u();
+  r.correlationId = static_cast<uint32_t>(u());
+}
+
 // Runs one step; returns "" or what is wrong with it.
 std::string step(Script& s, std::istringstream& in, const std::string& op) {
   auto u = [&in]() {
@@ -86,12 +106,7 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
     a.end = s.t(u());
   } else if (op == "kernel") {
     auto& k = s.add<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    k.deviceId = static_cast<uint32_t>(u());
-    k.contextId = static_cast<uint32_t>(u());
-    k.streamId = static_cast<uint32_t>(u());
-    k.correlationId = static_cast<uint32_t>(u());
-    k.start = s.t(u());
-    k.end = s.t(u());
+    readPlaced(k, s, u);
     std::string name;
     in >> name;
     k.name = s.keep(name);
@@ -105,38 +120,22 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
     m.srcKind = static_cast<uint8_t>(u());
     m.dstKind = static_cast<uint8_t>(u());
     m.bytes = u();
-    m.deviceId = static_cast<uint32_t>(u());
-    m.contextId = static_cast<uint32_t>(u());
-    m.streamId = static_cast<uint32_t>(u());
-    m.correlationId = static_cast<uint32_t>(u());
-    m.start = s.t(u());
-    m.end = s.t(u());
+    readPlaced(m, s, u);
   } else if (op == "memset") {
     auto& m = s.add<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET);
     m.bytes = u();
     m.memoryKind = static_cast<uint16_t>(u());
-    m.deviceId = static_cast<uint32_t>(u());
-    m.contextId = static_cast<uint32_t>(u());
-    m.streamId = static_cast<uint32_t>(u());
-    m.correlationId = static_cast<uint32_t>(u());
-    m.start = s.t(u());
-    m.end = s.t(u());
+    readPlaced(m, s, u);
   } else if (op == "sync") {
     auto& y = s.add<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     y.type = static_cast<CUpti_ActivitySynchronizationType>(u());
-    y.contextId = static_cast<uint32_t>(u());
-    y.streamId = static_cast<uint32_t>(u());
-    y.cudaEventSyncId = u();
-    y.correlationId = static_cast<uint32_t>(u());
+    readSynced(y, u);
     y.start = s.t(u());
     y.end = s.t(u());
   } else if (op == "event") {
     auto& e = s.add<CUpti_ActivityCudaEvent2>(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
     e.deviceId = static_cast<uint32_t>(u());
-    e.contextId = static_cast<uint32_t>(u());
-    e.streamId = static_cast<uint32_t>(u());
-    e.cudaEventSyncId = u();
-    e.correlationId = static_cast<uint32_t>(u());
+    readSynced(e, u);
     e.deviceTimestamp = s.t(u());
   } else if (op == "range-start" || op == "range-end" || op == "mark") {
     auto& m = s.add<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);

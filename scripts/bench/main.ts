@@ -3,6 +3,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchModule, Report } from './report.ts';
+import { printFigure } from './report.ts';
 
 // `pnpm bench [FILTER]`: runs every *.bench.ts beside this file (or those whose name contains
 // FILTER) and prints each figure on its own line as `name: value unit`.
@@ -12,10 +13,7 @@ const files = (await readdir(here))
   .filter((f) => f.endsWith('.bench.ts') && (filter === undefined || f.includes(filter)))
   .sort();
 
-const report: Report = (name, value, unit) => {
-  const shown = Number.isInteger(value) ? String(value) : value.toPrecision(4);
-  process.stdout.write(`${name}: ${shown} ${unit}\n`);
-};
+const report: Report = printFigure;
 
 let failed = 0;
 for (const file of files) {

@@ -1,5 +1,12 @@
+import process from 'node:process';
 /** Prints one figure: `name: value unit`. */
 export type Report = (name: string, value: number, unit: string) => void;
+
+/** The Report `pnpm bench` uses: one line on stdout per figure. */
+export const printFigure: Report = (name, value, unit) => {
+  const shown = Number.isInteger(value) ? String(value) : value.toPrecision(4);
+  process.stdout.write(`${name}: ${shown} ${unit}\n`);
+};
 
 /** A *.bench.ts file: measures and reports figures, each ratio measured in the same run. */
 export interface BenchModule {

@@ -23,6 +23,7 @@ const bundles = {
   'cli.mjs': path.join(server, 'src', 'cli', 'main.ts'),
   'serve-on-device.mjs': path.join(server, 'scripts', 'serve-on-device.ts'),
   'profile-latency.mjs': path.join(server, 'scripts', 'profile-latency.ts'),
+  'profile-bench.mjs': path.join(root, 'scripts', 'bench', 'profile-device-main.ts'),
 };
 for (const [name, entry] of Object.entries(bundles)) {
   await esbuild.build({

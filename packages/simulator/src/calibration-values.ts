@@ -62,6 +62,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   spinOffsetNs: nonNegative((p, v) => (p.spinOffsetNs = v)),
   crowdedStartWarps: nonNegative((p, v) => (p.crowdedStartWarps = v)),
   crowdedStartNsPerWarp: nonNegative((p, v) => (p.crowdedStartNsPerWarp = v)),
+  priorityWaitShare: nonNegative((p, v) => (p.priorityWaitShare = v)),
   workIterationsPerNs: positive((p, v) => (p.workIterationsPerNs = v)),
   workSaturationWarpsPerSm: positive((p, v) => (p.workSaturationWarpsPerSm = v)),
   'copyBandwidthBytesPerS.htodPinned': positive(

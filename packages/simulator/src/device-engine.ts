@@ -9,6 +9,7 @@ import { SlotQueue, removeInOrder } from './model.ts';
 import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
+import { blockNsOf, preemptedKernel } from './preemption.ts';
 
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
@@ -39,6 +40,8 @@ export class DeviceEngine {
   private freeSmem: number;
   private residentWarps = 0;
   private residentKernels = 0;
+  /** Kernels with blocks on the SMs. */
+  private readonly resident: CmdSlot[] = [];
   private readonly candidates: CmdSlot[] = [];
   /** Bit q: queue q (of the first 32) has a ready head. More queues are scanned one by one. */
   private readyHeads = 0;
@@ -216,23 +219,37 @@ export class DeviceEngine {
     if (smemPerBlock > 0) {
       fit = Math.min(fit, Math.floor(this.freeSmem / smemPerBlock));
     }
-    if (fit <= 0) {
-      return false;
-    }
     const first = c.startNs[cmd]! < 0;
-    const now = first ? Math.max(this.host.nowNs, c.notBeforeNs[cmd]!) : this.host.nowNs;
+    let notBeforeNs = c.notBeforeNs[cmd]!;
+    // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
+    let warpsBefore = this.residentWarps;
+    if (fit <= 0) {
+      const preempted = first ? preemptedKernel(cmd, this.resident, this.host, this.profile) : -1;
+      if (preempted < 0) {
+        return false;
+      }
+      // It takes the room of lower-priority blocks as they end, on average priorityWaitShare
+      // of their duration after it was ready: one block per SM, each landing where one of
+      // theirs left (the room counted against them until more of theirs end).
+      fit = Math.min(c.blocksLeft[cmd]!, this.profile.device.smCount);
+      notBeforeNs =
+        Math.max(this.host.nowNs, notBeforeNs) +
+        this.profile.priorityWaitShare * blockNsOf(preempted, c, this.profile);
+      warpsBefore -= this.profile.device.smCount * c.warpsPerBlock[preempted]!;
+    }
+    const now = first ? Math.max(this.host.nowNs, notBeforeNs) : this.host.nowNs;
     if (first) {
       c.startNs[cmd] = now;
     }
     if (c.runningWaves[cmd] === 0) {
       this.residentKernels++;
+      this.resident.push(cmd);
     }
     c.blocksLeft[cmd] = c.blocksLeft[cmd]! - fit;
     this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
     this.freeSmem -= fit * smemPerBlock;
     const warpsPerBlock = c.warpsPerBlock[cmd]!;
-    const warpsBefore = this.residentWarps;
     this.residentWarps += fit * warpsPerBlock;
     const iterations = c.iterations[cmd]!;
     if (iterations > 0) {
@@ -311,6 +328,7 @@ export class DeviceEngine {
     waves.free(wave);
     if (c.runningWaves[cmd] === 0) {
       this.residentKernels--;
+      removeInOrder(this.resident, cmd);
       if (c.blocksLeft[cmd] === 0) {
         this.host.finished(cmd);
       }

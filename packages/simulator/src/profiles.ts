@@ -68,6 +68,7 @@ const unmeasuredMechanisms = {
   freeSyncs: true,
   crowdedStartWarps: 0,
   crowdedStartNsPerWarp: 0,
+  priorityWaitShare: 0,
   graphLaunchGapNs: 0,
   graphFirstLaunchExtraNs: 0,
 } as const satisfies Partial<DeviceProfile>;

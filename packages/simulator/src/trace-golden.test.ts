@@ -11,7 +11,8 @@ import { listDigest, traceDigest } from './trace-digest.ts';
 // change is meant, say why in its commit and take the new digests together with the fidelity
 // reports (fixtures/runs/fidelity-*.txt) that justify it. Last taken with issue #20's measured
 // mechanisms (pageable staging, malloc/free, graph and host costs, gaps, crowded SMs, kernels
-// claiming SMs only from their start).
+// claiming SMs only from their start), the 3-round h100/h200 calibrations and priorities acting
+// at block boundaries (priorityWaitShare).
 
 // One profile per GPU model: the multi-GPU hosts (h100x2 …) are these GPUs with a link model,
 // which only collectives use (collectives.test.ts).
@@ -74,17 +75,17 @@ describe('simulated traces, op by op', () => {
       digests[preset.name] = listDigest(traces);
     }
     expect(digests).toEqual({
-      'default-stream': 'f507bcad0633159f',
-      'events-vs-device-sync': 'df17a952079a19bc',
-      graphs: 'b69667a1d4c01917',
-      'issue-order': 'bed80d4aa595ed7c',
-      'malloc-in-loop': '2672971356f5cec5',
-      'over-sync': '701443e5ac9fa39b',
-      'overlap-blog': 'd6237ed24a1b4900',
-      'pinned-vs-pageable': '2952315dc3bd2cc3',
-      pipeline: '2b59b87fb29f5639',
-      priorities: '2092660188a4b827',
-      'stream-count': 'dfb801e3466dff5d',
+      'default-stream': 'f329134ae48cbfa0',
+      'events-vs-device-sync': 'a254a737fd20c961',
+      graphs: '3c6daa18053bd11e',
+      'issue-order': 'e0ff85a806e7ce56',
+      'malloc-in-loop': 'd09c0ed4ee1b974a',
+      'over-sync': 'e72a271d5b3ca173',
+      'overlap-blog': '3fb83db9d1b845cb',
+      'pinned-vs-pageable': '37b4f3c8092a3ece',
+      pipeline: 'a01ce2ef5e3aefa9',
+      priorities: 'c0c98924cb2a3f3a',
+      'stream-count': '39eff40fe77da591',
     });
   });
 
@@ -103,7 +104,7 @@ describe('simulated traces, op by op', () => {
       }
     }
     expect(valid).toBe(40);
-    expect(listDigest(traces)).toBe('d9f3e1420c0032e4');
+    expect(listDigest(traces)).toBe('7072fead868f75fb');
   });
 
   it('are what they were for 4,000 pipeline chunks (20,000 ops)', () => {
@@ -111,7 +112,7 @@ describe('simulated traces, op by op', () => {
     const digests = ['h100', 'c2050', 'k20c'].map((name) =>
       traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
     );
-    expect(digests).toEqual(['035930cb90f8c59d', '2502cd6302d67dc1', '79c17c2d48140c3b']);
+    expect(digests).toEqual(['d795dd4f445cf675', '2502cd6302d67dc1', '79c17c2d48140c3b']);
   });
 
   it('are what they were when the host runs 1,024 launches ahead and waits for slots', () => {
@@ -150,7 +151,7 @@ describe('simulated traces, op by op', () => {
     const digests = ['h100', 'c2050', 'c1060'].map((name) =>
       traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
     );
-    expect(digests).toEqual(['335a97a20a583240', '18c10c0f90bbed75', 'cb29db365f4b53f4']);
+    expect(digests).toEqual(['f662435b4128d0a5', '18c10c0f90bbed75', 'cb29db365f4b53f4']);
   });
 
   it('are what they were when run in small steps', () => {
@@ -161,6 +162,6 @@ describe('simulated traces, op by op', () => {
         deviceProfiles.c2050,
       ),
       steppedDigest(randomSpec(7), deviceProfiles.k20c),
-    ]).toEqual(['761af49ddf0e5b53', '92c16b9e1f42c438', '3c4a2be0b2c85f16']);
+    ]).toEqual(['da82088d7fc5161b', '92c16b9e1f42c438', '3c4a2be0b2c85f16']);
   });
 });

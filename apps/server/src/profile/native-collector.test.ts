@@ -240,4 +240,23 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
       /^streamscope profile \(pid \d+\): no server at .*none\.sock: cannot connect to .*none\.sock: No such file or directory; collection is off, the program runs on\n$/,
     );
   });
+
+  it('names a bad collector setting and its range in one line, and collects nothing', async () => {
+    for (const [name, value, why] of [
+      ['STREAMSCOPE_PROFILE_BUFFER_KB', '2', 'must be an integer in [4, 16384]'],
+      ['STREAMSCOPE_PROFILE_EVENTS', 'yes', 'must be 0 or 1'],
+      ['STREAMSCOPE_PROFILE_SYNC_QUERIES', '2', 'must be 0 or 1'],
+      ['STREAMSCOPE_PROFILE_INLINE', 'on', 'must be 0 or 1'],
+    ] as const) {
+      const ran = await runCheck(
+        `${records}exit\n`,
+        { STREAMSCOPE_PROFILE_OUT: 'never.sstrace', [name]: value },
+        dir,
+      );
+      expect(ran.code).toBe(2);
+      expect(ran.stderr.replace(/\(pid \d+\)/, '(pid N)')).toBe(
+        `streamscope profile (pid N): ${name}='${value}' ${why}; collection is off, the program runs on\n`,
+      );
+    }
+  });
 });

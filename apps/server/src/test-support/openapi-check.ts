@@ -83,3 +83,17 @@ export function checkLiveMessage(message: unknown): void {
     throw new Error(`live message does not match openapi.yaml: ${ajv.errorsText(validate.errors)}`);
   }
 }
+
+/** Checks a text message of the collector channel (/api/profile) against openapi.yaml. */
+export function checkProfileMessage(
+  direction: 'from-collector' | 'from-server',
+  message: unknown,
+): void {
+  const name = direction === 'from-server' ? 'ProfileServerMessage' : 'ProfileCollectorMessage';
+  const validate = ajv.getSchema(`openapi#/components/schemas/${name}`)!;
+  if (validate(message) !== true) {
+    throw new Error(
+      `${name} does not match openapi.yaml: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(message)}`,
+    );
+  }
+}

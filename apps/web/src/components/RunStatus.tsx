@@ -3,9 +3,13 @@ import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
-/** The active run: status, queue position, ops received so far, cancel and open. */
-export function RunStatus() {
+/**
+ * The active run: status, queue position, ops received so far, cancel and open. `stopLabel`
+ * names the cancel button where it stops a profiled program (SIGINT; what arrived is kept).
+ */
+export function RunStatus({ stopLabel = 'Cancel' }: { readonly stopLabel?: string }) {
   const run = useApp((s) => s.activeRun);
+  const page = useApp((s) => s.route.page);
   if (run === null) {
     return null;
   }
@@ -31,10 +35,10 @@ export function RunStatus() {
       {run.reason !== null && <span className="muted">{run.reason}</span>}
       {active && (
         <button type="button" data-testid="cancel-run" onClick={() => void cancel()}>
-          Cancel
+          {stopLabel}
         </button>
       )}
-      {!active && run.opsReceived > 0 && (
+      {!active && run.opsReceived > 0 && page !== 'trace' && (
         <button
           type="button"
           data-testid="open-run-trace"

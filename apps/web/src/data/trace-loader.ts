@@ -1,5 +1,5 @@
 import { TraceDecoder, loadTrace } from '@streamscope/trace';
-import { getAnalysis, getTraceBytes, listTraces } from '../api/client.ts';
+import { getAnalysis, getTraceBytes, getTraceEntry, listTraces } from '../api/client.ts';
 import { LiveSubscription } from '../api/live-client.ts';
 import { isLocalTraceId } from '../local-import/local-trace-id.ts';
 import { appStore } from '../store/index.ts';
@@ -65,6 +65,30 @@ export async function openStoredTrace(traceId: string): Promise<void> {
   }
 }
 
+/**
+ * Opens the trace a link names: a run still going (a profiled program the `profile` CLI printed
+ * the link of, or any run) is followed live as the Run page follows its runs, so the view fills
+ * in as it runs and becomes the stored trace when it ends; anything else opens stored.
+ */
+export async function openLinkedTrace(traceId: string): Promise<void> {
+  if (!isLocalTraceId(traceId)) {
+    let status: string | undefined;
+    try {
+      status = (await getTraceEntry(traceId)).status;
+    } catch {
+      // Unknown or unreachable: the stored path below says why, with its own error.
+    }
+    if (status === 'running' || status === 'queued') {
+      if (appStore.getState().route.page === 'trace') {
+        appStore.getState().startRun(traceId, status, null);
+        followRun(traceId);
+      }
+      return;
+    }
+  }
+  await openStoredTrace(traceId);
+}
+
 /** Open live subscriptions, closed by stopFollowing(). */
 const subscriptions = new Map<string, LiveSubscription>();
 /** Runs whose trace is still growing (not yet finished, failed or cancelled). */
@@ -119,7 +143,9 @@ export function followRun(runId: string): void {
         growingRuns.delete(runId);
         state.markTraceLoaded(runId, 'ready');
         void refreshTraceList();
-        if (status === 'finished') {
+        // A run stopped or cut short keeps what arrived (a profiled program's Stop): its
+        // findings are as useful as a finished run's.
+        if (status === 'finished' || decoder.trace.ops.count > 0) {
           void loadAnalysis(runId);
         }
       }

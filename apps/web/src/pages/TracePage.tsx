@@ -6,13 +6,14 @@ import { HoverTooltip } from '../components/HoverTooltip.tsx';
 import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { GapTooltip } from '../components/GapTooltip.tsx';
 import { MarkChip } from '../components/MarkChip.tsx';
+import { RunStatus } from '../components/RunStatus.tsx';
 import { RangeTooltip } from '../components/RangeTooltip.tsx';
 import { ShortcutHelp } from '../components/ShortcutHelp.tsx';
 import { StreamPanel } from '../components/StreamPanel.tsx';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { TraceToolbar } from '../components/TraceToolbar.tsx';
 import { useFillHeight } from '../components/use-fill-height.ts';
-import { openStoredTrace } from '../data/trace-loader.ts';
+import { openLinkedTrace, stopFollowing } from '../data/trace-loader.ts';
 import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
@@ -50,9 +51,13 @@ export function TracePage() {
         collapsedGroups: route.collapsed ?? [],
       });
     }
-    void openStoredTrace(routeTraceId);
+    void openLinkedTrace(routeTraceId);
+    // Leaving a run that is still going closes its subscription (a reopen follows it again).
+    return () => stopFollowing();
   }, [routeTraceId]);
 
+  const liveRunId = useApp((s) => s.activeRun?.runId ?? null);
+  const following = liveRunId !== null && liveRunId === routeTraceId;
   const trace = getTrace(traceId);
   const ready =
     traceId !== null &&
@@ -93,9 +98,10 @@ export function TracePage() {
               </span>
               <MarkChip />
             </div>
+            {following && <RunStatus stopLabel="Stop" />}
             <ImportWarnings warnings={trace.meta.warnings ?? []} testId="trace-warnings" />
             <div className="timeline-host">
-              <TimelineCanvas traceId={traceId} viewId={viewId} />
+              <TimelineCanvas traceId={traceId} viewId={viewId} follow={status === 'live'} />
               <HoverTooltip />
               <RangeTooltip />
               <GapTooltip />

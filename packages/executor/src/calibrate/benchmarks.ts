@@ -26,6 +26,8 @@ export const mallocSizes = [MiB, 16 * MiB, 64 * MiB, 256 * MiB, 1024 * MiB] as c
 export const graphNodeCounts = [1, 10, 40] as const;
 /** Block durations of the priority benchmark, µs: the urgent kernel waits for a block to end. */
 export const priorityBlockUs = [50, 100, 200] as const;
+/** Urgent kernels of the lesson's shape issued 70 µs apart into one bulk kernel. */
+export const priorityLessonProbes = 6;
 /** Blocks of 256 threads per SM of the occupancy benchmark's one-wave kernels. */
 export const occupancyBlocksPerSm = [1, 2, 4, 8] as const;
 /** Streams the hardware-queue benchmark pairs with stream 0. */
@@ -416,7 +418,7 @@ export const benchmarks: readonly Benchmark[] = [
     // middle, at high priority and at the same priority: how long the urgent kernel waits for
     // running blocks to drain, against the block duration.
     name: 'priority',
-    measures: [],
+    measures: ['priorityWaitShare'],
     workload: ({ smCount }) => ({
       name: 'calibrate priority',
       streams: [
@@ -438,6 +440,23 @@ export const benchmarks: readonly Benchmark[] = [
                 { op: 'deviceSync' },
               ]),
             ),
+            // The priorities lesson's urgent shape (32 blocks of 256 threads) at six phases of
+            // one 100 µs-block kernel at high priority, and once at the same priority; then one
+            // block of one warp: how the wait and the urgent kernel's own length split.
+            kernel('bulk-lesson', 'bulk', '100us', smCount * 32, 256),
+            repeat(priorityLessonProbes, [
+              { op: 'hostWork', name: 'wait', duration: '70us' },
+              kernel('urgent-lesson-{i}', 'high', '20us', 32, 256),
+            ]),
+            { op: 'deviceSync' },
+            kernel('bulk-lesson-same', 'bulk', '100us', smCount * 32, 256),
+            { op: 'hostWork', name: 'wait', duration: '150us' },
+            kernel('urgent-same-lesson', 'same', '20us', 32, 256),
+            { op: 'deviceSync' },
+            kernel('bulk-one', 'bulk', '100us', smCount * 32, 256),
+            { op: 'hostWork', name: 'wait', duration: '150us' },
+            kernel('urgent-high-one', 'high', '20us', 1, 32),
+            { op: 'deviceSync' },
           ],
         },
       ],

@@ -5,6 +5,7 @@ import {
   occupancyBlocksPerSm,
   pageableSizes,
   priorityBlockUs,
+  priorityLessonProbes,
   queueProbeStreams,
 } from './benchmarks.ts';
 import type { BenchOp } from './trace-view.ts';
@@ -315,19 +316,34 @@ function graph(view: TraceView): Readings {
 }
 
 function priority(view: TraceView): Readings {
-  // How long after its call the urgent kernel ends, less its own 20 µs, against block length:
-  // at high priority it waits for running blocks to drain (a share of a block's duration).
+  // How long after its call a high-priority kernel starts on a GPU full of blocks lasting d:
+  // it waits for running blocks to end, wherever in their life it arrived, so the wait is a
+  // share of d (a line through 0: Σxy / Σx²). The lesson-shaped probes sample six phases of
+  // 100 µs blocks, the single-block probe one more. A probe waits from its call's end or the
+  // end of the kernel before it on its stream, whichever is later (only the SMs hold it then).
   const pts: [number, number][] = [];
-  for (const us of priorityBlockUs) {
-    for (const k of view.gpu(`urgent-high-${us}`)) {
+  const waits = (name: string, blockNs: number): void => {
+    for (const k of view.gpu(name)) {
       const call = view.callFor(k);
       if (call !== undefined) {
-        pts.push([us * 1000, k.endNs - call.endNs - 20_000]);
+        const before = view.ops.filter(
+          (o) => !o.host && o.track === k.track && o.endNs <= k.startNs && o !== k,
+        );
+        const readyNs = Math.max(call.endNs, ...before.map((o) => o.endNs));
+        pts.push([blockNs, Math.max(0, k.startNs - readyNs)]);
       }
     }
+  };
+  for (const us of priorityBlockUs) {
+    waits(`urgent-high-${us}`, us * 1000);
   }
-  const line = fitLine(pts);
-  return { 'check.priorityWaitShare': line.slope, 'check.priorityWaitNs': line.intercept };
+  for (let i = 0; i < priorityLessonProbes; i++) {
+    waits(`urgent-lesson-${i}`, 100_000);
+  }
+  waits('urgent-high-one', 100_000);
+  const sxy = pts.reduce((s, [x, y]) => s + x * y, 0);
+  const sxx = pts.reduce((s, [x]) => s + x * x, 0);
+  return sxx > 0 ? { priorityWaitShare: sxy / sxx } : {};
 }
 
 function queues(view: TraceView): Readings {

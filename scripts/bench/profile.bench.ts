@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { deviceFigures, deviceMissing } from './profile-device.ts';
+import type { Report } from './report.ts';
+
+// `streamscope profile` figures.
+//  - Everywhere: how fast the server takes in a profiled program's records
+//    (apps/server/scripts/profile-ingest.ts: 200 frames of 2,500 launches each, 1M ops, sent
+//    over the collector socket as the collector sends them, timed to the last frame's ack):
+//    profile.ingest_ops_per_s and profile.ingest_mb_per_s.
+//  - On the GPU machine: overhead of the PyTorch example against plain and against nsys, and
+//    delivery latency (profile-device.ts). It needs build-device.mjs's folder in
+//    STREAMSCOPE_PROFILE_DEVICE_DIR, PyTorch and Nsight Systems; elsewhere it says what is missing.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ingestScript = path.join(root, 'apps', 'server', 'scripts', 'profile-ingest.ts');
+
+interface Ingest {
+  readonly ops: number;
+  readonly bytes: number;
+  readonly ms: number;
+}
+
+function ingest(): Promise<Ingest> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ingestScript], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code !== 0) {
+        reject(new Error(`profile-ingest exited with ${code}: ${stderr}`));
+        return;
+      }
+      resolve(JSON.parse(stdout) as Ingest);
+    });
+  });
+}
+
+export async function run(report: Report): Promise<void> {
+  const figures = await ingest();
+  report('profile.ingest_ops_per_s', Math.round(figures.ops / (figures.ms / 1000)), 'ops/s');
+  report('profile.ingest_mb_per_s', figures.bytes / 1e6 / (figures.ms / 1000), 'MB/s');
+
+  const options = {
+    toolsDir: path.resolve(process.env['STREAMSCOPE_PROFILE_DEVICE_DIR'] ?? '.gpuprof'),
+    python: process.env['STREAMSCOPE_BENCH_PYTHON'] ?? '/opt/torch/.venv/bin/python3',
+    nsys: process.env['NSYS'] ?? '',
+  };
+  const missing = deviceMissing(options);
+  if (missing !== undefined) {
+    process.stderr.write(
+      `profile.bench: profile.overhead_ratio, profile.nsys_overhead_ratio and profile.delivery_latency_* need the GPU machine: ${missing}\n`,
+    );
+    return;
+  }
+  await deviceFigures(
+    {
+      ...options,
+      loopS: 20,
+      budgetS: 600,
+      maxRounds: 3,
+      only: ['default'],
+      log: (line) => process.stderr.write(`${line}\n`),
+    },
+    report,
+  );
+}
