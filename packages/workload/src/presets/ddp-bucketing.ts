@@ -58,10 +58,10 @@ export const ddpBucketing: PresetDefinition = {
     },
     {
       name: 'bucketMiB',
-      type: 'number',
+      type: 'int',
       default: 25,
       min: 1,
-      max: 4096,
+      max: 512,
       description: 'Bucket size (MiB); a bucket closes once it holds at least this much',
     },
     {
