@@ -17,7 +17,7 @@ const layerGrid = 132;
 const layerBlock = 1024;
 
 /** Buckets as [first byte, bytes] in the gradient buffer, filled in backward order, with the layer that closes each. */
-export function ddpBuckets(
+function ddpBuckets(
   layers: number,
   bucketBytes: number,
 ): { readonly offset: number; readonly bytes: number; readonly afterLayer: number }[] {
