@@ -3,6 +3,7 @@ import { OpKind } from '@streamscope/trace';
 import type { Plan, PlanThread } from '@streamscope/workload';
 import type { CmdSlot } from './command-store.ts';
 import { CmdKind, CmdState, CommandStore } from './command-store.ts';
+import type { Collectives } from './collectives.ts';
 import { DeviceEngine } from './device-engine.ts';
 import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
@@ -77,6 +78,8 @@ export class SimCore implements EngineHost {
   private readonly dirty: boolean[];
   private anyDirty = false;
   nextCorrelation = 1;
+  /** Collectives and send/recv of the plan (null when it has none). */
+  collectives: Collectives | null = null;
   resumeThread: (thread: HostThreadState) => void = () => undefined;
 
   constructor(
@@ -231,6 +234,14 @@ export class SimCore implements EngineHost {
       if (kind === CmdKind.Compute || kind === CmdKind.Copy) {
         this.devices[this.streams[c.stream[cmd]!]!.device]!.readyChanged(cmd);
       }
+    } else if (
+      this.collectives !== null &&
+      c.pendingDeps[cmd] === 1 &&
+      (state & (CmdState.Ready | CmdState.Arrived)) === CmdState.Arrived &&
+      this.streams[c.stream[cmd]!]!.fifo.front() === cmd
+    ) {
+      // Due but for a collective's rendezvous (collectives.ts); reached() ignores other commands.
+      this.collectives.reached(cmd);
     }
   }
 

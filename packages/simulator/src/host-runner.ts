@@ -8,6 +8,13 @@ import { apiName, callShape } from './host-api.ts';
 import { HostCalls } from './host-calls.ts';
 import { FixedName } from './fixed-names.ts';
 
+const ncclCallNames = {
+  allReduce: 'ncclAllReduce',
+  reduceScatter: 'ncclReduceScatter',
+  allGather: 'ncclAllGather',
+  broadcast: 'ncclBroadcast',
+} as const;
+
 /**
  * Runs host threads: each plan op is an API call with a host cost; blocking calls park the
  * thread until what they wait for has signalled. A thread runs on without events while
@@ -236,6 +243,10 @@ export class HostRunner {
       }
       case 'graphLaunch':
         return this.graphLaunch(t, op.graph, op.stream, op.count);
+      case 'collective':
+      case 'send':
+      case 'recv':
+        return this.communication(t, op);
       case 'rangePush':
         t.ranges.push({ nameId: w.name(op.name), startNs: now });
         t.pc++;
@@ -249,6 +260,41 @@ export class HostRunner {
         return now;
       }
     }
+  }
+
+  /** One NCCL group call: a kernel per member (or one half of a send/recv pair). */
+  private communication(
+    t: HostThreadState,
+    op: Extract<PlanOp, { kind: 'collective' | 'send' | 'recv' }>,
+  ): number {
+    const core = this.core;
+    const p = core.profile;
+    const now = core.nowNs;
+    const coll = core.collectives!;
+    const streams = op.kind === 'collective' ? op.members.map((m) => m.stream) : [op.stream];
+    for (const s of streams) {
+      if (this.throttle(t, core.stream(s).device, 1)) {
+        return -1;
+      }
+    }
+    const correlationId = core.nextCorrelation++;
+    const cost = coll.hostCostNs(streams.length);
+    const arrivalNs = now + cost + p.submitLatencyNs;
+    const cmds =
+      op.kind === 'collective'
+        ? coll.collective(op, correlationId, arrivalNs)
+        : [coll.p2p(op, correlationId, arrivalNs)];
+    const name =
+      op.kind === 'collective'
+        ? ncclCallNames[op.collective]
+        : `nccl${op.kind === 'send' ? 'Send' : 'Recv'}`;
+    const apiOp = this.calls.api(t, core.writer.name(name), cost, correlationId);
+    for (const cmd of cmds) {
+      core.issue(cmd, -1, p.streamGapNs);
+      core.writer.linkApi(apiOp, cmd);
+    }
+    t.pc++;
+    return now + cost + core.gapAfterCall(t);
   }
 
   private memory(t: HostThreadState, op: Extract<PlanOp, { kind: 'malloc' | 'free' }>): number {

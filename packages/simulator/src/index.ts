@@ -10,6 +10,8 @@ export type {
   ProfileProvenance,
 } from './profile.ts';
 export type { ProfileName } from './profiles.ts';
+export type { LinkProfile, NcclAlgorithm, NcclProtocol, CollectiveCost } from './link-model.ts';
+export { linkProfiles, collectiveCost, p2pCost } from './link-model.ts';
 export { deviceProfiles, findProfile } from './profiles.ts';
 export type { Calibration, CalibrationDevice } from './calibration.ts';
 export { baseProfileFor, profileFromCalibration, CalibrationError } from './calibration.ts';

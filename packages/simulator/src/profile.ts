@@ -1,3 +1,5 @@
+import type { LinkProfile } from './link-model.ts';
+
 /** Which copies a copy engine takes ('peer': copies between GPUs only). */
 export type CopyEngineRole = 'htod' | 'dtoh' | 'any' | 'peer';
 
@@ -179,6 +181,8 @@ export interface DeviceProfile {
   readonly graphLaunchGapNs: number;
   /** The first launch of a graph uploads it: this much more host time, ns. */
   readonly graphFirstLaunchExtraNs: number;
+  /** How the host's GPUs reach each other (collectives, send/recv); absent: a one-GPU host. */
+  readonly links?: LinkProfile;
   /** Which values were measured and which inherited; absent for published figures. */
   readonly provenance?: ProfileProvenance;
 }

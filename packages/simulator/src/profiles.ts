@@ -1,6 +1,8 @@
 import { applyCalibration, parseDevice } from './calibration-values.ts';
 import h100Calibration from './calibrations/h100.json';
 import h200Calibration from './calibrations/h200.json';
+import type { LinkProfile } from './link-model.ts';
+import { linkProfiles } from './link-model.ts';
 import type { ApiCosts, DeviceProfile } from './profile.ts';
 
 const GiB = 1024 ** 3;
@@ -248,6 +250,8 @@ const hopper: DeviceProfile = {
   asyncAllocNs: 1_000,
   maxPendingLaunches: 1024,
   ...unmeasuredMechanisms,
+  // An HGX board: 8 SXM GPUs on NVSwitch (link-model.ts).
+  links: linkProfiles['nvlink4-x8'],
 };
 
 // H100 SXM, every mechanism calibrated on the project's H100 (fixtures/runs/calibration-h100.json).
@@ -276,6 +280,18 @@ const h200: DeviceProfile = applyCalibration(
   },
 );
 
+/** The same GPU on a host with `links` between its GPUs (collectives, send/recv). */
+function onHost(base: DeviceProfile, name: string, links: LinkProfile): DeviceProfile {
+  const gpu = base.device.name.replace(/^NVIDIA /, '');
+  return {
+    ...base,
+    name,
+    title: `${links.gpusPerHost} × ${gpu} over ${links.fabric}`,
+    source: `${base.source}; links: link-model.ts (${links.name})`,
+    links,
+  };
+}
+
 /** Work-rate that makes the blog kernel take `thirdMs` on a profile (see the note above). */
 function blogRate(profile: DeviceProfile, thirdMs: number): number {
   const { smCount, maxThreadsPerSm, maxBlocksPerSm } = profile.device;
@@ -289,13 +305,35 @@ function blogRate(profile: DeviceProfile, thirdMs: number): number {
 
 /** Built-in device profiles by name. */
 export const deviceProfiles: Readonly<
-  Record<'c1060' | 'c2050' | 'k20c' | 'h100' | 'h200', DeviceProfile>
+  Record<
+    | 'c1060'
+    | 'c2050'
+    | 'k20c'
+    | 'h100'
+    | 'h200'
+    | 'h100x2'
+    | 'h100x4'
+    | 'h100x8'
+    | 'h200x2'
+    | 'h200x4'
+    | 'h200x8'
+    | 'h100-pcie-x4',
+    DeviceProfile
+  >
 > = {
   c1060: { ...c1060, workIterationsPerNs: blogRate(c1060, 12.92381 / 3) },
   c2050: { ...c2050, workIterationsPerNs: blogRate(c2050, 9.984512 / 3) },
   k20c: { ...k20c, workIterationsPerNs: blogRate(k20c, 7.10176 / 3) },
   h100,
   h200,
+  h100x2: onHost(h100, 'h100x2', linkProfiles['nvlink4-x2']),
+  h100x4: onHost(h100, 'h100x4', linkProfiles['nvlink4-x4']),
+  h100x8: onHost(h100, 'h100x8', linkProfiles['nvlink4-x8']),
+  h200x2: onHost(h200, 'h200x2', linkProfiles['nvlink4-x2']),
+  h200x4: onHost(h200, 'h200x4', linkProfiles['nvlink4-x4']),
+  h200x8: onHost(h200, 'h200x8', linkProfiles['nvlink4-x8']),
+  // The H100's SMs and engines with its GPUs on PCIe only (no NVLink bridge or switch).
+  'h100-pcie-x4': onHost(h100, 'h100-pcie-x4', linkProfiles['pcie5-x4']),
 };
 
 export type ProfileName = keyof typeof deviceProfiles;

@@ -5,6 +5,9 @@ import type { HostThreadState } from './core.ts';
 import { EventType } from './event-heap.ts';
 import { HostRunner } from './host-runner.ts';
 import { SimStream } from './model.ts';
+import { Collectives } from './collectives.ts';
+import type { LinkProfile } from './link-model.ts';
+import { linkProfiles } from './link-model.ts';
 import type { DeviceProfile } from './profile.ts';
 
 /** Thrown when a plan cannot run on a profile (more memory than the device has). */
@@ -154,6 +157,25 @@ export function simulate(plan: Plan, profile: DeviceProfile): Trace {
   return sim.trace;
 }
 
+/** The profile's link model for a plan with collectives, checked against the plan's devices. */
+function linksFor(plan: Plan, profile: DeviceProfile, crossesGpus: boolean): LinkProfile {
+  const links = profile.links;
+  if (links === undefined && !crossesGpus) {
+    return linkProfiles.local; // one-member collectives: NCCL's latency, nothing on a link
+  }
+  if (links === undefined) {
+    throw new SimulationError(
+      `the plan runs collectives, but profile "${profile.name}" describes a one-GPU host (no link model): pick h100, h200 or one of their multi-GPU profiles`,
+    );
+  }
+  if (plan.devices.length > links.gpusPerHost) {
+    throw new SimulationError(
+      `the plan uses ${plan.devices.length} devices, but profile "${profile.name}" has ${links.gpusPerHost} GPUs (${links.fabric})`,
+    );
+  }
+  return links;
+}
+
 function checkMemory(plan: Plan, profile: DeviceProfile): void {
   const held = plan.devices.map(() => 0);
   for (const b of plan.buffers) {
@@ -176,6 +198,8 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
   // One pass over every op of the plan (a million for large runs): a switch on the kind, and
   // a flag per stream rather than a set.
   const used = new Uint8Array(plan.streams.length);
+  let communicates = false;
+  let crossesGpus = false;
   const visit = (ops: readonly PlanOp[]): void => {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
@@ -188,6 +212,19 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
         case 'streamSync':
         case 'graphLaunch':
           used[op.stream] = 1;
+          break;
+        case 'send':
+        case 'recv':
+          used[op.stream] = 1;
+          communicates = true;
+          crossesGpus = true;
+          break;
+        case 'collective':
+          for (const m of op.members) {
+            used[m.stream] = 1;
+          }
+          communicates = true;
+          crossesGpus ||= op.members.length > 1;
           break;
         case 'streamWait':
           used[op.stream] = 1;
@@ -220,6 +257,9 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
   }
   for (const g of plan.graphs) {
     visit(g.ops);
+  }
+  if (communicates) {
+    core.collectives = new Collectives(core, linksFor(plan, profile, crossesGpus));
   }
   const [greatest, least] = profile.device.priorityRange;
   const perDevice = plan.devices.map(() => 0);

@@ -61,6 +61,8 @@ export interface ExpandBase {
   emit(ctx: Ctx, op: PlanOp, path: string, durationNs: number, bytes: number): void;
   /** Counts one plan op that runs `executedOps` ops (a graph launch), checking the limits. */
   countLaunch(executedOps: number, durationNs: number, bytes: number, path: string): void;
+  /** Counts bytes moved by a collective or send/recv against maxTotalCollectiveBytes. */
+  countCollectiveBytes(bytes: number, path: string): void;
   id(): number;
   stream(ctx: Ctx, ref: string | undefined, path: string): number | undefined;
   notInGraph(ctx: Ctx, path: string, what: string): boolean;

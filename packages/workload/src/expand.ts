@@ -1,5 +1,6 @@
 import type { Declarations } from './declarations.ts';
 import { BlockExpander } from './expand-blocks.ts';
+import { CollectiveExpander } from './expand-collectives.ts';
 import { EventExpander } from './expand-events.ts';
 import type { Ctx, ExpandBase, ThreadCtx } from './expand-types.ts';
 import { WorkExpander } from './expand-work.ts';
@@ -15,7 +16,7 @@ type Op<K extends WorkloadOp['op']> = Extract<WorkloadOp, { op: K }>;
  * Expands spec ops into plan ops, checking each against the declarations and limits. It walks
  * the blocks, counts ops against the limits and resolves streams; each op family has its own
  * expander: work (expand-work.ts), events and syncs (expand-events.ts), loops, ranges and
- * graphs (expand-blocks.ts). Host work and host functions are expanded here.
+ * graphs (expand-blocks.ts), collectives and send/recv (expand-collectives.ts). Host work and host functions are expanded here.
  */
 export class Expander implements ExpandBase {
   opCount = 0;
@@ -24,7 +25,9 @@ export class Expander implements ExpandBase {
   readonly work: WorkExpander = new WorkExpander(this);
   readonly events: EventExpander = new EventExpander(this);
   readonly blocks: BlockExpander = new BlockExpander(this);
+  readonly collectives: CollectiveExpander = new CollectiveExpander(this);
   private copyBytes = 0;
+  private collectiveBytes = 0;
   private nextOpId = 0;
   private isStopped = false;
   /** Per block path, the paths of its ops. */
@@ -77,6 +80,17 @@ export class Expander implements ExpandBase {
   countLaunch(executedOps: number, durationNs: number, bytes: number, path: string): void {
     this.opCount++;
     this.account(executedOps, durationNs, bytes, path);
+  }
+
+  countCollectiveBytes(bytes: number, path: string): void {
+    this.collectiveBytes += bytes;
+    if (this.collectiveBytes > this.limits.maxTotalCollectiveBytes) {
+      this.issues.add(
+        path,
+        `collectives and sends move more than ${this.limits.maxTotalCollectiveBytes} bytes (limit maxTotalCollectiveBytes)`,
+      );
+      this.isStopped = true;
+    }
   }
 
   private account(ops: number, durationNs: number, bytes: number, path: string): void {
@@ -194,6 +208,14 @@ export class Expander implements ExpandBase {
         return this.hostFunc(ctx, op, path);
       case 'hostWork':
         return this.hostWork(ctx, op, path);
+      case 'allReduce':
+      case 'reduceScatter':
+      case 'allGather':
+      case 'broadcast':
+        return this.collectives.collective(ctx, op, path);
+      case 'send':
+      case 'recv':
+        return this.collectives.p2p(ctx, op, path);
     }
   }
 

@@ -32,10 +32,18 @@ export type {
   PlanGraphLaunch,
   PlanRangePush,
   PlanRangePop,
+  PlanGroup,
+  PlanCollective,
+  PlanCollectiveMember,
+  PlanP2p,
+  PlanDtype,
+  PlanReduceOp,
+  CollectiveKind,
   BufferKind,
   PlanStreamType,
   CopyDirection,
 } from './plan.ts';
+export { dtypeBytes } from './plan.ts';
 export type {
   PresetInfo,
   PresetParam,

@@ -12,6 +12,8 @@ export interface WorkloadLimits {
   readonly hostMemoryBytes: number;
   /** Bytes moved or set by all copies and memsets together (per launch for graphs). */
   readonly maxTotalCopyBytes: number;
+  /** Bytes over all members of all collectives and sends together (region sizes). */
+  readonly maxTotalCollectiveBytes: number;
   readonly maxIterationsPerBlock: number;
   readonly maxDevices: number;
   readonly maxStreams: number;
@@ -30,6 +32,7 @@ export const defaultLimits: WorkloadLimits = {
   deviceMemoryBytes: 80 * 1024 ** 3,
   hostMemoryBytes: 64 * 1024 ** 3,
   maxTotalCopyBytes: 4 * 1024 ** 4,
+  maxTotalCollectiveBytes: 4 * 1024 ** 4,
   maxIterationsPerBlock: 1e9,
   maxDevices: 16,
   maxStreams: 1024,

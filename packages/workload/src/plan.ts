@@ -203,6 +203,98 @@ export interface PlanRangePop extends PlanOpBase {
   readonly kind: 'rangePop';
 }
 
+export type CollectiveKind = 'allReduce' | 'reduceScatter' | 'allGather' | 'broadcast';
+export type PlanDtype =
+  | 'int8'
+  | 'uint8'
+  | 'int32'
+  | 'uint32'
+  | 'int64'
+  | 'uint64'
+  | 'float16'
+  | 'bfloat16'
+  | 'float32'
+  | 'float64';
+export type PlanReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
+
+/** Bytes of one element of each dtype. */
+export const dtypeBytes: Readonly<Record<PlanDtype, number>> = {
+  int8: 1,
+  uint8: 1,
+  int32: 4,
+  uint32: 4,
+  int64: 8,
+  uint64: 8,
+  float16: 2,
+  bfloat16: 2,
+  float32: 4,
+  float64: 8,
+};
+
+/** A device group: one communicator, member i (rank i) is `devices[i]`. */
+export interface PlanGroup {
+  readonly id: number;
+  readonly name: string;
+  /** Device ids, distinct, in rank order. */
+  readonly devices: readonly number[];
+}
+
+/** One member's part of a collective (rank = its index in `members`). */
+export interface PlanCollectiveMember {
+  readonly device: number;
+  readonly stream: number;
+  readonly sendBuffer: number;
+  readonly sendOffset: number;
+  readonly recvBuffer: number;
+  readonly recvOffset: number;
+}
+
+/**
+ * A collective over a group (ncclAllReduce, ncclReduceScatter, ncclAllGather, ncclBroadcast),
+ * issued by one host thread for every member inside one ncclGroupStart/End. It starts only
+ * when every member's stream has reached it. `bytes` = `count` × the dtype's size, NCCL's
+ * count: per member sent (allReduce, broadcast, allGather) or received (reduceScatter).
+ * Sizes by member: allGather's recv and reduceScatter's send hold members × bytes. In place
+ * (recv = send) the offsets follow NCCL's rule: allGather's send region is recvOffset +
+ * rank × bytes, reduceScatter's recv region is sendOffset + rank × bytes.
+ */
+export interface PlanCollective extends PlanOpBase {
+  readonly kind: 'collective';
+  readonly collective: CollectiveKind;
+  readonly group: number;
+  readonly members: readonly PlanCollectiveMember[];
+  readonly bytes: number;
+  readonly count: number;
+  readonly dtype: PlanDtype;
+  /** Reduction of allReduce and reduceScatter; null for allGather and broadcast. */
+  readonly reduce: PlanReduceOp | null;
+  /** Root rank of broadcast; null otherwise. */
+  readonly root: number | null;
+  readonly inPlace: boolean;
+  /** Requested algorithm: the backend picks ring or tree by size when "auto". */
+  readonly algorithm: 'auto' | 'ring' | 'tree';
+  /** Index of this collective among its group's, in issue order (the communicator's call order). */
+  readonly seq: number;
+}
+
+/**
+ * ncclSend / ncclRecv between two devices. The k-th send from device A to B pairs with the
+ * k-th recv on B from A; `match` is the opId of the other half (same bytes and dtype). A
+ * backend issues a pair together (one ncclGroupStart/End) when it reaches the later half.
+ */
+export interface PlanP2p extends PlanOpBase {
+  readonly kind: 'send' | 'recv';
+  readonly stream: number;
+  readonly device: number;
+  readonly peer: number;
+  readonly buffer: number;
+  readonly offset: number;
+  readonly bytes: number;
+  readonly count: number;
+  readonly dtype: PlanDtype;
+  readonly match: number;
+}
+
 export type PlanOp =
   | PlanCopy
   | PlanKernel
@@ -219,7 +311,9 @@ export type PlanOp =
   | PlanGraphCapture
   | PlanGraphLaunch
   | PlanRangePush
-  | PlanRangePop;
+  | PlanRangePop
+  | PlanCollective
+  | PlanP2p;
 
 export type PlanOpKind = PlanOp['kind'];
 
@@ -231,6 +325,8 @@ export interface Plan {
   /** Every device's legacy default stream comes first (id = device id). */
   readonly streams: readonly PlanStream[];
   readonly events: readonly PlanEvent[];
+  /** Groups of devices that collectives run over. */
+  readonly groups: readonly PlanGroup[];
   readonly graphs: readonly PlanGraph[];
   readonly threads: readonly PlanThread[];
   /** Ops over all threads and graphs (graph nodes counted once, not per launch). */

@@ -19,6 +19,16 @@ import { z } from 'zod';
 //       { "op": "repeat", "count": 4, "ops": [{ "op": "kernel", "name": "k{i}", "duration": "2ms",
 //         "grid": 264, "block": 1024, "stream": "s[i]" }] },
 //       { "op": "deviceSync" } ] }] }
+//
+// Collectives (NCCL's single-process, multi-device style: one host thread issues the op on one
+// stream per member) run over a declared group:
+//
+//   "groups": [{ "name": "world", "devices": ["gpu0", "gpu1"] }],
+//   { "op": "allReduce", "group": "world", "streams": ["c[0]", "c[1]"],
+//     "send": ["grad[0]", "grad[1]"], "bytes": "25MiB", "dtype": "float32" }
+//
+// Point-to-point: { "op": "send", "stream": "c[0]", "buffer": "x[0]", "bytes": "1MiB",
+// "peer": "gpu1" } pairs with the matching { "op": "recv", …, "peer": "gpu0" }.
 
 const name = z
   .string()
@@ -69,6 +79,85 @@ const stream = z.strictObject({
 });
 
 const event = z.strictObject({ name, count: count.optional() });
+
+/** A communicator's members: distinct declared devices; member i is rank i. */
+const group = z.strictObject({
+  name,
+  devices: z.array(name).min(1).max(64),
+});
+
+/** Element types of collectives and point-to-point ops (NCCL's ncclDataType_t). */
+const dtype = z
+  .enum([
+    'int8',
+    'uint8',
+    'int32',
+    'uint32',
+    'int64',
+    'uint64',
+    'float16',
+    'bfloat16',
+    'float32',
+    'float64',
+  ])
+  .default('float32');
+
+const collectiveFields = {
+  /** A declared group. */
+  group: ref,
+  /** One stream per member, in member order, each on that member's device. */
+  streams: z.array(ref).min(1).max(64),
+  /** One device buffer per member, in member order. */
+  send: z.array(ref).min(1).max(64),
+  /** One device buffer per member; in place (recv = send) when absent. */
+  recv: z.array(ref).min(1).max(64).optional(),
+  /** Offset into every member's send buffer (in place: where the op's region starts). */
+  sendOffset: size.optional(),
+  /** Offset into every member's recv buffer. */
+  recvOffset: size.optional(),
+  /**
+   * NCCL's count × the dtype's size, per member: what each member sends for allReduce,
+   * broadcast and allGather, what each member receives for reduceScatter. allGather's recv
+   * and reduceScatter's send hold members × bytes.
+   */
+  bytes: size.describe(
+    "bytes per member: NCCL's count × dtype size (allGather: what each member sends; reduceScatter: what each receives)",
+  ),
+  dtype,
+  /** NCCL's algorithm choice: "auto" lets the backend pick by size (ring or tree). */
+  algorithm: z.enum(['auto', 'ring', 'tree']).default('auto'),
+};
+const reduceOp = z.enum(['sum', 'prod', 'max', 'min', 'avg']).default('sum');
+
+const allReduceOp = z.strictObject({
+  op: z.literal('allReduce'),
+  ...collectiveFields,
+  reduce: reduceOp,
+});
+const reduceScatterOp = z.strictObject({
+  op: z.literal('reduceScatter'),
+  ...collectiveFields,
+  reduce: reduceOp,
+});
+const allGatherOp = z.strictObject({ op: z.literal('allGather'), ...collectiveFields });
+const broadcastOp = z.strictObject({
+  op: z.literal('broadcast'),
+  ...collectiveFields,
+  /** The member index (rank) whose send buffer every member receives. */
+  root: z.number().int().min(0).max(63).default(0),
+});
+
+const p2pFields = {
+  stream: ref,
+  buffer: ref,
+  offset: size.optional(),
+  bytes: size,
+  dtype,
+  /** The other device; sends and recvs pair up per (sender, receiver) in issue order. */
+  peer: name,
+};
+const sendOp = z.strictObject({ op: z.literal('send'), ...p2pFields });
+const recvOp = z.strictObject({ op: z.literal('recv'), ...p2pFields });
 
 const streamField = ref
   .optional()
@@ -202,6 +291,12 @@ export const workloadOpSchema = z.discriminatedUnion('op', [
   graphLaunchOp,
   repeatOp,
   rangeOp,
+  allReduceOp,
+  reduceScatterOp,
+  allGatherOp,
+  broadcastOp,
+  sendOp,
+  recvOp,
 ]);
 
 const thread = z.strictObject({
@@ -220,6 +315,8 @@ export const workloadSchema = z.strictObject({
   buffers: z.array(buffer).default([]),
   streams: z.array(stream).default([]),
   events: z.array(event).default([]),
+  /** Device groups for collectives (one communicator each). */
+  groups: z.array(group).default([]),
   threads: z.array(thread).min(1),
 });
 
@@ -229,6 +326,9 @@ export type Workload = z.output<typeof workloadSchema>;
 export type WorkloadInput = z.input<typeof workloadSchema>;
 export type WorkloadOp = z.output<typeof workloadOpSchema>;
 export type WorkloadOpInput = z.input<typeof workloadOpSchema>;
+/** Element type of a collective or point-to-point op. */
+export type Dtype = z.output<typeof dtype>;
+export type ReduceOp = z.output<typeof reduceOp>;
 
 /** JSON Schema (draft 2020-12) of the spec as written, generated from the zod schema. */
 export const workloadJsonSchema: Record<string, unknown> = z.toJSONSchema(workloadSchema, {

@@ -46,6 +46,7 @@ export function validateWorkload(
   const values = new Values(issues);
   const decl = new Declarations(issues, values, bounds, workload, opAllocatedNames(workload));
   const expander = new Expander(issues, values, bounds, decl);
+  expander.collectives.declareGroups(workload);
   const threadNames = new Set<string>();
   const threads: ThreadCtx[] = [];
   workload.threads.forEach((t, i) => {
@@ -68,6 +69,9 @@ export function validateWorkload(
     threads.push(ctx);
     expander.expandThread(ctx, t.ops, `${path}.ops`);
   });
+  if (!expander.stopped) {
+    expander.collectives.checkPairs();
+  }
   if (issues.count === 0) {
     bindWaits(issues, threads, decl.events, expander.events.records, expander.events.waits);
   }
@@ -81,6 +85,7 @@ export function validateWorkload(
     buffers: decl.buffers,
     streams: decl.streams,
     events: decl.events,
+    groups: expander.collectives.groups,
     graphs: expander.blocks.graphs,
     threads: threads.map((t) => ({ id: t.id, name: t.name, device: t.device, ops: t.ops })),
     opCount: expander.opCount,

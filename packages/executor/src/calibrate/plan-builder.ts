@@ -128,6 +128,7 @@ export class PlanBuilder {
       buffers: this.buffers,
       streams: this.streams,
       events: this.events,
+      groups: [],
       graphs: [],
       threads: [{ id: 0, name: 'main', device: 0, ops: this.ops }],
       opCount: this.ops.length,

@@ -1,0 +1,202 @@
+import { OpKind } from '@streamscope/trace';
+import type { PlanCollective, PlanDtype, PlanP2p, PlanReduceOp } from '@streamscope/workload';
+import type { CmdSlot } from './command-store.ts';
+import { CmdKind } from './command-store.ts';
+import type { SimCore } from './core.ts';
+import type { LinkProfile } from './link-model.ts';
+import { collectiveCost, p2pCost } from './link-model.ts';
+
+/**
+ * Collectives and send/recv on the simulated GPUs. A collective is one kernel per member, on
+ * that member's stream, named as NCCL names its kernels; it takes `channels` blocks of the
+ * member's SMs (so concurrent compute slows a little) for the time the link model gives. No
+ * member starts before every member's stream has reached the op: each member's command holds
+ * one extra dependency, the rendezvous, released once all of them are due (their stream's turn,
+ * every other dependency met).
+ */
+export class Collectives {
+  /** Per command slot of a member waiting at a rendezvous: the rendezvous. */
+  private readonly waiting = new Map<CmdSlot, Rendezvous>();
+  /** Send/recv rendezvous by the opId of the half issued first, until the other half comes. */
+  private readonly openPairs = new Map<number, Rendezvous>();
+  private readonly launches = new Map<number, number>();
+
+  constructor(
+    private readonly core: SimCore,
+    readonly link: LinkProfile,
+  ) {}
+
+  /** Host time of the call that issues `op` (one NCCL group call launching a kernel per member). */
+  hostCostNs(members: number): number {
+    return this.link.hostCallNs + members * this.core.profile.api.launchKernel;
+  }
+
+  /** Builds the member commands of a collective (not issued yet), each held by the rendezvous. */
+  collective(op: PlanCollective, correlationId: number, arrivalNs: number): CmdSlot[] {
+    const n = op.members.length;
+    const cost = collectiveCost(this.link, op.collective, op.bytes, n, op.algorithm);
+    const name = kernelName(op, cost.algorithm, cost.protocol);
+    const rendezvous: Rendezvous = { members: [], expected: n, reached: 0 };
+    return op.members.map((m) => {
+      const cmd = this.kernel(m.stream, name, correlationId, arrivalNs, op.bytes, cost.durNs);
+      this.hold(cmd, rendezvous);
+      return cmd;
+    });
+  }
+
+  /** Builds one half of a send/recv pair, held until the other half is due too. */
+  p2p(op: PlanP2p, correlationId: number, arrivalNs: number): CmdSlot {
+    const durNs = p2pCost(this.link, op.bytes);
+    const cmd = this.kernel(
+      op.stream,
+      'ncclDevKernel_SendRecv',
+      correlationId,
+      arrivalNs,
+      op.bytes,
+      durNs,
+    );
+    let rendezvous = this.openPairs.get(op.match);
+    if (rendezvous === undefined) {
+      rendezvous = { members: [], expected: 2, reached: 0 };
+      this.openPairs.set(op.opId, rendezvous);
+    } else {
+      this.openPairs.delete(op.match);
+    }
+    this.hold(cmd, rendezvous);
+    return cmd;
+  }
+
+  private hold(cmd: CmdSlot, rendezvous: Rendezvous): void {
+    rendezvous.members.push(cmd);
+    this.waiting.set(cmd, rendezvous);
+    this.core.cmds.pendingDeps[cmd]!++;
+    this.core.cmds.retain(cmd);
+  }
+
+  /**
+   * `cmd` is due but for its rendezvous (called by the core when only that dependency is left):
+   * once every member is due, all of them go ahead together.
+   */
+  reached(cmd: CmdSlot): void {
+    const rendezvous = this.waiting.get(cmd);
+    if (rendezvous === undefined) {
+      return;
+    }
+    this.waiting.delete(cmd);
+    rendezvous.reached++;
+    if (rendezvous.reached < rendezvous.expected) {
+      return;
+    }
+    const c = this.core.cmds;
+    for (const member of rendezvous.members) {
+      c.pendingDeps[member]!--;
+      this.core.tryReady(member);
+      c.release(member);
+    }
+  }
+
+  private kernel(
+    stream: number,
+    name: string,
+    correlationId: number,
+    arrivalNs: number,
+    bytes: number,
+    durNs: number,
+  ): CmdSlot {
+    const core = this.core;
+    const c = core.cmds;
+    const link = this.link;
+    const cmd = c.alloc(
+      CmdKind.Compute,
+      stream,
+      arrivalNs,
+      OpKind.Kernel,
+      core.writer.name(name),
+      correlationId,
+      bytes,
+      0,
+      this.launch(),
+      0,
+    );
+    const warpsPerBlock = Math.ceil(link.threadsPerChannel / 32);
+    c.warpsPerBlock[cmd] = warpsPerBlock;
+    c.threadsPerBlock[cmd] = warpsPerBlock * 32;
+    c.smemPerBlock[cmd] = 0;
+    c.blocksLeft[cmd] = link.channels;
+    c.blockNs[cmd] = Math.round(durNs);
+    return cmd;
+  }
+
+  private launch(): number {
+    const link = this.link;
+    const key = link.channels * 65_536 + link.threadsPerChannel;
+    let id = this.launches.get(key);
+    if (id === undefined) {
+      id = this.core.trace.launches.intern({
+        gridX: link.channels,
+        gridY: 1,
+        gridZ: 1,
+        blockX: link.threadsPerChannel,
+        blockY: 1,
+        blockZ: 1,
+        sharedMemBytes: 0,
+        registersPerThread: 0,
+      });
+      this.launches.set(key, id);
+    }
+    return id;
+  }
+}
+
+interface Rendezvous {
+  readonly members: CmdSlot[];
+  readonly expected: number;
+  reached: number;
+}
+
+const collectiveNames: Record<PlanCollective['collective'], string> = {
+  allReduce: 'AllReduce',
+  reduceScatter: 'ReduceScatter',
+  allGather: 'AllGather',
+  broadcast: 'Broadcast',
+};
+
+const dtypeNames: Record<PlanDtype, string> = {
+  int8: 'i8',
+  uint8: 'u8',
+  int32: 'i32',
+  uint32: 'u32',
+  int64: 'i64',
+  uint64: 'u64',
+  float16: 'f16',
+  bfloat16: 'bf16',
+  float32: 'f32',
+  float64: 'f64',
+};
+
+function reduceName(reduce: PlanReduceOp, dtype: PlanDtype): string {
+  switch (reduce) {
+    case 'sum':
+      return 'Sum';
+    case 'prod':
+      return 'Prod';
+    case 'max':
+    case 'min':
+      return 'MinMax';
+    case 'avg':
+      // NCCL averages floats by pre-multiplying, integers by dividing after the sum.
+      return dtype.startsWith('float') || dtype === 'bfloat16' ? 'PreMulSum' : 'SumPostDiv';
+  }
+}
+
+/**
+ * NCCL's kernel name for a collective: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`; all-gather
+ * and broadcast carry no reduction or type (`ncclDevKernel_AllGather_RING_LL`).
+ */
+function kernelName(op: PlanCollective, algorithm: string, protocol: string): string {
+  const coll = collectiveNames[op.collective];
+  if (op.reduce === null) {
+    return `ncclDevKernel_${coll}_${algorithm}_${protocol}`;
+  }
+  return `ncclDevKernel_${coll}_${reduceName(op.reduce, op.dtype)}_${dtypeNames[op.dtype]}_${algorithm}_${protocol}`;
+}
