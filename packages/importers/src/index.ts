@@ -8,6 +8,8 @@ export { gunzip, maxInflateRatio } from './io/gunzip.ts';
 export type { ImportOptions, ImportResult } from './import-trace.ts';
 export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';
+export type { RandomAccessFile } from './sqlite-reader/random-access.ts';
+export { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
