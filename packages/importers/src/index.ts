@@ -10,6 +10,9 @@ export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';
 export type { RandomAccessFile } from './sqlite-reader/random-access.ts';
 export { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
+/** For tools and benchmarks: the page-by-page SQLite reader itself. */
+export type { SqliteTable } from './sqlite-reader/sqlite-file.ts';
+export { SqliteFile } from './sqlite-reader/sqlite-file.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
