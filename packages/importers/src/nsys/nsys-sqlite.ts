@@ -100,7 +100,7 @@ export class NsysSqliteReader extends SqliteRowReader {
       op.startNs = this.time(v[0], 'start');
       op.endNs = this.time(v[1], 'end');
       op.proc = this.proc(v[2], v[3]);
-      op.lane = this.builder.lanes.hostLane(op.proc, this.int(v[4], 'globalTid'));
+      op.lane = this.hostLane(op.proc, this.int(v[4], 'globalTid'));
       op.correlationId = this.int(v[5], 'correlationId');
       op.nameRef = this.builder.sourceName(this.int(v[6], 'nameId'));
       this.builder.addOp(op);
@@ -138,7 +138,7 @@ export class NsysSqliteReader extends SqliteRowReader {
         type === 59 ? RangeKind.PushPop : type === 60 ? RangeKind.StartEnd : RangeKind.Mark;
       const startNs = this.time(v[0], 'start');
       const endNs = v[1] === null ? -1 : this.time(v[1], 'end');
-      const lane = this.builder.lanes.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
+      const lane = this.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
       const domain = this.int(v[8], 'domainId');
       const domainRef =
         domain === 0 ? 0 : (domains.get(domain) ?? this.literal(`domain ${domain}`));

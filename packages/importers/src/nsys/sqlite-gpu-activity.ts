@@ -22,6 +22,10 @@ import {
  */
 export class SqliteGpuActivity extends SqliteRowReader {
   private readonly op: StagedOp = newStagedOp();
+  // The last stream lane (proc, device, context, stream): consecutive rows mostly share it.
+  private readonly lastKey = [-1, -1, -1, -1];
+  private lastVouched = false;
+  private lastGpuLane = -1;
 
   constructor(
     t: SqliteTables,
@@ -266,15 +270,28 @@ export class SqliteGpuActivity extends SqliteRowReader {
     op.startNs = this.time(v[0], 'start');
     op.endNs = this.time(v[1], 'end');
     op.proc = this.proc(v[6], v[7]);
-    op.lane = this.builder.lanes.gpuLane(
-      op.proc,
-      this.int(v[2], 'deviceId'),
-      this.int(v[3], 'contextId'),
-      this.int(v[4], 'streamId'),
-    );
-    if (deviceVouched) {
-      this.builder.lanes.vouchDevice(op.lane);
+    const deviceId = this.int(v[2], 'deviceId');
+    const contextId = this.int(v[3], 'contextId');
+    const streamId = this.int(v[4], 'streamId');
+    const key = this.lastKey;
+    if (
+      op.proc !== key[0] ||
+      deviceId !== key[1] ||
+      contextId !== key[2] ||
+      streamId !== key[3] ||
+      deviceVouched !== this.lastVouched
+    ) {
+      this.lastGpuLane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, streamId);
+      if (deviceVouched) {
+        this.builder.lanes.vouchDevice(this.lastGpuLane);
+      }
+      key[0] = op.proc;
+      key[1] = deviceId;
+      key[2] = contextId;
+      key[3] = streamId;
+      this.lastVouched = deviceVouched;
     }
+    op.lane = this.lastGpuLane;
     op.correlationId = this.int(v[5], 'correlationId');
     return op;
   }

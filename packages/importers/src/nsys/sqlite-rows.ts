@@ -28,11 +28,35 @@ export class SqliteRowReader {
     protected readonly builder: TraceBuilder,
   ) {}
 
+  // The last process and host lane looked up: rows mostly repeat them (no key string per row).
+  private lastVm: SqlValue | undefined = null;
+  private lastPid: SqlValue | undefined = null;
+  private lastProc = -1;
+  private lastLaneProc = -1;
+  private lastTid = -1;
+  private lastLane = -1;
+
   protected proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
-    return this.builder.lanes.processFor(
+    if (this.lastProc >= 0 && vm === this.lastVm && pid === this.lastPid) {
+      return this.lastProc;
+    }
+    const proc = this.builder.lanes.processFor(
       `${String(vm ?? 0)}:${String(pid ?? 0)}`,
       this.int(pid, 'globalPid'),
     );
+    this.lastVm = vm;
+    this.lastPid = pid;
+    this.lastProc = proc;
+    return proc;
+  }
+
+  protected hostLane(proc: number, tid: number): number {
+    if (proc !== this.lastLaneProc || tid !== this.lastTid) {
+      this.lastLane = this.builder.lanes.hostLane(proc, tid);
+      this.lastLaneProc = proc;
+      this.lastTid = tid;
+    }
+    return this.lastLane;
   }
 
   protected literal(name: string): number {
