@@ -2,7 +2,7 @@ import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSyn
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import type { RandomAccessFile } from '@streamscope/importers';
-import { SqliteFile, importTrace } from '@streamscope/importers';
+import { SqliteFile, importTrace, loadSqlJs } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
 
@@ -102,6 +102,32 @@ async function measure(): Promise<Record<string, number>> {
       handle.close();
     }
   }
+  if (mode === 'sqljs-select') {
+    // The engine the importer used before: SELECT * of the same tables through sql.js (the
+    // database read into memory first, outside the timing).
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(readFileSync(file));
+    const cpuStart = process.cpuUsage();
+    let rows = 0;
+    for (const name of tables) {
+      const exists = db.exec(
+        `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${name}'`,
+      );
+      if (exists.length === 0) {
+        continue;
+      }
+      const stmt = db.prepare(`SELECT * FROM "${name}"`);
+      while (stmt.step()) {
+        if (stmt.get().length > 0) {
+          rows++;
+        }
+      }
+      stmt.free();
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    db.close();
+    return { rows, selectCpuS: (cpu.user + cpu.system) / 1e6 };
+  }
   throw new Error(`unknown mode ${mode}`);
 }
 
@@ -117,6 +143,15 @@ process.stdout.write(
     wallS: (performance.now() - wall0) / 1000,
     hwmBytes: hwmBytes(),
     // The imported trace's own size, after the timing: its .sstrace bytes.
-    ...(kept === undefined ? {} : { traceBytes: saveTrace(kept).length }),
+    ...(kept === undefined
+      ? {}
+      : {
+          traceBytes: saveTrace(kept).length,
+          // The op table in memory: the sum of its typed columns.
+          opColumnBytes: Object.values(kept.ops.columns()).reduce(
+            (sum: number, c: unknown) => sum + (ArrayBuffer.isView(c) ? c.byteLength : 0),
+            0,
+          ),
+        }),
   })}\n`,
 );

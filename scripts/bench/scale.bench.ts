@@ -18,6 +18,9 @@ import type { Report } from './report.ts';
 //    streaming per-event JSON.parse of the same file (the baseline's CPU time over the import's);
 //  - import.sqlite_vs_scan: the same over a full scan of every column of the tables the importer
 //    reads, through the same page reader;
+//  - import.sqlite_vs_sqljs_select: the same over SELECT * of those tables through sql.js, the
+//    engine SQLite imports used before (up to 1M GPU ops: sql.js holds the whole database);
+//  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
 //  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
 //    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
 // CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
@@ -34,6 +37,8 @@ interface ChildFigures {
   readonly wallS: number;
   readonly hwmBytes: number;
   readonly traceBytes?: number;
+  readonly opColumnBytes?: number;
+  readonly selectCpuS?: number;
 }
 
 function runChild(mode: string, file: string): Promise<ChildFigures> {
@@ -81,6 +86,18 @@ export async function run(report: Report): Promise<void> {
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
         const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
         report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        if (format === 'nsys-sqlite' && size <= 1_000_000) {
+          // sql.js holds the whole database: only at sizes where that fits comfortably.
+          const select = await runChild('sqljs-select', file);
+          report(`import.sqlite_vs_sqljs_select_${tag}`, select.selectCpuS! / imported.cpuS, 'x');
+        }
+        if (imported.opColumnBytes !== undefined) {
+          report(
+            `import.${name}_peak_vs_op_columns_${tag}`,
+            imported.hwmBytes / imported.opColumnBytes,
+            'x',
+          );
+        }
         if (format === 'nsys-sqlite' && imported.traceBytes !== undefined) {
           report(
             `import.nsys_sqlite_peak_vs_trace_${tag}`,

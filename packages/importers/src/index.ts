@@ -14,6 +14,8 @@ export { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
 export type { SqliteTable } from './sqlite-reader/sqlite-file.ts';
 export { SqliteFile } from './sqlite-reader/sqlite-file.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
+/** For benchmarks: sql.js, the browser's SQLite engine. */
+export { loadSqlJs } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
