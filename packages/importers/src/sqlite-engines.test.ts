@@ -51,7 +51,7 @@ describe('the two SQLite engines', () => {
       const b = saveTrace((viaFile as Awaited<ReturnType<typeof importTrace>>).trace);
       expect(b.length).toBe(a.length);
       expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).toBe(0);
-    });
+    }, 30_000); // two imports of a 4 MB export on a loaded 2-core machine pass vitest's 5 s
   }
 });
 
