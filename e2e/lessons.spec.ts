@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, idle, rendererStats, test } from './fixtures.ts';
+import { expect, idle, rendererStats, rows, test } from './fixtures.ts';
 
 // The overlap lab, walked in Debian chromium against the real server. Every lesson opens with
 // its pitfall fixed in the after run; switching the pitfall back on makes both runs the same
@@ -22,6 +22,7 @@ const expectedEffects: Readonly<Record<string, Effect>> = {
   'malloc-async': 'faster',
   'cuda-graphs': 'faster',
   'stream-count': 'faster',
+  'ddp-overlap': 'faster',
 };
 
 /** Speedups within this share of each other count as no move (as in lesson-types.ts). */
@@ -96,6 +97,32 @@ for (const [lessonId, effect] of Object.entries(expectedEffects)) {
     expect(await speedupOf(page, lessonId)).toBeCloseTo(fixed, 6);
   });
 }
+
+test('the DDP lesson shows the communication streams and how much communication hides', async ({
+  page,
+}) => {
+  await openLessons(page);
+  await page.getByTestId('lesson-item-ddp-overlap').click();
+  await speedupOf(page, 'ddp-overlap');
+  const figure = page.getByTestId('lesson-comm-overlap');
+  await expect(figure).toBeVisible();
+  await expect(figure).toContainText('Communication hidden under compute');
+  // Before: every all-reduce after the backward; after: most of them under it.
+  expect(Number(await figure.getAttribute('data-before'))).toBe(0);
+  const hidden = Number(await figure.getAttribute('data-after'));
+  expect(hidden).toBeGreaterThan(0.5);
+  // Both GPUs' compute and communication streams are rows of the after timeline.
+  const labels = (await rows(page, 'lesson-gantt-after')).map((r) => r.label);
+  for (const stream of ['compute0', 'comm0', 'compute1', 'comm1']) {
+    expect(labels.some((label) => label.includes(stream))).toBe(true);
+  }
+  // The largest buckets fill late: less of the communication hides.
+  await page.getByTestId('lesson-param-bucketMiB').fill('512');
+  await expect(page.getByTestId('lesson-param-bucketMiB-value')).toHaveText('512');
+  await idle(page);
+  await speedupOf(page, 'ddp-overlap');
+  expect(Number(await figure.getAttribute('data-after'))).toBeLessThan(hidden);
+});
 
 test('findings point at ops and highlight them on their timeline', async ({ page }) => {
   await openLessons(page);

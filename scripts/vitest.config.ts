@@ -3,6 +3,6 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     environment: 'node',
-    include: ['src/**/*.test.ts', '*.test.ts', 'profile-examples/*.test.ts'],
+    include: ['src/**/*.test.ts', '*.test.ts', 'profile-examples/*.test.ts', 'gen/*.test.ts'],
   },
 });

@@ -1,14 +1,18 @@
+import { IdHashMap } from './id-hash-map.ts';
+
 /** Dense tables are used while the largest correlation id stays below this many entries per op. */
 const denseSlackEntries = 1 << 20;
 
 /**
  * (process, correlation id) → op index, for the ops of one kind that carry a correlation id.
  * Correlation ids are small and dense per process, so each process gets a typed table indexed by
- * id; a sparse process falls back to a Map.
+ * id; sparse processes share one typed-array hash table keyed by (process, id).
  */
 export class CorrelationIndex {
   private readonly dense: (Int32Array | undefined)[] = [];
-  private readonly sparse: (Map<number, number> | undefined)[] = [];
+  /** Key proc * 2^32 + corr: exact below 2^53 for up to 2^21 processes. */
+  private readonly sparse = new IdHashMap();
+  private readonly isSparse: boolean[] = [];
 
   constructor(
     procs: Uint32Array,
@@ -30,7 +34,7 @@ export class CorrelationIndex {
       if (max < 4 * (countByProc[p] ?? 0) + denseSlackEntries) {
         this.dense[p] = new Int32Array(max + 1).fill(-1);
       } else {
-        this.sparse[p] = new Map();
+        this.isSparse[p] = true;
       }
     });
     for (let i = 0; i < count; i++) {
@@ -38,7 +42,7 @@ export class CorrelationIndex {
         const p = procs[i]!;
         const table = this.dense[p];
         if (table === undefined) {
-          this.sparse[p]!.set(corr[i]!, i);
+          this.sparse.set(p * 4294967296 + corr[i]!, i);
         } else {
           table[corr[i]!] = i;
         }
@@ -52,10 +56,10 @@ export class CorrelationIndex {
     if (table !== undefined) {
       return corr < table.length ? table[corr]! : -1;
     }
-    return this.sparse[proc]?.get(corr) ?? -1;
+    return this.isSparse[proc] === true ? this.sparse.get(proc * 4294967296 + corr) : -1;
   }
 
   hasProcess(proc: number): boolean {
-    return this.dense[proc] !== undefined || this.sparse[proc] !== undefined;
+    return this.dense[proc] !== undefined || this.isSparse[proc] === true;
   }
 }

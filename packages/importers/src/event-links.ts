@@ -1,6 +1,7 @@
 import type { FlowTable } from '@streamscope/trace';
 import { FlowKind, OpKind } from '@streamscope/trace';
 import type { CorrelationIndex } from './correlation-index.ts';
+import { IdHashMap } from './id-hash-map.ts';
 import type { Warnings } from './warnings.ts';
 
 /** The staged columns that event linking reads. */
@@ -28,15 +29,16 @@ export function linkEventRecords(
   flows: FlowTable,
   warnings: Warnings,
 ): void {
-  const records = new Map<string, number[]>();
+  // One entry per distinct (process, event id): CUDA events are few and re-recorded.
+  const records = new Map<string, EventRecords>();
   for (let i = 0; i < ops.count; i++) {
     if (ops.kind[i] === OpKind.EventRecord && !Number.isNaN(ops.eventId[i]!)) {
       const key = `${ops.proc[i]},${ops.eventId[i]}`;
-      const list = records.get(key);
-      if (list === undefined) {
-        records.set(key, [i]);
+      const group = records.get(key);
+      if (group === undefined) {
+        records.set(key, { list: [i] });
       } else {
-        list.push(i);
+        group.list.push(i);
       }
     }
   }
@@ -69,30 +71,85 @@ export function linkEventRecords(
   }
 }
 
+/** The records of one (process, event id), in op order, with lookups built on first use. */
+interface EventRecords {
+  readonly list: number[];
+  /** Sync id → the last record with it. */
+  bySync?: IdHashMap;
+  /** The records stably sorted by correlation id. */
+  byCorr?: Int32Array;
+}
+
+/**
+ * The record a wait names: the last one with its sync id, else the latest issued before it (the
+ * largest correlation id below the wait's, the first of equals). Indexed, not scanned: an event
+ * re-recorded a million times costs a hash lookup or a binary search per wait.
+ */
 function findRecord(
   ops: EventColumns,
-  candidates: number[] | undefined,
+  group: EventRecords | undefined,
   wait: number,
 ): number | undefined {
-  if (candidates === undefined) {
+  if (group === undefined) {
     return undefined;
   }
   const syncId = ops.eventSyncId[wait]!;
   if (!Number.isNaN(syncId) && syncId !== noSyncId) {
-    const exact = candidates.filter((r) => ops.eventSyncId[r] === syncId);
-    if (exact.length > 0) {
-      return exact[exact.length - 1];
+    if (isKey(syncId)) {
+      group.bySync ??= indexBySync(ops, group.list);
+      const exact = group.bySync.get(syncId);
+      if (exact >= 0) {
+        return exact;
+      }
+    } else {
+      const exact = group.list.filter((r) => ops.eventSyncId[r] === syncId);
+      if (exact.length > 0) {
+        return exact[exact.length - 1];
+      }
     }
   }
+  const sorted = (group.byCorr ??= sortByCorr(ops, group.list));
   const waitCorr = ops.corr[wait]!;
-  let best: number | undefined;
-  for (const r of candidates) {
-    if (
-      (waitCorr === 0 || ops.corr[r]! < waitCorr) &&
-      (best === undefined || ops.corr[r]! > ops.corr[best]!)
-    ) {
-      best = r;
+  // The last position whose correlation id is below the wait's (any, when the wait has none).
+  let lo = 0;
+  let hi = sorted.length;
+  if (waitCorr !== 0) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ops.corr[sorted[mid]!]! < waitCorr) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
     }
   }
-  return best;
+  let at = (waitCorr === 0 ? sorted.length : lo) - 1;
+  if (at < 0) {
+    return undefined;
+  }
+  const corr = ops.corr[sorted[at]!]!;
+  while (at > 0 && ops.corr[sorted[at - 1]!] === corr) {
+    at--;
+  }
+  return sorted[at];
+}
+
+function isKey(id: number): boolean {
+  return id >= 0 && Number.isSafeInteger(id);
+}
+
+function indexBySync(ops: EventColumns, list: readonly number[]): IdHashMap {
+  const map = new IdHashMap(list.length);
+  for (const r of list) {
+    const id = ops.eventSyncId[r]!;
+    if (isKey(id)) {
+      map.set(id, r); // later records overwrite: the last one wins
+    }
+  }
+  return map;
+}
+
+function sortByCorr(ops: EventColumns, list: readonly number[]): Int32Array {
+  // Array.prototype.sort is stable: equal ids keep op order.
+  return Int32Array.from([...list].sort((a, b) => ops.corr[a]! - ops.corr[b]!));
 }

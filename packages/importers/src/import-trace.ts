@@ -10,6 +10,12 @@ import { loadSqlJs, openOwnedDatabase } from './nsys/load-sqljs.ts';
 import type { NsysJsonReader } from './nsys/nsys-json.ts';
 import { readNsysJson } from './nsys/nsys-json.ts';
 import { NsysSqliteReader } from './nsys/nsys-sqlite.ts';
+import type { SqliteSource } from './nsys/sqlite-source.ts';
+import { SqlJsSource } from './nsys/sqljs-source.ts';
+import { FileSqliteSource } from './sqlite-reader/file-source.ts';
+import type { RandomAccessFile } from './sqlite-reader/random-access.ts';
+import { isRandomAccessFile } from './sqlite-reader/random-access.ts';
+import { SqliteFormatError } from './sqlite-reader/sqlite-format-error.ts';
 import type { ImportFormat } from './sniff.ts';
 import { sniffHeadBytes, sniffOrThrow } from './sniff.ts';
 import { TraceBuilder } from './trace-builder.ts';
@@ -123,8 +129,11 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
       options.nsysJsonReader,
     );
     producer = lines.producer;
+  } else if (format === 'nsys-sqlite' && isRandomAccessFile(source) && !sniffed.gzip) {
+    // Read from the file page by page: memory holds a bounded cache, never the database.
+    ({ producer, createdAt } = await readSqlite(openSqliteFile(source, file), builder, options));
   } else if (format === 'nsys-sqlite') {
-    // The database is held once: read into one array when the size is known, then handed over.
+    // In memory through sql.js (the browser, or bytes and streams): the database is held once: read into one array when the size is known, then handed over.
     const bytes = await readAll(chunks, sniffed.gzip ? undefined : totalBytes);
     throwIfAborted(options.signal, file);
     const SQL = await loadSqlJs(options.sqlWasm);
@@ -138,24 +147,7 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
       );
     }
     try {
-      const between = async (stage: string): Promise<void> => {
-        // A turn of the event loop lets a cancel (a worker message, a closed upload) arrive.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        throwIfAborted(options.signal, file);
-        options.onStage?.(stage);
-      };
-      ({ producer, createdAt } = await new NsysSqliteReader(db, file, builder, launches).read(
-        between,
-      ));
-    } catch (error) {
-      if (error instanceof ImportError) {
-        throw error;
-      }
-      // sql.js reports a damaged or truncated file only when a page is read
-      throw new ImportError(
-        { file },
-        `the SQLite database is damaged or truncated (${error instanceof Error ? error.message : String(error)})`,
-      );
+      ({ producer, createdAt } = await readSqlite(new SqlJsSource(db), builder, options));
     } finally {
       db.close();
     }
@@ -173,6 +165,48 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   }
   const trace = builder.build({ producer, ...(createdAt === undefined ? {} : { createdAt }) });
   return { trace, warnings: [...(trace.meta.warnings ?? [])] };
+}
+
+function openSqliteFile(source: RandomAccessFile, file: string): FileSqliteSource {
+  try {
+    return new FileSqliteSource(source);
+  } catch (error) {
+    if (error instanceof SqliteFormatError) {
+      throw new ImportError({ file }, `not a readable SQLite database (${error.message})`);
+    }
+    throw error;
+  }
+}
+
+/** The nsys SQLite importer over either engine; a cancel lands between tables. */
+async function readSqlite(
+  source: SqliteSource,
+  builder: TraceBuilder,
+  options: ImportOptions,
+): Promise<{ producer: string; createdAt?: string }> {
+  const file = options.fileName;
+  const launches = builder.launchTable();
+  try {
+    const between = async (stage: string): Promise<void> => {
+      // A turn of the event loop lets a cancel (a worker message, a closed upload) arrive.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      throwIfAborted(options.signal, file);
+      if (source.bytesRead !== undefined) {
+        options.onProgress?.(source.bytesRead);
+      }
+      options.onStage?.(stage);
+    };
+    return await new NsysSqliteReader(source, file, builder, launches).read(between);
+  } catch (error) {
+    if (error instanceof ImportError || error instanceof RangeError) {
+      throw error;
+    }
+    // sql.js reports a damaged or truncated file only when a page is read
+    throw new ImportError(
+      { file },
+      `the SQLite database is damaged or truncated (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
 }
 
 function formatLabel(format: ImportFormat): string {

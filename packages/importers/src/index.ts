@@ -8,7 +8,14 @@ export { gunzip, maxInflateRatio } from './io/gunzip.ts';
 export type { ImportOptions, ImportResult } from './import-trace.ts';
 export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';
+export type { RandomAccessFile } from './sqlite-reader/random-access.ts';
+export { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
+/** For tools and benchmarks: the page-by-page SQLite reader itself. */
+export type { SqliteTable } from './sqlite-reader/sqlite-file.ts';
+export { SqliteFile } from './sqlite-reader/sqlite-file.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
+/** For benchmarks: sql.js, the browser's SQLite engine. */
+export { loadSqlJs } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';

@@ -179,6 +179,14 @@ describe('collectives on the simulated GPUs', () => {
     expect(gpuOps(four, 'kernel')).toHaveLength(4);
   });
 
+  it('runs a one-member collective on a one-GPU profile for NCCL’s base latency alone', () => {
+    const trace = runSpec(spec([allReduce('64MiB', 1)], 1), deviceProfiles.k20c);
+    const [k] = gpuOps(trace, 'kernel');
+    // Nothing crosses a link: the cheapest protocol's base latency, LL's 3.6 µs.
+    expect(k!.name).toBe('ncclDevKernel_AllReduce_Sum_f32_RING_LL');
+    expect(k!.endNs - k!.startNs).toBe(linkProfiles.local.baseLatNs.LL);
+  });
+
   it('keeps the link model on the calibrated H100 and H200 profiles', () => {
     expect(deviceProfiles.h100.links?.name).toBe('nvlink4-x8');
     expect(deviceProfiles.h200x2.links?.gpusPerHost).toBe(2);

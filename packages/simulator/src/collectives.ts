@@ -193,7 +193,7 @@ function reduceName(reduce: PlanReduceOp, dtype: PlanDtype): string {
  * NCCL's kernel name for a collective: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`; all-gather
  * and broadcast carry no reduction or type (`ncclDevKernel_AllGather_RING_LL`).
  */
-export function kernelName(op: PlanCollective, algorithm: string, protocol: string): string {
+function kernelName(op: PlanCollective, algorithm: string, protocol: string): string {
   const coll = collectiveNames[op.collective];
   if (op.reduce === null) {
     return `ncclDevKernel_${coll}_${algorithm}_${protocol}`;

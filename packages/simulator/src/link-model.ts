@@ -84,6 +84,19 @@ export const linkProfiles = {
   'nvlink4-x2': nvlink4(2, 360),
   'nvlink4-x4': nvlink4(4, 360),
   'nvlink4-x8': nvlink4(8, 360),
+  // A one-GPU host: collectives over one member move nothing and cost NCCL's base latency.
+  local: {
+    name: 'local',
+    fabric: 'one GPU (no links)',
+    gpusPerHost: 1,
+    peakBytesPerS: 0,
+    busBytesPerS: 0,
+    p2pBytesPerS: 0,
+    ...nvlinkLatency,
+    channels: 1,
+    threadsPerChannel: 512,
+    hostCallNs: 6_000,
+  },
   'pcie5-x4': {
     name: 'pcie5-x4',
     fabric: 'PCIe Gen5 through the host (no NVLink)',
@@ -170,7 +183,7 @@ export function collectiveCost(
       const durNs =
         link.baseLatNs[p] +
         steps * link.stepLatNs[p] +
-        (busBytes / (link.busBytesPerS * protocolEfficiency[p])) * 1e9;
+        (busBytes === 0 ? 0 : (busBytes / (link.busBytesPerS * protocolEfficiency[p])) * 1e9);
       if (durNs < best.durNs) {
         best = { algorithm: a, protocol: p, durNs };
       }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildPreset, presets, validateWorkload } from '@streamscope/workload';
 import { deviceProfiles } from './profiles.ts';
-import { simulate } from './simulation.ts';
+import { SimulationError, simulate } from './simulation.ts';
 import { apiOps, gpuOps, runSpec } from './test-helpers.ts';
 
 describe('every preset on every profile', () => {
@@ -13,6 +13,11 @@ describe('every preset on every profile', () => {
         throw new Error(JSON.stringify(result.errors));
       }
       for (const profile of Object.values(deviceProfiles)) {
+        if (result.plan.groups.some((g) => g.devices.length > 1) && profile.links === undefined) {
+          // Collectives over several GPUs need a host with links between them.
+          expect(() => simulate(result.plan, profile)).toThrow(SimulationError);
+          continue;
+        }
         const trace = simulate(result.plan, profile);
         expect(trace.meta.warnings, `${preset.name} on ${profile.name}`).toBeUndefined();
         const c = trace.ops.columns();

@@ -7,6 +7,7 @@ import { HostRunner } from './host-runner.ts';
 import { SimStream } from './model.ts';
 import { Collectives } from './collectives.ts';
 import type { LinkProfile } from './link-model.ts';
+import { linkProfiles } from './link-model.ts';
 import type { DeviceProfile } from './profile.ts';
 
 /** Thrown when a plan cannot run on a profile (more memory than the device has). */
@@ -157,8 +158,11 @@ export function simulate(plan: Plan, profile: DeviceProfile): Trace {
 }
 
 /** The profile's link model for a plan with collectives, checked against the plan's devices. */
-function linksFor(plan: Plan, profile: DeviceProfile): LinkProfile {
+function linksFor(plan: Plan, profile: DeviceProfile, crossesGpus: boolean): LinkProfile {
   const links = profile.links;
+  if (links === undefined && !crossesGpus) {
+    return linkProfiles.local; // one-member collectives: NCCL's latency, nothing on a link
+  }
   if (links === undefined) {
     throw new SimulationError(
       `the plan runs collectives, but profile "${profile.name}" describes a one-GPU host (no link model): pick h100, h200 or one of their multi-GPU profiles`,
@@ -195,6 +199,7 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
   // a flag per stream rather than a set.
   const used = new Uint8Array(plan.streams.length);
   let communicates = false;
+  let crossesGpus = false;
   const visit = (ops: readonly PlanOp[]): void => {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
@@ -212,12 +217,14 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
         case 'recv':
           used[op.stream] = 1;
           communicates = true;
+          crossesGpus = true;
           break;
         case 'collective':
           for (const m of op.members) {
             used[m.stream] = 1;
           }
           communicates = true;
+          crossesGpus ||= op.members.length > 1;
           break;
         case 'streamWait':
           used[op.stream] = 1;
@@ -252,7 +259,7 @@ function addStreams(core: SimCore, plan: Plan, profile: DeviceProfile, trace: Tr
     visit(g.ops);
   }
   if (communicates) {
-    core.collectives = new Collectives(core, linksFor(plan, profile));
+    core.collectives = new Collectives(core, linksFor(plan, profile, crossesGpus));
   }
   const [greatest, least] = profile.device.priorityRange;
   const perDevice = plan.devices.map(() => 0);

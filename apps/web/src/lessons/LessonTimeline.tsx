@@ -1,5 +1,6 @@
 import { createTimelineView } from '@streamscope/timeline';
 import { memo, useEffect, useRef } from 'react';
+import { registerView, unregisterView } from '../canvas/view-registry.ts';
 import type { LessonSideName } from './lesson-finding.ts';
 import { bindLessonTimeline } from './lesson-timeline-binding.ts';
 import { attachLessonTimelineInput } from './lesson-timeline-input.ts';
@@ -22,7 +23,10 @@ function LessonTimelineInner({ side }: LessonTimelineProps) {
     const detachInput = attachLessonTimelineInput(canvas, view);
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);
+    // Registered like the trace page's views: the test hooks read its rows by this id.
+    registerView(viewId, view);
     return () => {
+      unregisterView(viewId, view);
       observer.disconnect();
       detachInput();
       unbind();

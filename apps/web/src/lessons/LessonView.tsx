@@ -1,4 +1,5 @@
 import { useStore } from 'zustand';
+import { LessonCommOverlap } from './LessonCommOverlap.tsx';
 import { LessonCompareButton } from './LessonCompareButton.tsx';
 import { LessonControls } from './LessonControls.tsx';
 import { LessonFindings } from './LessonFindings.tsx';
@@ -38,6 +39,7 @@ export function LessonView({ gpuAvailable }: LessonViewProps) {
         </p>
       )}
       <LessonSpeedup />
+      {lesson.figure === 'commCompute' && <LessonCommOverlap />}
       <LessonCompareButton />
       <section className="lesson-gantts">
         <h3>Before: {lesson.pitfall.onLabel}</h3>

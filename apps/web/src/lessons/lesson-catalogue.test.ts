@@ -83,6 +83,16 @@ describe('the lesson catalogue', () => {
   );
 });
 
+describe('the DDP overlap lesson', () => {
+  it('runs on two GPUs, slides the bucket size and shows the comm–compute overlap figure', () => {
+    const lesson = findLesson('ddp-overlap')!;
+    expect(lesson.preset).toBe('ddp-bucketing');
+    expect(lesson.sliders[0]).toBe('bucketMiB');
+    expect(lesson.figure).toBe('commCompute');
+    expect(lessonDefaults(lesson)['devices']).toBe(lesson.gpus);
+  });
+});
+
 describe('effectOfSpeedup', () => {
   it('calls speedups within 10% of 1 the same and the rest faster or slower', () => {
     expect(effectOfSpeedup(1)).toBe('same');

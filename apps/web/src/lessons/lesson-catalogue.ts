@@ -292,6 +292,32 @@ export const lessons: readonly Lesson[] = [
     effects: { h100: 'faster', h200: 'faster', c2050: 'faster', c1060: 'same' },
     defaultProfile: 'h100',
   },
+  {
+    id: 'ddp-overlap',
+    title: 'Overlap gradient communication with backward',
+    summary:
+      'All-reduce gradient buckets on a communication stream while the backward pass goes on.',
+    explanation: [
+      'Data-parallel training (PyTorch DDP) keeps a copy of the model on every GPU; after the backward pass each GPU\u2019s gradients are averaged with all the others\u2019 by an all-reduce (NCCL) before the optimizer step.',
+      'Waiting for the whole backward before communicating leaves the links idle while the SMs compute, then the SMs idle while the links work. DDP instead groups gradients into buckets (25 MB by default) in the order the backward produces them; as soon as a bucket is full, an event recorded on the compute stream lets the communication stream start its all-reduce while the backward computes the next layers.',
+      'Look at the comm rows: before, every ncclDevKernel_AllReduce runs after the last backward kernel; after, they run under the backward kernels on the compute rows, and only the last bucket is left at the end. The NCCL kernels take a few SMs, so the backward kernels beside them run a little slower.',
+      'Move the bucket-size slider: tiny buckets start early but pay a call and NCCL\u2019s latency each (the host and the links spend their time on overhead); huge buckets fill late and leave almost nothing to overlap. The figure below is the share of communication time hidden under compute.',
+    ],
+    preset: 'ddp-bucketing',
+    pitfall: {
+      param: 'overlap',
+      onValue: false,
+      offValue: true,
+      onLabel: 'all-reduce after the whole backward',
+      offLabel: 'all-reduce each bucket as it fills',
+    },
+    sliders: ['bucketMiB', 'layers', 'devices'],
+    fixedParams: {},
+    effects: { h100: 'faster', h200: 'faster', 'h100-pcie-x4': 'faster' },
+    defaultProfile: 'h100',
+    figure: 'commCompute',
+    gpus: 2,
+  },
 ];
 
 /** The lesson with this id, or undefined. */

@@ -48,6 +48,16 @@ export interface Lesson {
   readonly defaultProfile: string;
   /** What the speedup compares; the makespan when absent. */
   readonly measure?: LessonMeasure;
+  /**
+   * An analysis figure shown beside the speedup: `commCompute` is the share of communication
+   * kernel time that ran under compute kernels (analysis metrics' overlap.commCompute).
+   */
+  readonly figure?: 'commCompute';
+  /**
+   * GPUs its default runs use (1 when absent). The measured fidelity runs
+   * (fixtures/runs/fidelity-*.json) are of one-GPU lessons on one GPU.
+   */
+  readonly gpus?: number;
 }
 
 /** Mean latency of the kernels whose name starts with `namePrefix`: launch call start to kernel end. */

@@ -93,6 +93,19 @@ describe('runLessonPair on the simulator', () => {
     expect(latency?.opIndices.length).toBe(4);
   });
 
+  it('gives the DDP lesson its comm–compute overlap: none after the backward, most with overlap', () => {
+    const lesson = lessonOf('ddp-overlap');
+    const pair = runLessonPair(lesson, lessonDefaults(lesson), 'h100');
+    // Before, every all-reduce follows the last backward kernel; after, most run under them.
+    expect(pair.before.commComputeOverlap).toBe(0);
+    expect(pair.after.commComputeOverlap).toBeGreaterThan(0.6);
+    const moved = pair.metrics.find((m) => m.name === 'comm/compute overlap');
+    expect(moved?.b).toBe(pair.after.commComputeOverlap);
+    // A lesson without communication has no such figure.
+    const pipeline = runLessonPair(lessonOf('chunked-pipeline'), {}, 'h100');
+    expect(pipeline.after.commComputeOverlap).toBeNull();
+  });
+
   it('follows the sliders: more chunks make the pipeline more parallel', () => {
     const lesson = lessonOf('chunked-pipeline');
     const two = runLessonPair(lesson, { ...lessonDefaults(lesson), chunks: 2 }, 'h100');

@@ -21,6 +21,8 @@ export interface LessonSideSummary {
   readonly opCount: number;
   /** Stream gaps with their causes (the analysis' listed ones), for shading the timeline. */
   readonly gaps: readonly Gap[];
+  /** Share of communication kernel time under compute kernels; null without communication. */
+  readonly commComputeOverlap: number | null;
 }
 
 /** Everything about a lesson pair except the two traces (which travel as encoded bytes). */
@@ -138,6 +140,7 @@ function analyseRun(lesson: Lesson, run: LessonRun): AnalysedSide {
       measureNs: latencies?.meanNs ?? analysis.metrics.makespanNs,
       opCount: run.trace.ops.count,
       gaps: analysis.gaps.stream.listed,
+      commComputeOverlap: analysis.metrics.overlap.commCompute,
     },
     trace: run.trace,
     analysis,

@@ -1,3 +1,4 @@
+import { IdHashMap } from '../id-hash-map.ts';
 import { OpFlag, noRef } from '@streamscope/trace';
 import { newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
@@ -36,8 +37,9 @@ export class KinetoLinks {
   private readonly apiBytes = new StagingColumn(Float64Array);
   /** The next call with the same correlation id, or -1. */
   private readonly apiNext = new StagingColumn(Int32Array);
-  private readonly apiFirst = new Map<number, number>();
-  private readonly apiLast = new Map<number, number>();
+  /** Correlation id → its first and last call (typed-array tables: millions of calls fit). */
+  private readonly apiFirst = new IdHashMap();
+  private readonly apiLast = new IdHashMap();
 
   private gpuCount = 0;
   private readonly gpuOp = new StagingColumn(Uint32Array);
@@ -63,7 +65,7 @@ export class KinetoLinks {
     this.apiBytes.at(i)[i] = bytes;
     this.apiNext.at(i)[i] = -1;
     const last = this.apiLast.get(corr);
-    if (last === undefined) {
+    if (last < 0) {
       this.apiFirst.set(corr, i);
     } else {
       this.apiNext.data[last] = i;
@@ -176,7 +178,7 @@ export class KinetoLinks {
     const votes = new Map<number, Map<number, number>>();
     for (let g = 0; g < this.gpuCount; g++) {
       const first = this.apiFirst.get(this.gpuCorr.data[g]!);
-      if (first === undefined) {
+      if (first < 0) {
         continue;
       }
       const proc = this.apiProc.data[first]!;
@@ -212,8 +214,8 @@ export class KinetoLinks {
    * that began at or before the op, else the earliest. -1 when no call has the id.
    */
   private pick(corr: number, preferredProc: number | undefined, startNs: number): number {
-    const first = corr === 0 ? undefined : this.apiFirst.get(corr);
-    if (first === undefined) {
+    const first = corr === 0 ? -1 : this.apiFirst.get(corr);
+    if (first < 0) {
       return -1;
     }
     if (this.apiNext.data[first]! < 0) {

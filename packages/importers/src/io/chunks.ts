@@ -1,13 +1,30 @@
 import { ImportError } from '../import-error.ts';
+import type { RandomAccessFile } from '../sqlite-reader/random-access.ts';
+import { isRandomAccessFile } from '../sqlite-reader/random-access.ts';
 import { ImportLimitError } from './limit-error.ts';
 
-/** What an import reads: a stream of chunks (a fetch body, a file stream), a Blob, or bytes. */
-export type ImportSource = AsyncIterable<Uint8Array> | Blob | Uint8Array;
+/**
+ * What an import reads: a stream of chunks (a fetch body, a file stream), a Blob, bytes, or a
+ * file read at any position (Node: a SQLite export is then read from disk page by page).
+ */
+export type ImportSource = AsyncIterable<Uint8Array> | Blob | Uint8Array | RandomAccessFile;
 
 const sliceBytes = 1 << 20;
 
 /** The source as chunks of at most a few MiB each. */
 export async function* chunksOf(source: ImportSource): AsyncGenerator<Uint8Array> {
+  if (isRandomAccessFile(source)) {
+    for (let at = 0; at < source.sizeBytes;) {
+      const chunk = new Uint8Array(Math.min(sliceBytes, source.sizeBytes - at));
+      const n = source.readAt(chunk, at);
+      if (n <= 0) {
+        return; // the file shrank: what was read is what there is
+      }
+      at += n;
+      yield n === chunk.length ? chunk : chunk.subarray(0, n);
+    }
+    return;
+  }
   if (source instanceof Uint8Array) {
     for (let at = 0; at < source.length; at += sliceBytes) {
       yield source.subarray(at, Math.min(source.length, at + sliceBytes));
@@ -38,6 +55,9 @@ export async function* chunksOf(source: ImportSource): AsyncGenerator<Uint8Array
 }
 
 export function totalBytesOf(source: ImportSource): number | undefined {
+  if (isRandomAccessFile(source)) {
+    return source.sizeBytes;
+  }
   if (source instanceof Uint8Array) {
     return source.length;
   }

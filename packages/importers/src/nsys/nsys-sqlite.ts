@@ -1,4 +1,3 @@
-import type initSqlJs from 'sql.js';
 import type { LaunchTable } from '@streamscope/trace';
 import { OpKind, RangeKind } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
@@ -7,12 +6,14 @@ import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import { SqliteGpuActivity } from './sqlite-gpu-activity.ts';
 import type { SqlValue } from './sqlite-rows.ts';
-import { SqliteRowReader, tidExpr } from './sqlite-rows.ts';
+import { SqliteRowReader, col, tidCol } from './sqlite-rows.ts';
+import type { SqliteSource } from './sqlite-source.ts';
 import { SqliteTables } from './sqlite-tables.ts';
 import { SqliteTargetInfo } from './sqlite-target-info.ts';
 
 /**
- * Reads `nsys export --type sqlite` through sql.js: one SELECT per table, schemas from before
+ * Reads `nsys export --type sqlite` through a SqliteSource (sql.js in the browser, our file reader
+ * in Node): one scan per table, joins by index in our code, schemas from before
  * 2021 to 2026 (tables and columns are looked up, never assumed; enums are hard-coded because
  * the ENUM_* tables are missing before 2022). Tables holding environments, command lines and
  * other machine facts are never read. Here: the string table, CUDA API calls and NVTX ranges;
@@ -22,17 +23,17 @@ export class NsysSqliteReader extends SqliteRowReader {
   private readonly op: StagedOp = newStagedOp();
 
   constructor(
-    db: initSqlJs.Database,
+    source: SqliteSource,
     file: string,
     builder: TraceBuilder,
     private readonly launches: LaunchTable,
   ) {
-    super(new SqliteTables(db, file), file, builder);
+    super(new SqliteTables(source, file), file, builder);
   }
 
   /**
    * Reads the export table by table, awaiting `between` before each: the caller's cancel point
-   * (sql.js reads synchronously, so a cancel can only land between tables).
+   * (both engines read synchronously, so a cancel can only land between tables).
    */
   async read(
     between: (stage: string) => Promise<void>,
@@ -67,7 +68,7 @@ export class NsysSqliteReader extends SqliteRowReader {
 
   private strings(): void {
     this.t.requireColumns('StringIds', ['id', 'value']);
-    this.rows('StringIds', 'SELECT id, value FROM StringIds', (v) => {
+    this.rows('StringIds', ['id', 'value'], (v) => {
       const id = this.int(v[0], 'id');
       this.builder.setSourceString(id, typeof v[1] === 'string' ? v[1] : String(v[1] ?? ''));
     });
@@ -80,16 +81,26 @@ export class NsysSqliteReader extends SqliteRowReader {
     }
     this.t.requireColumns(table, ['start', 'end', 'globalTid', 'correlationId', 'nameId']);
     // eventClass: 0 runtime, 1 driver; schemas without the column hold runtime calls only.
-    const where = this.t.columns(table).has('eventClass') ? ' WHERE eventClass IN (0, 1)' : '';
-    const sql = `SELECT start, end, ${tidExpr('globalTid')}, correlationId, nameId FROM ${table}${where}`;
+    const cols = [
+      'start',
+      'end',
+      tidCol('globalTid'),
+      'correlationId',
+      'nameId',
+      col('eventClass', 0),
+    ];
     const op = this.op;
-    this.rows(table, sql, (v) => {
+    this.rows(table, cols, (v) => {
+      const eventClass = v[7];
+      if (eventClass !== 0 && eventClass !== 1) {
+        return;
+      }
       clearStagedOp(op);
       op.kind = OpKind.ApiCall;
       op.startNs = this.time(v[0], 'start');
       op.endNs = this.time(v[1], 'end');
       op.proc = this.proc(v[2], v[3]);
-      op.lane = this.builder.lanes.hostLane(op.proc, this.int(v[4], 'globalTid'));
+      op.lane = this.hostLane(op.proc, this.int(v[4], 'globalTid'));
       op.correlationId = this.int(v[5], 'correlationId');
       op.nameRef = this.builder.sourceName(this.int(v[6], 'nameId'));
       this.builder.addOp(op);
@@ -102,26 +113,32 @@ export class NsysSqliteReader extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['start', 'eventType', 'globalTid']);
-    const c = (name: string): string => this.t.col(table, name);
-    const domainId = this.t.col(table, 'domainId', '0');
+    const domainId = col('domainId', 0);
     const domains = new Map<number, number>();
-    this.rows(
-      table,
-      `SELECT ${domainId}, ${c('text')}, ${c('textId')} FROM ${table} WHERE eventType = 75`,
-      (v) => {
+    this.rows(table, [domainId, col('text'), col('textId'), 'eventType'], (v) => {
+      if (v[3] === 75) {
         domains.set(this.int(v[0], 'domainId'), this.textRef(v[1], v[2]));
-      },
-    );
-    const sql =
-      `SELECT start, ${c('end')}, eventType, ${c('text')}, ${c('textId')}, ${tidExpr('globalTid')}, ${domainId} ` +
-      `FROM ${table} WHERE eventType IN (34, 59, 60)`;
-    this.rows(table, sql, (v) => {
+      }
+    });
+    const cols = [
+      'start',
+      col('end'),
+      'eventType',
+      col('text'),
+      col('textId'),
+      tidCol('globalTid'),
+      domainId,
+    ];
+    this.rows(table, cols, (v) => {
+      if (v[2] !== 34 && v[2] !== 59 && v[2] !== 60) {
+        return;
+      }
       const type = this.int(v[2], 'eventType');
       const kind =
         type === 59 ? RangeKind.PushPop : type === 60 ? RangeKind.StartEnd : RangeKind.Mark;
       const startNs = this.time(v[0], 'start');
       const endNs = v[1] === null ? -1 : this.time(v[1], 'end');
-      const lane = this.builder.lanes.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
+      const lane = this.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
       const domain = this.int(v[8], 'domainId');
       const domainRef =
         domain === 0 ? 0 : (domains.get(domain) ?? this.literal(`domain ${domain}`));

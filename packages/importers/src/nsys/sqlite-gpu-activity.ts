@@ -5,7 +5,8 @@ import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import { copyKindLabel, copyOpKind, noId32, nsysMemKind } from './nsys-enums.ts';
 import type { SqlValue } from './sqlite-rows.ts';
-import { SqliteRowReader, pidExpr } from './sqlite-rows.ts';
+import { SqliteRowReader, col, pidCol } from './sqlite-rows.ts';
+import type { ScanColumn } from './sqlite-source.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
 import {
   SyncType,
@@ -16,11 +17,15 @@ import {
 } from './sync-kinds.ts';
 
 /**
- * The GPU activity tables of an nsys SQLite export, one SELECT each: kernels, copies, memsets,
+ * The GPU activity tables of an nsys SQLite export, one scan each: kernels, copies, memsets,
  * synchronizations, CUDA event records and graph launches, each drawn on its stream's lane.
  */
 export class SqliteGpuActivity extends SqliteRowReader {
   private readonly op: StagedOp = newStagedOp();
+  // The last stream lane (proc, device, context, stream): consecutive rows mostly share it.
+  private readonly lastKey = [-1, -1, -1, -1];
+  private lastVouched = false;
+  private lastGpuLane = -1;
 
   constructor(
     t: SqliteTables,
@@ -52,14 +57,16 @@ export class SqliteGpuActivity extends SqliteRowReader {
     if (!this.gpuTable(table)) {
       return;
     }
-    const c = (name: string, fallback = '0'): string => this.t.col(table, name, fallback);
+    const c = (name: string): ScanColumn => col(name, 0);
     const nameCol = this.t.columns(table).has('demangledName') ? 'demangledName' : 'shortName';
     this.t.requireColumns(table, [nameCol]);
-    const sql =
-      `SELECT ${this.gpuCols(table)}, "${nameCol}", ${c('gridX')}, ${c('gridY')}, ${c('gridZ')}, ` +
-      `${c('blockX')}, ${c('blockY')}, ${c('blockZ')}, ${c('staticSharedMemory')}, ` +
-      `${c('dynamicSharedMemory')}, ${c('registersPerThread')}, ${c('graphNodeId')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    const cols = [
+      ...this.gpuCols(),
+      nameCol,
+      ...['gridX', 'gridY', 'gridZ', 'blockX', 'blockY', 'blockZ'].map(c),
+      ...['staticSharedMemory', 'dynamicSharedMemory', 'registersPerThread', 'graphNodeId'].map(c),
+    ];
+    this.rows(table, cols, (v) => {
       const op = this.gpuOp(v, true);
       op.kind = OpKind.Kernel;
       op.nameRef = this.builder.sourceName(this.int(v[8], nameCol));
@@ -87,9 +94,8 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['bytes', 'copyKind']);
-    const c = (name: string): string => this.t.col(table, name, '7');
-    const sql = `SELECT ${this.gpuCols(table)}, bytes, copyKind, ${c('srcKind')}, ${c('dstKind')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    const cols = [...this.gpuCols(), 'bytes', 'copyKind', col('srcKind', 7), col('dstKind', 7)];
+    this.rows(table, cols, (v) => {
       const op = this.gpuOp(v, true);
       const kind = copyOpKind(this.int(v[9], 'copyKind'));
       if (kind < 0) {
@@ -115,8 +121,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['bytes']);
-    const sql = `SELECT ${this.gpuCols(table)}, bytes, ${this.t.col(table, 'memKind', '7')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    this.rows(table, [...this.gpuCols(), 'bytes', col('memKind', 7)], (v) => {
       const op = this.gpuOp(v, true);
       op.kind = OpKind.Memset;
       op.bytes = this.int(v[8], 'bytes');
@@ -133,10 +138,8 @@ export class SqliteGpuActivity extends SqliteRowReader {
     }
     this.t.requireColumns(table, ['syncType']);
     const syncTypeOf = this.syncTypes();
-    const sql =
-      `SELECT ${this.gpuCols(table)}, syncType, ${this.t.col(table, 'eventId', String(noId32))}, ` +
-      `${this.t.col(table, 'eventSyncId')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    const cols = [...this.gpuCols(), 'syncType', col('eventId', noId32), col('eventSyncId')];
+    this.rows(table, cols, (v) => {
       const op = this.gpuOp(v);
       const streamId = this.int(v[4], 'streamId');
       const eventId = this.int(v[9], 'eventId');
@@ -164,7 +167,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
     const byId = new Map<number, number>();
     if (this.t.has(enumTable)) {
       this.t.requireColumns(enumTable, ['id', 'name']);
-      this.rows(enumTable, `SELECT id, name FROM ${enumTable}`, (v) => {
+      this.rows(enumTable, ['id', 'name'], (v) => {
         byId.set(this.int(v[0], 'id'), syncTypeFromName(String(v[1])) ?? -1);
       });
     }
@@ -189,11 +192,20 @@ export class SqliteGpuActivity extends SqliteRowReader {
     }
     this.t.requireColumns(table, ['deviceId', 'contextId', 'streamId', 'globalPid', 'eventId']);
     // Device-side record times exist only when nsys collected them; else time 0, placed later.
-    const start = this.t.col(table, 'timestamp', this.t.col(table, 'start', '0'));
-    const sql =
-      `SELECT ${start}, ${start}, deviceId, contextId, streamId, ${this.t.col(table, 'correlationId', '0')}, ` +
-      `${pidExpr('globalPid')}, eventId, ${this.t.col(table, 'eventSyncId')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    const have = this.t.columns(table);
+    const start = have.has('timestamp') ? col('timestamp') : col('start', 0);
+    const cols = [
+      start,
+      start,
+      'deviceId',
+      'contextId',
+      'streamId',
+      col('correlationId', 0),
+      pidCol('globalPid'),
+      'eventId',
+      col('eventSyncId'),
+    ];
+    this.rows(table, cols, (v) => {
       const op = this.gpuOp(v);
       op.kind = OpKind.EventRecord;
       op.eventId = this.int(v[8], 'eventId');
@@ -210,7 +222,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['graphId']);
-    this.rows(table, `SELECT ${this.gpuCols(table)}, graphId FROM ${table}`, (v) => {
+    this.rows(table, [...this.gpuCols(), 'graphId'], (v) => {
       const op = this.gpuOp(v);
       const graphId = this.int(v[8], 'graphId');
       op.kind = OpKind.GraphLaunch;
@@ -221,8 +233,16 @@ export class SqliteGpuActivity extends SqliteRowReader {
   }
 
   /** Common GPU activity columns: start, end, deviceId, contextId, streamId, correlationId, vm, pid. */
-  private gpuCols(table: string): string {
-    return `start, end, deviceId, contextId, streamId, ${this.t.col(table, 'correlationId', '0')}, ${pidExpr('globalPid')}`;
+  private gpuCols(): ScanColumn[] {
+    return [
+      col('start'),
+      col('end'),
+      col('deviceId'),
+      col('contextId'),
+      col('streamId'),
+      col('correlationId', 0),
+      pidCol('globalPid'),
+    ];
   }
 
   private gpuTable(table: string): boolean {
@@ -250,15 +270,28 @@ export class SqliteGpuActivity extends SqliteRowReader {
     op.startNs = this.time(v[0], 'start');
     op.endNs = this.time(v[1], 'end');
     op.proc = this.proc(v[6], v[7]);
-    op.lane = this.builder.lanes.gpuLane(
-      op.proc,
-      this.int(v[2], 'deviceId'),
-      this.int(v[3], 'contextId'),
-      this.int(v[4], 'streamId'),
-    );
-    if (deviceVouched) {
-      this.builder.lanes.vouchDevice(op.lane);
+    const deviceId = this.int(v[2], 'deviceId');
+    const contextId = this.int(v[3], 'contextId');
+    const streamId = this.int(v[4], 'streamId');
+    const key = this.lastKey;
+    if (
+      op.proc !== key[0] ||
+      deviceId !== key[1] ||
+      contextId !== key[2] ||
+      streamId !== key[3] ||
+      deviceVouched !== this.lastVouched
+    ) {
+      this.lastGpuLane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, streamId);
+      if (deviceVouched) {
+        this.builder.lanes.vouchDevice(this.lastGpuLane);
+      }
+      key[0] = op.proc;
+      key[1] = deviceId;
+      key[2] = contextId;
+      key[3] = streamId;
+      this.lastVouched = deviceVouched;
     }
+    op.lane = this.lastGpuLane;
     op.correlationId = this.int(v[5], 'correlationId');
     return op;
   }

@@ -1,14 +1,20 @@
-import type initSqlJs from 'sql.js';
 import { ImportError } from '../import-error.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
+import type { ScanColumn, SqlValue } from './sqlite-source.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
 
-export type SqlValue = initSqlJs.SqlValue;
+export type { SqlValue } from './sqlite-source.ts';
 
 const maxSafe = 2 ** 53;
-/** Process key parts computed in SQL, so ids above 2^53 stay exact: VM id, pid (and tid). */
-export const pidExpr = (col: string): string => `("${col}" >> 48), (("${col}" >> 24) & 16777215)`;
-export const tidExpr = (col: string): string => `${pidExpr(col)}, ("${col}" & 16777215)`;
+/** Process key parts split exactly, so ids above 2^53 stay exact: VM id, pid. */
+export const pidCol = (name: string): ScanColumn => ({ name, as: 'proc' });
+/** VM id, pid and tid of a global thread id. */
+export const tidCol = (name: string): ScanColumn => ({ name, as: 'thread' });
+/** A column, or `ifMissing` where this schema lacks it. */
+export const col = (name: string, ifMissing: number | null = null): ScanColumn => ({
+  name,
+  ifMissing,
+});
 
 /** Row reading shared by the nsys SQLite readers: checked integers and times, named by table, column and row. */
 export class SqliteRowReader {
@@ -22,11 +28,35 @@ export class SqliteRowReader {
     protected readonly builder: TraceBuilder,
   ) {}
 
+  // The last process and host lane looked up: rows mostly repeat them (no key string per row).
+  private lastVm: SqlValue | undefined = null;
+  private lastPid: SqlValue | undefined = null;
+  private lastProc = -1;
+  private lastLaneProc = -1;
+  private lastTid = -1;
+  private lastLane = -1;
+
   protected proc(vm: SqlValue | undefined, pid: SqlValue | undefined): number {
-    return this.builder.lanes.processFor(
+    if (this.lastProc >= 0 && vm === this.lastVm && pid === this.lastPid) {
+      return this.lastProc;
+    }
+    const proc = this.builder.lanes.processFor(
       `${String(vm ?? 0)}:${String(pid ?? 0)}`,
       this.int(pid, 'globalPid'),
     );
+    this.lastVm = vm;
+    this.lastPid = pid;
+    this.lastProc = proc;
+    return proc;
+  }
+
+  protected hostLane(proc: number, tid: number): number {
+    if (proc !== this.lastLaneProc || tid !== this.lastTid) {
+      this.lastLane = this.builder.lanes.hostLane(proc, tid);
+      this.lastLaneProc = proc;
+      this.lastTid = tid;
+    }
+    return this.lastLane;
   }
 
   protected literal(name: string): number {
@@ -38,12 +68,18 @@ export class SqliteRowReader {
     return id;
   }
 
-  protected rows(table: string, sql: string, row: (values: SqlValue[]) => void): void {
+  /** Reads every row of `table` in rowid order; `row` returns false to stop. */
+  protected rows(
+    table: string,
+    columns: readonly (ScanColumn | string)[],
+    row: (values: SqlValue[]) => boolean | void,
+  ): void {
     this.table = table;
     this.rowIndex = 0;
-    this.t.each(sql, table, (values) => {
+    const scan = columns.map((c) => (typeof c === 'string' ? { name: c } : c));
+    this.t.each(table, scan, (values) => {
       this.rowIndex++;
-      row(values);
+      return row(values);
     });
   }
 

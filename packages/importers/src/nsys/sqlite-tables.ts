@@ -1,7 +1,5 @@
-import type initSqlJs from 'sql.js';
 import { ImportError } from '../import-error.ts';
-
-type Database = initSqlJs.Database;
+import type { ScanColumn, SqlValue, SqliteSource } from './sqlite-source.ts';
 
 /** Table and column lookups over an nsys SQLite export whose schema varies by version. */
 export class SqliteTables {
@@ -9,10 +7,10 @@ export class SqliteTables {
   private readonly columnCache = new Map<string, Set<string>>();
 
   constructor(
-    private readonly db: Database,
+    private readonly source: SqliteSource,
     private readonly file: string,
   ) {
-    this.tables = new Set(this.strings("SELECT name FROM sqlite_master WHERE type = 'table'"));
+    this.tables = new Set(source.tableNames());
   }
 
   has(table: string): boolean {
@@ -27,15 +25,7 @@ export class SqliteTables {
   columns(table: string): Set<string> {
     let found = this.columnCache.get(table);
     if (found === undefined) {
-      found = new Set<string>();
-      const stmt = this.db.prepare(`PRAGMA table_info("${table}")`);
-      try {
-        while (stmt.step()) {
-          found.add(String(stmt.get()[1]));
-        }
-      } finally {
-        stmt.free();
-      }
+      found = new Set(this.source.columns(table));
       this.columnCache.set(table, found);
     }
     return found;
@@ -54,56 +44,33 @@ export class SqliteTables {
     }
   }
 
-  /** An expression for `column`, or `fallback` (SQL) when this schema lacks it. */
-  col(table: string, column: string, fallback = 'NULL'): string {
-    return this.columns(table).has(column) ? `"${column}"` : fallback;
-  }
-
-  /** Runs `sql` and calls `row` with each row's values (one reused array per row). */
-  each(sql: string, table: string, row: (values: initSqlJs.SqlValue[]) => void): number {
-    let stmt: initSqlJs.Statement;
+  /**
+   * Scans `table` (every row, rowid order) with `columns`; a damaged file fails with an
+   * ImportError naming the table and, from our file reader, the page and offset.
+   */
+  each(
+    table: string,
+    columns: readonly ScanColumn[],
+    row: (values: SqlValue[]) => boolean | void,
+  ): void {
+    let fromRow: unknown;
     try {
-      stmt = this.db.prepare(sql);
+      this.source.scan(table, columns, (values) => {
+        try {
+          return row(values);
+        } catch (error) {
+          fromRow = error;
+          throw error;
+        }
+      });
     } catch (error) {
+      if (error === fromRow) {
+        throw error;
+      }
       throw new ImportError(
         { file: this.file, table },
-        `cannot read the table (${describe(error)})`,
+        `the database is damaged or truncated (${error instanceof Error ? error.message : String(error)})`,
       );
     }
-    let n = 0;
-    try {
-      while (stepOrThrow(stmt, this.file, table)) {
-        row(stmt.get());
-        n++;
-      }
-    } finally {
-      stmt.free();
-    }
-    return n;
   }
-
-  strings(sql: string): string[] {
-    const out: string[] = [];
-    const stmt = this.db.prepare(sql);
-    try {
-      while (stmt.step()) {
-        out.push(String(stmt.get()[0]));
-      }
-    } finally {
-      stmt.free();
-    }
-    return out;
-  }
-}
-
-function stepOrThrow(stmt: initSqlJs.Statement, file: string, table: string): boolean {
-  try {
-    return stmt.step();
-  } catch (error) {
-    throw new ImportError({ file, table }, `the database is damaged (${describe(error)})`);
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,8 @@
 import { streamTypeFromFlag } from './nsys-enums.ts';
 import { executableName } from './process-name.ts';
 import type { SqlValue } from './sqlite-rows.ts';
-import { SqliteRowReader, pidExpr, tidExpr } from './sqlite-rows.ts';
+import type { ScanColumn } from './sqlite-source.ts';
+import { SqliteRowReader, col, pidCol, tidCol } from './sqlite-rows.ts';
 
 /**
  * The side tables of an nsys SQLite export: thread and process names, stream types and
@@ -24,7 +25,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['nameId', 'globalTid']);
-    this.rows(table, `SELECT nameId, ${tidExpr('globalTid')} FROM ${table}`, (v) => {
+    this.rows(table, ['nameId', tidCol('globalTid')], (v) => {
       const proc = this.proc(v[1], v[2]);
       this.builder.lanes.nameThread(
         proc,
@@ -40,7 +41,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['globalPid', 'name']);
-    this.rows(table, `SELECT ${pidExpr('globalPid')}, name FROM ${table}`, (v) => {
+    this.rows(table, [pidCol('globalPid'), 'name'], (v) => {
       const proc = this.builder.lanes.hasProcess(`${String(v[0] ?? 0)}:${String(v[1] ?? 0)}`);
       if (proc !== undefined && typeof v[2] === 'string') {
         this.builder.lanes.nameProcess(proc, executableName(v[2])); // some exports hold the command line
@@ -54,10 +55,9 @@ export class SqliteTargetInfo extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['streamId', 'processId', 'contextId']);
-    const c = (name: string): string => this.t.col(table, name, '0');
     this.rows(
       table,
-      `SELECT streamId, processId, contextId, ${c('priority')}, ${c('flag')}, ${c('vmId')} FROM ${table}`,
+      ['streamId', 'processId', 'contextId', col('priority', 0), col('flag', 0), col('vmId', 0)],
       (v) => {
         const proc = this.builder.lanes.hasProcess(`${String(v[5] ?? 0)}:${String(v[1] ?? 0)}`);
         if (proc !== undefined) {
@@ -82,8 +82,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['processId', 'deviceId', 'contextId']);
-    const sql = `SELECT processId, deviceId, contextId, ${this.t.col(table, 'vmId', '0')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    this.rows(table, ['processId', 'deviceId', 'contextId', col('vmId', 0)], (v) => {
       const proc = this.builder.lanes.hasProcess(`${String(v[3] ?? 0)}:${String(v[0] ?? 0)}`);
       if (proc !== undefined) {
         this.builder.lanes.setContextDevice(
@@ -117,16 +116,21 @@ export class SqliteTargetInfo extends SqliteRowReader {
       );
       return;
     }
-    const c = (...names: string[]): string => {
-      const found = first(...names);
-      return found === undefined ? 'NULL' : `"${found}"`;
-    };
-    const sql =
-      `SELECT "${idCol}", name, ${c('smCount', 'numMultiprocessors')}, ${c('totalMemory', 'globalMemorySize')}, ` +
-      `${c('computeMajor', 'computeCapabilityMajor')}, ${c('computeMinor', 'computeCapabilityMinor')}, ` +
-      `${c('busLocation')}, ${c('asyncEngines', 'numMemcpyEngines')}, ${c('clockRate')}, ` +
-      `${c('memoryBandwidth')} FROM ${table}`;
-    this.rows(table, sql, (v) => {
+    // A column this schema lacks reads as NULL.
+    const c = (...names: string[]): ScanColumn => col(first(...names) ?? names[0]!);
+    const deviceCols = [
+      idCol,
+      'name',
+      c('smCount', 'numMultiprocessors'),
+      c('totalMemory', 'globalMemorySize'),
+      c('computeMajor', 'computeCapabilityMajor'),
+      c('computeMinor', 'computeCapabilityMinor'),
+      c('busLocation'),
+      c('asyncEngines', 'numMemcpyEngines'),
+      c('clockRate'),
+      c('memoryBandwidth'),
+    ];
+    this.rows(table, deviceCols, (v) => {
       const num = (value: SqlValue | undefined): number | undefined =>
         typeof value === 'number' && value > 0 ? value : undefined;
       const sm = num(v[2]);
@@ -154,25 +158,25 @@ export class SqliteTargetInfo extends SqliteRowReader {
     let producer = '';
     const metaTable = this.t.firstOf('META_DATA_EXPORT', 'EXPORT_META_DATA');
     if (metaTable !== undefined && this.t.columns(metaTable).has('name')) {
-      this.rows(
-        metaTable,
-        `SELECT name, value FROM ${metaTable} WHERE name = 'EXPORT_PRODUCT_VERSION'`,
-        (v) => {
+      this.rows(metaTable, ['name', col('value')], (v) => {
+        if (v[0] === 'EXPORT_PRODUCT_VERSION') {
           producer = `nsys ${String(v[1])}`;
-        },
-      );
+        }
+      });
     }
     if (producer === '') {
-      this.rows(
-        'StringIds',
-        "SELECT value FROM StringIds WHERE value LIKE '%nsight-systems/%' LIMIT 1",
-        (v) => {
-          const version = /nsight-systems\/(\d{4}\.\d+(\.\d+)*)/i.exec(String(v[0]));
-          if (version !== null) {
-            producer = `nsys ${version[1]}`;
-          }
-        },
-      );
+      // The first string naming an install path (LIKE is case-blind for ASCII, so is the test).
+      this.rows('StringIds', ['value'], (v) => {
+        const text = String(v[0]);
+        if (!/nsight-systems\//i.test(text)) {
+          return true;
+        }
+        const version = /nsight-systems\/(\d{4}\.\d+(\.\d+)*)/i.exec(text);
+        if (version !== null) {
+          producer = `nsys ${version[1]}`;
+        }
+        return false;
+      });
     }
     let createdAt: string | undefined;
     if (
@@ -181,10 +185,16 @@ export class SqliteTargetInfo extends SqliteRowReader {
     ) {
       this.rows(
         'TARGET_INFO_SESSION_START_TIME',
-        // As text too: sql.js reads an INTEGER into a double, which at 1.7e18 ns resolves 256 ns.
-        'SELECT utcEpochNs / 1000000, CAST(utcEpochNs AS TEXT) FROM TARGET_INFO_SESSION_START_TIME LIMIT 1',
+        // As exact text: a number holds an INTEGER only to 2^53 (at 1.7e18 ns, 256 ns steps).
+        ['utcEpochNs', { name: 'utcEpochNs', as: 'int-text' }],
         (v) => {
-          const ms = typeof v[0] === 'number' ? v[0] : Number.NaN;
+          const text = typeof v[1] === 'string' ? v[1] : undefined;
+          const ms =
+            text !== undefined
+              ? Number(BigInt(text) / 1000000n) // SQLite's integer division
+              : typeof v[0] === 'number'
+                ? v[0] / 1e6
+                : Number.NaN;
           if (Number.isFinite(ms) && ms > 0 && ms < 8.64e15) {
             createdAt = new Date(ms).toISOString();
             // Session times are ns since the session start: its epoch time is the clock's zero.
@@ -192,6 +202,7 @@ export class SqliteTargetInfo extends SqliteRowReader {
               this.builder.addMeta({ clockEpochNs: v[1] });
             }
           }
+          return false; // the first row only
         },
       );
     }

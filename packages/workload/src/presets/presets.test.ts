@@ -7,6 +7,7 @@ describe('presets', () => {
   it('cover every scenario of the issue, each with a pitfall parameter it declares', () => {
     expect(presets.map((p) => p.name).sort()).toEqual(
       [
+        'ddp-bucketing',
         'default-stream',
         'events-vs-device-sync',
         'graphs',

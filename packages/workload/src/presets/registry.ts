@@ -1,6 +1,7 @@
 import { formatBytes } from '@streamscope/trace';
 import { UnitError, parseSize } from '../units.ts';
 import type { WorkloadInput } from '../schema.ts';
+import { ddpBucketing } from './ddp-bucketing.ts';
 import { overlapBlog } from './overlap-blog.ts';
 import {
   issueOrder,
@@ -30,6 +31,7 @@ const definitions: readonly PresetDefinition[] = [
   mallocInLoop,
   graphs,
   streamCount,
+  ddpBucketing,
 ];
 
 /** Every preset with its parameters (for `--preset`, the lab and the API). */

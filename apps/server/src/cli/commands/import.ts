@@ -1,12 +1,12 @@
-import { createReadStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportResult } from '@streamscope/importers';
-import { importSummary, importTrace, mergeRanks } from '@streamscope/importers';
+import { importSummary, mergeRanks } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
+import { importFile } from '../import-file.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = [
@@ -48,7 +48,8 @@ export const importCommand: Command = {
           throw new UsageError(`cannot read ${file}`);
         },
       );
-      const result = await importTrace(createReadStream(file, { highWaterMark: 1 << 20 }), {
+      // SQLite (gzip'd too) is read from disk page by page; the rest streams.
+      const result = await importFile(file, {
         fileName: path.basename(file),
         ...(maxBytes === undefined ? {} : { maxBytes }),
       });

@@ -19,7 +19,7 @@ const usage = [
   '         [--pace fast|realtime] [--time-limit MS] [--out FILE] [--summary]',
   '',
   '  --backend      auto (default): cuda when a GPU is there, else sim; says which it picked',
-  '  --profile      sim device profile (c1060, c2050, k20c, h100, h200; default h100)',
+  '  --profile      sim device profile (c1060, c2050, k20c, h100, h200, h100x2…h200x8, h100-pcie-x4; default h100)',
   '  --calibration  sim: a profile from `streamscope calibrate` output (used unless --profile)',
   "  --device       cuda: device ordinal of the plan's first device (default 0)",
   '  --replay       replay backend: the stored trace (.sstrace) to replay',

@@ -2,6 +2,8 @@ import { openAsBlob } from 'node:fs';
 import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
 import { saveTrace } from '@streamscope/trace';
 import { ApiError } from '../../http/api-error.ts';
+import { openRandomAccess } from '../../imports/file-random-access.ts';
+import { isSqlite } from '../../imports/inflate-sqlite.ts';
 import { uploadLimitHint } from '../../imports/import-failures.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 
@@ -28,14 +30,16 @@ export async function importTask(
   ctx: TaskContext,
 ): Promise<TaskResult> {
   try {
-    // A Blob of the file: the importer knows its size and reads a SQLite export into one array.
-    const { trace, warnings } = await importTrace(await openAsBlob(filePath), {
+    // A SQLite export is read from disk page by page (never held whole); anything else streams
+    // from a Blob of the file.
+    const file = (await isSqlite(filePath)) ? openRandomAccess(filePath) : undefined;
+    const { trace, warnings } = await importTrace(file ?? (await openAsBlob(filePath)), {
       fileName,
       maxBytes,
       signal: ctx.signal,
       onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
-    });
+    }).finally(() => file?.close());
     const traceBytes = saveTrace(trace);
     const result: ImportedTrace = {
       traceBytes,

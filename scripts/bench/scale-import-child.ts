@@ -1,0 +1,157 @@
+import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import process from 'node:process';
+import { createInterface } from 'node:readline';
+import type { RandomAccessFile } from '@streamscope/importers';
+import { SqliteFile, importTrace, loadSqlJs } from '@streamscope/importers';
+import type { Trace } from '@streamscope/trace';
+import { saveTrace } from '@streamscope/trace';
+
+// One measurement of `pnpm bench scale` in a fresh process, so that its peak RSS (VmHWM) is its
+// own: `import FILE` imports an export (SQLite read from disk page by page, JSON streamed);
+// `json-parse FILE` is the JSON baseline, a streaming JSON.parse of each event (one per line in
+// the generated files); `sqlite-scan FILE` is the SQLite baseline, every column of every row of
+// the tables the importer reads, through the same reader. Prints one JSON line of figures.
+
+const [mode, file] = process.argv.slice(2) as [string, string];
+
+function openFile(filePath: string): RandomAccessFile & { close(): void } {
+  const fd = openSync(filePath, 'r');
+  return {
+    sizeBytes: fstatSync(fd).size,
+    readAt: (target, position) => readSync(fd, target, 0, target.length, position),
+    close: () => closeSync(fd),
+  };
+}
+
+function hwmBytes(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) * 1024;
+}
+
+const tables = [
+  'StringIds',
+  'CUPTI_ACTIVITY_KIND_KERNEL',
+  'CUPTI_ACTIVITY_KIND_MEMCPY',
+  'CUPTI_ACTIVITY_KIND_MEMSET',
+  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+  'CUPTI_ACTIVITY_KIND_CUDA_EVENT',
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
+  'CUPTI_ACTIVITY_KIND_RUNTIME',
+  'NVTX_EVENTS',
+  'ThreadNames',
+  'TARGET_INFO_CUDA_STREAM',
+];
+
+async function measure(): Promise<Record<string, number>> {
+  if (mode === 'import') {
+    const sqlite = file.endsWith('.sqlite');
+    const source = sqlite ? openFile(file) : createReadStream(file, { highWaterMark: 1 << 20 });
+    try {
+      const { trace } = await importTrace(source, { fileName: file, maxBytes: 2 ** 52 });
+      kept = trace;
+      return { ops: trace.ops.count };
+    } finally {
+      if ('close' in source && typeof source.close === 'function') {
+        source.close();
+      }
+    }
+  }
+  if (mode === 'json-parse') {
+    let events = 0;
+    const lines = createInterface({ input: createReadStream(file, { highWaterMark: 1 << 20 }) });
+    for await (const raw of lines) {
+      const line = raw.endsWith(',') ? raw.slice(0, -1) : raw;
+      // A whole event (the kineto header line is an open object and is skipped).
+      if (line.startsWith('{') && line.endsWith('}')) {
+        const value = JSON.parse(line) as unknown;
+        if (typeof value === 'object' && value !== null) {
+          events++;
+        }
+      }
+    }
+    return { events };
+  }
+  if (mode === 'sqlite-scan') {
+    const handle = openFile(file);
+    try {
+      const db = new SqliteFile(handle);
+      let rows = 0;
+      let cells = 0;
+      for (const name of tables) {
+        const table = db.table(name);
+        if (table === undefined) {
+          continue;
+        }
+        // As SELECT * hands rows out: each row's values in an array of its own.
+        db.scan(
+          table,
+          table.columns.map((_, i) => i),
+          (slots) => {
+            const row = slots.values.slice();
+            rows++;
+            for (const v of row) {
+              if (v !== null) {
+                cells++;
+              }
+            }
+          },
+        );
+      }
+      return { rows, cells };
+    } finally {
+      handle.close();
+    }
+  }
+  if (mode === 'sqljs-select') {
+    // The engine the importer used before: SELECT * of the same tables through sql.js (the
+    // database read into memory first, outside the timing).
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(readFileSync(file));
+    const cpuStart = process.cpuUsage();
+    let rows = 0;
+    for (const name of tables) {
+      const exists = db.exec(
+        `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${name}'`,
+      );
+      if (exists.length === 0) {
+        continue;
+      }
+      const stmt = db.prepare(`SELECT * FROM "${name}"`);
+      while (stmt.step()) {
+        if (stmt.get().length > 0) {
+          rows++;
+        }
+      }
+      stmt.free();
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    db.close();
+    return { rows, selectCpuS: (cpu.user + cpu.system) / 1e6 };
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+let kept: Trace | undefined;
+const cpu0 = process.cpuUsage();
+const wall0 = performance.now();
+const figures = await measure();
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(
+  `${JSON.stringify({
+    ...figures,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    wallS: (performance.now() - wall0) / 1000,
+    hwmBytes: hwmBytes(),
+    // The imported trace's own size, after the timing: its .sstrace bytes.
+    ...(kept === undefined
+      ? {}
+      : {
+          traceBytes: saveTrace(kept).length,
+          // The op table in memory: the sum of its typed columns.
+          opColumnBytes: Object.values(kept.ops.columns()).reduce(
+            (sum: number, c: unknown) => sum + (ArrayBuffer.isView(c) ? c.byteLength : 0),
+            0,
+          ),
+        }),
+  })}\n`,
+);

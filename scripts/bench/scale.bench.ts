@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import type { GenFormat } from '../gen/main.ts';
+import { generate } from '../gen/main.ts';
+import type { Report } from './report.ts';
+
+// `pnpm bench scale [--big]`: imports of generated realistic exports (scripts/gen: a recorded
+// training run — kernels, copies, memsets, API calls, syncs, event records, NVTX — repeated with
+// shifted times and ids) at 100k GPU ops, or 1M and 5M with --big (20M with --huge). For each
+// format, each measurement in a fresh child process (scale-import-child.ts):
+//  - import.<format>_s_per_1m_gpu_ops: CPU seconds (user + system) per million GPU ops;
+//  - import.<format>_peak_rss_mb_per_1m_gpu_ops: the child's VmHWM per million GPU ops;
+//  - import.nsys_json_vs_json_parse, import.kineto_vs_json_parse: the importer's MB/s over a
+//    streaming per-event JSON.parse of the same file (the baseline's CPU time over the import's);
+//  - import.sqlite_vs_scan: the same over a full scan of every column of the tables the importer
+//    reads, through the same page reader;
+//  - import.sqlite_vs_sqljs_select: the same over SELECT * of those tables through sql.js, the
+//    engine SQLite imports used before (up to 1M GPU ops: sql.js holds the whole database);
+//  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
+//  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
+//    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
+// CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
+// live in scale-*.bench.ts files beside this one; `pnpm bench scale` runs them all.
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const child = path.join(here, 'scale-import-child.ts');
+const big = process.argv.includes('--big');
+const huge = process.argv.includes('--huge');
+const sizes = huge ? [20_000_000] : big ? [1_000_000, 5_000_000] : [100_000];
+
+interface ChildFigures {
+  readonly cpuS: number;
+  readonly wallS: number;
+  readonly hwmBytes: number;
+  readonly traceBytes?: number;
+  readonly opColumnBytes?: number;
+  readonly selectCpuS?: number;
+}
+
+function runChild(mode: string, file: string): Promise<ChildFigures> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', child, mode, file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    proc.on('exit', (code) => {
+      if (code === 0) {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ChildFigures);
+      } else {
+        reject(new Error(`${mode} ${file} exited with ${code}: ${err}`));
+      }
+    });
+  });
+}
+
+const formats: { format: GenFormat; name: string; ext: string; baseline: string }[] = [
+  { format: 'nsys-json', name: 'nsys_json', ext: 'json', baseline: 'json-parse' },
+  { format: 'kineto', name: 'kineto', ext: 'json', baseline: 'json-parse' },
+  { format: 'nsys-sqlite', name: 'nsys_sqlite', ext: 'sqlite', baseline: 'sqlite-scan' },
+];
+
+export async function run(report: Report): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scale-bench-'));
+  try {
+    for (const size of sizes) {
+      const tag = size >= 1e6 ? `${size / 1e6}m` : `${size / 1e3}k`;
+      for (const { format, name, ext, baseline } of formats) {
+        const file = path.join(dir, `${format}-${tag}.${ext}`);
+        const generated = generate(format, size, file);
+        const perM = 1e6 / generated.gpuOps;
+        const imported = await runChild('import', file);
+        const base = await runChild(baseline, file);
+        report(`import.${name}_s_per_1m_gpu_ops_${tag}`, imported.cpuS * perM, 's');
+        report(
+          `import.${name}_peak_rss_mb_per_1m_gpu_ops_${tag}`,
+          (imported.hwmBytes / 2 ** 20) * perM,
+          'MB',
+        );
+        report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
+        const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
+        report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        if (format === 'nsys-sqlite' && size <= 1_000_000) {
+          // sql.js holds the whole database: only at sizes where that fits comfortably.
+          const select = await runChild('sqljs-select', file);
+          report(`import.sqlite_vs_sqljs_select_${tag}`, select.selectCpuS! / imported.cpuS, 'x');
+        }
+        if (imported.opColumnBytes !== undefined) {
+          report(
+            `import.${name}_peak_vs_op_columns_${tag}`,
+            imported.hwmBytes / imported.opColumnBytes,
+            'x',
+          );
+        }
+        if (format === 'nsys-sqlite' && imported.traceBytes !== undefined) {
+          report(
+            `import.nsys_sqlite_peak_vs_trace_${tag}`,
+            imported.hwmBytes / imported.traceBytes,
+            'x',
+          );
+          report(
+            `import.nsys_sqlite_peak_vs_file_${tag}`,
+            imported.hwmBytes / generated.bytes,
+            'x',
+          );
+        }
+        await rm(file, { force: true });
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
