@@ -1,6 +1,8 @@
 /** The timeline renderer: typed arrays in, pixels out. No React, no store (DESIGN.md). */
 export type { TimelineView, TimelineViewOptions, ScrollInfo } from './timeline-view.ts';
 export { createTimelineView } from './timeline-view.ts';
+export type { ExportOptions } from './export-frame.ts';
+export { windowLabel } from './export-frame.ts';
 export type { Viewport } from './viewport.ts';
 export { clampViewport, fitViewport, zoomViewport, panViewport, minSpanNs } from './viewport.ts';
 export type { TimelineHit } from './hit-test.ts';

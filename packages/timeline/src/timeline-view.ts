@@ -1,6 +1,16 @@
 import type { Trace } from '@streamscope/trace';
 import { CanvasSurface } from './canvas-surface.ts';
+import type { LegendEntry } from './colors.ts';
 import { chrome } from './colors.ts';
+import type { ExportOptions } from './export-frame.ts';
+import {
+  documentCanvas,
+  exportHeaderHeightPx,
+  exportLegend,
+  paintExportHeader,
+  paintPng,
+  ShiftedSurface,
+} from './export-frame.ts';
 import { LabelFitter } from './draw-rows.ts';
 import { fitSpanViewport, gpuActivitySpan } from './gpu-span.ts';
 import type { TimeWindow } from './frame-cache.ts';
@@ -14,6 +24,7 @@ import { hitTest } from './hit-test.ts';
 import type { LayoutOptions, LayoutRow, RowLayout } from './layout.ts';
 import { computeLayout, rowIndexAt, rowScreenTopPx } from './layout.ts';
 import { paintFrame } from './paint-frame.ts';
+import type { PaintSurface } from './paint-surface.ts';
 import type { FrameClock } from './scheduler.ts';
 import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
 import { SearchMarks } from './search-marks.ts';
@@ -36,6 +47,8 @@ export interface TimelineViewOptions {
   >;
   /** Headers fold on click (a chevron and group keys in the layout); false unless set. */
   readonly foldableHeaders?: boolean;
+  /** Makes the canvas a PNG export is painted on (device px); a new document canvas unless given. */
+  readonly exportCanvas?: (widthDevPx: number, heightDevPx: number) => HTMLCanvasElement;
 }
 
 /** Scroll state of the rows under the axis and pinned band. */
@@ -109,8 +122,12 @@ export interface TimelineView {
   isIdle(): boolean;
   stats(): FrameStats;
   onFrame(listener: (stats: FrameStats) => void): () => void;
-  exportPng(): Promise<Blob>;
-  exportSvg(): string;
+  /**
+   * The view as a picture with a band above it (the title, the window, the legend of what is
+   * drawn) over the frame with its axis: a PNG at `pixelRatio` (2 unless given), an SVG in CSS px.
+   */
+  exportPng(options?: ExportOptions): Promise<Blob>;
+  exportSvg(options?: ExportOptions): string;
   dispose(): void;
 }
 
@@ -240,6 +257,25 @@ export function createTimelineView(
   };
 
   const scheduler = new RedrawScheduler(options.clock ?? animationFrameClock, draw);
+
+  // An export: the header band, then the frame under it (no time cursor), on its own surface.
+  const paintExport = (
+    target: PaintSurface,
+    title: string | undefined,
+    legend: readonly LegendEntry[],
+    headerPx: number,
+  ): void => {
+    paintExportHeader(target, title ?? 'trace', viewport, legend);
+    const below = new ShiftedSurface(target, headerPx);
+    if (trace === undefined || widthPx <= gutterPx) {
+      below.fillRect(0, 0, widthPx, heightPx, chrome.background);
+      return;
+    }
+    layoutUpToDate(trace);
+    const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
+    cache.update(trace, layout, viewport, nsPerPx, gapIndex);
+    paintFrame(below, frameInput(trace, true), labels, emptyStats());
+  };
 
   const onContextRestored = (): void => {
     cache.invalidate();
@@ -441,28 +477,23 @@ export function createTimelineView(
       frameListeners.add(listener);
       return () => frameListeners.delete(listener);
     },
-    exportPng() {
+    exportPng(exportOptions = {}) {
       scheduler.flush();
-      return new Promise((resolve, reject) => {
-        canvas.toBlob((blob) => {
-          if (blob === null) {
-            reject(new Error('the canvas could not be encoded as PNG'));
-          } else {
-            resolve(blob);
-          }
-        }, 'image/png');
-      });
+      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const headerPx = exportHeaderHeightPx(legend, widthPx);
+      return paintPng(
+        options.exportCanvas ?? documentCanvas(canvas),
+        widthPx,
+        heightPx + headerPx,
+        exportOptions.pixelRatio ?? 2,
+        (target) => paintExport(target, exportOptions.title, legend, headerPx),
+      );
     },
-    exportSvg() {
-      const svg = new SvgSurface(widthPx, heightPx);
-      if (trace === undefined || widthPx <= gutterPx) {
-        svg.fillRect(0, 0, widthPx, heightPx, chrome.background);
-        return svg.toString();
-      }
-      layoutUpToDate(trace);
-      const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
-      cache.update(trace, layout, viewport, nsPerPx, gapIndex);
-      paintFrame(svg, frameInput(trace, true), labels, emptyStats());
+    exportSvg(exportOptions = {}) {
+      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const headerPx = exportHeaderHeightPx(legend, widthPx);
+      const svg = new SvgSurface(widthPx, heightPx + headerPx);
+      paintExport(svg, exportOptions.title, legend, headerPx);
       return svg.toString();
     },
     dispose() {
