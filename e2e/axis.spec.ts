@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect, idle, test } from './fixtures.ts';
 import { kinetoTrace } from './export-trace.ts';
 
@@ -50,21 +51,15 @@ for (const size of [
       page.waitForEvent('download'),
       page.getByTestId('export-svg').click(),
     ]);
-    const svg = await download.createReadStream().then(
-      (stream) =>
-        new Promise<string>((resolve) => {
-          let text = '';
-          stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-          stream.on('end', () => resolve(text));
-        }),
-    );
+    const svg = await readFile(await download.path(), 'utf8');
+    expect(svg).toContain('class="axis"');
     const labels = await page.evaluate((markup) => {
       const host = document.createElement('div');
       host.innerHTML = markup;
       document.body.append(host);
       const root = host.querySelector('svg')!;
       const widthPx = Number(root.getAttribute('width'));
-      const out = [...root.querySelectorAll<SVGTextElement>('text.axis')].map((t) => {
+      const out = Array.from(root.querySelectorAll<SVGTextElement>('text.axis')).map((t) => {
         const box = t.getBBox();
         return { label: t.textContent ?? '', endPx: box.x + box.width, widthPx };
       });

@@ -1,7 +1,10 @@
 // A small kineto trace for the export, axis and label e2e specs: a forward and a backward range
 // on the host thread, each launching kernels on stream 7 (correlation ids join them). Times in µs.
-export function kinetoTrace(kernelName = 'gemm_kernel'): string {
+export function kinetoTrace(kernelName = 'gemm_kernel', threadName?: string): string {
   const events: Record<string, unknown>[] = [
+    ...(threadName === undefined
+      ? []
+      : [{ ph: 'M', name: 'thread_name', pid: 7, tid: 7, args: { name: threadName } }]),
     { ph: 'X', cat: 'user_annotation', name: 'forward', pid: 7, tid: 7, ts: 0, dur: 1000 },
     { ph: 'X', cat: 'user_annotation', name: 'backward', pid: 7, tid: 7, ts: 1000, dur: 1000 },
   ];

@@ -10,6 +10,8 @@ export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
 export type { AreaSelection, FrameStats, MarkedRange } from './frame-input.ts';
 export type { LayoutRow, RowLayout, RowKind, LayoutOptions } from './layout.ts';
 export { computeLayout, rowIndexAt, defaultRowHeights, syncLaneLabel } from './layout.ts';
+export type { GutterLabel } from './draw-rows.ts';
+export { gutterLabel } from './draw-rows.ts';
 export { isHostWaitKind } from './sync-lane.ts';
 export type { AxisTick, AxisTicks, TimeUnit } from './axis-ticks.ts';
 export { axisTicks, niceStepNs, formatTick } from './axis-ticks.ts';

@@ -3,8 +3,36 @@ import { getTrace } from '../data/trace-registry.ts';
 import { opDetails } from '../lib/op-details.ts';
 import { useApp } from '../store/use-app.ts';
 
-/** Name, kind, stream, start, duration, bytes and bandwidth, grid and block of the hovered op. */
+/**
+ * Name, kind, stream, start, duration, bytes and bandwidth, grid and block of the hovered op; over
+ * the label column, the whole of a row label the gutter cut short.
+ */
 export function HoverTooltip() {
+  return (
+    <>
+      <OpTooltip />
+      <RowLabelTooltip />
+    </>
+  );
+}
+
+function RowLabelTooltip() {
+  const hovered = useApp((s) => s.hoveredLabel);
+  if (hovered === null) {
+    return null;
+  }
+  return (
+    <div
+      className="tooltip"
+      data-testid="label-tooltip"
+      style={{ left: hovered.clientX + 14, top: hovered.clientY + 14 }}
+    >
+      <div className="tooltip-name">{hovered.text}</div>
+    </div>
+  );
+}
+
+function OpTooltip() {
   const traceId = useApp((s) => s.traceId);
   const hovered = useApp((s) => s.hoveredOp);
   const trace = getTrace(traceId);

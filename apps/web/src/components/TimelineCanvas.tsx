@@ -1,6 +1,7 @@
 import { createTimelineView } from '@streamscope/timeline';
 import type { TimelineView } from '@streamscope/timeline';
 import { memo, useEffect, useRef } from 'react';
+import { attachLabelHover } from '../canvas/label-hover.ts';
 import { attachRowScrollbar } from '../canvas/row-scrollbar.ts';
 import { bindTimeline } from '../canvas/timeline-binding.ts';
 import { attachTimelineInput } from '../canvas/timeline-input.ts';
@@ -42,12 +43,14 @@ function TimelineCanvasInner({
     const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
     const detachBar = attachRowScrollbar(bar, canvas, view);
+    const detachLabels = attachLabelHover(canvas, view);
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);
     registerView(viewId, view);
     return () => {
       unregisterView(viewId, view);
       detachBar();
+      detachLabels();
       observer.disconnect();
       detachInput();
       binding.unbind();
