@@ -1,5 +1,11 @@
 /** The timeline renderer: typed arrays in, pixels out. No React, no store (DESIGN.md). */
-export type { TimelineView, TimelineViewOptions, ScrollInfo } from './timeline-view.ts';
+export type {
+  TimelineView,
+  TimelineViewOptions,
+  ScrollInfo,
+  TrackLaneHit,
+} from './timeline-view.ts';
+export type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 export { createTimelineView } from './timeline-view.ts';
 export type { ExportOptions } from './export-frame.ts';
 export { windowLabel } from './export-frame.ts';
@@ -9,7 +15,14 @@ export type { TimelineHit } from './hit-test.ts';
 export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
 export type { AreaSelection, FrameStats, MarkedRange } from './frame-input.ts';
 export type { LayoutRow, RowLayout, RowKind, LayoutOptions } from './layout.ts';
-export { computeLayout, rowIndexAt, defaultRowHeights, syncLaneLabel } from './layout.ts';
+export {
+  computeLayout,
+  rowIndexAt,
+  defaultRowHeights,
+  syncLaneLabel,
+  launchLaneLabel,
+  queueTrackLabel,
+} from './layout.ts';
 export type { GutterLabel } from './draw-rows.ts';
 export { gutterLabel } from './draw-rows.ts';
 export { isHostWaitKind } from './sync-lane.ts';

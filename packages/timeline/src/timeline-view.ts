@@ -30,6 +30,8 @@ import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
 import { SearchMarks } from './search-marks.ts';
 import { SvgSurface } from './svg-surface.ts';
 import { SyncLaneScan } from './sync-lane.ts';
+import type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
+import { TrackLanes } from './track-lanes.ts';
 import type { Viewport } from './viewport.ts';
 import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
 
@@ -113,6 +115,16 @@ export interface TimelineView {
   setCollapsedGroups(keys: readonly string[]): void;
   /** Gap causes from analysis; tracks without any keep plain idle shading. */
   setGaps(gaps: GapTable | undefined): void;
+  /** Host ranges that launched each stream's ops, and launch queue depths (from analysis). */
+  setTrackLaneData(
+    launch: readonly LaunchSegments[] | undefined,
+    queue: readonly QueueDepthTrack[] | undefined,
+    queueCapacity: number,
+  ): void;
+  /** Shows or hides the 'launch' and 'queue' rows under the streams that have data. */
+  setTrackLanesShown(launch: boolean, queue: boolean): void;
+  /** The queue depth or the launching range under a point of those rows. */
+  trackLaneAt(xPx: number, yPx: number): TrackLaneHit | undefined;
   /** Re-reads the canvas size (or takes the given CSS size) and devicePixelRatio. */
   resize(widthPx?: number, heightPx?: number): void;
   requestRedraw(): void;
@@ -130,6 +142,16 @@ export interface TimelineView {
   exportSvg(options?: ExportOptions): string;
   dispose(): void;
 }
+
+/** What a point of a 'queue' or 'launch' row shows. */
+export type TrackLaneHit =
+  | {
+      readonly kind: 'queue';
+      readonly track: number;
+      readonly depth: number;
+      readonly timeNs: number;
+    }
+  | { readonly kind: 'launch'; readonly track: number; readonly range: number };
 
 /** Creates a view that owns `canvas`'s pixels. Call `resize()` when the element's size changes. */
 export function createTimelineView(
@@ -173,6 +195,7 @@ export function createTimelineView(
   let collapsedGroups = new Set<string>();
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
+  const trackLanes = new TrackLanes();
 
   const relayout = (): void => {
     layout =
@@ -185,6 +208,8 @@ export function createTimelineView(
             collapsedGroups,
             foldable: options.foldableHeaders === true,
             syncLaneTracks: syncLanes.tracks,
+            launchLaneTracks: trackLanes.launchTracks(),
+            queueTracks: trackLanes.queueTracks(),
           });
     layoutTracks = trace?.tracks.length ?? -1;
     layoutRanges = trace?.ranges.count ?? -1;
@@ -218,6 +243,7 @@ export function createTimelineView(
     gutterPx,
     axisHeightPx,
     scrollTopPx,
+    trackLanes,
     selectedOp,
     selectedFlows,
     search,
@@ -445,6 +471,30 @@ export function createTimelineView(
       collapsedGroups = new Set(keys);
       relayout();
       scheduler.requestRedraw();
+    },
+    setTrackLaneData(launch, queue, queueCapacity) {
+      trackLanes.setLaunchSegments(launch);
+      trackLanes.setQueueDepth(queue, queueCapacity);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setTrackLanesShown(launch, queue) {
+      trackLanes.setShown(launch, queue);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    trackLaneAt(xPx, yPx) {
+      const row = view.rowAt(yPx);
+      if (xPx < gutterPx || (row?.kind !== 'queue' && row?.kind !== 'launch')) {
+        return undefined;
+      }
+      const timeNs = view.timeAtX(xPx);
+      if (row.kind === 'queue') {
+        const depth = trackLanes.queueDepthAt(row.track, timeNs);
+        return { kind: 'queue', track: row.track, depth, timeNs };
+      }
+      const range = trackLanes.launchRangeAt(row.track, timeNs);
+      return range < 0 ? undefined : { kind: 'launch', track: row.track, range };
     },
     setGaps(gaps) {
       gapIndex = gaps === undefined ? undefined : new GapIndex(gaps);
