@@ -5,6 +5,7 @@ import { attachLabelHover } from '../canvas/label-hover.ts';
 import { attachRowScrollbar } from '../canvas/row-scrollbar.ts';
 import { bindTimeline } from '../canvas/timeline-binding.ts';
 import { attachTimelineInput } from '../canvas/timeline-input.ts';
+import { bindTrackLanes } from '../canvas/track-lanes-binding.ts';
 import { registerView, unregisterView } from '../canvas/view-registry.ts';
 
 interface TimelineCanvasProps {
@@ -44,6 +45,8 @@ function TimelineCanvasInner({
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
     const detachBar = attachRowScrollbar(bar, canvas, view);
     const detachLabels = attachLabelHover(canvas, view);
+    // The Tracks menu's rows, on the main view (compared views keep to the ops).
+    const unbindLanes = followSelection ? bindTrackLanes(view, traceId) : () => undefined;
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);
     registerView(viewId, view);
@@ -51,6 +54,7 @@ function TimelineCanvasInner({
       unregisterView(viewId, view);
       detachBar();
       detachLabels();
+      unbindLanes();
       observer.disconnect();
       detachInput();
       binding.unbind();

@@ -49,6 +49,7 @@ export function TracePage() {
         hiddenTracks: route.hidden ?? [],
         collapsedGroups: route.collapsed ?? [],
       });
+      state.setTrackLanes(route.lanes ?? []);
     }
     void openStoredTrace(routeTraceId);
   }, [routeTraceId]);

@@ -15,17 +15,36 @@ export interface HoveredLabel {
   readonly clientY: number;
 }
 
+/** The optional rows under each stream (the toolbar's Tracks menu; `lanes=` in the URL). */
+export type TrackLaneName = 'launch' | 'queue';
+
+/** What a 'queue' or 'launch' row shows under the pointer. */
+export interface HoveredLane {
+  readonly kind: 'queue' | 'launch';
+  readonly track: number;
+  /** Queue depth (queue rows) or range index (launch rows). */
+  readonly value: number;
+  readonly timeNs: number;
+  readonly clientX: number;
+  readonly clientY: number;
+}
+
 export interface UiSlice {
   readonly route: Route;
   readonly notices: readonly Notice[];
   /** The keyboard and mouse help over the trace view (`?`). */
   readonly helpOpen: boolean;
   readonly hoveredLabel: HoveredLabel | null;
+  readonly trackLanes: readonly TrackLaneName[];
+  readonly hoveredLane: HoveredLane | null;
   navigate: (route: Route) => void;
   notify: (tone: Notice['tone'], text: string) => void;
   dismissNotice: (id: number) => void;
   setHelpOpen: (open: boolean) => void;
   hoverLabel: (hovered: HoveredLabel | null) => void;
+  toggleTrackLane: (lane: TrackLaneName) => void;
+  setTrackLanes: (lanes: readonly TrackLaneName[]) => void;
+  hoverLane: (hovered: HoveredLane | null) => void;
 }
 
 let nextNoticeId = 1;
@@ -35,6 +54,8 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set, get)
   notices: [],
   helpOpen: false,
   hoveredLabel: null,
+  trackLanes: [],
+  hoveredLane: null,
   navigate: (route) => set({ route }),
   notify: (tone, text) =>
     set((state) => ({ notices: [...state.notices.slice(-4), { id: nextNoticeId++, tone, text }] })),
@@ -46,5 +67,26 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set, get)
       return;
     }
     set({ hoveredLabel: hovered });
+  },
+  toggleTrackLane: (lane) =>
+    set((state) => ({
+      trackLanes: state.trackLanes.includes(lane)
+        ? state.trackLanes.filter((l) => l !== lane)
+        : [...state.trackLanes, lane].sort(),
+    })),
+  setTrackLanes: (lanes) =>
+    set((state) =>
+      state.trackLanes.join() === [...lanes].sort().join() ? {} : { trackLanes: [...lanes].sort() },
+    ),
+  hoverLane: (hovered) => {
+    const now = get().hoveredLane;
+    if (
+      now?.kind === hovered?.kind &&
+      now?.track === hovered?.track &&
+      now?.value === hovered?.value
+    ) {
+      return;
+    }
+    set({ hoveredLane: hovered });
   },
 });
