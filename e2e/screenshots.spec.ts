@@ -124,3 +124,32 @@ test("a lesson's before and after Gantts", async ({ page }) => {
     exact,
   );
 });
+
+// The README's pictures: the trace page of a real PyTorch training step (a pinned copy of
+// fixtures/kineto/train.pt.trace.json.gz) at the three sizes issue #21 was walked through at,
+// with the launch-range and queue-depth rows on. The baselines are the pictures.
+const train = fileURLToPath(new URL('./screenshot-traces/train.pt.trace.json.gz', import.meta.url));
+
+for (const size of [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+  { width: 2560, height: 1440 },
+]) {
+  test(`the trace page of a PyTorch step at ${size.width}×${size.height}`, async ({
+    page,
+    request,
+  }) => {
+    await page.setViewportSize(size);
+    const uploaded = await request.put('/api/imports?filename=train.pt.trace.json.gz', {
+      data: await readFile(train),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(uploaded.status()).toBe(201);
+    const { id } = (await uploaded.json()) as { id: string };
+    await page.goto(`/#/trace/${id}?lanes=launch,queue`);
+    await idle(page);
+    expect((await rendererStats(page, 'timeline'))?.drawnOps).toBeGreaterThan(0);
+    await expect(page).toHaveScreenshot(`trace-page-${size.width}x${size.height}.png`, exact);
+    await request.delete(`/api/traces/${id}`);
+  });
+}

@@ -41,5 +41,7 @@ export { compareTraces, matchOps } from './compare.ts';
 export { launchLatencies } from './launch.ts';
 export type { QueueDepthSeries } from './queue-depth.ts';
 export { queueDepthSeries, queueDepthSeriesByStream } from './queue-depth.ts';
+export type { LaunchRangeSegments } from './launch-ranges.ts';
+export { launchRangesByStream } from './launch-ranges.ts';
 export { copyBandwidthsGBps } from './stats.ts';
 export { KernelClass, kernelClassOfName } from './kernel-classes.ts';

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { axisTicks, formatTick, niceStepNs, unitForStep } from './axis-ticks.ts';
+import type { AxisTick } from './axis-ticks.ts';
+import {
+  axisLabelWidthPx,
+  axisTicks,
+  formatTick,
+  niceStepNs,
+  placeAxisLabels,
+  unitForStep,
+} from './axis-ticks.ts';
 
 describe('axisTicks', () => {
   it('picks a 1-2-5 step at least the minimum spacing apart', () => {
@@ -43,5 +51,69 @@ describe('axisTicks', () => {
     expect(axis.baseLabel).toBe('5.0000 s');
     expect(axis.ticks[0]!.label).toBe('+200 ns');
     expect(axis.ticks.every((t) => t.label.length <= 10)).toBe(true);
+  });
+});
+
+describe('placeAxisLabels', () => {
+  const charPx = 10 * 0.58;
+  const at = (xs: Record<number, number>) => (tick: AxisTick) => xs[tick.timeNs]!;
+
+  it('shifts a label that would pass the right edge left so it ends there', () => {
+    const ticks: AxisTick[] = [
+      { timeNs: 0, label: '0 µs', major: true },
+      { timeNs: 1000, label: '1000 µs', major: false },
+      { timeNs: 2000, label: '2000 µs', major: false },
+    ];
+    // The last tick sits 4 px from the right edge: "2000 µs" (7 glyphs) needs about 47 px.
+    const xs = placeAxisLabels(ticks, at({ 0: 200, 1000: 598, 2000: 996 }), 200, 1000, charPx);
+    expect(xs[0]).toBe(203);
+    expect(xs[1]).toBe(601);
+    const widthPx = axisLabelWidthPx('2000 µs', charPx);
+    expect(widthPx).toBeGreaterThan(7 * charPx);
+    expect(xs[2]).toBe(1000 - widthPx);
+  });
+
+  it('drops a shifted label that would run into the one before it', () => {
+    const ticks: AxisTick[] = [
+      { timeNs: 0, label: '100 µs', major: false },
+      { timeNs: 1, label: '200 µs', major: false },
+    ];
+    const xs = placeAxisLabels(ticks, at({ 0: 930, 1: 995 }), 200, 1000, charPx);
+    expect(xs[0]).toBe(933);
+    expect(Number.isNaN(xs[1]!)).toBe(true);
+  });
+
+  it('keeps every label inside the axis and apart at many widths and windows', () => {
+    for (const widthPx of [260, 333, 517, 800, 1000, 1280, 1441, 2360]) {
+      for (const [startNs, endNs] of [
+        [0, 2_000_000],
+        [0, 2_260_000],
+        [123_456, 9_876_543],
+        [5e9 + 17, 5e9 + 999_017],
+        [0, 1e10],
+      ] as const) {
+        const gutterPx = 200;
+        const axis = axisTicks(startNs, endNs, widthPx - gutterPx);
+        const scale = (widthPx - gutterPx) / (endNs - startNs);
+        const xOf = (tick: AxisTick) => gutterPx + (tick.timeNs - startNs) * scale;
+        const xs = placeAxisLabels(axis.ticks, xOf, gutterPx, widthPx, charPx);
+        let prevEnd = -Infinity;
+        axis.ticks.forEach((tick, i) => {
+          const x = xs[i]!;
+          if (Number.isNaN(x)) {
+            return;
+          }
+          const end = x + axisLabelWidthPx(tick.label, charPx);
+          expect(end).toBeLessThanOrEqual(widthPx);
+          expect(x).toBeGreaterThanOrEqual(gutterPx);
+          expect(x).toBeGreaterThan(prevEnd);
+          // A label stays by its tick: it starts right of it, or ends right of it when shifted.
+          expect(x <= xOf(tick) + 3 && end >= xOf(tick)).toBe(true);
+          prevEnd = end;
+        });
+        // Only the last label may go (when it has no room left of the edge).
+        expect(xs.slice(0, -1).every((x) => !Number.isNaN(x))).toBe(true);
+      }
+    }
   });
 });

@@ -96,3 +96,47 @@ export function axisTicks(
   }
   return { stepNs, unit, labelBaseNs, baseLabel, ticks };
 }
+
+/** Gap between a tick and its label, and the least room kept between two labels, CSS px. */
+export const axisLabelOffsetPx = 3;
+const axisLabelGapPx = 6;
+
+/**
+ * An axis label's width in CSS px of the axis font, estimated from the average glyph width with
+ * a margin (the SVG export cannot measure text): a label placed by it never runs past its room.
+ */
+export function axisLabelWidthPx(label: string, charWidthPx: number): number {
+  return Math.ceil(label.length * charWidthPx * 1.1) + 2;
+}
+
+/**
+ * Left x (CSS px) of each tick's label, or NaN where the label is dropped. A label starts
+ * `axisLabelOffsetPx` right of its tick; one that would run past `rightPx` is shifted left to
+ * end there, or dropped when the shift would bring it onto the label before it (or left of
+ * `leftPx`). So the rightmost label is never clipped ("20" for "2000 µs").
+ */
+export function placeAxisLabels(
+  ticks: readonly AxisTick[],
+  tickXPx: (tick: AxisTick) => number,
+  leftPx: number,
+  rightPx: number,
+  charWidthPx: number,
+): Float64Array {
+  const out = new Float64Array(ticks.length);
+  let prevEndPx = -Infinity;
+  for (let i = 0; i < ticks.length; i++) {
+    const tick = ticks[i]!;
+    const widthPx = axisLabelWidthPx(tick.label, charWidthPx);
+    let xPx = tickXPx(tick) + axisLabelOffsetPx;
+    if (xPx + widthPx > rightPx) {
+      xPx = rightPx - widthPx;
+    }
+    if (xPx < leftPx || xPx < prevEndPx + axisLabelGapPx) {
+      out[i] = Number.NaN;
+      continue;
+    }
+    out[i] = xPx;
+    prevEndPx = xPx + widthPx;
+  }
+  return out;
+}

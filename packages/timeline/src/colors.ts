@@ -54,6 +54,8 @@ export interface LegendEntry {
 
 // Okabe–Ito's eight colours stay distinct under the common colour-vision deficiencies; kinds
 // that share a role share a colour (all waits and syncs are one grey) so the legend stays short.
+// The colours added to them were picked so every pair stays at least 10 CIEDE2000 apart under
+// protanopia, deuteranopia and tritanopia as well (color-vision.test.ts).
 const okabeIto = {
   orange: '#E69F00',
   skyBlue: '#56B4E9',
@@ -85,9 +87,9 @@ const legendSpec: readonly { id: string; label: string; hex: string; kinds: OpKi
   },
   { id: 'host-func', label: 'Host function', hex: okabeIto.yellow, kinds: [OpKind.HostFunc] },
   { id: 'graph', label: 'Graph launch', hex: '#1B3F73', kinds: [OpKind.GraphLaunch] },
-  { id: 'memory', label: 'Alloc / free', hex: '#8C6D31', kinds: [OpKind.Alloc, OpKind.Free] },
+  { id: 'memory', label: 'Alloc / free', hex: '#3D3D3D', kinds: [OpKind.Alloc, OpKind.Free] },
   { id: 'api', label: 'API call', hex: '#A6BDD0', kinds: [OpKind.ApiCall] },
-  { id: 'host-work', label: 'Host work', hex: '#C9C9C9', kinds: [OpKind.HostWork] },
+  { id: 'host-work', label: 'Host work', hex: '#EAEAEA', kinds: [OpKind.HostWork] },
 ];
 
 /** The op-kind legend, in display order. */

@@ -1,5 +1,6 @@
 import { FlowKind } from '@streamscope/trace';
-import type { AxisTicks } from './axis-ticks.ts';
+import type { AxisTick, AxisTicks } from './axis-ticks.ts';
+import { placeAxisLabels } from './axis-ticks.ts';
 import { chrome } from './colors.ts';
 import type { FrameInput } from './frame-input.ts';
 import { pxPerNs } from './frame-input.ts';
@@ -7,6 +8,7 @@ import type { RowLayout } from './layout.ts';
 import { rowScreenTopPx } from './layout.ts';
 import { opRowIndex, rowOps, rowOpsAccept } from './sync-lane.ts';
 import type { PaintSurface } from './paint-surface.ts';
+import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 
 /** The time axis band at the top: tick marks, labels and the label base when there is one. */
 export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTicks): void {
@@ -15,11 +17,24 @@ export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTi
   surface.fillRect(0, 0, gutterPx, axisHeightPx, chrome.gutter);
   const scale = pxPerNs(input);
   surface.pushClip(gutterPx, 0, widthPx - gutterPx, axisHeightPx);
-  for (const tick of ticks.ticks) {
-    const xPx = Math.round(gutterPx + (tick.timeNs - input.window.startNs) * scale) + 0.5;
+  const tickXPx = (tick: AxisTick): number =>
+    Math.round(gutterPx + (tick.timeNs - input.window.startNs) * scale) + 0.5;
+  // Labels that would pass the right edge shift left or drop: never a clipped "20" for "2000 µs".
+  const labelXPx = placeAxisLabels(
+    ticks.ticks,
+    tickXPx,
+    gutterPx,
+    widthPx - 2,
+    fontPx.axis * avgCharWidthPerFontPx,
+  );
+  ticks.ticks.forEach((tick, i) => {
+    const xPx = tickXPx(tick);
     surface.line(xPx, axisHeightPx - (tick.major ? 9 : 6), xPx, axisHeightPx, chrome.axisLine, 1);
-    surface.text(tick.label, xPx + 3, axisHeightPx / 2 - 2, chrome.mutedText, 'axis', 'left');
-  }
+    const textXPx = labelXPx[i]!;
+    if (!Number.isNaN(textXPx)) {
+      surface.text(tick.label, textXPx, axisHeightPx / 2 - 2, chrome.mutedText, 'axis', 'left');
+    }
+  });
   surface.popClip();
   const base = ticks.baseLabel === '' ? `time (${ticks.unit})` : `at ${ticks.baseLabel}`;
   surface.text(base, 8, axisHeightPx / 2, chrome.mutedText, 'axis', 'left');

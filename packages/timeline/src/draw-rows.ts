@@ -173,24 +173,33 @@ export function drawRows(
       ) /
         2;
     const color = row.kind === 'track' ? chrome.text : chrome.mutedText;
-    const role = row.kind === 'group' ? 'header' : 'label';
-    let leftPx = 8 + row.indent * 12;
+    const label = gutterLabel(row, gutterPx);
     if (row.groupKey !== undefined) {
       // A header that folds: a click on it collapses (▾) or expands (▸) what it holds.
-      surface.text(row.collapsed === true ? '▸' : '▾', leftPx, midPx, color, role, 'left');
-      leftPx += 12;
+      const chevron = row.collapsed === true ? '▸' : '▾';
+      surface.text(chevron, label.leftPx - 12, midPx, color, label.role, 'left');
     }
-    surface.text(
-      ellipsize(row.label, gutterPx - leftPx - 6, role),
-      leftPx,
-      midPx,
-      color,
-      role,
-      'left',
-    );
+    surface.text(label.text, label.leftPx, midPx, color, label.role, 'left');
   }
   surface.line(gutterPx - 0.5, clipTopPx, gutterPx - 0.5, clipBottomPx, chrome.rowLine, 1);
   surface.popClip();
+}
+
+/** A row's label as the gutter draws it: where, in which font, and whether it was cut. */
+export interface GutterLabel {
+  readonly text: string;
+  readonly leftPx: number;
+  readonly role: FontRole;
+  /** The label did not fit and ends in an ellipsis (the app shows the whole name on hover). */
+  readonly cut: boolean;
+}
+
+/** How the gutter `gutterPx` wide draws `row`'s label: indented, after a chevron if it folds. */
+export function gutterLabel(row: LayoutRow, gutterPx: number): GutterLabel {
+  const role: FontRole = row.kind === 'group' ? 'header' : 'label';
+  const leftPx = 8 + row.indent * 12 + (row.groupKey === undefined ? 0 : 12);
+  const text = ellipsize(row.label, gutterPx - leftPx - 6, role);
+  return { text, leftPx, role, cut: text !== row.label };
 }
 
 /**

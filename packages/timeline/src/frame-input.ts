@@ -2,6 +2,7 @@ import type { Trace } from '@streamscope/trace';
 import type { FrameCache, TimeWindow } from './frame-cache.ts';
 import type { RowLayout } from './layout.ts';
 import type { SearchMarks } from './search-marks.ts';
+import type { TrackLanes } from './track-lanes.ts';
 
 /** An area selection: a time range over some tracks (all tracks when `tracks` is empty). */
 export interface AreaSelection {
@@ -42,6 +43,8 @@ export interface FrameInput {
   /** A selected gap, outlined in its stream's row. */
   readonly selectedGap:
     { readonly track: number; readonly startNs: number; readonly endNs: number } | undefined;
+  /** Data of the optional launch-range and queue-depth rows, when any are shown. */
+  readonly trackLanes?: TrackLanes;
 }
 
 /** What the last frame drew (renderer debug stats for tests, the app and the benchmark). */

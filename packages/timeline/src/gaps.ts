@@ -34,14 +34,17 @@ export interface GapTable {
   readonly cause: Uint8Array;
 }
 
+// Every pair of shades, and each shade against every op colour a stream row draws, stay at
+// least 10 CIEDE2000 apart for normal vision and under protanopia, deuteranopia and tritanopia
+// (color-vision.test.ts): they differ in lightness as well as in hue.
 const gapSpec: readonly { id: string; label: string; color: Rgba }[] = [
-  { id: 'idle', label: 'Idle', color: rgba(110, 119, 129, 36) },
-  { id: 'host-wait', label: 'Gap: host wait', color: rgba(230, 159, 0, 70) },
-  { id: 'event-wait', label: 'Gap: event wait', color: rgba(86, 180, 233, 80) },
-  { id: 'launch-latency', label: 'Gap: launch latency', color: rgba(204, 121, 167, 70) },
-  { id: 'default-stream', label: 'Gap: default stream', color: rgba(213, 94, 0, 70) },
-  { id: 'engine-queue', label: 'Gap: engine queue', color: rgba(0, 158, 115, 70) },
-  { id: 'other', label: 'Gap: other', color: rgba(0, 0, 0, 45) },
+  { id: 'idle', label: 'Idle', color: rgba(170, 187, 221, 36) },
+  { id: 'host-wait', label: 'Gap: host wait', color: rgba(238, 136, 34, 130) },
+  { id: 'event-wait', label: 'Gap: event wait', color: rgba(17, 0, 255, 130) },
+  { id: 'launch-latency', label: 'Gap: launch latency', color: rgba(170, 17, 255, 47) },
+  { id: 'default-stream', label: 'Gap: default stream', color: rgba(119, 68, 34, 110) },
+  { id: 'engine-queue', label: 'Gap: engine queue', color: rgba(51, 204, 119, 90) },
+  { id: 'other', label: 'Gap: other', color: rgba(0, 17, 34, 70) },
 ];
 
 /** Shading of each gap cause, indexed by GapCause. */

@@ -33,7 +33,8 @@ export function hitTest(input: HitInput, xPx: number, yPx: number): TimelineHit 
   if (row.kind === 'group') {
     return { kind: 'group', row: r };
   }
-  if (xPx < input.gutterPx) {
+  if (xPx < input.gutterPx || row.kind === 'launch' || row.kind === 'queue') {
+    // The optional lanes under a stream draw no ops of their own (track-lanes.ts).
     return { kind: 'row', track: row.track };
   }
   const timeNs = nsOfX(input, xPx);

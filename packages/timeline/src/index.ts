@@ -1,13 +1,30 @@
 /** The timeline renderer: typed arrays in, pixels out. No React, no store (DESIGN.md). */
-export type { TimelineView, TimelineViewOptions, ScrollInfo } from './timeline-view.ts';
+export type {
+  TimelineView,
+  TimelineViewOptions,
+  ScrollInfo,
+  TrackLaneHit,
+} from './timeline-view.ts';
+export type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 export { createTimelineView } from './timeline-view.ts';
+export type { ExportOptions } from './export-frame.ts';
+export { windowLabel } from './export-frame.ts';
 export type { Viewport } from './viewport.ts';
 export { clampViewport, fitViewport, zoomViewport, panViewport, minSpanNs } from './viewport.ts';
 export type { TimelineHit } from './hit-test.ts';
 export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
 export type { AreaSelection, FrameStats, MarkedRange } from './frame-input.ts';
 export type { LayoutRow, RowLayout, RowKind, LayoutOptions } from './layout.ts';
-export { computeLayout, rowIndexAt, defaultRowHeights, syncLaneLabel } from './layout.ts';
+export {
+  computeLayout,
+  rowIndexAt,
+  defaultRowHeights,
+  syncLaneLabel,
+  launchLaneLabel,
+  queueTrackLabel,
+} from './layout.ts';
+export type { GutterLabel } from './draw-rows.ts';
+export { gutterLabel } from './draw-rows.ts';
 export { isHostWaitKind } from './sync-lane.ts';
 export type { AxisTick, AxisTicks, TimeUnit } from './axis-ticks.ts';
 export { axisTicks, niceStepNs, formatTick } from './axis-ticks.ts';

@@ -13,11 +13,17 @@ import {
 } from './group-keys.ts';
 import { syncLaneTracks } from './sync-lane.ts';
 
-/** 'sync': a track's host waits, in a thin lane under its row (sync-lane.ts). */
-export type RowKind = 'group' | 'track' | 'nvtx' | 'sync';
+/**
+ * 'sync': a track's host waits, in a thin lane under its row (sync-lane.ts); 'launch': the host
+ * ranges that launched a stream's ops; 'queue': its launch queue depth (track-lanes.ts).
+ */
+export type RowKind = 'group' | 'track' | 'nvtx' | 'sync' | 'launch' | 'queue';
 
 /** Gutter label of a sync lane. */
 export const syncLaneLabel = 'Host waits';
+/** Gutter labels of a stream's launching host ranges and of its launch queue depth. */
+export const launchLaneLabel = 'Launched from';
+export const queueTrackLabel = 'Queue depth';
 
 /** One horizontal band of the timeline. Rows are few (per track, not per op), so objects are fine. */
 export interface LayoutRow {
@@ -67,11 +73,16 @@ export interface LayoutOptions {
   readonly foldable?: boolean;
   /** Tracks whose host waits get a sync lane; found by scanning the trace when not given. */
   readonly syncLaneTracks?: ReadonlySet<number>;
+  /** Streams that get a lane of the host ranges that launched their ops, and a queue-depth track. */
+  readonly launchLaneTracks?: ReadonlySet<number>;
+  readonly queueTracks?: ReadonlySet<number>;
   readonly groupHeightPx?: number;
   readonly streamRowHeightPx?: number;
   readonly hostRowHeightPx?: number;
   readonly nvtxLaneHeightPx?: number;
   readonly syncLaneHeightPx?: number;
+  readonly launchLaneHeightPx?: number;
+  readonly queueTrackHeightPx?: number;
 }
 
 export const defaultRowHeights: {
@@ -80,12 +91,16 @@ export const defaultRowHeights: {
   readonly hostRowHeightPx: number;
   readonly nvtxLaneHeightPx: number;
   readonly syncLaneHeightPx: number;
+  readonly launchLaneHeightPx: number;
+  readonly queueTrackHeightPx: number;
 } = {
   groupHeightPx: 20,
   streamRowHeightPx: 24,
   hostRowHeightPx: 18,
   nvtxLaneHeightPx: 14,
   syncLaneHeightPx: 14,
+  launchLaneHeightPx: 14,
+  queueTrackHeightPx: 30,
 };
 
 /** Deepest NVTX nesting (+1) per track; 0 where a track has no ranges. */
@@ -163,6 +178,14 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
         },
         isPinned,
       );
+    }
+    const lane = (kind: 'launch' | 'queue', label: string, heightPx: number): void =>
+      push({ kind, label, track: t, indent: indent + 1, heightPx, depthCount: 1 }, isPinned);
+    if (options.launchLaneTracks?.has(t) === true) {
+      lane('launch', launchLaneLabel, h.launchLaneHeightPx);
+    }
+    if (options.queueTracks?.has(t) === true) {
+      lane('queue', queueTrackLabel, h.queueTrackHeightPx);
     }
     const depthCount = depths[t] ?? 0;
     if (depthCount > 0) {

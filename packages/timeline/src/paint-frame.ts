@@ -7,6 +7,7 @@ import type { LabelFitter } from './draw-rows.ts';
 import { drawRows } from './draw-rows.ts';
 import type { FrameInput, FrameStats } from './frame-input.ts';
 import type { PaintSurface } from './paint-surface.ts';
+import { drawTrackLanes } from './track-lanes.ts';
 
 // Ticks of the last window: a redraw that does not move the view (selection, search, a live
 // append outside it) reuses them instead of formatting labels again.
@@ -54,6 +55,18 @@ export function paintFrame(
       labels,
       stats,
     );
+    if (input.trackLanes !== undefined) {
+      const rowCount = layout.rows.length;
+      drawTrackLanes(
+        surface,
+        input,
+        input.trackLanes,
+        layout.pinnedRowCount,
+        rowCount,
+        pinnedBottomPx,
+        heightPx,
+      );
+    }
   }
   if (layout.pinnedRowCount > 0) {
     const bottomPx = Math.min(heightPx, pinnedBottomPx);
@@ -68,6 +81,17 @@ export function paintFrame(
       labels,
       stats,
     );
+    if (input.trackLanes !== undefined) {
+      drawTrackLanes(
+        surface,
+        input,
+        input.trackLanes,
+        0,
+        layout.pinnedRowCount,
+        axisHeightPx,
+        bottomPx,
+      );
+    }
     surface.line(0, bottomPx - 0.5, widthPx, bottomPx - 0.5, chrome.pinnedDivider, 1);
   }
   drawArea(surface, input);

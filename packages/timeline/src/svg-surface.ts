@@ -67,7 +67,8 @@ export class SvgSurface implements PaintSurface {
   ): void {
     const anchor = align === 'left' ? 'start' : align === 'right' ? 'end' : 'middle';
     const weight = role === 'header' ? ' font-weight="600"' : '';
-    const attributes = `font-size="${fontPx[role]}"${weight} text-anchor="${anchor}" dominant-baseline="central"${fill(color)}`;
+    // The role as a class, so a reader of the export can pick out the axis or the row labels.
+    const attributes = `class="${role}" font-size="${fontPx[role]}"${weight} text-anchor="${anchor}" dominant-baseline="central"${fill(color)}`;
     if (maxWidthPx === undefined || align !== 'left') {
       this.parts.push(`<text x="${n(xPx)}" y="${n(yPx)}" ${attributes}>${escapeXml(value)}</text>`);
       return;

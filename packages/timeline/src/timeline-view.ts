@@ -1,6 +1,16 @@
 import type { Trace } from '@streamscope/trace';
 import { CanvasSurface } from './canvas-surface.ts';
+import type { LegendEntry } from './colors.ts';
 import { chrome } from './colors.ts';
+import type { ExportOptions } from './export-frame.ts';
+import {
+  documentCanvas,
+  exportHeaderHeightPx,
+  exportLegend,
+  paintExportHeader,
+  paintPng,
+  ShiftedSurface,
+} from './export-frame.ts';
 import { LabelFitter } from './draw-rows.ts';
 import { fitSpanViewport, gpuActivitySpan } from './gpu-span.ts';
 import type { TimeWindow } from './frame-cache.ts';
@@ -14,11 +24,14 @@ import { hitTest } from './hit-test.ts';
 import type { LayoutOptions, LayoutRow, RowLayout } from './layout.ts';
 import { computeLayout, rowIndexAt, rowScreenTopPx } from './layout.ts';
 import { paintFrame } from './paint-frame.ts';
+import type { PaintSurface } from './paint-surface.ts';
 import type { FrameClock } from './scheduler.ts';
 import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
 import { SearchMarks } from './search-marks.ts';
 import { SvgSurface } from './svg-surface.ts';
 import { SyncLaneScan } from './sync-lane.ts';
+import type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
+import { TrackLanes } from './track-lanes.ts';
 import type { Viewport } from './viewport.ts';
 import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
 
@@ -36,6 +49,8 @@ export interface TimelineViewOptions {
   >;
   /** Headers fold on click (a chevron and group keys in the layout); false unless set. */
   readonly foldableHeaders?: boolean;
+  /** Makes the canvas a PNG export is painted on (device px); a new document canvas unless given. */
+  readonly exportCanvas?: (widthDevPx: number, heightDevPx: number) => HTMLCanvasElement;
 }
 
 /** Scroll state of the rows under the axis and pinned band. */
@@ -100,6 +115,16 @@ export interface TimelineView {
   setCollapsedGroups(keys: readonly string[]): void;
   /** Gap causes from analysis; tracks without any keep plain idle shading. */
   setGaps(gaps: GapTable | undefined): void;
+  /** Host ranges that launched each stream's ops, and launch queue depths (from analysis). */
+  setTrackLaneData(
+    launch: readonly LaunchSegments[] | undefined,
+    queue: readonly QueueDepthTrack[] | undefined,
+    queueCapacity: number,
+  ): void;
+  /** Shows or hides the 'launch' and 'queue' rows under the streams that have data. */
+  setTrackLanesShown(launch: boolean, queue: boolean): void;
+  /** The queue depth or the launching range under a point of those rows. */
+  trackLaneAt(xPx: number, yPx: number): TrackLaneHit | undefined;
   /** Re-reads the canvas size (or takes the given CSS size) and devicePixelRatio. */
   resize(widthPx?: number, heightPx?: number): void;
   requestRedraw(): void;
@@ -109,10 +134,24 @@ export interface TimelineView {
   isIdle(): boolean;
   stats(): FrameStats;
   onFrame(listener: (stats: FrameStats) => void): () => void;
-  exportPng(): Promise<Blob>;
-  exportSvg(): string;
+  /**
+   * The view as a picture with a band above it (the title, the window, the legend of what is
+   * drawn) over the frame with its axis: a PNG at `pixelRatio` (2 unless given), an SVG in CSS px.
+   */
+  exportPng(options?: ExportOptions): Promise<Blob>;
+  exportSvg(options?: ExportOptions): string;
   dispose(): void;
 }
+
+/** What a point of a 'queue' or 'launch' row shows. */
+export type TrackLaneHit =
+  | {
+      readonly kind: 'queue';
+      readonly track: number;
+      readonly depth: number;
+      readonly timeNs: number;
+    }
+  | { readonly kind: 'launch'; readonly track: number; readonly range: number };
 
 /** Creates a view that owns `canvas`'s pixels. Call `resize()` when the element's size changes. */
 export function createTimelineView(
@@ -156,6 +195,7 @@ export function createTimelineView(
   let collapsedGroups = new Set<string>();
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
+  const trackLanes = new TrackLanes();
 
   const relayout = (): void => {
     layout =
@@ -168,6 +208,8 @@ export function createTimelineView(
             collapsedGroups,
             foldable: options.foldableHeaders === true,
             syncLaneTracks: syncLanes.tracks,
+            launchLaneTracks: trackLanes.launchTracks(),
+            queueTracks: trackLanes.queueTracks(),
           });
     layoutTracks = trace?.tracks.length ?? -1;
     layoutRanges = trace?.ranges.count ?? -1;
@@ -201,6 +243,7 @@ export function createTimelineView(
     gutterPx,
     axisHeightPx,
     scrollTopPx,
+    trackLanes,
     selectedOp,
     selectedFlows,
     search,
@@ -240,6 +283,25 @@ export function createTimelineView(
   };
 
   const scheduler = new RedrawScheduler(options.clock ?? animationFrameClock, draw);
+
+  // An export: the header band, then the frame under it (no time cursor), on its own surface.
+  const paintExport = (
+    target: PaintSurface,
+    title: string | undefined,
+    legend: readonly LegendEntry[],
+    headerPx: number,
+  ): void => {
+    paintExportHeader(target, title ?? 'trace', viewport, legend);
+    const below = new ShiftedSurface(target, headerPx);
+    if (trace === undefined || widthPx <= gutterPx) {
+      below.fillRect(0, 0, widthPx, heightPx, chrome.background);
+      return;
+    }
+    layoutUpToDate(trace);
+    const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
+    cache.update(trace, layout, viewport, nsPerPx, gapIndex);
+    paintFrame(below, frameInput(trace, true), labels, emptyStats());
+  };
 
   const onContextRestored = (): void => {
     cache.invalidate();
@@ -410,6 +472,30 @@ export function createTimelineView(
       relayout();
       scheduler.requestRedraw();
     },
+    setTrackLaneData(launch, queue, queueCapacity) {
+      trackLanes.setLaunchSegments(launch);
+      trackLanes.setQueueDepth(queue, queueCapacity);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setTrackLanesShown(launch, queue) {
+      trackLanes.setShown(launch, queue);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    trackLaneAt(xPx, yPx) {
+      const row = view.rowAt(yPx);
+      if (xPx < gutterPx || (row?.kind !== 'queue' && row?.kind !== 'launch')) {
+        return undefined;
+      }
+      const timeNs = view.timeAtX(xPx);
+      if (row.kind === 'queue') {
+        const depth = trackLanes.queueDepthAt(row.track, timeNs);
+        return { kind: 'queue', track: row.track, depth, timeNs };
+      }
+      const range = trackLanes.launchRangeAt(row.track, timeNs);
+      return range < 0 ? undefined : { kind: 'launch', track: row.track, range };
+    },
     setGaps(gaps) {
       gapIndex = gaps === undefined ? undefined : new GapIndex(gaps);
       selectedGap = undefined;
@@ -441,28 +527,23 @@ export function createTimelineView(
       frameListeners.add(listener);
       return () => frameListeners.delete(listener);
     },
-    exportPng() {
+    exportPng(exportOptions = {}) {
       scheduler.flush();
-      return new Promise((resolve, reject) => {
-        canvas.toBlob((blob) => {
-          if (blob === null) {
-            reject(new Error('the canvas could not be encoded as PNG'));
-          } else {
-            resolve(blob);
-          }
-        }, 'image/png');
-      });
+      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const headerPx = exportHeaderHeightPx(legend, widthPx);
+      return paintPng(
+        options.exportCanvas ?? documentCanvas(canvas),
+        widthPx,
+        heightPx + headerPx,
+        exportOptions.pixelRatio ?? 2,
+        (target) => paintExport(target, exportOptions.title, legend, headerPx),
+      );
     },
-    exportSvg() {
-      const svg = new SvgSurface(widthPx, heightPx);
-      if (trace === undefined || widthPx <= gutterPx) {
-        svg.fillRect(0, 0, widthPx, heightPx, chrome.background);
-        return svg.toString();
-      }
-      layoutUpToDate(trace);
-      const nsPerPx = (viewport.endNs - viewport.startNs) / (widthPx - gutterPx);
-      cache.update(trace, layout, viewport, nsPerPx, gapIndex);
-      paintFrame(svg, frameInput(trace, true), labels, emptyStats());
+    exportSvg(exportOptions = {}) {
+      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const headerPx = exportHeaderHeightPx(legend, widthPx);
+      const svg = new SvgSurface(widthPx, heightPx + headerPx);
+      paintExport(svg, exportOptions.title, legend, headerPx);
       return svg.toString();
     },
     dispose() {

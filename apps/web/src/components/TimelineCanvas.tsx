@@ -1,9 +1,11 @@
 import { createTimelineView } from '@streamscope/timeline';
 import type { TimelineView } from '@streamscope/timeline';
 import { memo, useEffect, useRef } from 'react';
+import { attachLabelHover } from '../canvas/label-hover.ts';
 import { attachRowScrollbar } from '../canvas/row-scrollbar.ts';
 import { bindTimeline } from '../canvas/timeline-binding.ts';
 import { attachTimelineInput } from '../canvas/timeline-input.ts';
+import { bindTrackLanes } from '../canvas/track-lanes-binding.ts';
 import { registerView, unregisterView } from '../canvas/view-registry.ts';
 
 interface TimelineCanvasProps {
@@ -42,12 +44,17 @@ function TimelineCanvasInner({
     const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
     const detachBar = attachRowScrollbar(bar, canvas, view);
+    const detachLabels = attachLabelHover(canvas, view);
+    // The Tracks menu's rows, on the main view (compared views keep to the ops).
+    const unbindLanes = followSelection ? bindTrackLanes(view, traceId) : () => undefined;
     const observer = new ResizeObserver(() => view.resize());
     observer.observe(canvas);
     registerView(viewId, view);
     return () => {
       unregisterView(viewId, view);
       detachBar();
+      detachLabels();
+      unbindLanes();
       observer.disconnect();
       detachInput();
       binding.unbind();

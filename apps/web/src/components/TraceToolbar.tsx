@@ -1,8 +1,11 @@
+import { windowLabel } from '@streamscope/timeline';
+import type { TimelineView } from '@streamscope/timeline';
 import { getView } from '../canvas/view-registry.ts';
 import { getTrace } from '../data/trace-registry.ts';
 import { zoomToSelection } from '../data/view-actions.ts';
-import { downloadBlob, safeFileName } from '../lib/download.ts';
+import { downloadBlob, exportFileName } from '../lib/download.ts';
 import { appStore } from '../store/index.ts';
+import type { TrackLaneName } from '../store/ui-slice.ts';
 import { useApp } from '../store/use-app.ts';
 import { beginActivity } from '../test-mode/activity.ts';
 import { Legend } from './Legend.tsx';
@@ -12,6 +15,11 @@ interface TraceToolbarProps {
   readonly viewId: string;
 }
 
+/** `resnet-0.00-2.26ms.png`: the trace's name without its file's extensions, and the window. */
+function fileNameOf(view: TimelineView, title: string, extension: string): string {
+  return exportFileName(title, windowLabel(view.getViewport()).file, extension);
+}
+
 async function exportPng(viewId: string, title: string): Promise<void> {
   const view = getView(viewId);
   if (view === undefined) {
@@ -19,7 +27,8 @@ async function exportPng(viewId: string, title: string): Promise<void> {
   }
   const end = beginActivity();
   try {
-    downloadBlob(await view.exportPng(), safeFileName(title, 'png'));
+    // Twice the CSS size, whatever the screen: crisp on high-density screens and in print.
+    downloadBlob(await view.exportPng({ title, pixelRatio: 2 }), fileNameOf(view, title, 'png'));
   } catch (e) {
     appStore
       .getState()
@@ -33,10 +42,41 @@ function exportSvg(viewId: string, title: string): void {
   const view = getView(viewId);
   if (view !== undefined) {
     downloadBlob(
-      new Blob([view.exportSvg()], { type: 'image/svg+xml' }),
-      safeFileName(title, 'svg'),
+      new Blob([view.exportSvg({ title })], { type: 'image/svg+xml' }),
+      fileNameOf(view, title, 'svg'),
     );
   }
+}
+
+/** The Tracks menu: optional rows under each stream, off by default, kept in the URL. */
+function TracksMenu() {
+  const lanes = useApp((s) => s.trackLanes);
+  const toggle = (lane: TrackLaneName) => appStore.getState().toggleTrackLane(lane);
+  return (
+    <details className="legend" data-testid="tracks-menu">
+      <summary>Tracks</summary>
+      <div className="stack small">
+        <label title="Under each stream: the NVTX / CPU-op range that launched its ops">
+          <input
+            type="checkbox"
+            data-testid="track-lanes-launch"
+            checked={lanes.includes('launch')}
+            onChange={() => toggle('launch')}
+          />{' '}
+          Host ranges on the GPU
+        </label>
+        <label title="Under each stream: its launch queue depth over time, with the capacity">
+          <input
+            type="checkbox"
+            data-testid="track-lanes-queue"
+            checked={lanes.includes('queue')}
+            onChange={() => toggle('queue')}
+          />{' '}
+          Launch queue depth
+        </label>
+      </div>
+    </details>
+  );
 }
 
 /** Fit, zoom to selection, search, export and the link that reopens this view. */
@@ -80,6 +120,7 @@ export function TraceToolbar({ viewId }: TraceToolbarProps) {
         Zoom to selection
       </button>
       <SearchBox />
+      <TracksMenu />
       <span className="spacer" />
       <button
         type="button"

@@ -60,3 +60,12 @@ describe('url state', () => {
     });
   });
 });
+
+describe('the optional stream rows in a link', () => {
+  it('round-trips lanes=launch,queue and drops unknown names', () => {
+    const route = routeFromHash('#/trace/abc?t=0,100&lanes=queue,bogus,launch,queue');
+    expect(route).toMatchObject({ page: 'trace', traceId: 'abc', lanes: ['launch', 'queue'] });
+    expect(hashFromRoute(route)).toBe('#/trace/abc?t=0,100&lanes=launch,queue');
+    expect(routeFromHash('#/trace/abc')).not.toHaveProperty('lanes');
+  });
+});

@@ -2,7 +2,7 @@ import type { Route } from '../store/route.ts';
 
 /**
  * Routes live in the URL hash so any static server can serve the app and a copied link reopens
- * the same page: `#/trace/<id>?t=<startNs>,<endNs>&op=<index>&pin=<tracks>&hide=<tracks>&fold=<group keys>`, `#/compare?a=<id>&b=<id>`.
+ * the same page: `#/trace/<id>?t=<startNs>,<endNs>&op=<index>&pin=<tracks>&hide=<tracks>&fold=<group keys>&lanes=launch,queue`, `#/compare?a=<id>&b=<id>`.
  */
 export function routeFromHash(hash: string): Route {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -36,6 +36,9 @@ export function routeFromHash(hash: string): Route {
     const pinned = parseIndexList(query.get('pin'));
     const hidden = parseIndexList(query.get('hide'));
     const collapsed = parseKeyList(query.get('fold'));
+    const lanes = (query.get('lanes') ?? '')
+      .split(',')
+      .filter((l): l is 'launch' | 'queue' => l === 'launch' || l === 'queue');
     return {
       page: 'trace',
       traceId,
@@ -44,6 +47,7 @@ export function routeFromHash(hash: string): Route {
       ...(pinned.length === 0 ? {} : { pinned }),
       ...(hidden.length === 0 ? {} : { hidden }),
       ...(collapsed.length === 0 ? {} : { collapsed }),
+      ...(lanes.length === 0 ? {} : { lanes: [...new Set(lanes)].sort() }),
     };
   }
   return { page: 'traces' };
@@ -125,6 +129,9 @@ export function hashFromRoute(route: Route): string {
       }
       if (route.collapsed !== undefined && route.collapsed.length > 0) {
         query.push(`fold=${route.collapsed.join(',')}`);
+      }
+      if (route.lanes !== undefined && route.lanes.length > 0) {
+        query.push(`lanes=${route.lanes.join(',')}`);
       }
       const tail = query.length > 0 ? `?${query.join('&')}` : '';
       return `#/trace/${encodeURIComponent(route.traceId)}${tail}`;

@@ -22,6 +22,7 @@ function currentRoute(): Route {
     ...(state.pinnedTracks.length === 0 ? {} : { pinned: state.pinnedTracks }),
     ...(state.hiddenTracks.length === 0 ? {} : { hidden: state.hiddenTracks }),
     ...(state.collapsedGroups.length === 0 ? {} : { collapsed: state.collapsedGroups }),
+    ...(state.trackLanes.length === 0 ? {} : { lanes: state.trackLanes }),
   };
 }
 
@@ -55,7 +56,8 @@ export function startUrlSync(): () => void {
       state.selectedOp !== previous.selectedOp ||
       state.pinnedTracks !== previous.pinnedTracks ||
       state.hiddenTracks !== previous.hiddenTracks ||
-      state.collapsedGroups !== previous.collapsedGroups;
+      state.collapsedGroups !== previous.collapsedGroups ||
+      state.trackLanes !== previous.trackLanes;
     if (viewChanged && state.route.page === 'trace') {
       if (timer !== null) {
         clearTimeout(timer);

@@ -50,6 +50,7 @@ export function TracePage() {
         hiddenTracks: route.hidden ?? [],
         collapsedGroups: route.collapsed ?? [],
       });
+      state.setTrackLanes(route.lanes ?? []);
     }
     void openLinkedTrace(routeTraceId);
     // Leaving a run that is still going closes its subscription (a reopen follows it again).

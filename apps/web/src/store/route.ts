@@ -13,6 +13,8 @@ export type Route =
       readonly pinned?: readonly number[];
       readonly hidden?: readonly number[];
       readonly collapsed?: readonly string[];
+      /** The optional rows shown under each stream (`lanes=launch,queue`). */
+      readonly lanes?: readonly ('launch' | 'queue')[];
     }
   | { readonly page: 'compare'; readonly traceA: string; readonly traceB: string }
   | { readonly page: 'lessons'; readonly lessonId?: string };
