@@ -32,17 +32,16 @@ test('the compare table: units, aligned values, no runaway percentages, plurals'
 
   const table = page.getByTestId('compare-metrics');
   await expect(table.locator('thead th')).toHaveText(['Metric', 'Unit', 'A', 'B', 'B vs A']);
-  const rows = await table
-    .locator('tbody tr')
-    .evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
-    );
+  const rows: string[][] = [];
+  for (const row of await table.locator('tbody tr').all()) {
+    rows.push(await row.locator('td').allTextContents());
+  }
   expect(rows.length).toBeGreaterThan(5);
-  for (const [name, unit, va, vb, change] of rows) {
+  for (const [name = '', unit = '', va = '', vb = '', change = ''] of rows) {
     expect(unit, name).toMatch(/^(ns|µs|ms|s|%|count)$/);
     // Values are bare numbers in that unit, with the same decimals on both sides.
     expect(va, name).toMatch(/^[\d,]+(\.\d+)?$|^—$/);
-    expect((va!.split('.')[1] ?? '').length, name).toBe((vb!.split('.')[1] ?? '').length);
+    expect((va.split('.')[1] ?? '').length, name).toBe((vb.split('.')[1] ?? '').length);
     // A change is a percentage under four digits, points, a count, a ratio or n/a.
     expect(change, name).toMatch(
       /^([+-][\d,]{1,3}\.\d%|±0%?|[+-]\d+(\.\d pt)?|[\d.,]+× A.*|n\/a.*|[+-][\d.]+ pt)$/,

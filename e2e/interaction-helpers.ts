@@ -7,6 +7,7 @@ import { expect } from './fixtures.ts';
 export interface OpProbe {
   readonly op: number;
   readonly name: string;
+  readonly kind: string;
   readonly track: number;
   readonly startNs: number;
   readonly endNs: number;

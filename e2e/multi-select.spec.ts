@@ -13,24 +13,29 @@ test('ctrl-click builds a selection whose aggregates the details panel shows', a
   await idle(page);
   const stats = (await rendererStats(page, 'timeline'))!;
   const box = (await page.getByTestId('timeline').boundingBox())!;
-  const all = await probeOps(
-    page,
-    Array.from({ length: stats.traceOps }, (_, i) => i),
+  const byStart = (
+    await probeOps(
+      page,
+      Array.from({ length: stats.traceOps }, (_, i) => i),
+    )
+  ).sort((a, b) => a.startNs - b.startNs);
+  // The first copy and the two kernels after it, shown large through the link's window.
+  const firstCopy = byStart.find((o) => o.kind.startsWith('copy-'))!;
+  const after = byStart.filter((o) => o.kind === 'kernel' && o.startNs >= firstCopy.endNs);
+  expect(firstCopy).toBeDefined();
+  expect(after.length).toBeGreaterThanOrEqual(2);
+  const fromNs = firstCopy.startNs;
+  const toNs = after[1]!.endNs;
+  const padNs = (toNs - fromNs) * 0.05;
+  await page.evaluate(
+    ([trace, a, b]) => {
+      location.hash = `#/trace/${trace}?t=${a},${b}`;
+    },
+    [id, String(Math.round(fromNs - padNs)), String(Math.round(toNs + padNs))] as const,
   );
-  // Ops wide enough to hit, on rows on screen: a copy and two kernels on different streams.
-  const visible = (o: OpProbe) => {
-    const widthPx =
-      ((o.endNs - o.startNs) / (stats.viewEndNs - stats.viewStartNs)) * (box.width - 200);
-    return (
-      widthPx > 8 && o.xPx > 210 && o.xPx < box.width - 10 && o.yPx > 40 && o.yPx < box.height - 10
-    );
-  };
-  const copy = all.find((o) => visible(o) && /memcpy|copy/i.test(o.name))!;
-  const kernels = all.filter(
-    (o) => visible(o) && o.track !== copy.track && !/memcpy|copy|sync/i.test(o.name),
-  );
-  expect(copy).toBeDefined();
-  expect(kernels.length).toBeGreaterThanOrEqual(2);
+  await idle(page);
+  const [copy, ...kernels] = await probeOps(page, [firstCopy.op, after[0]!.op, after[1]!.op]);
+  expect(copy!.yPx).toBeLessThan(box.height);
   const [k1, k2] = kernels;
   const click = (o: OpProbe) => page.mouse.click(box.x + o.xPx, box.y + o.yPx);
   const clickWith = async (o: OpProbe, key: 'Control' | 'Meta') => {
@@ -40,13 +45,13 @@ test('ctrl-click builds a selection whose aggregates the details panel shows', a
     await idle(page);
   };
 
-  await click(copy);
+  await click(copy!);
   await idle(page);
-  await expect(page.getByTestId('details-name')).toHaveText(copy.name);
+  await expect(page.getByTestId('details-name')).toHaveText(copy!.name);
   await clickWith(k1!, 'Control');
   await clickWith(k2!, 'Meta');
   await expect(page.getByTestId('set-count')).toHaveText('3');
-  const chosen = [copy, k1!, k2!];
+  const chosen = [copy!, k1!, k2!];
   expect([...(await selection(page)).opSet].sort((a, b) => a - b)).toEqual(
     chosen.map((o) => o.op).sort((a, b) => a - b),
   );

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
+import type { APIRequestContext } from '@playwright/test';
 import { expect, idle, test } from './fixtures.ts';
 
 // Issue #21: importing a file whose bytes were imported before offers that trace ("already
 // imported as X — open it / import it again") instead of silently storing a duplicate.
 const file = fileURLToPath(new URL('../fixtures/runs/pipeline-events.sstrace', import.meta.url));
 
-async function traceCount(request: import('@playwright/test').APIRequestContext): Promise<number> {
+async function traceCount(request: APIRequestContext): Promise<number> {
   return ((await (await request.get('/api/traces')).json()) as unknown[]).length;
 }
 

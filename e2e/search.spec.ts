@@ -28,6 +28,7 @@ test('search as you type, with a regex toggle, k of N, inside the trace', async 
   await expect(count).toHaveText(sameName === 1 ? '1 match' : `${sameName} matches`);
 
   // Zoomed out, the earliest match centred would start before 0: the window is clamped.
+  await input.blur();
   await page.getByTestId('timeline').hover();
   for (let i = 0; i < 6; i++) {
     await page.keyboard.press('KeyS');

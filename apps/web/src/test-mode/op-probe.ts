@@ -1,3 +1,4 @@
+import { opKindName } from '@streamscope/trace';
 import { getView } from '../canvas/view-registry.ts';
 import { getTrace } from '../data/trace-registry.ts';
 import { appStore } from '../store/index.ts';
@@ -6,6 +7,8 @@ import { appStore } from '../store/index.ts';
 export interface OpProbe {
   readonly op: number;
   readonly name: string;
+  /** opKindName: 'kernel', 'copy-htod', … */
+  readonly kind: string;
   readonly track: number;
   readonly startNs: number;
   readonly endNs: number;
@@ -33,6 +36,7 @@ export function probeOps(viewId: string, ops: readonly number[]): OpProbe[] {
     out.push({
       op,
       name: trace.strings.get(columns.nameId[op]!),
+      kind: opKindName(columns.kind[op]!),
       track,
       startNs: columns.startNs[op]!,
       endNs: columns.endNs[op]!,
