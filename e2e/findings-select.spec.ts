@@ -1,4 +1,4 @@
-import { expect, idle, rendererStats, test } from './fixtures.ts';
+import { expect, idle, rendererStats, rows, test } from './fixtures.ts';
 import { probeOps, selection, uploadRun } from './interaction-helpers.ts';
 
 // Issue #21: a finding's "show (N ops)" selects all N: the view fits them and stays inside the
@@ -60,4 +60,27 @@ test("a finding's ops are all selected, fitted and stepped through in time order
   await page.keyboard.press('Escape');
   await idle(page);
   expect((await selection(page)).opSet).toEqual([]);
+});
+
+// Issue #21: streams are in one order on the canvas, in the Streams panel and in the Summary.
+test('the canvas, the Streams panel and the Summary list streams in one order', async ({
+  page,
+  request,
+}) => {
+  const id = await uploadRun(request, 'overlap-blog.sstrace');
+  await page.goto(`/#/trace/${id}`);
+  await idle(page);
+  const canvas = (await rows(page)).filter((r) => r.kind === 'track').map((r) => r.track);
+  const panel: number[] = [];
+  for (const item of await page.getByTestId('stream-item').all()) {
+    panel.push(Number(await item.getAttribute('data-track')));
+  }
+  const summary: number[] = [];
+  for (const tr of await page.getByTestId('summary-streams').locator('tr').all()) {
+    summary.push(Number(await tr.getAttribute('data-track')));
+  }
+  expect(canvas.length).toBeGreaterThan(1);
+  expect(panel).toEqual(canvas);
+  expect(summary.length).toBeGreaterThan(1);
+  expect(summary).toEqual(canvas.filter((t) => summary.includes(t)));
 });
