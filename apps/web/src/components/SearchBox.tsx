@@ -6,7 +6,7 @@ import { useApp } from '../store/use-app.ts';
 import { beginActivity } from '../test-mode/activity.ts';
 
 /** How long typing must pause before the search runs again. */
-export const searchDebounceMs = 150;
+const searchDebounceMs = 150;
 
 /** Whether the store already holds the result of this query (so typing has nothing to do). */
 function isCurrent(text: string, regex: boolean): boolean {

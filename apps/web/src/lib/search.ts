@@ -8,7 +8,7 @@ export type SearchOutcome =
  * A name test for `query`: a case-insensitive substring, or a case-insensitive regular
  * expression when `regex` is set. An invalid expression gives its error instead of throwing.
  */
-export function nameMatcher(
+function nameMatcher(
   query: string,
   regex: boolean,
 ):
@@ -67,12 +67,6 @@ export function searchTrace(trace: Trace, query: string, regex = false): SearchO
   }
   const starts = ops.startNs;
   return { ok: true, ops: result.sort((a, b) => starts[a]! - starts[b]! || a - b) };
-}
-
-/** Substring search (see searchTrace); never fails. */
-export function searchOps(trace: Trace, query: string): Uint32Array {
-  const outcome = searchTrace(trace, query, false);
-  return outcome.ok ? outcome.ops : new Uint32Array(0);
 }
 
 /** "3 of 12" for the current match, "12 matches" before one is visited, or "no matches". */
