@@ -93,10 +93,10 @@ test('zoom, pan, select, search and area-select on a trace', async ({ page, requ
   await page.getByTestId('search-input').press('Enter');
   await idle(page);
   // Four chunks, one device-to-host copy each.
-  await expect(page.getByTestId('search-count')).toHaveText('1 / 4');
+  await expect(page.getByTestId('search-count')).toHaveText('1 of 4');
   await page.getByTestId('search-next').click();
   await idle(page);
-  await expect(page.getByTestId('search-count')).toHaveText('2 / 4');
+  await expect(page.getByTestId('search-count')).toHaveText('2 of 4');
   await expect(page.getByTestId('details-name')).toHaveText('memcpy DtoH');
 
   // Shift-drag selects an area and tabulates what is in it.

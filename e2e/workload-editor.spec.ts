@@ -61,7 +61,7 @@ test("a lesson's workload opens in the Run editor, takes an edit and runs on the
   await page.getByTestId('search-input').fill('edited');
   await page.getByTestId('search-input').press('Enter');
   await idle(page);
-  await expect(page.getByTestId('search-count')).toHaveText('1 / 2');
+  await expect(page.getByTestId('search-count')).toHaveText('1 of 2');
   expect((await rendererStats(page, 'timeline'))?.drawnOps).toBeGreaterThan(0);
 });
 

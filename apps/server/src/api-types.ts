@@ -31,6 +31,10 @@ export interface TraceEntry {
   readonly fileName?: string;
   /** Size of the stored codec file. */
   readonly fileBytes?: number;
+  /** SHA-256 (hex) of an import's uploaded bytes, decoded: finds a re-import of the same file. */
+  readonly contentSha256?: string;
+  /** Only in an upload's answer (ifDuplicate=offer): the earlier import of the same bytes. */
+  readonly alreadyImported?: boolean;
   /** Runs ahead of this one in its queue lane (queued runs only). */
   readonly position?: number;
   readonly warnings?: readonly string[];

@@ -9,6 +9,7 @@ import { rowScreenTopPx } from './layout.ts';
 import { opRowIndex, rowOps, rowOpsAccept } from './sync-lane.ts';
 import type { PaintSurface } from './paint-surface.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
+import type { SearchMarks } from './search-marks.ts';
 
 /** The time axis band at the top: tick marks, labels and the label base when there is one. */
 export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTicks): void {
@@ -80,30 +81,15 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
     input.heightPx - input.axisHeightPx,
   );
   if (search !== undefined) {
-    for (let r = 0; r < layout.rows.length; r++) {
-      const row = layout.rows[r]!;
-      if ((row.kind !== 'track' && row.kind !== 'sync') || !rowBand(input, r, band)) {
-        continue;
-      }
-      // Each row marks the matches it draws: a track's work, or its lane's host waits.
-      const which = rowOps(layout, r);
-      const found = search.inWindow(row.track, window.startNs, window.endNs);
-      let lastPx = -Infinity;
-      for (let k = 0; k < found.length; k++) {
-        const op = found[k]!;
-        if (!rowOpsAccept(which, ops.kind[op]!)) {
-          continue;
-        }
-        const x0 = Math.max(gutterPx - 2, xOf(ops.startNs[op]!));
-        const x1 = Math.max(x0 + 2, Math.min(widthPx + 2, xOf(ops.endNs[op]!)));
-        if (x1 < gutterPx || x1 - lastPx < 1) {
-          continue; // one mark per pixel is enough
-        }
-        lastPx = x1;
-        surface.fillRect(x0, band[0]! + band[1]! - 4, x1 - x0, 3, chrome.currentMatch);
-        surface.strokeRect(x0, band[0]! + 1.5, x1 - x0, band[1]! - 3, chrome.searchMatchEdge, 1);
-      }
-    }
+    eachMarkedOp(input, search, (x0, x1) => {
+      surface.fillRect(x0, band[0]! + band[1]! - 4, x1 - x0, 3, chrome.currentMatch);
+      surface.strokeRect(x0, band[0]! + 1.5, x1 - x0, band[1]! - 3, chrome.searchMatchEdge, 1);
+    });
+  }
+  if (input.highlight !== undefined) {
+    eachMarkedOp(input, input.highlight, (x0, x1) => {
+      surface.strokeRect(x0 - 1, band[0]! + 1, x1 - x0 + 2, band[1]! - 2, chrome.selection, 1.5);
+    });
   }
   const outline = (op: number | undefined, color: number, lineWidthPx: number): void => {
     if (op === undefined || op < 0 || op >= ops.count || !opBand(input, op, band)) {
@@ -124,6 +110,44 @@ export function drawMarks(surface: PaintSurface, input: FrameInput): void {
   }
   drawFlows(surface, input, xOf);
   surface.popClip();
+}
+
+/**
+ * Calls `draw(x0, x1)` for each op of `marks` visible in the window, at most one per pixel, with
+ * `band` holding its row's screen band. Each row marks the ops it draws: a track's work, or its
+ * lane's host waits.
+ */
+function eachMarkedOp(
+  input: FrameInput,
+  marks: SearchMarks,
+  draw: (x0Px: number, x1Px: number) => void,
+): void {
+  const { layout, window, gutterPx, widthPx } = input;
+  const ops = input.trace.ops.columns();
+  const scale = pxPerNs(input);
+  const xOf = (ns: number): number => gutterPx + (ns - window.startNs) * scale;
+  for (let r = 0; r < layout.rows.length; r++) {
+    const row = layout.rows[r]!;
+    if ((row.kind !== 'track' && row.kind !== 'sync') || !rowBand(input, r, band)) {
+      continue;
+    }
+    const which = rowOps(layout, r);
+    const found = marks.inWindow(row.track, window.startNs, window.endNs);
+    let lastPx = -Infinity;
+    for (let k = 0; k < found.length; k++) {
+      const op = found[k]!;
+      if (!rowOpsAccept(which, ops.kind[op]!)) {
+        continue;
+      }
+      const x0 = Math.max(gutterPx - 2, xOf(ops.startNs[op]!));
+      const x1 = Math.max(x0 + 2, Math.min(widthPx + 2, xOf(ops.endNs[op]!)));
+      if (x1 < gutterPx || x1 - lastPx < 1) {
+        continue; // one mark per pixel is enough
+      }
+      lastPx = x1;
+      draw(x0, x1);
+    }
+  }
 }
 
 /** The selected range's outline in its lane (its depth's slice of the track's range row). */

@@ -34,6 +34,8 @@ export interface FrameInput {
   readonly selectedFlows: readonly number[];
   readonly search: SearchMarks | undefined;
   readonly currentMatch: number | undefined;
+  /** Ops selected together (a multi-selection or a finding's ops), each outlined. */
+  readonly highlight?: SearchMarks | undefined;
   readonly area: AreaSelection | undefined;
   /** Time under the pointer (the time cursor), or undefined when the pointer is elsewhere. */
   readonly cursorNs: number | undefined;

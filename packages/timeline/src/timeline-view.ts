@@ -104,6 +104,8 @@ export interface TimelineView {
   selectionFlows(): readonly number[];
   setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
   setCurrentMatch(op: number | undefined): void;
+  /** Outlines every op of `ops` (a set selected together); undefined clears it. */
+  setHighlightedOps(ops: ArrayLike<number> | undefined): void;
   setAreaSelection(area: AreaSelection | undefined): void;
   /** Draws the time cursor at `timeNs` (undefined hides it); never in exports. */
   setCursor(timeNs: number | undefined): void;
@@ -185,6 +187,7 @@ export function createTimelineView(
   let selectedFlows: readonly number[] = [];
   let search: SearchMarks | undefined;
   let currentMatch: number | undefined;
+  let highlight: SearchMarks | undefined;
   let area: AreaSelection | undefined;
   let cursorNs: number | undefined;
   let mark: MarkedRange | undefined;
@@ -248,6 +251,7 @@ export function createTimelineView(
     selectedFlows,
     search,
     currentMatch,
+    highlight,
     area,
     cursorNs: forExport ? undefined : cursorNs,
     mark,
@@ -336,6 +340,7 @@ export function createTimelineView(
       selectedFlows = [];
       search = undefined;
       currentMatch = undefined;
+      highlight = undefined;
       area = undefined;
       gapIndex = undefined;
       labels = new LabelFitter((id) => next?.strings.get(id) ?? '');
@@ -437,6 +442,13 @@ export function createTimelineView(
     setSearchMatches(ops, currentOp) {
       search = ops === undefined || trace === undefined ? undefined : new SearchMarks(trace, ops);
       currentMatch = currentOp;
+      scheduler.requestRedraw();
+    },
+    setHighlightedOps(ops) {
+      highlight =
+        ops === undefined || ops.length === 0 || trace === undefined
+          ? undefined
+          : new SearchMarks(trace, ops);
       scheduler.requestRedraw();
     },
     setCurrentMatch(op) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -50,6 +51,11 @@ export interface UploadRequest {
   readonly contentCodings?: readonly ContentCoding[];
   /** Aborted when the client goes away: the import is then `cancelled`. */
   readonly signal: AbortSignal;
+  /**
+   * 'offer': bytes an earlier import already had are not imported again; the answer is that
+   * import's entry with `alreadyImported`. 'import' (the default) imports them anyway.
+   */
+  readonly ifDuplicate?: 'import' | 'offer';
 }
 
 const containerMagic = [0x53, 0x53, 0x42, 0x31]; // 'SSB1', the codec's batch magic
@@ -139,9 +145,12 @@ export class ImportService {
           callback(null, chunk);
         },
       });
+      // The decoded bytes are hashed as they pass (no second read) to find a re-import.
+      const hash = createHash('sha256');
       const stored = new Transform({
         transform: (chunk: Buffer, _encoding, callback) => {
           storedBytes += chunk.length;
+          hash.update(chunk);
           callback(storedBytes > limit ? tooLarge(limit) : null, chunk);
         },
       });
@@ -168,6 +177,17 @@ export class ImportService {
       if (storedBytes === 0) {
         throw new ApiError(400, 'empty-upload', `'${fileName}' is empty`);
       }
+      const contentSha256 = hash.digest('hex');
+      const earlier =
+        request.ifDuplicate === 'offer'
+          ? this.store
+              .list()
+              .find((e) => e.source === 'import' && e.contentSha256 === contentSha256)
+          : undefined;
+      if (earlier !== undefined) {
+        final = { ...base, phase: 'done', receivedBytes, traceId: earlier.id };
+        return { ...earlier, alreadyImported: true };
+      }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
       let parsedBytes = 0;
       const { trace, warnings } = await this.parse(
@@ -183,7 +203,7 @@ export class ImportService {
       );
       throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
-      const entry = await this.storeTrace(trace, fileName, warnings);
+      const entry = await this.storeTrace(trace, fileName, warnings, contentSha256);
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
@@ -262,6 +282,7 @@ export class ImportService {
     trace: Trace,
     fileName: string,
     warnings: readonly string[],
+    contentSha256: string,
   ): Promise<TraceEntry> {
     const id = newId();
     const fileBytes = await this.store.writeTraceFile(id, saveTrace(trace));
@@ -278,6 +299,7 @@ export class ImportService {
       format: trace.meta.sourceFormat,
       fileName,
       fileBytes,
+      contentSha256,
       ...(warnings.length > 0 ? { warnings } : {}),
     };
     this.store.insert(entry);

@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS traces (
   preset TEXT,
   file_name TEXT,
   file_bytes INTEGER,
-  warnings TEXT
+  warnings TEXT,
+  content_sha256 TEXT
 );
 CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at);
 `;
@@ -65,6 +66,7 @@ const columnOf = {
   preset: 'preset',
   fileName: 'file_name',
   fileBytes: 'file_bytes',
+  contentSha256: 'content_sha256',
 } as const;
 
 export type EntryPatch = Partial<Omit<TraceEntry, 'id' | 'position'>>;
@@ -105,6 +107,7 @@ export class MetadataDb {
       db = new SQL.Database();
     }
     db.exec(schema);
+    addMissingColumns(db);
     const store = new MetadataDb(db, filePath);
     return warning === undefined ? { db: store } : { db: store, warning };
   }
@@ -112,8 +115,8 @@ export class MetadataDb {
   insert(entry: TraceEntry): void {
     this.db.run(
       `INSERT INTO traces (id, source, title, status, created_at, finished_at, op_count, span_ns, format,
-        backend, target, reason, preset, file_name, file_bytes, warnings)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        backend, target, reason, preset, file_name, file_bytes, warnings, content_sha256)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         entry.id,
         entry.source,
@@ -131,6 +134,7 @@ export class MetadataDb {
         entry.fileName ?? null,
         entry.fileBytes ?? null,
         entry.warnings === undefined ? null : JSON.stringify(entry.warnings),
+        entry.contentSha256 ?? null,
       ],
     );
     this.schedulePersist();
@@ -249,12 +253,21 @@ function rowToStored(row: Record<string, SqlValue>): StoredTrace {
     ...optional('preset', text('preset')),
     ...optional('fileName', text('file_name')),
     ...optional('fileBytes', num('file_bytes')),
+    ...optional('contentSha256', text('content_sha256')),
     ...optional(
       'warnings',
       warnings === undefined ? undefined : (JSON.parse(warnings) as string[]),
     ),
   };
   return { entry };
+}
+
+/** A database written before a column existed gets it (empty for the rows it has). */
+function addMissingColumns(db: Database): void {
+  const columns = db.exec('PRAGMA table_info(traces)')[0]?.values.map((row) => row[1]) ?? [];
+  if (!columns.includes('content_sha256')) {
+    db.exec('ALTER TABLE traces ADD COLUMN content_sha256 TEXT');
+  }
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

@@ -6,8 +6,14 @@ import { progressFromServer, uploadingProgress } from './import-progress.ts';
 import type { TraceEntry } from './types.ts';
 import { parseApiError, parseTraceEntry } from './types.ts';
 
+/** An upload's answer: the new entry, or (with `ifDuplicate: 'offer'`) the earlier import. */
+export interface UploadedEntry extends TraceEntry {
+  /** True when the server had these bytes already and stored nothing new. */
+  readonly alreadyImported: boolean;
+}
+
 export interface UploadHandle {
-  readonly done: Promise<TraceEntry>;
+  readonly done: Promise<UploadedEntry>;
   /** Stops the import: the upload while it goes up, the server's parse once the file is in. */
   abort: () => void;
 }
@@ -31,6 +37,7 @@ export function uploadTrace(
   file: Blob,
   fileName: string,
   onProgress: (progress: ImportProgress) => void,
+  ifDuplicate: 'import' | 'offer' = 'import',
 ): UploadHandle {
   const xhr = new XMLHttpRequest();
   const uploadId = newUploadId();
@@ -55,10 +62,10 @@ export function uploadTrace(
     }
   };
 
-  const done = new Promise<TraceEntry>((resolve, reject) => {
+  const done = new Promise<UploadedEntry>((resolve, reject) => {
     xhr.open(
       'PUT',
-      `/api/imports?filename=${encodeURIComponent(fileName)}&uploadId=${encodeURIComponent(uploadId)}`,
+      `/api/imports?filename=${encodeURIComponent(fileName)}&uploadId=${encodeURIComponent(uploadId)}&ifDuplicate=${ifDuplicate}`,
     );
     xhr.setRequestHeader('content-type', 'application/octet-stream');
     xhr.upload.onprogress = (event) => {
@@ -79,7 +86,7 @@ export function uploadTrace(
       }
       const apiError = parseApiError(body);
       if (xhr.status >= 200 && xhr.status < 300 && apiError === null && isObject(body)) {
-        resolve(parseTraceEntry(body));
+        resolve({ ...parseTraceEntry(body), alreadyImported: body['alreadyImported'] === true });
         return;
       }
       reject(

@@ -68,6 +68,7 @@ export function bindTimeline(
       return;
     }
     view.setSelection(state.selectedOp ?? undefined);
+    view.setHighlightedOps(state.opSet.length > 0 ? state.opSet : undefined);
     view.setSelectedRange(state.selectedRange ?? undefined);
     view.setSelectedGap(state.selectedGap ?? undefined);
     const matches = getSearchMatches(state.traceId);
@@ -116,6 +117,7 @@ export function bindTimeline(
     }
     if (
       state.selectedOp !== previous.selectedOp ||
+      state.opSet !== previous.opSet ||
       state.selectedRange !== previous.selectedRange ||
       state.selectedGap !== previous.selectedGap ||
       state.searchMatchIndex !== previous.searchMatchIndex ||

@@ -1,6 +1,7 @@
 import type { TimelineView } from '@streamscope/timeline';
 import { select, zoom, zoomIdentity } from 'd3';
 import type { D3ZoomEvent, ZoomTransform } from 'd3';
+import { stepOpSet, toggleOpInSelection } from '../data/op-set-actions.ts';
 import { toggleMark, zoomToSelection } from '../data/view-actions.ts';
 import { gestureWindow, keyAction } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
@@ -221,6 +222,11 @@ export function attachTimelineInput(
       return;
     }
     const hit = view.hitTest(event.offsetX, event.offsetY);
+    if ((event.ctrlKey || event.metaKey) && hit?.kind === 'op') {
+      // Ctrl/Cmd-click adds the op to the selection, or takes it out.
+      toggleOpInSelection(hit.op);
+      return;
+    }
     if (hit?.kind === 'range') {
       store.getState().selectRange(hit.range);
       return;
@@ -253,6 +259,13 @@ export function attachTimelineInput(
     if (event.key === '?') {
       event.preventDefault();
       store.getState().setHelpOpen(!store.getState().helpOpen);
+      return;
+    }
+    if (event.code === 'BracketRight' || event.code === 'BracketLeft') {
+      // ] and [ step through the ops selected together (a finding's, or ctrl-clicked ones).
+      event.preventDefault();
+      stepOpSet(event.code === 'BracketRight' ? 1 : -1);
+      onUserMove();
       return;
     }
     if (event.code === 'KeyM') {

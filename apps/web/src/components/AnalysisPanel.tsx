@@ -1,7 +1,8 @@
 import { formatDurationNs } from '@streamscope/trace';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
-import { zoomToOp } from '../data/view-actions.ts';
+import { showOpSet } from '../data/op-set-actions.ts';
 import { formatPercent } from '../lib/format.ts';
+import { inStreamOrder, streamLabelWithDevice } from '../lib/stream-order.ts';
 import { useApp } from '../store/use-app.ts';
 import { StepsTable } from './StepsTable.tsx';
 
@@ -11,12 +12,9 @@ export function AnalysisPanel() {
   useApp((s) => s.dataVersion);
   const analysis = getAnalysisFor(traceId);
   const trace = getTrace(traceId);
-  // Stream ids repeat across GPUs: name the device when the trace has more than one.
-  const streamName = (track: number, label: string): string => {
-    const info = trace?.tracks[track];
-    const multiGpu = (trace?.devices.length ?? 0) > 1;
-    return multiGpu && info?.kind === 'gpu-stream' ? `GPU ${info.deviceId} · ${label}` : label;
-  };
+  // Stream ids repeat across GPUs: name the device (once) when the trace has more than one.
+  const streamName = (track: number, label: string): string =>
+    streamLabelWithDevice(trace?.tracks[track], label, trace?.devices.length ?? 0);
   if (analysis === undefined) {
     return (
       <div className="panel" data-testid="analysis-panel">
@@ -71,10 +69,13 @@ export function AnalysisPanel() {
         </ul>
       )}
       {analysis.streams.length > 0 && (
-        <table className="table compact">
+        <table className="table compact" data-testid="summary-streams">
           <tbody>
-            {analysis.streams.map((s) => (
-              <tr key={s.track}>
+            {(trace === undefined
+              ? analysis.streams
+              : inStreamOrder(trace.tracks, analysis.streams)
+            ).map((s) => (
+              <tr key={s.track} data-track={s.track}>
                 <td className="name">{streamName(s.track, s.label)}</td>
                 <td className="num">{formatPercent(s.utilization)}</td>
                 <td className="bar-cell">
@@ -107,8 +108,13 @@ export function AnalysisPanel() {
                   <span>could save ~{formatDurationNs(f.estimatedSavingNs)}</span>
                 )}
                 {f.opIndices[0] !== undefined && (
-                  <button type="button" className="link" onClick={() => zoomToOp(f.opIndices[0]!)}>
-                    show ({f.opIndices.length} ops)
+                  <button
+                    type="button"
+                    className="link"
+                    data-testid="finding-show"
+                    onClick={() => showOpSet(f.opIndices, f.title)}
+                  >
+                    show ({f.opIndices.length} {f.opIndices.length === 1 ? 'op' : 'ops'})
                   </button>
                 )}
               </div>

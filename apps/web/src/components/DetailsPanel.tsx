@@ -6,6 +6,7 @@ import { gapDetails } from '../lib/gap-details.ts';
 import { rangeDetails } from '../lib/range-details.ts';
 import { GapDetailsPanel } from './GapDetailsPanel.tsx';
 import { RangeDetailsPanel } from './RangeDetailsPanel.tsx';
+import { SelectionSetPanel } from './SelectionSetPanel.tsx';
 import { useApp } from '../store/use-app.ts';
 
 /** The selected op: every field we know, and its flows (click one to go there). */
@@ -14,8 +15,12 @@ export function DetailsPanel() {
   const selected = useApp((s) => s.selectedOp);
   const selectedRange = useApp((s) => s.selectedRange);
   const selectedGap = useApp((s) => s.selectedGap);
+  const setSize = useApp((s) => s.opSet.length);
   useApp((s) => s.dataVersion);
   const trace = getTrace(traceId);
+  if (trace !== undefined && setSize > 1) {
+    return <SelectionSetPanel trace={trace} />;
+  }
   const range =
     trace === undefined || selectedRange === null ? null : rangeDetails(trace, selectedRange);
   if (range !== null) {
@@ -34,7 +39,8 @@ export function DetailsPanel() {
     return (
       <div className="panel" data-testid="details-panel">
         <p className="muted">
-          Click an op to see its details and flows. Shift-drag selects an area.
+          Click an op to see its details and flows; Ctrl/Cmd-click adds ops to the selection.
+          Shift-drag selects an area.
         </p>
       </div>
     );

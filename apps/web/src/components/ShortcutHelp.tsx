@@ -9,6 +9,8 @@ const shortcuts: readonly (readonly [string, string])[] = [
   ['W / S', 'Zoom in / out about the mouse when it is over the Gantt'],
   ['A / D', 'Pan earlier / later'],
   ['Click', 'Select an op; its flows are drawn'],
+  ['Ctrl / Cmd + click', 'Add an op to the selection, or take it out; the details sum the set'],
+  ['] / [', "Next / previous op of the set (a finding's ops, or ctrl-clicked ones)"],
   ['Shift + drag', 'Select an area: the table sums its ops'],
   ['F', 'Zoom to the selection'],
   ['M', "Mark the selected op's range (or the area's) with its duration; M again clears it"],

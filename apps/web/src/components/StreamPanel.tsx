@@ -1,9 +1,12 @@
-import { trackLabels } from '@streamscope/trace';
+import { displayOrder, trackLabels } from '@streamscope/trace';
 import { getTrace } from '../data/trace-registry.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
-/** Pin streams to the top or hide them; the canvas reads the lists from the store. */
+/**
+ * Pin streams to the top or hide them; the canvas reads the lists from the store. Listed in the
+ * timeline's row order (`displayOrder`, as lib/stream-order.ts).
+ */
 export function StreamPanel() {
   const traceId = useApp((s) => s.traceId);
   const pinned = useApp((s) => s.pinnedTracks);
@@ -20,31 +23,34 @@ export function StreamPanel() {
         {hidden.length > 0 ? `, ${hidden.length} hidden` : ''})
       </summary>
       <ul className="plain streams">
-        {trackLabels(trace.tracks).map((label, i) => (
-          <li key={i} className="row" data-testid="stream-item">
-            <span className="name" title={label}>
-              {label}
-            </span>
-            <button
-              type="button"
-              className={pinned.includes(i) ? 'toggle on' : 'toggle'}
-              aria-pressed={pinned.includes(i)}
-              data-testid="pin-stream"
-              onClick={() => appStore.getState().togglePinnedTrack(i)}
-            >
-              pin
-            </button>
-            <button
-              type="button"
-              className={hidden.includes(i) ? 'toggle on' : 'toggle'}
-              aria-pressed={hidden.includes(i)}
-              data-testid="hide-stream"
-              onClick={() => appStore.getState().toggleHiddenTrack(i)}
-            >
-              hide
-            </button>
-          </li>
-        ))}
+        {displayOrder(trace.tracks).map((i) => {
+          const label = trackLabels(trace.tracks)[i] ?? `track ${i}`;
+          return (
+            <li key={i} className="row" data-testid="stream-item" data-track={i}>
+              <span className="name" title={label}>
+                {label}
+              </span>
+              <button
+                type="button"
+                className={pinned.includes(i) ? 'toggle on' : 'toggle'}
+                aria-pressed={pinned.includes(i)}
+                data-testid="pin-stream"
+                onClick={() => appStore.getState().togglePinnedTrack(i)}
+              >
+                pin
+              </button>
+              <button
+                type="button"
+                className={hidden.includes(i) ? 'toggle on' : 'toggle'}
+                aria-pressed={hidden.includes(i)}
+                data-testid="hide-stream"
+                onClick={() => appStore.getState().toggleHiddenTrack(i)}
+              >
+                hide
+              </button>
+            </li>
+          );
+        })}
       </ul>
     </details>
   );

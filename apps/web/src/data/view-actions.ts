@@ -1,10 +1,14 @@
-import { searchOps } from '../lib/search.ts';
+import { clampWindow } from '../lib/op-set.ts';
+import { searchTrace } from '../lib/search.ts';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import { getSearchMatches, setSearchMatches } from './search-registry.ts';
 import { getTrace } from './trace-registry.ts';
 
-/** Shows op `op` with some room around it and selects it. */
+/**
+ * Shows op `op` with some room around it, never before the trace's start or past its end, and
+ * selects it (`select` false: only moves the view, for a set's next/previous).
+ */
 export function zoomToOp(op: number, select = true): void {
   const state = appStore.getState();
   const trace = getTrace(state.traceId);
@@ -16,13 +20,13 @@ export function zoomToOp(op: number, select = true): void {
   const endNs = ops.endNs[op]!;
   const spanNs = state.viewEndNs - state.viewStartNs;
   // Keep the zoom when the op fits comfortably; otherwise zoom so it takes 80% of the width.
-  if (spanNs > 0 && endNs - startNs < spanNs * 0.8) {
-    const midNs = (startNs + endNs) / 2;
-    state.setViewport(midNs - spanNs / 2, midNs + spanNs / 2);
-  } else {
-    const view = windowAround(startNs, endNs);
-    state.setViewport(view.startNs, view.endNs);
-  }
+  const midNs = (startNs + endNs) / 2;
+  const wanted =
+    spanNs > 0 && endNs - startNs < spanNs * 0.8
+      ? { startNs: midNs - spanNs / 2, endNs: midNs + spanNs / 2 }
+      : windowAround(startNs, endNs);
+  const view = clampWindow(wanted, 0, trace.spanNs());
+  state.setViewport(view.startNs, view.endNs);
   if (select) {
     state.selectOp(op);
   }
@@ -46,15 +50,22 @@ export function zoomToSelection(): void {
   }
 }
 
-/** Runs a search over the whole trace and moves to its first match. */
-export function runSearch(query: string): void {
+/**
+ * Runs a search over the whole trace: its matches are marked; with `visitFirst` the view moves to
+ * the first one (Enter), else it stays (as-you-type). An invalid regex is kept as the error.
+ */
+export function runSearch(query: string, regex = false, visitFirst = true): void {
   const state = appStore.getState();
   const trace = getTrace(state.traceId);
-  const found = trace === undefined ? new Uint32Array(0) : searchOps(trace, query);
+  const outcome =
+    trace === undefined
+      ? ({ ok: true, ops: new Uint32Array(0) } as const)
+      : searchTrace(trace, query, regex);
+  const found = outcome.ok ? outcome.ops : new Uint32Array(0);
   setSearchMatches(state.traceId, found);
-  state.setSearchResult(query, found.length);
-  if (found.length > 0) {
-    zoomToOp(found[0]!);
+  state.setSearchResult(query, found.length, regex, outcome.ok ? null : outcome.error);
+  if (visitFirst && found.length > 0) {
+    stepSearch(1);
   }
 }
 

@@ -27,6 +27,29 @@ function currentRoute(): Route {
 }
 
 /**
+ * A link to the trace already open (the hash edited by hand, back/forward, a pasted link): the
+ * view, the selection and the pinned, hidden and folded rows follow it. TracePage applies a
+ * route only when the trace changes, so this is the path for the same trace.
+ */
+export function applyRouteToOpenTrace(route: Route): void {
+  const state = appStore.getState();
+  if (route.page !== 'trace' || state.traceId !== route.traceId) {
+    return;
+  }
+  if (route.view !== undefined) {
+    state.setViewport(route.view.startNs, route.view.endNs);
+  }
+  if ((route.selectedOp ?? null) !== state.selectedOp) {
+    state.selectOp(route.selectedOp ?? null);
+  }
+  state.setTrackFilters({
+    pinnedTracks: route.pinned ?? [],
+    hiddenTracks: route.hidden ?? [],
+    collapsedGroups: route.collapsed ?? [],
+  });
+}
+
+/**
  * Keeps the URL hash and the store in step: back/forward and pasted links navigate; page changes
  * push a history entry; view and selection changes replace the current one.
  */
@@ -35,6 +58,9 @@ export function startUrlSync(): () => void {
   const onHashChange = (): void => {
     const route = routeFromHash(location.hash);
     if (location.hash !== hashFromRoute(currentRoute())) {
+      // The window and selection first, so the route change that follows finds the URL and the
+      // store agreeing and pushes no history entry of its own.
+      applyRouteToOpenTrace(route);
       appStore.getState().navigate(route);
     }
   };

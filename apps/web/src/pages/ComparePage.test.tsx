@@ -40,21 +40,39 @@ describe('compare metrics', () => {
       [...(t.container.querySelector(`[data-metric="${name}"]`)?.querySelectorAll('td') ?? [])].map(
         (td) => td.textContent,
       );
-    expect(row('Compute kernels')).toEqual(['Compute kernels', '1 ms', '1 ms', '+0.0%']);
-    expect(row('Communication')).toEqual(['Communication', '400 µs', '200 µs', '-50.0%']);
+    expect(row('Compute kernels')).toEqual(['Compute kernels', 'ms', '1.000', '1.000', '±0%']);
+    expect(row('Communication')).toEqual(['Communication', 'µs', '400.000', '200.000', '-50.0%']);
     expect(row('Comm/compute overlap')).toEqual([
       'Comm/compute overlap',
-      '25.0%',
-      '75.0%',
-      '50.0 pt',
+      '%',
+      '25.0',
+      '75.0',
+      '+50.0 pt',
     ]);
     expect(row('Exposed communication')).toEqual([
       'Exposed communication',
-      '300 µs',
-      '50 µs',
+      'µs',
+      '300.000',
+      '50.000',
       '-83.3%',
     ]);
-    expect(row('Median step')).toEqual(['Median step', '1 ms', '1 ms', '+0.0%']);
+    expect(row('Median step')).toEqual(['Median step', 'ms', '1.000', '1.000', '±0%']);
+  });
+
+  it('shows a ratio with its reason, not a percentage, against a tiny baseline', () => {
+    const makespan = (id: string, makespanNs: number): Side => ({
+      id,
+      title: id,
+      opCount: 1,
+      analysis: parseAnalysis({ metrics: { makespanNs, overlap: { commCompute: null } } }),
+    });
+    // 0.001 ms against 1 ms would be +99,900%.
+    act(() =>
+      t.root.render(<MetricsTable a={makespan('a', 1_000)} b={makespan('b', 1_000_000)} />),
+    );
+    const cells = t.container.querySelector('[data-metric="Makespan"]')?.querySelectorAll('td');
+    expect(cells?.[4]?.textContent).toBe('1,000× A (as a ratio)');
+    expect(cells?.[4]?.getAttribute('title')).toMatch(/A is tiny/);
   });
 
   it('leaves the communication rows out when neither run communicates', () => {

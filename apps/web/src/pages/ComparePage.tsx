@@ -1,11 +1,17 @@
 import { fitViewport } from '@streamscope/timeline';
-import { formatDurationNs } from '@streamscope/trace';
 import { useEffect, useState } from 'react';
 import type { TraceAnalysis } from '../api/types.ts';
 import { TimelineCanvas } from '../components/TimelineCanvas.tsx';
 import { ensureTraceLoaded, loadAnalysis } from '../data/trace-loader.ts';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
-import { formatCount, formatPercent } from '../lib/format.ts';
+import type { Change } from '../lib/compare-format.ts';
+import {
+  countChange,
+  durationColumns,
+  pointChange,
+  relativeChange,
+} from '../lib/compare-format.ts';
+import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 
@@ -24,50 +30,44 @@ function side(id: string): Side | null {
   return { id, title: trace.meta.title, opCount: trace.ops.count, analysis: getAnalysisFor(id) };
 }
 
-/** "+12.5%" for b relative to a. */
-function relative(a: number, b: number): string {
-  if (a === 0) {
-    return '—';
-  }
-  const change = (b - a) / a;
-  return `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
+/** One row of the compare table: both values in one unit (aligned), and the change. */
+interface MetricRow {
+  readonly name: string;
+  readonly unit: string;
+  readonly a: string;
+  readonly b: string;
+  readonly change: Change;
+}
+
+function durationRow(name: string, aNs: number, bNs: number): MetricRow {
+  const columns = durationColumns(aNs, bNs);
+  return { name, ...columns, change: relativeChange(aNs, bNs) };
+}
+
+function percentRow(name: string, a: number | null, b: number | null): MetricRow {
+  const pct = (v: number | null): string => (v === null ? '—' : (v * 100).toFixed(1));
+  return {
+    name,
+    unit: '%',
+    a: pct(a),
+    b: pct(b),
+    change:
+      a !== null && b !== null ? pointChange(a, b) : { text: 'n/a', reason: 'one run has none' },
+  };
 }
 
 /** Communication and step rows, where either run has communication or steps. */
-function classRows(ma: TraceAnalysis, mb: TraceAnalysis): [string, string, string, string][] {
-  const rows: [string, string, string, string][] = [];
+function classRows(ma: TraceAnalysis, mb: TraceAnalysis): MetricRow[] {
+  const rows: MetricRow[] = [];
   if (ma.commComputeOverlap !== null || mb.commComputeOverlap !== null) {
-    const pct = (v: number | null): string => (v === null ? '—' : formatPercent(v));
     rows.push(
-      [
-        'Communication',
-        formatDurationNs(ma.communicationNs),
-        formatDurationNs(mb.communicationNs),
-        relative(ma.communicationNs, mb.communicationNs),
-      ],
-      [
-        'Comm/compute overlap',
-        pct(ma.commComputeOverlap),
-        pct(mb.commComputeOverlap),
-        ma.commComputeOverlap !== null && mb.commComputeOverlap !== null
-          ? `${((mb.commComputeOverlap - ma.commComputeOverlap) * 100).toFixed(1)} pt`
-          : '—',
-      ],
-      [
-        'Exposed communication',
-        formatDurationNs(ma.exposedCommunicationNs),
-        formatDurationNs(mb.exposedCommunicationNs),
-        relative(ma.exposedCommunicationNs, mb.exposedCommunicationNs),
-      ],
+      durationRow('Communication', ma.communicationNs, mb.communicationNs),
+      percentRow('Comm/compute overlap', ma.commComputeOverlap, mb.commComputeOverlap),
+      durationRow('Exposed communication', ma.exposedCommunicationNs, mb.exposedCommunicationNs),
     );
   }
   if (ma.steps.count > 0 || mb.steps.count > 0) {
-    rows.push([
-      'Median step',
-      formatDurationNs(ma.steps.medianStepNs),
-      formatDurationNs(mb.steps.medianStepNs),
-      relative(ma.steps.medianStepNs, mb.steps.medianStepNs),
-    ]);
+    rows.push(durationRow('Median step', ma.steps.medianStepNs, mb.steps.medianStepNs));
   }
   return rows;
 }
@@ -79,44 +79,26 @@ export function MetricsTable({ a, b }: { a: Side; b: Side }) {
     return <p className="muted">Analysing both traces…</p>;
   }
   const speedup = mb.makespanNs > 0 ? ma.makespanNs / mb.makespanNs : 0;
-  const rows: [string, string, string, string][] = [
-    [
-      'Makespan',
-      formatDurationNs(ma.makespanNs),
-      formatDurationNs(mb.makespanNs),
-      relative(ma.makespanNs, mb.makespanNs),
-    ],
-    [
-      'GPU busy',
-      formatPercent(ma.deviceUtilization),
-      formatPercent(mb.deviceUtilization),
-      `${((mb.deviceUtilization - ma.deviceUtilization) * 100).toFixed(1)} pt`,
-    ],
-    [
-      'Copy/compute overlap',
-      formatPercent(ma.copyComputeOverlap),
-      formatPercent(mb.copyComputeOverlap),
-      `${((mb.copyComputeOverlap - ma.copyComputeOverlap) * 100).toFixed(1)} pt`,
-    ],
-    [
-      'Stream gap time',
-      formatDurationNs(ma.gapTotalNs),
-      formatDurationNs(mb.gapTotalNs),
-      relative(ma.gapTotalNs, mb.gapTotalNs),
-    ],
-    [
-      'Compute kernels',
-      formatDurationNs(ma.computeNs),
-      formatDurationNs(mb.computeNs),
-      relative(ma.computeNs, mb.computeNs),
-    ],
-    ['Ops', formatCount(a.opCount), formatCount(b.opCount), relative(a.opCount, b.opCount)],
-    [
-      'Findings',
-      String(ma.findings.length),
-      String(mb.findings.length),
-      String(mb.findings.length - ma.findings.length),
-    ],
+  const rows: MetricRow[] = [
+    durationRow('Makespan', ma.makespanNs, mb.makespanNs),
+    percentRow('GPU busy', ma.deviceUtilization, mb.deviceUtilization),
+    percentRow('Copy/compute overlap', ma.copyComputeOverlap, mb.copyComputeOverlap),
+    durationRow('Stream gap time', ma.gapTotalNs, mb.gapTotalNs),
+    durationRow('Compute kernels', ma.computeNs, mb.computeNs),
+    {
+      name: 'Ops',
+      unit: 'count',
+      a: formatCount(a.opCount),
+      b: formatCount(b.opCount),
+      change: relativeChange(a.opCount, b.opCount),
+    },
+    {
+      name: 'Findings',
+      unit: 'count',
+      a: formatCount(ma.findings.length),
+      b: formatCount(mb.findings.length),
+      change: countChange(ma.findings.length, mb.findings.length),
+    },
   ];
   rows.splice(rows.length - 2, 0, ...classRows(ma, mb));
   return (
@@ -125,22 +107,32 @@ export function MetricsTable({ a, b }: { a: Side; b: Side }) {
         B runs <strong>{speedup.toFixed(2)}×</strong> {speedup >= 1 ? 'faster' : 'slower'} than A
         (makespan A / makespan B).
       </p>
-      <table className="table compact" data-testid="compare-metrics">
+      <table className="table compact compare-metrics" data-testid="compare-metrics">
         <thead>
           <tr>
             <th>Metric</th>
+            <th>Unit</th>
             <th className="num">A</th>
             <th className="num">B</th>
             <th className="num">B vs A</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map(([name, va, vb, diff]) => (
-            <tr key={name} data-metric={name}>
-              <td>{name}</td>
-              <td className="num">{va}</td>
-              <td className="num">{vb}</td>
-              <td className="num">{diff}</td>
+          {rows.map((row) => (
+            <tr key={row.name} data-metric={row.name}>
+              <td>{row.name}</td>
+              <td className="muted">{row.unit}</td>
+              <td className="num">{row.a}</td>
+              <td className="num">{row.b}</td>
+              <td className="num" title={row.change.reason}>
+                {row.change.text}
+                {row.change.reason !== undefined && (
+                  <span className="muted small" data-testid="change-reason">
+                    {' '}
+                    ({row.change.reason.split(':')[0]})
+                  </span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -12,7 +12,7 @@ import { ImportWarnings } from '../components/ImportWarnings.tsx';
 import { TraceTable } from '../components/TraceTable.tsx';
 import { refreshTraceList } from '../data/trace-loader.ts';
 import { useTraceList } from '../data/use-trace-list.ts';
-import { formatCount } from '../lib/format.ts';
+import { formatCount, formatCreatedAt } from '../lib/format.ts';
 import { openLocally } from '../local-import/open-locally.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
@@ -30,7 +30,12 @@ type UploadState =
       readonly fileName: string;
       readonly progress: RanksProgress;
     }
-  | { readonly phase: 'done'; readonly entry: TraceEntry }
+  | {
+      readonly phase: 'done';
+      readonly entry: TraceEntry;
+      /** The server had these bytes already: `entry` is the earlier import, and `file` is kept for "import again". */
+      readonly duplicateOf?: { readonly file: File };
+    }
   | { readonly phase: 'cancelled'; readonly fileName: string }
   | {
       readonly phase: 'failed';
@@ -128,7 +133,8 @@ export function ImportPage() {
     }
   };
 
-  const start = (file: File): void => {
+  /** `ifDuplicate` 'offer': bytes imported before are offered as that trace, not stored again. */
+  const start = (file: File, ifDuplicate: 'import' | 'offer' = 'offer'): void => {
     if (local) {
       startLocal(file);
       return;
@@ -139,11 +145,15 @@ export function ImportPage() {
       progress: uploadingProgress(0, file.size),
       where: 'server',
     });
-    const upload = uploadTrace(file, file.name, onProgress);
+    const upload = uploadTrace(file, file.name, onProgress, ifDuplicate);
     cancel.current = upload.abort;
     upload.done.then(
       (entry) => {
-        setState({ phase: 'done', entry });
+        setState(
+          entry.alreadyImported
+            ? { phase: 'done', entry, duplicateOf: { file } }
+            : { phase: 'done', entry },
+        );
         void refreshTraceList();
       },
       (e: unknown) => failed(file.name, e),
@@ -208,7 +218,33 @@ export function ImportPage() {
           {state.where !== undefined && <p className="muted">At: {state.where}</p>}
         </div>
       )}
-      {state.phase === 'done' && (
+      {state.phase === 'done' && state.duplicateOf !== undefined && (
+        <div className="ok-box" data-testid="import-done" data-already-imported="true">
+          <span data-testid="import-duplicate">
+            {state.duplicateOf.file.name} was already imported as{' '}
+            <strong>{state.entry.title}</strong> ({formatCount(state.entry.opCount)} ops,{' '}
+            {formatCreatedAt(state.entry.createdAt)}): nothing new was stored.
+          </span>{' '}
+          <button
+            type="button"
+            className="link"
+            data-testid="open-imported"
+            onClick={() => appStore.getState().navigate({ page: 'trace', traceId: state.entry.id })}
+          >
+            Open it
+          </button>{' '}
+          or{' '}
+          <button
+            type="button"
+            className="link"
+            data-testid="import-again"
+            onClick={() => start(state.duplicateOf!.file, 'import')}
+          >
+            import it again
+          </button>
+        </div>
+      )}
+      {state.phase === 'done' && state.duplicateOf === undefined && (
         <div className="ok-box" data-testid="import-done">
           Imported <strong>{state.entry.title}</strong>: {formatCount(state.entry.opCount)} ops.{' '}
           <button

@@ -5,12 +5,22 @@ export interface FilterSlice {
   readonly searchQuery: string;
   /** Matches sit in data/search-registry.ts; the store only knows how many and which is current. */
   readonly searchMatchCount: number;
+  /** The current match (k-1 of "k of N"); -1 until next/previous (or Enter) visits one. */
   readonly searchMatchIndex: number;
+  /** Whether the query is a regular expression. */
+  readonly searchRegex: boolean;
+  /** Why the query could not run (an invalid regular expression), or null. */
+  readonly searchError: string | null;
   readonly pinnedTracks: readonly number[];
   readonly hiddenTracks: readonly number[];
   /** Row headers folded to one line (group keys of @streamscope/timeline's layout). */
   readonly collapsedGroups: readonly string[];
-  setSearchResult: (query: string, matchCount: number) => void;
+  setSearchResult: (
+    query: string,
+    matchCount: number,
+    regex?: boolean,
+    error?: string | null,
+  ) => void;
   stepSearch: (delta: 1 | -1) => void;
   togglePinnedTrack: (track: number) => void;
   toggleHiddenTrack: (track: number) => void;
@@ -33,14 +43,18 @@ export const createFilterSlice: StateCreator<AppState, [], [], FilterSlice> = (s
   searchQuery: '',
   searchMatchCount: 0,
   searchMatchIndex: -1,
+  searchRegex: false,
+  searchError: null,
   pinnedTracks: [],
   hiddenTracks: [],
   collapsedGroups: [],
-  setSearchResult: (query, matchCount) =>
+  setSearchResult: (query, matchCount, regex = false, error = null) =>
     set({
       searchQuery: query,
       searchMatchCount: matchCount,
-      searchMatchIndex: matchCount > 0 ? 0 : -1,
+      searchMatchIndex: -1,
+      searchRegex: regex,
+      searchError: error,
     }),
   stepSearch: (delta) =>
     set((state) => {
@@ -48,7 +62,9 @@ export const createFilterSlice: StateCreator<AppState, [], [], FilterSlice> = (s
         return {};
       }
       const n = state.searchMatchCount;
-      return { searchMatchIndex: (((state.searchMatchIndex + delta) % n) + n) % n };
+      // From no current match, next goes to the first and previous to the last.
+      const from = state.searchMatchIndex < 0 ? (delta > 0 ? -1 : 0) : state.searchMatchIndex;
+      return { searchMatchIndex: (((from + delta) % n) + n) % n };
     }),
   togglePinnedTrack: (track) =>
     set((state) => ({ pinnedTracks: toggle(state.pinnedTracks, track) })),

@@ -46,7 +46,21 @@ export interface SelectionSlice {
   readonly hoveredGap: HoveredGap | null;
   readonly area: AreaSelection | null;
   readonly mark: MarkedRange | null;
+  /**
+   * Ops selected together (ctrl/cmd-click, or a finding's "show"), in start order; empty when
+   * the selection is one op or none. `selectedOp` is then the set's current op.
+   */
+  readonly opSet: readonly number[];
+  /** Index in `opSet` of the current op (next/previous step from it), -1 without a set. */
+  readonly opSetIndex: number;
+  /** What the set came from ("finding: …"), or null for a set picked by hand. */
+  readonly opSetSource: string | null;
+  /** A plain select (or null): also ends any set. */
   selectOp: (op: number | null) => void;
+  /** Selects `ops` (already in start order) as a set, `index` current; fewer than 2 is one op. */
+  selectOpSet: (ops: readonly number[], index: number, source: string | null) => void;
+  /** Makes member `index` of the set current (wrapping), which selects that op. */
+  setOpSetIndex: (index: number) => void;
   hoverOp: (hovered: HoveredOp | null) => void;
   selectRange: (range: number | null) => void;
   hoverRange: (hovered: HoveredRange | null) => void;
@@ -55,6 +69,8 @@ export interface SelectionSlice {
   selectArea: (area: AreaSelection | null) => void;
   setMark: (mark: MarkedRange | null) => void;
 }
+
+const noSet = { opSet: [], opSetIndex: -1, opSetSource: null } as const;
 
 export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice> = (set, get) => ({
   selectedOp: null,
@@ -65,23 +81,49 @@ export const createSelectionSlice: StateCreator<AppState, [], [], SelectionSlice
   hoveredGap: null,
   area: null,
   mark: null,
+  opSet: [],
+  opSetIndex: -1,
+  opSetSource: null,
   selectOp: (op) =>
     set(
       op === null
-        ? { selectedOp: null }
-        : { selectedOp: op, selectedRange: null, selectedGap: null },
+        ? { selectedOp: null, ...noSet }
+        : { selectedOp: op, selectedRange: null, selectedGap: null, ...noSet },
     ),
+  selectOpSet: (ops, index, source) => {
+    if (ops.length < 2) {
+      get().selectOp(ops[0] ?? null);
+      return;
+    }
+    const at = Math.min(ops.length - 1, Math.max(0, index));
+    set({
+      opSet: ops,
+      opSetIndex: at,
+      opSetSource: source,
+      selectedOp: ops[at]!,
+      selectedRange: null,
+      selectedGap: null,
+    });
+  },
+  setOpSetIndex: (index) => {
+    const n = get().opSet.length;
+    if (n === 0) {
+      return;
+    }
+    const at = ((index % n) + n) % n;
+    set({ opSetIndex: at, selectedOp: get().opSet[at]! });
+  },
   selectRange: (range) =>
     set(
       range === null
         ? { selectedRange: null }
-        : { selectedRange: range, selectedOp: null, selectedGap: null },
+        : { selectedRange: range, selectedOp: null, selectedGap: null, ...noSet },
     ),
   selectGap: (gap) =>
     set(
       gap === null
         ? { selectedGap: null }
-        : { selectedGap: gap, selectedOp: null, selectedRange: null },
+        : { selectedGap: gap, selectedOp: null, selectedRange: null, ...noSet },
     ),
   hoverGap: (hovered) => {
     if (get().hoveredGap?.gap === hovered?.gap) {

@@ -1,5 +1,7 @@
 import { appStore } from '../store/index.ts';
 import { pendingActivity, touchActivity, waitForIdle } from './activity.ts';
+import { probeOps, selectionProbe } from './op-probe.ts';
+import type { OpProbe } from './op-probe.ts';
 import { latestRendererStats } from './renderer-stats.ts';
 import type { RendererStatsSnapshot } from './renderer-stats.ts';
 import { timelineRows } from './timeline-rows.ts';
@@ -14,6 +16,10 @@ declare global {
     __pendingActivity?: () => number;
     /** A mounted timeline's rows on screen (kind, label, track, top, height), by data-testid. */
     __timelineRows?: (viewId: string) => TimelineRowProbe[] | undefined;
+    /** Ops of the open trace: times, name and centre on the timeline `viewId`. */
+    __ops?: (viewId: string, ops: readonly number[]) => OpProbe[];
+    /** The selected op, the set selected together, and the trace's span. */
+    __selection?: () => ReturnType<typeof selectionProbe>;
   }
 }
 
@@ -30,4 +36,6 @@ export function installTestHooks(): void {
   window.__rendererStats = () => latestRendererStats();
   window.__pendingActivity = () => pendingActivity();
   window.__timelineRows = (viewId) => timelineRows(viewId);
+  window.__ops = (viewId, ops) => probeOps(viewId, ops);
+  window.__selection = () => selectionProbe();
 }

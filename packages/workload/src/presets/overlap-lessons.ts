@@ -78,7 +78,7 @@ export const pipeline: PresetDefinition = {
     const size = num(args, 'size');
     const chunkBytes = Math.floor(size / chunks);
     return {
-      name: `pipeline (${chunks} chunks)`,
+      name: `pipeline (${chunks} ${chunks === 1 ? 'chunk' : 'chunks'})`,
       buffers: [
         { name: 'h', kind: 'host-pinned', size },
         { name: 'd', kind: 'device', size },

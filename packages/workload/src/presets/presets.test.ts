@@ -70,7 +70,7 @@ describe('presets', () => {
 
   it('takes parameter values as text, the way --set passes them', () => {
     const w = buildPreset('pipeline', { chunks: '1', size: '8MiB', kernelUs: '100' });
-    expect(w.name).toBe('pipeline (1 chunks)');
+    expect(w.name).toBe('pipeline (1 chunk)');
     expect(w.buffers?.[0]).toMatchObject({ size: 8 * 1024 ** 2 });
     expect(buildPreset('graphs', { useGraph: 'false' }).name).toBe('graphs (launches)');
   });

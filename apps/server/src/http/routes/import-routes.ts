@@ -18,6 +18,10 @@ export function importRoutes(services: AppServices): Router {
     if (!uploadIdPattern.test(uploadId)) {
       throw badRequest('uploadId must be 8 to 64 characters of [A-Za-z0-9_-]', 'uploadId');
     }
+    const ifDuplicate = queryString(req, 'ifDuplicate') ?? 'import';
+    if (ifDuplicate !== 'import' && ifDuplicate !== 'offer') {
+      throw badRequest("ifDuplicate must be 'import' or 'offer'", 'ifDuplicate');
+    }
     const lengthHeader = req.headers['content-length'];
     const declaredBytes = lengthHeader === undefined ? undefined : Number(lengthHeader);
     const aborter = new AbortController();
@@ -40,9 +44,14 @@ export function importRoutes(services: AppServices): Router {
         uploadId,
         contentCodings,
         signal: aborter.signal,
+        ifDuplicate,
         ...(declaredBytes !== undefined && Number.isFinite(declaredBytes) ? { declaredBytes } : {}),
       });
-      res.status(201).location(`/api/traces/${entry.id}`).json(entry);
+      // 200 for the earlier import of the same bytes (ifDuplicate=offer): nothing was created.
+      res
+        .status(entry.alreadyImported === true ? 200 : 201)
+        .location(`/api/traces/${entry.id}`)
+        .json(entry);
     } catch (error) {
       if (!req.complete) {
         // The rest of the body will not be read: close the connection after answering.
