@@ -10,7 +10,7 @@ import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
 import { createApp } from './http/app.ts';
 import { authorizeUpgrade, securityPolicyFor } from './http/security.ts';
 import type { TraceTools, WorkloadService } from './http/services.ts';
-import type { ForeignImporter } from './imports/import-service.ts';
+import type { ContainerReader, ForeignImporter } from './imports/import-service.ts';
 import { ImportService } from './imports/import-service.ts';
 import type { LiveStats } from './live/live-server.ts';
 import { LiveServer } from './live/live-server.ts';
@@ -21,6 +21,7 @@ import { ProfileService } from './profile/profile-service.ts';
 import type { BackendSet } from './runs/run-manager.ts';
 import { RunManager } from './runs/run-manager.ts';
 import { TraceStore } from './storage/trace-store.ts';
+import { sharedWorkers } from './workers/server-workers.ts';
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -39,6 +40,8 @@ export interface StartOptions {
   readonly workloads?: WorkloadService;
   readonly tools?: TraceTools;
   readonly importForeign?: ForeignImporter;
+  /** Checks uploaded .sstrace containers: in a worker thread of the shared pool by default. */
+  readonly readContainer?: ContainerReader;
   readonly summarize?: (trace: Trace) => unknown;
   readonly log?: (line: string) => void;
   /** Profiled programs' runs: how long their processes may be away or finishing (tests shorten). */
@@ -87,7 +90,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log,
     ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
   });
-  const imports = new ImportService(store, limits.uploadBytes, options.importForeign, log);
+  const imports = new ImportService(
+    store,
+    limits.uploadBytes,
+    // The shared pool is made on the first container upload, not with the server.
+    options.readContainer ?? ((filePath, how) => sharedWorkers().readContainer(filePath, how)),
+    options.importForeign,
+    log,
+  );
   const app = createApp({
     store,
     runs,

@@ -1,10 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Trace } from '@streamscope/trace';
-import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../api-types.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
@@ -12,6 +10,7 @@ import { newId } from '../storage/trace-store.ts';
 import type { ContentCoding, DecodeFailure } from './content-encoding.ts';
 import { badEncoding, decodersFor } from './content-encoding.ts';
 import { asImportError, cancelledError, isDiskFull, tooLarge } from './import-failures.ts';
+import type { ImportedTrace } from './imported-trace.ts';
 
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
@@ -28,7 +27,10 @@ export interface UploadProgress {
   readonly error?: string;
 }
 
-/** Parses an uploaded file that is not a streamscope container (the importers' job). */
+/**
+ * Parses an uploaded file that is not a streamscope container (the importers' job), off the
+ * event loop, and resolves with the trace in the stored form.
+ */
 export type ForeignImporter = (
   filePath: string,
   options: {
@@ -39,7 +41,13 @@ export type ForeignImporter = (
     /** A SQLite export, once every byte is read, names each table it moves on to. */
     readonly onStage?: (table: string) => void;
   },
-) => Promise<{ readonly trace: Trace; readonly warnings: readonly string[] }>;
+) => Promise<ImportedTrace>;
+
+/** Checks an uploaded streamscope container (off the event loop) and resolves with its stored form. */
+export type ContainerReader = (
+  filePath: string,
+  options: { readonly fileName: string; readonly signal: AbortSignal },
+) => Promise<ImportedTrace>;
 
 export interface UploadRequest {
   readonly body: NodeJS.ReadableStream;
@@ -71,6 +79,7 @@ export class ImportService {
   constructor(
     private readonly store: TraceStore,
     private readonly maxBytes: number,
+    private readonly readContainer: ContainerReader,
     private readonly importForeign: ForeignImporter | undefined,
     private readonly log: (line: string) => void = () => undefined,
   ) {}
@@ -170,7 +179,7 @@ export class ImportService {
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
       let parsedBytes = 0;
-      const { trace, warnings } = await this.parse(
+      const imported = await this.parse(
         partPath,
         fileName,
         signal,
@@ -183,7 +192,7 @@ export class ImportService {
       );
       throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
-      const entry = await this.storeTrace(trace, fileName, warnings);
+      const entry = await this.storeTrace(imported, fileName);
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
@@ -233,14 +242,9 @@ export class ImportService {
     signal: AbortSignal,
     onProgress: (parsedBytes: number) => void,
     onStage: (table: string) => void,
-  ): Promise<{ trace: Trace; warnings: readonly string[] }> {
+  ): Promise<ImportedTrace> {
     if (await startsWith(partPath, containerMagic)) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of createReadStream(partPath, { signal })) {
-        chunks.push(chunk as Buffer);
-      }
-      const trace = loadTrace(Buffer.concat(chunks));
-      return { trace, warnings: trace.meta.warnings ?? [] };
+      return this.readContainer(partPath, { fileName, signal });
     }
     if (this.importForeign === undefined) {
       throw new ApiError(
@@ -258,24 +262,21 @@ export class ImportService {
     });
   }
 
-  private async storeTrace(
-    trace: Trace,
-    fileName: string,
-    warnings: readonly string[],
-  ): Promise<TraceEntry> {
+  /** Writes the bytes the worker made as they are: nothing is decoded or encoded here. */
+  private async storeTrace(imported: ImportedTrace, fileName: string): Promise<TraceEntry> {
     const id = newId();
-    const fileBytes = await this.store.writeTraceFile(id, saveTrace(trace));
+    const fileBytes = await this.store.writeTraceFile(id, imported.traceBytes);
+    const { title, warnings } = imported;
     const entry: TraceEntry = {
       id,
       source: 'import',
-      title:
-        trace.meta.title === 'untitled' || trace.meta.title === '' ? fileName : trace.meta.title,
+      title: title === 'untitled' || title === '' ? fileName : title,
       status: 'imported',
       createdAt: new Date().toISOString(),
       finishedAt: new Date().toISOString(),
-      opCount: trace.ops.count,
-      spanNs: trace.spanNs(),
-      format: trace.meta.sourceFormat,
+      opCount: imported.opCount,
+      spanNs: imported.spanNs,
+      format: imported.sourceFormat,
       fileName,
       fileBytes,
       ...(warnings.length > 0 ? { warnings } : {}),
