@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +68,8 @@ export interface RunningServer {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The upload route (import-routes.ts), which answers `Expect: 100-continue` itself. */
+const uploadPath = '/api/imports';
 
 /** Opens the data directory, starts Express and the live channel, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -130,6 +133,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.profileTiming !== undefined ? { timing: options.profileTiming } : {}),
   });
   const server = createServer(app);
+  // A client that asks `Expect: 100-continue` is told to send its body by the route that reads
+  // it: an upload over the limit is refused by its Content-Length and never sent. Every other
+  // request is told at once, as Node would.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    if (!(request.method === 'PUT' && pathname === uploadPath)) {
+      response.writeContinue();
+    }
+    app(request, response);
+  });
   server.on('upgrade', (request, socket, head) => {
     // Profiled programs beyond this machine's socket: the same checks as the live channel.
     if (new URL(request.url ?? '/', 'http://localhost').pathname === profilePath) {

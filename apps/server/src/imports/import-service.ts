@@ -101,11 +101,16 @@ export class ImportService {
     return this.progressById.get(uploadId);
   }
 
+  /** Refuses (413) an upload whose declared size is over the limit, before it is read. */
+  checkDeclaredBytes(declaredBytes: number | undefined): void {
+    if (declaredBytes !== undefined && declaredBytes > this.maxBytes) {
+      throw tooLarge(this.maxBytes, declaredBytes);
+    }
+  }
+
   async receive(request: UploadRequest): Promise<TraceEntry> {
     const { uploadId, fileName } = request;
-    if (request.declaredBytes !== undefined && request.declaredBytes > this.maxBytes) {
-      throw tooLarge(this.maxBytes);
-    }
+    this.checkDeclaredBytes(request.declaredBytes);
     if (this.running.has(uploadId)) {
       throw new ApiError(
         409,
