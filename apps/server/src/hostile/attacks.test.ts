@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClient } from '../test-support/live-client.ts';
 import type { ServerProcess } from '../test-support/server-process.ts';
 import { startServerProcess } from '../test-support/server-process.ts';
+import { upload } from '../test-support/upload.ts';
 
 // The attacks a probe of the running server tried, replayed against `streamscope serve` as its
 // own process on loopback. Every loop is bounded; nothing here measures time. After each group
@@ -44,10 +45,6 @@ function send(
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function upload(base: string, fileName: string, body: Buffer): Promise<Reply> {
-  return send(base, 'PUT', `/api/imports?filename=${encodeURIComponent(fileName)}`, {}, body);
 }
 
 async function listed(base: string): Promise<{ id: string; status: string; title: string }[]> {
@@ -94,9 +91,9 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'streamscope-hostile-'));
   server = await startServerProcess(dataDir);
   const trainJson = await readFile(path.join(fixtures, 'nsys/2025.3.1/train.json'));
-  const stored = await upload(server.base, 'train.json', trainJson);
+  const stored = await upload<{ id: string }>(server.base, trainJson, 'train.json');
   expect(stored.status).toBe(201);
-  kept = [(JSON.parse(stored.body) as { id: string }).id];
+  kept = [stored.body.id];
 }, 120_000);
 
 afterAll(async () => {
@@ -114,7 +111,7 @@ describe('the server under hostile input', () => {
       'a\u0000b.json',
       '.hidden.json',
     ]) {
-      const reply = await upload(server.base, name, body);
+      const reply = await upload(server.base, body, name);
       expect([201, 400]).toContain(reply.status);
     }
     for (const id of ['..', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', 'x'.repeat(300)]) {
@@ -134,12 +131,12 @@ describe('the server under hostile input', () => {
     ]) {
       const reply = await upload(
         server.base,
-        path.basename(file),
         await readFile(path.join(fixtures, file)),
+        path.basename(file),
       );
       expect(reply.status).toBeGreaterThanOrEqual(400);
       expect(reply.status).toBeLessThan(500);
-      expect(reply.body).toContain(path.basename(file));
+      expect(JSON.stringify(reply.body)).toContain(path.basename(file));
     }
     expect((await listed(server.base)).map((entry) => entry.id)).toEqual(
       expect.arrayContaining(kept),
@@ -265,17 +262,17 @@ describe('the server under memory attacks', () => {
     // about 500 times, below the 64 MiB from which the ratio rule calls it a bomb.
     const graph = gunzipSync(await readFile(path.join(fixtures, 'nsys/2025.3.1/graph.sqlite.gz')));
     const bomb = gzipSync(Buffer.concat([graph, Buffer.alloc(48 << 20)]));
-    const bombed = await upload(server.base, 'bomb.sqlite.gz', bomb);
+    const bombed = await upload(server.base, bomb, 'bomb.sqlite.gz');
     expect(bombed.status).toBeLessThan(500);
 
     const opCount = 500_000;
-    const stored = await upload(
+    const stored = await upload<{ id: string }>(
       server.base,
+      saveTrace(syntheticTrace(opCount)),
       'big.sstrace',
-      Buffer.from(saveTrace(syntheticTrace(opCount))),
     );
     expect(stored.status).toBe(201);
-    const id = (JSON.parse(stored.body) as { id: string }).id;
+    const id = stored.body.id;
     // Subscribers to the stored run that stop reading once subscribed: the server sends each
     // only up to its socket's high-water mark, read from disk as the socket drains.
     const subscribers = await Promise.all(

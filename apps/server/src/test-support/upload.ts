@@ -13,6 +13,13 @@ export interface UploadOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Check the answer against openapi.yaml (true by default). */
   readonly check?: boolean;
+  /** The query string as it is sent, instead of one made from fileName and uploadId. */
+  readonly rawQuery?: string;
+}
+
+/** The body of an API error. */
+export interface ErrorBody {
+  readonly error?: { readonly code: string; readonly message: string; readonly path?: string };
 }
 
 /** The server's answer: its status and JSON body. */
@@ -36,6 +43,7 @@ export async function upload<Body = unknown>(
   if (options.uploadId !== undefined) {
     query.set('uploadId', options.uploadId);
   }
+  const search = options.rawQuery ?? query.toString();
   const headers: Record<string, string> = { ...options.headers };
   if (options.contentType !== undefined) {
     headers['content-type'] = options.contentType;
@@ -47,13 +55,14 @@ export async function upload<Body = unknown>(
   } else {
     sent = body;
   }
-  const response = await fetch(`${base}/api/imports?${query.toString()}`, {
+  const response = await fetch(`${base}/api/imports?${search}`, {
     method: 'PUT',
     headers,
     body: sent,
     duplex: 'half',
   });
-  const parsed = (await response.json()) as Body;
+  const text = await response.text();
+  const parsed = (text === '' ? undefined : JSON.parse(text)) as Body;
   if (options.check ?? true) {
     checkResponse('PUT', '/api/imports', response.status, parsed);
   }
