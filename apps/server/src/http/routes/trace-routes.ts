@@ -7,6 +7,7 @@ import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 import type { TraceFileLease } from '../../workers/trace-files.ts';
 import { snapshotRunLog, storedTraceFile } from '../../workers/trace-files.ts';
+import { cutTraceFile } from '../../workers/tasks/window-task.ts';
 
 /** List, read, window, analyze, export and delete traces (runs and imports). */
 export function traceRoutes(services: AppServices): Router {
@@ -77,12 +78,10 @@ export function traceRoutes(services: AppServices): Router {
       });
       return;
     }
-    const cut = services.tools.window;
-    if (cut === undefined) {
-      throw new ApiError(501, 'not-available', 'trace windows are not available in this build');
-    }
     // A window, or a live run's trace so far: decoded, cut and encoded in a worker thread, which
-    // reads the stored file (or a snapshot of the run's record stream) itself.
+    // reads the stored file (or a snapshot of the run's record stream) itself; a server built
+    // without worker threads (tests, single-file bundles) does it here.
+    const cut = services.tools.window ?? cutTraceFile;
     const file = await traceFileOf(id);
     let bytes: Uint8Array;
     try {

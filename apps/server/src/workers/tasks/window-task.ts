@@ -15,10 +15,22 @@ export async function windowTask(
   window: TraceWindow | undefined,
   ctx: TaskContext,
 ): Promise<TaskResult> {
-  const trace = await loadTraceFile(ref, ctx.signal);
+  const bytes = await cutTraceFile(ref, window, ctx.signal);
+  return { result: bytes, transfer: [bytes.buffer as ArrayBuffer] };
+}
+
+/**
+ * The window (or the whole trace) of a trace file as codec bytes, on the calling thread: a
+ * worker's, or the server's own where it was built without worker threads.
+ */
+export async function cutTraceFile(
+  ref: TraceFileRef,
+  window: TraceWindow | undefined,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const trace = await loadTraceFile(ref, signal);
   if (window === undefined) {
-    const whole = saveTrace(trace);
-    return { result: whole, transfer: [whole.buffer as ArrayBuffer] };
+    return saveTrace(trace);
   }
   if (window.tracks?.some((t) => t >= trace.tracks.length) === true) {
     throw new ApiError(
@@ -28,6 +40,5 @@ export async function windowTask(
       'tracks',
     );
   }
-  const bytes = saveTrace(windowOf(trace, window));
-  return { result: bytes, transfer: [bytes.buffer as ArrayBuffer] };
+  return saveTrace(windowOf(trace, window));
 }
