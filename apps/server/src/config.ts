@@ -1,4 +1,13 @@
 import type { BackendChoice } from '@streamscope/executor';
+import { defaultMaxImportBytes } from '@streamscope/importers';
+
+/**
+ * The largest file one import takes unless told otherwise: a server upload (`serve
+ * --max-upload-mb`) and a CLI import (`import --max-bytes`) alike. It is the importers' own
+ * default, which they size from what a streaming import holds in memory, so the server, the
+ * CLI and the importers never disagree.
+ */
+export const defaultImportBytes = defaultMaxImportBytes;
 
 /** Limits on what clients may ask of the server. */
 export interface ServerLimits {
@@ -22,7 +31,7 @@ export interface ServerLimits {
 
 export const defaultLimits: ServerLimits = {
   jsonBodyBytes: 1 << 20,
-  uploadBytes: 1 << 30,
+  uploadBytes: defaultImportBytes,
   defaultRunMs: 60_000,
   maxRunMs: 600_000,
   concurrentRuns: 4,

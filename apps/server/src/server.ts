@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
 import { createApp } from './http/app.ts';
 import { authorizeUpgrade, securityPolicyFor } from './http/security.ts';
 import type { TraceTools, WorkloadService } from './http/services.ts';
-import type { ForeignImporter } from './imports/import-service.ts';
+import type { ContainerReader, ForeignImporter } from './imports/import-service.ts';
 import { ImportService } from './imports/import-service.ts';
 import type { LiveStats } from './live/live-server.ts';
 import { LiveServer } from './live/live-server.ts';
@@ -21,6 +22,7 @@ import { ProfileService } from './profile/profile-service.ts';
 import type { BackendSet } from './runs/run-manager.ts';
 import { RunManager } from './runs/run-manager.ts';
 import { TraceStore } from './storage/trace-store.ts';
+import { sharedWorkers } from './workers/server-workers.ts';
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -39,6 +41,8 @@ export interface StartOptions {
   readonly workloads?: WorkloadService;
   readonly tools?: TraceTools;
   readonly importForeign?: ForeignImporter;
+  /** Checks uploaded .sstrace containers: in a worker thread of the shared pool by default. */
+  readonly readContainer?: ContainerReader;
   readonly summarize?: (trace: Trace) => unknown;
   readonly log?: (line: string) => void;
   /** Profiled programs' runs: how long their processes may be away or finishing (tests shorten). */
@@ -64,6 +68,8 @@ export interface RunningServer {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The upload route (import-routes.ts), which answers `Expect: 100-continue` itself. */
+const uploadPath = '/api/imports';
 
 /** Opens the data directory, starts Express and the live channel, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -87,7 +93,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log,
     ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
   });
-  const imports = new ImportService(store, limits.uploadBytes, options.importForeign, log);
+  const imports = new ImportService(
+    store,
+    limits.uploadBytes,
+    // The shared pool is made on the first container upload, not with the server.
+    options.readContainer ?? ((filePath, how) => sharedWorkers().readContainer(filePath, how)),
+    options.importForeign,
+    log,
+  );
   const app = createApp({
     store,
     runs,
@@ -120,6 +133,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.profileTiming !== undefined ? { timing: options.profileTiming } : {}),
   });
   const server = createServer(app);
+  // A client that asks `Expect: 100-continue` is told to send its body by the route that reads
+  // it: an upload over the limit is refused by its Content-Length and never sent. Every other
+  // request is told at once, as Node would.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    if (!(request.method === 'PUT' && pathname === uploadPath)) {
+      response.writeContinue();
+    }
+    app(request, response);
+  });
   server.on('upgrade', (request, socket, head) => {
     // Profiled programs beyond this machine's socket: the same checks as the live channel.
     if (new URL(request.url ?? '/', 'http://localhost').pathname === profilePath) {

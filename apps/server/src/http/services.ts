@@ -1,9 +1,10 @@
 import type { BackendChoice, BackendName } from '@streamscope/executor';
-import type { Trace } from '@streamscope/trace';
 import type { ServerLimits } from '../config.ts';
 import type { ImportService } from '../imports/import-service.ts';
+import type { ImportedTrace } from '../imports/imported-trace.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
+import type { TraceWindow } from '../storage/trace-window.ts';
 import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
 import type { ChromeExport } from '../workers/server-workers.ts';
 import type { SecurityPolicy } from './security.ts';
@@ -42,13 +43,19 @@ export interface TraceTools {
    */
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
   /**
-   * Several ranks' traces of one job as one trace with a group per rank; throws ApiError
-   * (422 `merge-failed`) naming the file when the ranks do not fit together.
+   * A window of the trace as codec bytes (GET /api/traces/:id/data with fromNs/toNs/tracks), or
+   * the whole trace without one (a live run's snapshot); throws ApiError 400 naming `tracks`
+   * when one is beyond the trace's tracks.
+   */
+  readonly window?: (trace: TraceFileRef, window?: TraceWindow) => Promise<Uint8Array>;
+  /**
+   * Several ranks' stored traces of one job as one trace with a group per rank, in the stored
+   * form; throws ApiError (422 `merge-failed`) naming the file when the ranks do not fit together.
    */
   readonly mergeRanks?: (
-    inputs: readonly { readonly trace: Trace; readonly fileName: string }[],
+    inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[],
     title: string | undefined,
-  ) => { readonly trace: Trace; readonly warnings: readonly string[] };
+  ) => Promise<ImportedTrace>;
 }
 
 /** Everything the HTTP layer calls; handlers parse, validate, call one of these, serialize. */

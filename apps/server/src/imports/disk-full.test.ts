@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { saveTrace } from '@streamscope/trace';
 import { importForeign } from '../integrations/importers.ts';
-import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import type { ErrorBody } from '../test-support/upload.ts';
+import { upload } from '../test-support/upload.ts';
 import { kernelTrace } from '../test-support/kernel-trace.ts';
 
 /** Which writes fail with ENOSPC: files whose path matches, after this many bytes. */
@@ -86,18 +87,8 @@ function sampleTrace(opCount: number): Uint8Array {
   return saveTrace(kernelTrace(opCount));
 }
 
-async function upload(
-  bytes: Uint8Array,
-  uploadId: string,
-  fileName = 'sample.sstrace',
-): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
-  const response = await fetch(`${t.base}/api/imports?filename=${fileName}&uploadId=${uploadId}`, {
-    method: 'PUT',
-    body: bytes,
-  });
-  const body = (await response.json()) as { error?: { code: string; message: string } };
-  checkResponse('PUT', '/api/imports', response.status, body);
-  return { status: response.status, body };
+function put(bytes: Uint8Array, uploadId: string, fileName = 'sample.sstrace') {
+  return upload<ErrorBody>(t.base, bytes, fileName, { uploadId });
 }
 
 /** Every file left under the data directory but the metadata database itself. */
@@ -119,7 +110,7 @@ describe('a full data volume', () => {
     disk.afterBytes = 4096;
     const bytes = sampleTrace(2000);
     expect(bytes.length).toBeGreaterThan(4096);
-    expect(await upload(bytes, 'full-part-1')).toMatchObject(noSpace);
+    expect(await put(bytes, 'full-part-1')).toMatchObject(noSpace);
     expect(await leftovers()).toEqual([]);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toContain("import of 'sample.sstrace': no space left on the data volume");
@@ -138,7 +129,7 @@ describe('a full data volume', () => {
   it('answers 507 when the trace file does not fit and leaves no temp file', async () => {
     disk.full = /[/\\]traces[/\\].*\.tmp$/;
     disk.afterBytes = 100;
-    expect(await upload(sampleTrace(500), 'full-trace-1')).toMatchObject(noSpace);
+    expect(await put(sampleTrace(500), 'full-trace-1')).toMatchObject(noSpace);
     expect(await leftovers()).toEqual([]);
     expect(logged).toEqual([expect.stringContaining('no space left on the data volume')]);
     expect((await t.api('GET', '/api/traces', '/api/traces')).body).toEqual([]);
@@ -155,7 +146,7 @@ describe('a full data volume', () => {
         '../../../../fixtures/nsys/2025.3.1/graph.sqlite.gz',
       ),
     );
-    expect(await upload(gz, 'full-inflate-1', 'graph.sqlite.gz')).toMatchObject(noSpace);
+    expect(await put(gz, 'full-inflate-1', 'graph.sqlite.gz')).toMatchObject(noSpace);
     expect(await leftovers()).toEqual([]);
     expect(logged).toEqual([expect.stringContaining('ENOSPC')]);
   });
@@ -163,11 +154,11 @@ describe('a full data volume', () => {
   it('answers 507 when the metadata does not fit, lists nothing, and recovers once there is room', async () => {
     disk.full = /streamscope\.db\..*\.tmp$/;
     disk.afterBytes = 100;
-    expect(await upload(sampleTrace(500), 'full-meta-1')).toMatchObject(noSpace);
+    expect(await put(sampleTrace(500), 'full-meta-1')).toMatchObject(noSpace);
     expect(await leftovers()).toEqual([]);
     expect((await t.api('GET', '/api/traces', '/api/traces')).body).toEqual([]);
     disk.full = undefined;
-    const next = await upload(sampleTrace(10), 'room-again-1');
+    const next = await put(sampleTrace(10), 'room-again-1');
     expect(next.status).toBe(201);
     t = await t.restart();
     const listed = (await t.api('GET', '/api/traces', '/api/traces')).body as { opCount: number }[];

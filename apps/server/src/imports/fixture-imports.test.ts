@@ -7,6 +7,8 @@ import { importForeign } from '../integrations/importers.ts';
 import { traceTools } from '../integrations/trace-tools.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import type { UploadReply } from '../test-support/upload.ts';
+import { upload as uploadTo } from '../test-support/upload.ts';
 
 const fixtures = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -31,16 +33,9 @@ afterAll(async () => {
   await t.close();
 });
 
-async function upload(
-  relative: string,
-  asName = path.basename(relative),
-): Promise<{ status: number; body: unknown }> {
-  const bytes = await readFile(path.join(fixtures, relative));
-  const response = await fetch(`${t.base}/api/imports?filename=${encodeURIComponent(asName)}`, {
-    method: 'PUT',
-    body: bytes,
-  });
-  return { status: response.status, body: await response.json() };
+/** Uploads a fixture, under its own name or `asName`. */
+async function upload(relative: string, asName = path.basename(relative)): Promise<UploadReply> {
+  return uploadTo(t.base, await readFile(path.join(fixtures, relative)), asName);
 }
 
 async function filesUnder(dir: string): Promise<string[]> {

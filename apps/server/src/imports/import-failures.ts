@@ -5,11 +5,14 @@ import { ApiError } from '../http/api-error.ts';
 export const uploadLimitHint =
   'start the server with --max-upload-mb N (limits.uploadBytes) to raise it';
 
-export function tooLarge(maxBytes: number): ApiError {
+/** 413 naming the limit, the flag that raises it and, when declared, the upload's size. */
+export function tooLarge(maxBytes: number, declaredBytes?: number): ApiError {
+  const declared =
+    declaredBytes === undefined ? '' : `this upload declares ${declaredBytes} bytes, but `;
   return new ApiError(
     413,
     'too-large',
-    `uploads are limited to ${maxBytes} bytes (${formatMiB(maxBytes)}); ${uploadLimitHint}`,
+    `${declared}uploads are limited to ${maxBytes} bytes (${formatMiB(maxBytes)}); ${uploadLimitHint}`,
   );
 }
 

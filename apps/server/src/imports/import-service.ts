@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Trace } from '@streamscope/trace';
-import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../api-types.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
@@ -13,6 +11,7 @@ import { newId } from '../storage/trace-store.ts';
 import type { ContentCoding, DecodeFailure } from './content-encoding.ts';
 import { badEncoding, decodersFor } from './content-encoding.ts';
 import { asImportError, cancelledError, isDiskFull, tooLarge } from './import-failures.ts';
+import type { ImportedTrace } from './imported-trace.ts';
 
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
@@ -29,7 +28,10 @@ export interface UploadProgress {
   readonly error?: string;
 }
 
-/** Parses an uploaded file that is not a streamscope container (the importers' job). */
+/**
+ * Parses an uploaded file that is not a streamscope container (the importers' job), off the
+ * event loop, and resolves with the trace in the stored form.
+ */
 export type ForeignImporter = (
   filePath: string,
   options: {
@@ -40,7 +42,13 @@ export type ForeignImporter = (
     /** A SQLite export, once every byte is read, names each table it moves on to. */
     readonly onStage?: (table: string) => void;
   },
-) => Promise<{ readonly trace: Trace; readonly warnings: readonly string[] }>;
+) => Promise<ImportedTrace>;
+
+/** Checks an uploaded streamscope container (off the event loop) and resolves with its stored form. */
+export type ContainerReader = (
+  filePath: string,
+  options: { readonly fileName: string; readonly signal: AbortSignal },
+) => Promise<ImportedTrace>;
 
 export interface UploadRequest {
   readonly body: NodeJS.ReadableStream;
@@ -77,6 +85,7 @@ export class ImportService {
   constructor(
     private readonly store: TraceStore,
     private readonly maxBytes: number,
+    private readonly readContainer: ContainerReader,
     private readonly importForeign: ForeignImporter | undefined,
     private readonly log: (line: string) => void = () => undefined,
   ) {}
@@ -98,11 +107,16 @@ export class ImportService {
     return this.progressById.get(uploadId);
   }
 
+  /** Refuses (413) an upload whose declared size is over the limit, before it is read. */
+  checkDeclaredBytes(declaredBytes: number | undefined): void {
+    if (declaredBytes !== undefined && declaredBytes > this.maxBytes) {
+      throw tooLarge(this.maxBytes, declaredBytes);
+    }
+  }
+
   async receive(request: UploadRequest): Promise<TraceEntry> {
     const { uploadId, fileName } = request;
-    if (request.declaredBytes !== undefined && request.declaredBytes > this.maxBytes) {
-      throw tooLarge(this.maxBytes);
-    }
+    this.checkDeclaredBytes(request.declaredBytes);
     if (this.running.has(uploadId)) {
       throw new ApiError(
         409,
@@ -190,7 +204,7 @@ export class ImportService {
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
       let parsedBytes = 0;
-      const { trace, warnings } = await this.parse(
+      const imported = await this.parse(
         partPath,
         fileName,
         signal,
@@ -203,7 +217,7 @@ export class ImportService {
       );
       throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
-      const entry = await this.storeTrace(trace, fileName, warnings, contentSha256);
+      const entry = await this.storeTrace(imported, fileName, contentSha256);
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
@@ -253,14 +267,9 @@ export class ImportService {
     signal: AbortSignal,
     onProgress: (parsedBytes: number) => void,
     onStage: (table: string) => void,
-  ): Promise<{ trace: Trace; warnings: readonly string[] }> {
+  ): Promise<ImportedTrace> {
     if (await startsWith(partPath, containerMagic)) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of createReadStream(partPath, { signal })) {
-        chunks.push(chunk as Buffer);
-      }
-      const trace = loadTrace(Buffer.concat(chunks));
-      return { trace, warnings: trace.meta.warnings ?? [] };
+      return this.readContainer(partPath, { fileName, signal });
     }
     if (this.importForeign === undefined) {
       throw new ApiError(
@@ -278,25 +287,25 @@ export class ImportService {
     });
   }
 
+  /** Writes the bytes the worker made as they are: nothing is decoded or encoded here. */
   private async storeTrace(
-    trace: Trace,
+    imported: ImportedTrace,
     fileName: string,
-    warnings: readonly string[],
     contentSha256: string,
   ): Promise<TraceEntry> {
     const id = newId();
-    const fileBytes = await this.store.writeTraceFile(id, saveTrace(trace));
+    const fileBytes = await this.store.writeTraceFile(id, imported.traceBytes);
+    const { title, warnings } = imported;
     const entry: TraceEntry = {
       id,
       source: 'import',
-      title:
-        trace.meta.title === 'untitled' || trace.meta.title === '' ? fileName : trace.meta.title,
+      title: title === 'untitled' || title === '' ? fileName : title,
       status: 'imported',
       createdAt: new Date().toISOString(),
       finishedAt: new Date().toISOString(),
-      opCount: trace.ops.count,
-      spanNs: trace.spanNs(),
-      format: trace.meta.sourceFormat,
+      opCount: imported.opCount,
+      spanNs: imported.spanNs,
+      format: imported.sourceFormat,
       fileName,
       fileBytes,
       contentSha256,

@@ -8,6 +8,7 @@ import { traceTools } from '../integrations/trace-tools.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { upload as uploadTo } from '../test-support/upload.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../../fixtures');
 
@@ -26,12 +27,10 @@ afterAll(async () => {
 });
 
 async function upload(relative: string): Promise<TraceEntry> {
-  const response = await fetch(
-    `${t.base}/api/imports?filename=${encodeURIComponent(path.basename(relative))}`,
-    { method: 'PUT', body: await readFile(path.join(fixtures, relative)) },
-  );
-  expect(response.status).toBe(201);
-  return (await response.json()) as TraceEntry;
+  const file = path.join(fixtures, relative);
+  const reply = await uploadTo<TraceEntry>(t.base, await readFile(file), path.basename(relative));
+  expect(reply.status).toBe(201);
+  return reply.body;
 }
 
 async function merge(body: unknown): Promise<{ status: number; body: unknown }> {

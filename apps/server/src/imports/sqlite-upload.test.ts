@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importForeign } from '../integrations/importers.ts';
-import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import type { ErrorBody } from '../test-support/upload.ts';
+import { upload } from '../test-support/upload.ts';
 import type { ForeignImporter } from './import-service.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../fixtures');
@@ -36,23 +37,11 @@ function watchedImporter(seen: { file: string; bytes: number }[][]): ForeignImpo
     });
 }
 
-async function upload(
-  body: Uint8Array,
-  fileName: string,
-  uploadId?: string,
-): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
-  const query = `filename=${fileName}${uploadId === undefined ? '' : `&uploadId=${uploadId}`}`;
-  const response = await fetch(`${t!.base}/api/imports?${query}`, { method: 'PUT', body });
-  const parsed = (await response.json()) as { error?: { code: string; message: string } };
-  checkResponse('PUT', '/api/imports', response.status, parsed);
-  return { status: response.status, body: parsed };
-}
-
 describe("a gzip'd SQLite upload", () => {
   it('is inflated to a file beside the upload, read from there, and the file is removed', async () => {
     const seen: { file: string; bytes: number }[][] = [];
     t = await startTestServer({ importForeign: watchedImporter(seen) });
-    const response = await upload(graphGz, 'graph.sqlite.gz');
+    const response = await upload<ErrorBody>(t.base, graphGz, 'graph.sqlite.gz');
     expect(response).toMatchObject({ status: 201, body: { format: 'nsys-sqlite' } });
     // While sql.js read its tables, the whole inflated export lay on disk next to the upload.
     expect(seen.length).toBeGreaterThan(0);
@@ -68,7 +57,7 @@ describe("a gzip'd SQLite upload", () => {
     expect(graphGz.length).toBeLessThan(limit);
     expect(graphBytes).toBeGreaterThan(limit);
     t = await startTestServer({ importForeign, limits: { uploadBytes: limit } });
-    const response = await upload(graphGz, 'graph.sqlite.gz');
+    const response = await upload<ErrorBody>(t.base, graphGz, 'graph.sqlite.gz');
     expect(response).toMatchObject({ status: 413, body: { error: { code: 'too-large' } } });
     expect(response.body.error!.message).toBe(
       `graph.sqlite.gz: the gzip content inflates past the ${limit}-byte limit for imports; ` +
@@ -80,7 +69,7 @@ describe("a gzip'd SQLite upload", () => {
   it('removes the inflated file when the export turns out damaged', async () => {
     t = await startTestServer({ importForeign });
     const truncated = gzipSync(readFileSync(path.join(fixtures, 'broken/truncated.sqlite')));
-    const response = await upload(truncated, 'cut.sqlite.gz');
+    const response = await upload<ErrorBody>(t.base, truncated, 'cut.sqlite.gz');
     expect(response).toMatchObject({ status: 422, body: { error: { code: 'import-failed' } } });
     expect(response.body.error!.message).toContain('cut.sqlite.gz');
     expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
@@ -102,7 +91,9 @@ describe("a gzip'd SQLite upload", () => {
         },
       });
     t = await startTestServer({ importForeign: cancelling });
-    const response = await upload(big, 'big.sqlite.gz', 'inflate-cancel-1');
+    const response = await upload<ErrorBody>(t.base, big, 'big.sqlite.gz', {
+      uploadId: 'inflate-cancel-1',
+    });
     expect(sawInflating).toBe(true);
     expect(response).toMatchObject({ status: 400, body: { error: { code: 'import-cancelled' } } });
     expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
@@ -120,7 +111,7 @@ describe("a gzip'd SQLite upload", () => {
       });
     t = await startTestServer({ importForeign: logged });
     const names = ['a.sqlite.gz', 'b.sqlite.gz', 'c.sqlite.gz'];
-    const responses = await Promise.all(names.map((name) => upload(graphGz, name)));
+    const responses = await Promise.all(names.map((name) => upload(t!.base, graphGz, name)));
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201]);
     // Each export's tables are read in one stretch: no other export is in memory meanwhile.
     const stretches = stages.filter((name, i) => i === 0 || stages[i - 1] !== name);

@@ -7,6 +7,7 @@ import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { ForeignImporter } from './import-service.ts';
+import { importedTraceOf } from './imported-trace.ts';
 
 let t: TestServer | undefined;
 
@@ -55,7 +56,7 @@ function gatedImporter() {
         reject(new Error('import cancelled'));
       });
     });
-    return { trace: oneKernelTrace(), warnings: [] };
+    return importedTraceOf(oneKernelTrace(), []);
   };
   return { importer, open: () => open(), seen };
 }

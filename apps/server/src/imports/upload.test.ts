@@ -6,7 +6,8 @@ import type { Trace } from '@streamscope/trace';
 import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
-import { checkResponse } from '../test-support/openapi-check.ts';
+import type { UploadReply } from '../test-support/upload.ts';
+import { upload as uploadTo } from '../test-support/upload.ts';
 import { kernelTrace } from '../test-support/kernel-trace.ts';
 
 let t: TestServer;
@@ -23,19 +24,12 @@ function sampleTrace(opCount: number): Trace {
   return kernelTrace(opCount);
 }
 
-async function upload(
+function upload(
   body: Uint8Array | string,
   query: string,
   contentType = 'application/octet-stream',
-): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${t.base}/api/imports?${query}`, {
-    method: 'PUT',
-    body,
-    headers: { 'content-type': contentType },
-  });
-  const parsed: unknown = await response.json();
-  checkResponse('PUT', '/api/imports', response.status, parsed);
-  return { status: response.status, body: parsed };
+): Promise<UploadReply> {
+  return uploadTo(t.base, body, '', { rawQuery: query, contentType });
 }
 
 async function listed(): Promise<number> {

@@ -118,7 +118,7 @@ export async function forEachBatchRun(
     if (bytesRead === 0) {
       if (end > 0) {
         throw new CodecError(
-          `the file ends inside a batch (${end} bytes after the last whole one)`,
+          `the file is truncated: it ends inside a batch (${end} bytes after the last whole one)`,
           position - end,
         );
       }

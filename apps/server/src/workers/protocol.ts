@@ -1,4 +1,5 @@
 import { ApiError } from '../http/api-error.ts';
+import type { TraceWindow } from '../storage/trace-window.ts';
 
 // What the server's event loop and its worker threads say to each other. Workers are given
 // paths and ids and read the stored trace themselves: a trace never crosses postMessage, only
@@ -27,6 +28,15 @@ export type WorkerTask =
       readonly filePath: string;
       readonly fileName: string;
       readonly maxBytes: number;
+    }
+  /** An uploaded .sstrace: checked and encoded again for storing. */
+  | { readonly kind: 'load-container'; readonly filePath: string; readonly fileName: string }
+  /** A window of a trace, or all of it (a live run's snapshot), as codec bytes. */
+  | { readonly kind: 'window'; readonly trace: TraceFileRef; readonly window?: TraceWindow }
+  | {
+      readonly kind: 'merge';
+      readonly inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[];
+      readonly title?: string;
     };
 
 /** Event loop → worker. */

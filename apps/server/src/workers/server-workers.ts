@@ -1,10 +1,9 @@
 import type { Writable } from 'node:stream';
-import type { Trace } from '@streamscope/trace';
-import { loadTrace } from '@streamscope/trace';
 import type { PathError } from '../http/services.ts';
-import type { ForeignImporter } from '../imports/import-service.ts';
+import type { ContainerReader, ForeignImporter } from '../imports/import-service.ts';
+import type { ImportedTrace } from '../imports/imported-trace.ts';
+import type { TraceWindow } from '../storage/trace-window.ts';
 import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
-import type { ImportedTrace } from './tasks/import-task.ts';
 import type { WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
 
@@ -15,20 +14,6 @@ export type ValidationOutcome =
 export interface ChromeExport {
   /** Writes the export to `out` and ends it; rejects (and destroys `out`) if the export fails. */
   pipeTo(out: Writable): Promise<void>;
-}
-
-/** What `runImportInWorker` resolves with: a ForeignImporter's result, and the stored form. */
-export interface WorkerImport {
-  /** Decoded on first use, on the calling thread. */
-  readonly trace: Trace;
-  readonly warnings: readonly string[];
-  /** The trace as codec bytes, ready to store as they are (no decoding or encoding needed). */
-  readonly traceBytes: Uint8Array;
-  /** What a trace entry lists (ops, span, title, format), without decoding the trace. */
-  readonly opCount: number;
-  readonly spanNs: number;
-  readonly title: string;
-  readonly sourceFormat: string;
 }
 
 /**
@@ -151,12 +136,40 @@ export class ServerWorkers {
     });
   }
 
+  /**
+   * A trace as codec bytes: its ops overlapping the window on the chosen tracks, or the whole
+   * trace without a window (a live run's snapshot, made a complete container).
+   */
+  async window(trace: TraceFileRef, window?: TraceWindow): Promise<Uint8Array> {
+    const task =
+      window === undefined
+        ? { kind: 'window' as const, trace }
+        : { kind: 'window' as const, trace, window };
+    return (await this.pool.run(task)) as Uint8Array;
+  }
+
+  /** Stored ranks' traces merged into one, in the stored form. */
+  async mergeRanks(
+    inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[],
+    title: string | undefined,
+  ): Promise<ImportedTrace> {
+    const task =
+      title === undefined
+        ? { kind: 'merge' as const, inputs }
+        : { kind: 'merge' as const, inputs, title };
+    return (await this.pool.run(task)) as ImportedTrace;
+  }
+
+  /** Checks an uploaded streamscope container in a worker and hands back its stored form. */
+  readonly readContainer: ContainerReader = async (filePath, options) =>
+    (await this.pool.run(
+      { kind: 'load-container', filePath, fileName: options.fileName },
+      { signal: options.signal },
+    )) as ImportedTrace;
+
   /** Parses an uploaded file in a worker: a ForeignImporter, with progress and stages relayed. */
-  readonly importFile = async (
-    filePath: string,
-    options: Parameters<ForeignImporter>[1],
-  ): Promise<WorkerImport> => {
-    const imported = (await this.pool.run(
+  readonly importFile: ForeignImporter = async (filePath, options) =>
+    (await this.pool.run(
       { kind: 'import', filePath, fileName: options.fileName, maxBytes: options.maxBytes },
       {
         signal: options.signal,
@@ -169,20 +182,6 @@ export class ServerWorkers {
         },
       },
     )) as ImportedTrace;
-    let trace: Trace | undefined;
-    return {
-      get trace() {
-        trace ??= loadTrace(imported.traceBytes);
-        return trace;
-      },
-      warnings: imported.warnings,
-      traceBytes: imported.traceBytes,
-      opCount: imported.opCount,
-      spanNs: imported.spanNs,
-      title: imported.title,
-      sourceFormat: imported.sourceFormat,
-    };
-  };
 }
 
 let shared: ServerWorkers | undefined;
@@ -196,8 +195,8 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
 /**
  * The import service's seam: a ForeignImporter that parses in a worker thread of the shared
  * pool. Progress and stages are relayed as messages; an abort signals the worker, and a worker
- * that does not stop is terminated. Its result also carries `traceBytes`, the trace in the
- * stored form, so a caller can store it without decoding it on the event loop.
+ * that does not stop is terminated. It resolves with the trace in the stored form, so the
+ * import service stores it without decoding it on the event loop.
  */
 export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
   sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;

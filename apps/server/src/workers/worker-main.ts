@@ -108,6 +108,8 @@ void Promise.allSettled([
   import('./tasks/analyze-task.ts'),
   import('./tasks/export-task.ts'),
   import('./tasks/import-task.ts'),
+  import('./tasks/container-task.ts'),
+  import('./tasks/window-task.ts'),
 ]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
@@ -125,5 +127,15 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
         task.maxBytes,
         ctx,
       );
+    case 'load-container':
+      return (await import('./tasks/container-task.ts')).containerTask(
+        task.filePath,
+        task.fileName,
+        ctx,
+      );
+    case 'window':
+      return (await import('./tasks/window-task.ts')).windowTask(task.trace, task.window, ctx);
+    case 'merge':
+      return (await import('./tasks/merge-task.ts')).mergeTask(task.inputs, task.title, ctx);
   }
 }

@@ -180,7 +180,6 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
       onStage: (stage) => stages.push(stage),
     });
     const direct = await importTrace(await readFile(fixture), { fileName: 'train.sqlite' });
-    expect(result.trace.ops.count).toBe(direct.trace.ops.count);
     // What storing needs, without decoding: the stored form and the entry's fields.
     expect(result.traceBytes).toEqual(saveTrace(direct.trace));
     expect(result).toMatchObject({
@@ -189,7 +188,7 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
       title: direct.trace.meta.title,
       sourceFormat: 'nsys-sqlite',
     });
-    expect(saveTrace(result.trace)).toEqual(saveTrace(direct.trace));
+    expect(loadTrace(result.traceBytes).ops.count).toBe(direct.trace.ops.count);
     expect(result.warnings).toEqual(direct.warnings);
     expect(progress.at(-1)).toBe((await readFile(fixture)).length);
     expect(stages.length).toBeGreaterThan(0);

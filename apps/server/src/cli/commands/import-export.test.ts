@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadTrace } from '@streamscope/trace';
@@ -78,5 +78,24 @@ describe('streamscope import and export', () => {
     const r = await cli(['import', path.join(fixtures, 'broken/report.nsys-rep')]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('nsys export');
+  });
+  it('refuses a file over --max-bytes by its size, before reading it, naming the flag', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'import-cap-'));
+    // Not a trace at all: read, it would fail as unreadable, not as too large.
+    const big = path.join(dir, 'big.json');
+    await writeFile(big, 'x'.repeat(4096));
+    const r = await cli([
+      'import',
+      path.join(fixtures, 'kineto/epoch-us.json'),
+      big,
+      '--max-bytes',
+      '3500',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /big\.json is 4096 bytes, over the 3500-byte limit for imports; --max-bytes N raises it$/m,
+    );
+    // Refused before anything was read: not even the first (small, valid) file was imported.
+    expect(r.out).toBe('');
   });
 });

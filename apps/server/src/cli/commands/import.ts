@@ -4,6 +4,8 @@ import type { ImportResult } from '@streamscope/importers';
 import { importSummary, mergeRanks } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
+import { defaultImportBytes } from '../../config.ts';
+import { formatMiB } from '../../imports/import-failures.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { importFile } from '../import-file.ts';
@@ -21,7 +23,9 @@ const usage = [
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
   '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings (and, for',
   '               several files, ranks: rank, file, pids, shiftNs, clocked)',
-  '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default 2 GiB)',
+  `  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default ${defaultImportBytes},`,
+  `               ${formatMiB(defaultImportBytes)}, the server's upload limit too); a larger file is`,
+  '               refused before it is read',
 ].join('\n');
 
 /** `streamscope import`: reads exports into a trace, streaming each file in chunks. */
@@ -39,8 +43,9 @@ export const importCommand: Command = {
     if (files.length === 0) {
       throw new UsageError('give at least one FILE to import');
     }
-    const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER);
-    const imported: { file: string; size: number; result: ImportResult }[] = [];
+    const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER) ?? defaultImportBytes;
+    const sizes: number[] = [];
+    // Every file's size against the limit before any is read: a refusal comes at once.
     for (const file of files) {
       const size = await stat(file).then(
         (s) => s.size,
@@ -48,10 +53,20 @@ export const importCommand: Command = {
           throw new UsageError(`cannot read ${file}`);
         },
       );
+      if (size > maxBytes) {
+        throw new Error(
+          `${file} is ${size} bytes, over the ${maxBytes}-byte limit for imports${maxBytes >= 2 ** 20 ? ` (${formatMiB(maxBytes)})` : ''}; --max-bytes N raises it`,
+        );
+      }
+      sizes.push(size);
+    }
+    const imported: { file: string; size: number; result: ImportResult }[] = [];
+    for (const [i, file] of files.entries()) {
+      const size = sizes[i]!;
       // SQLite (gzip'd too) is read from disk page by page; the rest streams.
       const result = await importFile(file, {
         fileName: path.basename(file),
-        ...(maxBytes === undefined ? {} : { maxBytes }),
+        maxBytes,
       });
       imported.push({ file, size, result });
     }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Router } from 'express';
+import { PassThrough } from 'node:stream';
+import type { Request, Response, Router } from 'express';
 import { parseContentEncoding } from '../../imports/content-encoding.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
@@ -7,6 +8,8 @@ import { queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 const uploadIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
+/** How long a refused upload's client may go on sending before its connection is closed. */
+const refusedBodyLingerMs = 5_000;
 
 /** Uploads for import, streamed to disk, and their progress. */
 export function importRoutes(services: AppServices): Router {
@@ -24,6 +27,18 @@ export function importRoutes(services: AppServices): Router {
     }
     const lengthHeader = req.headers['content-length'];
     const declaredBytes = lengthHeader === undefined ? undefined : Number(lengthHeader);
+    try {
+      // Refused by its Content-Length at once, before a byte of the body is read (a client that
+      // asked `Expect: 100-continue` is never told to send it).
+      services.imports.checkDeclaredBytes(declaredBytes);
+    } catch (error) {
+      endRefused(req, res, false);
+      throw error;
+    }
+    const expectsContinue = req.headers.expect?.toLowerCase() === '100-continue';
+    if (expectsContinue) {
+      res.writeContinue();
+    }
     const aborter = new AbortController();
     req.on('close', () => {
       if (!req.complete) {
@@ -38,8 +53,12 @@ export function importRoutes(services: AppServices): Router {
     });
     try {
       const contentCodings = parseContentEncoding(req.headers['content-encoding']);
+      // The body goes through a stream of its own: a failing import destroys that one, never the
+      // request, so the answer still reaches the client (see endRefused).
+      const body = new PassThrough();
+      req.pipe(body);
       const entry = await services.imports.receive({
-        body: req,
+        body,
         fileName,
         uploadId,
         contentCodings,
@@ -53,10 +72,7 @@ export function importRoutes(services: AppServices): Router {
         .location(`/api/traces/${entry.id}`)
         .json(entry);
     } catch (error) {
-      if (!req.complete) {
-        // The rest of the body will not be read: close the connection after answering.
-        res.setHeader('Connection', 'close');
-      }
+      endRefused(req, res, expectsContinue);
       throw error;
     }
   });
@@ -80,6 +96,28 @@ export function importRoutes(services: AppServices): Router {
   });
 
   return router;
+}
+
+/**
+ * Lets a refused upload's answer reach its client. A client still sending its body would see a
+ * reset, not the answer, if the connection closed under it: the rest of the body is read and
+ * dropped (stored nowhere) for a few seconds, then the connection is closed. A client that
+ * waits for `100 Continue` sends nothing more, so its connection closes after the answer.
+ */
+function endRefused(req: Request, res: Response, continued: boolean): void {
+  if (req.complete || req.destroyed) {
+    return;
+  }
+  if (req.headers.expect?.toLowerCase() === '100-continue' && !continued) {
+    res.setHeader('Connection', 'close');
+    return;
+  }
+  const linger = setTimeout(() => req.socket.destroy(), refusedBodyLingerMs);
+  linger.unref();
+  req.once('end', () => clearTimeout(linger));
+  req.once('close', () => clearTimeout(linger));
+  req.unpipe();
+  req.resume();
 }
 
 function parseUploadId(raw: string | undefined): string {

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
-import { saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../../api-types.ts';
 import { isValidId, newId } from '../../storage/trace-store.ts';
+import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { jsonObjectBody } from '../params.ts';
@@ -36,22 +36,27 @@ export function mergeRoutes(services: AppServices): Router {
         throw new ApiError(409, 'no-data', `trace '${id}' (ids[${i}]) has no data to merge`);
       }
       const entry = stored.entry;
-      inputs.push({ trace: await store.loadTrace(id), fileName: entry.fileName ?? entry.title });
+      inputs.push({
+        trace: storedTraceFile(store.tracePath(id), entry.opCount).ref,
+        fileName: entry.fileName ?? entry.title,
+      });
     }
-    const { trace, warnings } = merge(inputs, title);
+    // Read, merged and encoded in a worker thread; its bytes are stored as they are.
+    const merged = await merge(inputs, title);
+    const { warnings } = merged;
     const id = newId();
-    const fileBytes = await store.writeTraceFile(id, saveTrace(trace));
+    const fileBytes = await store.writeTraceFile(id, merged.traceBytes);
     const now = new Date().toISOString();
     const entry: TraceEntry = {
       id,
       source: 'import',
-      title: trace.meta.title,
+      title: merged.title,
       status: 'imported',
       createdAt: now,
       finishedAt: now,
-      opCount: trace.ops.count,
-      spanNs: trace.spanNs(),
-      format: trace.meta.sourceFormat,
+      opCount: merged.opCount,
+      spanNs: merged.spanNs,
+      format: merged.sourceFormat,
       fileBytes,
       ...(warnings.length > 0 ? { warnings } : {}),
     };

@@ -1,8 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import type { Trace } from '@streamscope/trace';
-import { saveTrace } from '@streamscope/trace';
 import type { TraceEntry } from '../../api-types.ts';
-import { windowOf } from '../../storage/trace-window.ts';
 import type { TraceWindow } from '../../storage/trace-window.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
@@ -10,6 +7,7 @@ import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 import type { TraceFileLease } from '../../workers/trace-files.ts';
 import { snapshotRunLog, storedTraceFile } from '../../workers/trace-files.ts';
+import { cutTraceFile } from '../../workers/tasks/window-task.ts';
 
 /** List, read, window, analyze, export and delete traces (runs and imports). */
 export function traceRoutes(services: AppServices): Router {
@@ -27,19 +25,6 @@ export function traceRoutes(services: AppServices): Router {
       throw notFound(`no trace '${id}'`);
     }
     return withPosition(stored.entry);
-  };
-
-  /** The trace as it is now: a live run's growing trace, or the stored file decoded. */
-  const traceOf = async (id: string): Promise<Trace> => {
-    const entry = entryOf(id);
-    const live = runs.liveTrace(id);
-    if (live !== undefined) {
-      return live;
-    }
-    if (!store.hasTraceFile(id)) {
-      throw noData(id, entry);
-    }
-    return store.loadTrace(id);
   };
 
   /**
@@ -81,9 +66,9 @@ export function traceRoutes(services: AppServices): Router {
     const id = idParam(req);
     const window = parseWindow(req);
     if (window === undefined && runs.liveTrace(id) === undefined) {
-      entryOf(id);
+      const entry = entryOf(id);
       if (!store.hasTraceFile(id)) {
-        await traceOf(id); // throws the precise no-data error
+        throw noData(id, entry);
       }
       // Streamed from disk: a big trace never sits whole in the server's memory for this.
       await new Promise<void>((resolve, reject) => {
@@ -93,15 +78,18 @@ export function traceRoutes(services: AppServices): Router {
       });
       return;
     }
-    const trace = await traceOf(id);
-    if (window?.tracks?.some((t) => t >= trace.tracks.length) === true) {
-      throw badRequest(`tracks must be below the trace's ${trace.tracks.length} tracks`, 'tracks');
+    // A window, or a live run's trace so far: decoded, cut and encoded in a worker thread, which
+    // reads the stored file (or a snapshot of the run's record stream) itself; a server built
+    // without worker threads (tests, single-file bundles) does it here.
+    const cut = services.tools.window ?? cutTraceFile;
+    const file = await traceFileOf(id);
+    let bytes: Uint8Array;
+    try {
+      bytes = await cut(file.ref, window);
+    } finally {
+      await file.release();
     }
-    sendBinary(
-      res,
-      saveTrace(window === undefined ? trace : windowOf(trace, window)),
-      `${id}.sstrace`,
-    );
+    sendBinary(res, bytes, `${id}.sstrace`);
   });
 
   router.get('/traces/:id/analysis', async (req, res) => {

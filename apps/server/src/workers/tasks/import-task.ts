@@ -1,22 +1,11 @@
 import { openAsBlob } from 'node:fs';
 import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
-import { saveTrace } from '@streamscope/trace';
 import { ApiError } from '../../http/api-error.ts';
 import { openRandomAccess } from '../../imports/file-random-access.ts';
 import { isSqlite } from '../../imports/inflate-sqlite.ts';
 import { uploadLimitHint } from '../../imports/import-failures.ts';
+import { importedTraceOf } from '../../imports/imported-trace.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
-
-/** What an import in a worker hands back: the trace as codec bytes (transferred), and its summary. */
-export interface ImportedTrace {
-  readonly traceBytes: Uint8Array;
-  readonly warnings: readonly string[];
-  /** What a trace entry lists, so that storing needs no decoding. */
-  readonly opCount: number;
-  readonly spanNs: number;
-  readonly title: string;
-  readonly sourceFormat: string;
-}
 
 /**
  * nsys JSON/SQLite exports and Chrome/kineto traces (gzip'd or not) through
@@ -40,16 +29,9 @@ export async function importTask(
       onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
     }).finally(() => file?.close());
-    const traceBytes = saveTrace(trace);
-    const result: ImportedTrace = {
-      traceBytes,
-      warnings,
-      opCount: trace.ops.count,
-      spanNs: trace.spanNs(),
-      title: trace.meta.title,
-      sourceFormat: trace.meta.sourceFormat,
-    };
-    return { result, transfer: [traceBytes.buffer as ArrayBuffer] };
+    // The trace as stored (an ImportedTrace), its bytes transferred, not copied.
+    const result = importedTraceOf(trace, warnings);
+    return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
   } catch (error) {
     if (error instanceof ImportLimitError) {
       throw new ApiError(413, 'too-large', `${error.message}; ${uploadLimitHint}`);

@@ -1,0 +1,46 @@
+import { closeSync, openSync } from 'node:fs';
+import { CodecError, TraceDecoder } from '@streamscope/trace';
+import { ApiError } from '../../http/api-error.ts';
+import { importedTraceOf } from '../../imports/imported-trace.ts';
+import { forEachBatchRun } from '../batch-file.ts';
+import type { TaskContext, TaskResult } from './task-context.ts';
+
+/**
+ * An uploaded streamscope container (.sstrace), checked by decoding it whole, batch by batch as
+ * it is read, and encoded again as it will be stored: nothing of the upload is kept beyond what
+ * the codec understood. A corrupt or truncated file is a 422 naming the file and the byte.
+ */
+export async function containerTask(
+  filePath: string,
+  fileName: string,
+  ctx: TaskContext,
+): Promise<TaskResult> {
+  const fd = openSync(filePath, 'r');
+  try {
+    const decoder = new TraceDecoder();
+    let ended = false;
+    await forEachBatchRun(
+      fd,
+      (batches) => {
+        if (ended) {
+          throw new CodecError('data follows the end batch', 0);
+        }
+        ended = decoder.apply(batches).end !== undefined;
+      },
+      ctx.signal,
+    );
+    if (!ended) {
+      throw new CodecError('no end batch: the file is truncated', 0);
+    }
+    const trace = decoder.trace;
+    const result = importedTraceOf(trace, trace.meta.warnings ?? []);
+    return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
+  } catch (error) {
+    if (error instanceof CodecError) {
+      throw new ApiError(422, 'invalid-trace', `${fileName}: ${error.message}`);
+    }
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,44 @@
+import { saveTrace } from '@streamscope/trace';
+import { ApiError } from '../../http/api-error.ts';
+import type { TraceWindow } from '../../storage/trace-window.ts';
+import { windowOf } from '../../storage/trace-window.ts';
+import { loadTraceFile } from '../load-trace-file.ts';
+import type { TraceFileRef } from '../protocol.ts';
+import type { TaskContext, TaskResult } from './task-context.ts';
+
+/**
+ * A window of a stored trace (GET /api/traces/:id/data?fromNs…), or the whole of it without one
+ * (a live run's snapshot, which lacks its end batch), as codec bytes (transferred).
+ */
+export async function windowTask(
+  ref: TraceFileRef,
+  window: TraceWindow | undefined,
+  ctx: TaskContext,
+): Promise<TaskResult> {
+  const bytes = await cutTraceFile(ref, window, ctx.signal);
+  return { result: bytes, transfer: [bytes.buffer as ArrayBuffer] };
+}
+
+/**
+ * The window (or the whole trace) of a trace file as codec bytes, on the calling thread: a
+ * worker's, or the server's own where it was built without worker threads.
+ */
+export async function cutTraceFile(
+  ref: TraceFileRef,
+  window: TraceWindow | undefined,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const trace = await loadTraceFile(ref, signal);
+  if (window === undefined) {
+    return saveTrace(trace);
+  }
+  if (window.tracks?.some((t) => t >= trace.tracks.length) === true) {
+    throw new ApiError(
+      400,
+      'bad-request',
+      `tracks must be below the trace's ${trace.tracks.length} tracks`,
+      'tracks',
+    );
+  }
+  return saveTrace(windowOf(trace, window));
+}
