@@ -41,6 +41,8 @@ export interface TraceTools {
    * checked, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
+  /** Writes the level-of-detail file of a stored trace to `outPath` (whole or not at all). */
+  readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
   /**
    * Several ranks' traces of one job as one trace with a group per rank; throws ApiError
    * (422 `merge-failed`) naming the file when the ranks do not fit together.

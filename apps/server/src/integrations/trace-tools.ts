@@ -14,6 +14,7 @@ export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools
   return {
     analyze: (trace, window) => workers.analyze(trace, window),
     exportChrome: (trace, signal) => workers.exportChrome(trace, signal),
+    buildTiles: (trace, outPath) => workers.buildTiles(trace, outPath),
     mergeRanks: (inputs, title) => {
       try {
         return mergeRanks(inputs, title === undefined ? {} : { title });
