@@ -23,3 +23,5 @@ export type { SyntheticTraceOptions } from './synthetic-trace.ts';
 export { syntheticTrace } from './synthetic-trace.ts';
 export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';
 export { isGroupKey, rangeSourceOf } from './group-keys.ts';
+export type { TileSource } from './tile-source.ts';
+export { appendTileBuckets } from './tile-source.ts';

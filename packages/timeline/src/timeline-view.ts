@@ -19,6 +19,7 @@ import { RedrawScheduler, animationFrameClock } from './scheduler.ts';
 import { SearchMarks } from './search-marks.ts';
 import { SvgSurface } from './svg-surface.ts';
 import { SyncLaneScan } from './sync-lane.ts';
+import type { TileSource } from './tile-source.ts';
 import type { Viewport } from './viewport.ts';
 import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
 
@@ -50,6 +51,13 @@ export interface ScrollInfo {
 /** A timeline drawn into one canvas. Create with `createTimelineView`. */
 export interface TimelineView {
   setTrace(trace: Trace | undefined): void;
+  /**
+   * Swaps in another window of the same trace (a tile source's exact ops moved): keeps the
+   * viewport, scroll, filters and layout options; drops the selection (indices changed).
+   */
+  replaceTrace(trace: Trace): void;
+  /** Draws stream rows from `source`'s tiles outside its exact range (undefined: from ops). */
+  setTileSource(source: TileSource | undefined): void;
   /** The trace grew (a live run): redraw with the new ops, keeping the viewport. */
   invalidate(): void;
   setViewport(viewport: Viewport): void;
@@ -232,6 +240,7 @@ export function createTimelineView(
       paintFrame(surface, frameInput(trace), labels, lastStats);
       lastStats.lod = cache.bucketNs;
       lastStats.culledItems = cache.culledItems;
+      lastStats.fromTiles = cache.fromTiles;
     }
     lastStats.frameMs = performance.now() - t0;
     for (const listener of frameListeners) {
@@ -283,6 +292,23 @@ export function createTimelineView(
       if (next !== undefined) {
         view.fit();
       }
+      scheduler.requestRedraw();
+    },
+    replaceTrace(next) {
+      trace = next;
+      cache.invalidate();
+      selectedOp = undefined;
+      selectedFlows = [];
+      search = undefined;
+      currentMatch = undefined;
+      labels = new LabelFitter((id) => next.strings.get(id));
+      syncLanes.update(next);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setTileSource(source) {
+      cache.tileSource = source;
+      cache.invalidate();
       scheduler.requestRedraw();
     },
     invalidate() {
