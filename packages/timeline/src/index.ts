@@ -16,6 +16,7 @@ export { opLegend, colorOfKind, cssColor, chrome } from './colors.ts';
 export type { GapTable } from './gaps.ts';
 export { GapCause, gapLegend, colorOfGap } from './gaps.ts';
 export type { IntervalBuffers } from './interval-buffers.ts';
+export { IntervalBuilder } from './interval-buffers.ts';
 export { bucketNsFor, bucketIntervals } from './lod.ts';
 export type { PaintSurface } from './paint-surface.ts';
 export type { FrameClock } from './scheduler.ts';

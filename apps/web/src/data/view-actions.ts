@@ -2,6 +2,8 @@ import { searchOps } from '../lib/search.ts';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import { getSearchMatches, setSearchMatches } from './search-registry.ts';
+import { getTiled } from './tiled-loader.ts';
+import { runTiledSearch, stepTiledSearch } from './tiled-search.ts';
 import { getTrace } from './trace-registry.ts';
 
 /** Shows op `op` with some room around it and selects it. */
@@ -49,6 +51,11 @@ export function zoomToSelection(): void {
 /** Runs a search over the whole trace and moves to its first match. */
 export function runSearch(query: string): void {
   const state = appStore.getState();
+  if (getTiled(state.traceId) !== undefined && state.traceId !== null) {
+    setSearchMatches(state.traceId, new Uint32Array(0));
+    void runTiledSearch(state.traceId, query);
+    return;
+  }
   const trace = getTrace(state.traceId);
   const found = trace === undefined ? new Uint32Array(0) : searchOps(trace, query);
   setSearchMatches(state.traceId, found);
@@ -61,6 +68,10 @@ export function runSearch(query: string): void {
 /** Moves to the next (+1) or previous (-1) match, wrapping around. */
 export function stepSearch(delta: 1 | -1): void {
   const state = appStore.getState();
+  if (getTiled(state.traceId) !== undefined && state.traceId !== null) {
+    void stepTiledSearch(state.traceId, delta);
+    return;
+  }
   state.stepSearch(delta);
   const next = appStore.getState();
   const op = getSearchMatches(next.traceId)[next.searchMatchIndex];
