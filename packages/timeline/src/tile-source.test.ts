@@ -2,11 +2,13 @@ import type { TileSet } from '@streamscope/trace';
 import { OpKind, Trace, noKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { kindColors } from './colors.ts';
+import { fakeCanvas, manualClock } from './fake-canvas.ts';
 import { FrameCache } from './frame-cache.ts';
 import { IntervalBuilder } from './interval-buffers.ts';
 import { computeLayout } from './layout.ts';
 import type { TileSource } from './tile-source.ts';
 import { appendTileBuckets } from './tile-source.ts';
+import { createTimelineView } from './timeline-view.ts';
 
 /** One stream, whose window trace holds ops at 0..9 µs (1 µs apart, 500 ns long). */
 function windowTrace(): Trace {
@@ -54,6 +56,7 @@ function tiles(): TileSet {
 
 class FakeSource implements TileSource {
   version = 0;
+  spanNs = 1e9;
   exact: { startNs: number; endNs: number } | undefined;
   readonly wanted: number[][] = [];
   exactRange() {
@@ -122,5 +125,23 @@ describe('tiles as a source of rectangles', () => {
       true,
     );
     expect(cache.fromTiles).toBe(true);
+  });
+
+  it('fits the whole trace the tiles stand for, not the window its trace holds', () => {
+    const view = createTimelineView(fakeCanvas(1200, 400).canvas, {
+      clock: manualClock().clock,
+      devicePixelRatio: 1,
+    });
+    view.setTileSource(new FakeSource());
+    view.setTrace(windowTrace());
+    view.fit();
+    // fitViewport leaves 2% of air on each side of [0, 1e9].
+    expect(view.getViewport().endNs).toBeGreaterThan(1e9);
+    view.fitGpu();
+    expect(view.getViewport().endNs).toBeGreaterThan(1e9);
+    view.setTileSource(undefined);
+    view.fit();
+    expect(view.getViewport().endNs).toBeLessThan(20_000);
+    view.dispose();
   });
 });

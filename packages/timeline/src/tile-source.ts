@@ -13,9 +13,12 @@ import { densityAlpha } from './lod.ts';
 export interface TileSource {
   /** Changes whenever cached tiles or the exact window change: the frame cache rebuilds. */
   readonly version: number;
+  /** The whole trace's span, ns (what Fit shows: the view's own trace is only a window). */
+  readonly spanNs: number;
   /**
-   * The time range the view's trace holds every op of (ns since the origin), or undefined; the
-   * view draws from ops inside it when the window fits in it, from tiles otherwise.
+   * The time range the view's trace holds every op of (ns since the origin; infinite on a side
+   * where it reaches the trace's end), or undefined; the view draws from ops inside it when the
+   * window fits in it, from tiles otherwise.
    */
   exactRange(): { readonly startNs: number; readonly endNs: number } | undefined;
   /** The frame will show [fromNs, toNs] at `nsPerPx`: fetch what is not cached (never waits). */

@@ -164,6 +164,7 @@ export function createTimelineView(
   let collapsedGroups = new Set<string>();
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
+  let tileSource: TileSource | undefined;
 
   const relayout = (): void => {
     layout =
@@ -307,6 +308,7 @@ export function createTimelineView(
       scheduler.requestRedraw();
     },
     setTileSource(source) {
+      tileSource = source;
       cache.tileSource = source;
       cache.invalidate();
       scheduler.requestRedraw();
@@ -318,10 +320,12 @@ export function createTimelineView(
     setViewport,
     getViewport: () => viewport,
     fit() {
-      setViewport(fitViewport(trace?.spanNs() ?? 0));
+      setViewport(fitViewport(tileSource?.spanNs ?? trace?.spanNs() ?? 0));
     },
     fitGpu() {
-      const span = trace === undefined ? undefined : gpuActivitySpan(trace);
+      // With tiles the trace here is a window: the GPU's span is not known, so fit it all.
+      const span =
+        trace === undefined || tileSource !== undefined ? undefined : gpuActivitySpan(trace);
       if (span === undefined) {
         view.fit();
       } else {

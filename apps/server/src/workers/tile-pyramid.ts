@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { endianness } from 'node:os';
 import type { Trace } from '@streamscope/trace';
 import { opKindCount } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
@@ -36,6 +37,11 @@ export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortS
 }
 
 function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined): void {
+  if (endianness() !== 'LE') {
+    throw new Error(
+      'the tiles file is written through typed arrays: a little-endian host is needed',
+    );
+  }
   const ops = trace.ops.columns();
   const n = ops.count;
   const spanNs = trace.spanNs();
@@ -50,23 +56,29 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
 
   // Ops, in trace order.
   const opsOffset = at;
-  const rows = Buffer.alloc(opChunk * opRowBytes);
+  // Typed views over the chunk (the file is little-endian, as the host: checked at the start).
+  const rows = new ArrayBuffer(opChunk * opRowBytes);
+  const rowBytes = new Uint8Array(rows);
+  const f64 = new Float64Array(rows);
+  const u32 = new Uint32Array(rows);
+  const u16 = new Uint16Array(rows);
   for (let first = 0; first < n; first += opChunk) {
     signal?.throwIfAborted();
     const last = Math.min(n, first + opChunk);
+    rowBytes.fill(0);
     for (let i = first; i < last; i++) {
-      const o = (i - first) * opRowBytes;
-      rows.writeDoubleLE(ops.startNs[i]!, o);
-      rows.writeDoubleLE(ops.endNs[i]!, o + 8);
-      rows.writeDoubleLE(ops.bytes[i]!, o + 16);
-      rows.writeUInt32LE(ops.nameId[i]!, o + 24);
-      rows.writeUInt32LE(ops.correlationId[i]!, o + 28);
-      rows.writeUInt16LE(ops.track[i]!, o + 32);
-      rows[o + 34] = ops.kind[i]!;
-      rows[o + 35] = ops.flags[i]!;
-      rows[o + 36] = ops.memKinds[i]!;
+      const r = i - first;
+      f64[r * 5] = ops.startNs[i]!;
+      f64[r * 5 + 1] = ops.endNs[i]!;
+      f64[r * 5 + 2] = ops.bytes[i]!;
+      u32[r * 10 + 6] = ops.nameId[i]!;
+      u32[r * 10 + 7] = ops.correlationId[i]!;
+      u16[r * 20 + 16] = ops.track[i]!;
+      rowBytes[r * 40 + 34] = ops.kind[i]!;
+      rowBytes[r * 40 + 35] = ops.flags[i]!;
+      rowBytes[r * 40 + 36] = ops.memKinds[i]!;
     }
-    write(rows, (last - first) * opRowBytes);
+    write(rowBytes, (last - first) * opRowBytes);
   }
 
   // Tiles: per level, per track.
@@ -199,9 +211,14 @@ export function startOrder(trace: Trace): Uint32Array {
 
 /** The records of one track at one level, in a buffer reused (and grown) across blocks. */
 class RecordBlock {
-  bytes = Buffer.alloc(1 << 16);
+  bytes = new Uint8Array(1 << 16);
   count = 0;
+  private u32 = new Uint32Array(this.bytes.buffer);
+  private f32 = new Float32Array(this.bytes.buffer);
   private readonly busyByKind = new Float64Array(opKindCount + 1);
+  /** Kinds with busy time in the open bucket (so a flush reads and clears only those). */
+  private readonly touched = new Uint8Array(opKindCount + 1);
+  private touchedCount = 0;
 
   fill(
     order: Uint32Array,
@@ -212,37 +229,41 @@ class RecordBlock {
   ): void {
     this.count = 0;
     const busyByKind = this.busyByKind;
+    const instantNs = bucketNs / 64;
     let bucket = -1;
     let opCount = 0;
     let busyNs = 0;
     let maxEndNs = 0;
-    const flush = (): void => {
-      if (opCount > 0) {
-        this.push(bucket, opCount, busyNs, maxEndNs - bucket * bucketNs, bucketNs);
-      }
-      opCount = 0;
-      busyNs = 0;
-      maxEndNs = 0;
-    };
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
       const s = startNs[i]!;
       const b = Math.floor(s / bucketNs);
       if (b !== bucket) {
-        flush();
+        if (opCount > 0) {
+          this.push(bucket, opCount, busyNs, maxEndNs - bucket * bucketNs, bucketNs);
+        }
         bucket = b;
+        opCount = 0;
+        busyNs = 0;
+        maxEndNs = 0;
       }
-      const durNs = endNs[i]! - s;
+      const e = endNs[i]!;
+      const durNs = e - s;
       opCount++;
       busyNs += durNs;
       // Instants weigh a little, so a bucket of only event records still takes their kind.
       const c = Math.min(kind[i]!, opKindCount);
-      busyByKind[c] = busyByKind[c]! + durNs + bucketNs / 64;
-      if (endNs[i]! > maxEndNs) {
-        maxEndNs = endNs[i]!;
+      if (busyByKind[c] === 0) {
+        this.touched[this.touchedCount++] = c;
+      }
+      busyByKind[c] = busyByKind[c]! + durNs + instantNs;
+      if (e > maxEndNs) {
+        maxEndNs = e;
       }
     }
-    flush();
+    if (opCount > 0) {
+      this.push(bucket, opCount, busyNs, maxEndNs - bucket * bucketNs, bucketNs);
+    }
   }
 
   private push(
@@ -254,30 +275,41 @@ class RecordBlock {
   ): void {
     const o = this.count * tileRecordBytes;
     if (o + tileRecordBytes > this.bytes.length) {
-      const grown = Buffer.alloc(this.bytes.length * 2);
-      this.bytes.copy(grown);
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
       this.bytes = grown;
+      this.u32 = new Uint32Array(grown.buffer);
+      this.f32 = new Float32Array(grown.buffer);
     }
     // Dominant kind by busy time, and a second one when it kept the bucket a third as busy.
     const busy = this.busyByKind;
-    let best = 0;
+    let best = -1;
     let second = -1;
-    for (let c = 1; c < busy.length; c++) {
-      if (busy[c]! > busy[best]!) {
+    for (let t = 0; t < this.touchedCount; t++) {
+      const c = this.touched[t]!;
+      if (best < 0 || busy[c]! > busy[best]! || (busy[c] === busy[best] && c < best)) {
         second = best;
         best = c;
-      } else if (busy[c]! > 0 && (second < 0 || busy[c]! > busy[second]!)) {
+      } else if (
+        second < 0 ||
+        busy[c]! > busy[second]! ||
+        (busy[c] === busy[second] && c < second)
+      ) {
         second = c;
       }
     }
-    const mix =
-      second >= 0 && busy[second]! > 0 && busy[second]! * 3 >= busy[best]! ? second : 0xff;
-    busy.fill(0);
-    this.bytes.writeUInt32LE(bucket, o);
-    this.bytes.writeUInt32LE(opCount, o + 4);
-    this.bytes.writeFloatLE(busyNs, o + 8);
-    this.bytes.writeFloatLE(Math.max(bucketNs, spanNs), o + 12);
-    this.bytes.writeUInt16LE(best | (mix << 8), o + 16);
+    const mix = second >= 0 && busy[second]! * 3 >= busy[best]! ? second : 0xff;
+    for (let t = 0; t < this.touchedCount; t++) {
+      busy[this.touched[t]!] = 0;
+    }
+    this.touchedCount = 0;
+    // 20 bytes = 5 words: bucket, ops, busy (f32), span (f32), kinds (low u16; the rest zero).
+    const w = this.count * 5;
+    this.u32[w] = bucket;
+    this.u32[w + 1] = opCount;
+    this.f32[w + 2] = busyNs;
+    this.f32[w + 3] = Math.max(bucketNs, spanNs);
+    this.u32[w + 4] = Math.max(0, best) | (mix << 8);
     this.count++;
   }
 }

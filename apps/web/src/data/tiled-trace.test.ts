@@ -123,9 +123,12 @@ describe('TiledTrace', () => {
     expect(source.exactRange()).toBeUndefined();
     await settle(fetcher.windowCalls);
     expect(windows).toHaveLength(1);
-    expect(source.exactRange()).toEqual({ startNs: 0, endNs: 9_000_000 });
-    // Inside the exact range: no more window requests.
+    // It reaches the trace's start, so nothing lies before it.
+    expect(source.exactRange()).toEqual({ startNs: -Infinity, endNs: 9_000_000 });
+    // Inside the exact range: no more window requests, even for a window that starts before the
+    // trace (Fit leaves air on both sides).
     source.want(3_500_000, 5_000_000, 4096);
+    source.want(-100_000, 2_000_000, 4096);
     expect(fetcher.windowCalls).toHaveLength(0);
   });
 

@@ -75,6 +75,10 @@ export class TiledTrace implements TileSource {
     return level;
   }
 
+  get spanNs(): number {
+    return this.meta.spanNs;
+  }
+
   exactRange(): { readonly startNs: number; readonly endNs: number } | undefined {
     return this.exact;
   }
@@ -97,7 +101,13 @@ export class TiledTrace implements TileSource {
         this.fetchTile(key, t0Ns, t1Ns);
       }
     });
-    if (this.covers(this.exact, fromNs, toNs) || this.covers(this.exactWanted, fromNs, toNs)) {
+    // Ops exist only in [0, spanNs]: a window reaching past the ends needs no more than that.
+    const clampedFromNs = Math.max(0, fromNs);
+    const clampedToNs = Math.min(this.meta.spanNs, toNs);
+    if (
+      this.covers(this.exact, clampedFromNs, clampedToNs) ||
+      this.covers(this.exactWanted, clampedFromNs, clampedToNs)
+    ) {
       return;
     }
     const estimate = this.opsIn(level, padFromNs, padToNs);
@@ -244,7 +254,11 @@ export class TiledTrace implements TileSource {
           return;
         }
         this.exactWanted = undefined;
-        this.exact = { startNs, endNs };
+        // Infinite on a side that reaches the trace's end: no op lies beyond it.
+        this.exact = {
+          startNs: startNs <= 0 ? -Infinity : startNs,
+          endNs: endNs >= this.meta.spanNs ? Infinity : endNs,
+        };
         this.version++;
         this.options.onWindow?.(trace);
       },
