@@ -19,7 +19,7 @@ async function stats(page: Parameters<typeof idle>[0]): Promise<TiledStats> {
   if (s === undefined) {
     throw new Error('no renderer stats for the timeline');
   }
-  return s as TiledStats;
+  return s;
 }
 
 test('a stored trace in tiled mode: tiles, exact ops when zoomed in, details, search', async ({

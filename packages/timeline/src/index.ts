@@ -26,3 +26,5 @@ export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';
 export { isGroupKey, rangeSourceOf } from './group-keys.ts';
 export type { TileSource } from './tile-source.ts';
 export { appendTileBuckets } from './tile-source.ts';
+export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';
+export { TiledTrace, tileBuckets } from './tiled-trace.ts';

@@ -136,6 +136,11 @@ export class TileFile {
     return set;
   }
 
+  /** The trace with only its ops at time 0 (every track and string), in the codec's container. */
+  skeleton(): Buffer {
+    return this.read(this.header.skeletonOffset, this.header.skeletonBytes);
+  }
+
   /** Op `op` of the trace (0 ≤ op < opCount). */
   op(op: number): OpRow {
     const b = this.read(this.header.opsOffset + op * opRowBytes, opRowBytes);

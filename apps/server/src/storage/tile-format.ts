@@ -7,11 +7,13 @@
 //   postings    per string id, the u32 op indices that carry that name, in start order
 //   posting dir nameCount * (f64 offset, f64 count)
 //   names       the trace's strings as a JSON array (id = index)
+//   skeleton    the trace with only its ops and ranges at time 0 (every track and string), in
+//               the codec's container: what a tiled view opens with
 
 export const tileFileMagic = 'SSTILES1';
 export const tileFileVersion = 1;
 export const tileFileExtension = '.tiles';
-export const headerBytes = 96;
+export const headerBytes = 112;
 /** f64 startNs, f64 endNs, f64 bytes, u32 nameId, u32 correlationId, u16 track, u8 kind, u8 flags, u8 memKinds, 3 spare. */
 export const opRowBytes = 40;
 /** u32 bucket, u32 ops, f32 busyNs, f32 spanNs, u16 kinds, 2 spare. */
@@ -20,6 +22,11 @@ export const tileRecordBytes = 20;
 export const tileFanout = 4;
 /** The finest level splits the trace's span into at most this many buckets. */
 export const finestBucketsPerSpan = 2 ** 20;
+/**
+ * Ops per bucket of the finest level, on average over the span: finer levels would hold about
+ * one op per record, which costs more than the exact ops a view fetches at that zoom.
+ */
+export const finestOpsPerBucket = 64;
 
 export interface TileHeader {
   readonly fanout: number;
@@ -35,6 +42,8 @@ export interface TileHeader {
   readonly tileDirOffset: number;
   readonly postingDirOffset: number;
   readonly spanNs: number;
+  readonly skeletonOffset: number;
+  readonly skeletonBytes: number;
 }
 
 export function writeHeader(h: TileHeader): Buffer {
@@ -54,6 +63,8 @@ export function writeHeader(h: TileHeader): Buffer {
   b.writeDoubleLE(h.tileDirOffset, 72);
   b.writeDoubleLE(h.postingDirOffset, 80);
   b.writeDoubleLE(h.spanNs, 88);
+  b.writeDoubleLE(h.skeletonOffset, 96);
+  b.writeDoubleLE(h.skeletonBytes, 104);
   return b;
 }
 
@@ -80,10 +91,13 @@ export function readHeader(b: Buffer, fileBytes: number, file: string): TileHead
     tileDirOffset: b.readDoubleLE(72),
     postingDirOffset: b.readDoubleLE(80),
     spanNs: b.readDoubleLE(88),
+    skeletonOffset: b.readDoubleLE(96),
+    skeletonBytes: b.readDoubleLE(104),
   };
-  if (h.namesOffset + h.namesBytes !== fileBytes) {
+  const end = h.skeletonOffset + h.skeletonBytes;
+  if (end !== fileBytes || h.namesOffset + h.namesBytes !== h.skeletonOffset) {
     throw new Error(
-      `${file}: names end at ${h.namesOffset + h.namesBytes} but the file is ${fileBytes} bytes (truncated?)`,
+      `${file}: sections end at ${end} but the file is ${fileBytes} bytes (truncated?)`,
     );
   }
   if (!(h.fanout >= 2) || !(h.level0BucketNs >= 1) || h.levelCount < 1) {
@@ -92,9 +106,13 @@ export function readHeader(b: Buffer, fileBytes: number, file: string): TileHead
   return h;
 }
 
-/** The finest bucket: a power of two of ns, so the span holds at most finestBucketsPerSpan. */
-export function finestBucketNs(spanNs: number): number {
-  return 2 ** Math.max(0, Math.ceil(Math.log2(Math.max(1, spanNs) / finestBucketsPerSpan)));
+/**
+ * The finest bucket: a power of two of ns, so the span holds at most finestBucketsPerSpan
+ * buckets, and no more than one per finestOpsPerBucket ops.
+ */
+export function finestBucketNs(spanNs: number, opCount: number): number {
+  const buckets = Math.max(1, Math.min(finestBucketsPerSpan, opCount / finestOpsPerBucket));
+  return 2 ** Math.max(0, Math.ceil(Math.log2(Math.max(1, spanNs) / buckets)));
 }
 
 /** Levels until one bucket (or a few) covers the span. */

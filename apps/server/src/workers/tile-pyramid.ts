@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Trace } from '@streamscope/trace';
-import { opKindCount } from '@streamscope/trace';
+import { opKindCount, saveTrace } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
+import { windowOf } from '../storage/trace-window.ts';
 import {
   finestBucketNs,
   headerBytes,
@@ -45,7 +46,7 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const ops = trace.ops.columns();
   const n = ops.count;
   const spanNs = trace.spanNs();
-  const level0BucketNs = finestBucketNs(spanNs);
+  const level0BucketNs = finestBucketNs(spanNs, n);
   const levelCount = levelCountFor(spanNs, level0BucketNs, tileFanout);
   const trackCount = trace.tracks.length;
   let at = headerBytes;
@@ -132,6 +133,9 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const namesJson = Buffer.from(JSON.stringify(names), 'utf8');
   const namesOffset = at;
   write(namesJson);
+  const skeleton = saveTrace(windowOf(trace, { fromNs: 0, toNs: 0 }));
+  const skeletonOffset = at;
+  write(skeleton);
 
   writeSync(
     fd,
@@ -149,6 +153,8 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
       tileDirOffset,
       postingDirOffset,
       spanNs,
+      skeletonOffset,
+      skeletonBytes: skeleton.length,
     }),
     0,
     headerBytes,

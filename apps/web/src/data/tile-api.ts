@@ -3,7 +3,7 @@ import { decodeTiles, loadTrace } from '@streamscope/trace';
 import { isObject } from '../api/guards.ts';
 import { parseApiError } from '../api/types.ts';
 import { trackPromise } from '../test-mode/activity.ts';
-import type { TileFetcher, TileMeta } from './tiled-trace.ts';
+import type { TileFetcher, TileMeta } from '@streamscope/timeline';
 
 /** One op of a stored trace as the server reads it (search matches, details by index). */
 export interface ServerOp {
@@ -77,6 +77,12 @@ export async function getTileMeta(id: string): Promise<TileMeta> {
     fanout: num(value, 'fanout'),
     level0BucketNs: num(value, 'level0BucketNs'),
   };
+}
+
+/** The trace with only its ops at time 0 (every track and string), kept beside its tiles. */
+export async function getTileSkeleton(id: string): Promise<Trace> {
+  const response = await get(`${base(id)}/tiles/skeleton`);
+  return loadTrace(new Uint8Array(await trackPromise(response.arrayBuffer())));
 }
 
 /** The exact ops of [fromNs, toNs] with every track and string (GET /data with a window). */

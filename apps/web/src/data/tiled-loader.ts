@@ -1,7 +1,7 @@
 import type { Trace } from '@streamscope/trace';
 import { appStore } from '../store/index.ts';
-import { getTileMeta, getTraceWindow, tileFetcher } from './tile-api.ts';
-import { TiledTrace } from './tiled-trace.ts';
+import { getTileMeta, getTileSkeleton, tileFetcher } from './tile-api.ts';
+import { TiledTrace } from '@streamscope/timeline';
 import { getTrace, registerTrace } from './trace-registry.ts';
 
 /** Stored traces above this many ops open in tiled mode (the browser holds a window, not the trace). */
@@ -57,7 +57,7 @@ export function watchTiles(traceId: string, redraw: () => void): () => void {
  */
 export async function openTiled(traceId: string): Promise<void> {
   const meta = await getTileMeta(traceId);
-  const skeleton = await getTraceWindow(traceId, 0, 0);
+  const skeleton = await getTileSkeleton(traceId);
   for (const [id, other] of tiled) {
     other.dispose();
     tiled.delete(id);

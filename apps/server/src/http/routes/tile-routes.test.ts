@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { OpKind, StreamType, Trace, decodeTiles, saveTrace } from '@streamscope/trace';
+import { OpKind, StreamType, Trace, decodeTiles, loadTrace, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
@@ -82,6 +82,13 @@ describe('tiles, search and op details of a stored trace', { timeout: 120_000 },
     expect(meta.status).toBe(200);
     expect(meta.body).toMatchObject({ opCount: 4000, trackCount: 2, fanout: 4 });
     expect(existsSync(t.server.store.tilesPath(id))).toBe(true);
+    // The skeleton a tiled view opens with: every track and name, the ops at time 0 only.
+    const skeleton = await fetch(`${t.base}/api/traces/${id}/tiles/skeleton`);
+    expect(skeleton.status).toBe(200);
+    const opened = loadTrace(new Uint8Array(await skeleton.arrayBuffer()));
+    expect(opened.tracks).toHaveLength(2);
+    expect(opened.strings.slice(1)).toEqual(['gemm', 'h2d']);
+    expect(opened.ops.count).toBe(1);
 
     // The whole span over 16 px: buckets of at most 4 000 000 / 16 ns; all 4000 ops counted.
     const whole = await fetch(`${t.base}/api/traces/${id}/tiles?t0Ns=0&t1Ns=4000000&px=16`);

@@ -58,6 +58,12 @@ export function tileRoutes(services: AppServices): Router {
     });
   });
 
+  router.get('/traces/:id/tiles/skeleton', async (req, res) => {
+    const file = await tilesOf(idParam(req));
+    res.set({ 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
+    res.end(file.skeleton());
+  });
+
   router.get('/traces/:id/tiles', async (req, res) => {
     const id = idParam(req);
     const t0Ns = requiredNumber(req, 't0Ns');

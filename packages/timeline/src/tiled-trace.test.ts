@@ -1,6 +1,6 @@
 import type { TileSet } from '@streamscope/trace';
 import { OpKind, Trace, noKind } from '@streamscope/trace';
-import { IntervalBuilder } from '@streamscope/timeline';
+import { IntervalBuilder } from './interval-buffers.ts';
 import { describe, expect, it } from 'vitest';
 import { TileCache } from './tile-cache.ts';
 import type { TileFetcher, TileMeta } from './tiled-trace.ts';

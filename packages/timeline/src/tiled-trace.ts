@@ -1,7 +1,7 @@
-import type { TileSource } from '@streamscope/timeline';
-import { appendTileBuckets } from '@streamscope/timeline';
 import type { Trace, TileSet } from '@streamscope/trace';
 import { TileCache } from './tile-cache.ts';
+import type { TileSource } from './tile-source.ts';
+import { appendTileBuckets } from './tile-source.ts';
 
 /** The shape of a stored trace's level-of-detail pyramid (GET /api/traces/:id/tiles/meta). */
 export interface TileMeta {
@@ -81,6 +81,11 @@ export class TiledTrace implements TileSource {
 
   exactRange(): { readonly startNs: number; readonly endNs: number } | undefined {
     return this.exact;
+  }
+
+  /** Requests in flight (tiles, and a window of exact ops). */
+  pending(): number {
+    return this.inflight.size + (this.exactWanted === undefined ? 0 : 1);
   }
 
   /** Bytes this source holds: cached tiles (the window trace is the registry's). */
