@@ -9,6 +9,7 @@ import { bucketIntervals, bucketNsFor } from './lod.ts';
 import { RangeIndex } from './range-index.ts';
 import { rangePalette } from './range-colors.ts';
 import { keepRowOps, rowOps } from './sync-lane.ts';
+import type { TileSource } from './tile-source.ts';
 
 /** A window of time: ns since the trace origin (Float64, exact). */
 export interface TimeWindow {
@@ -44,6 +45,7 @@ export class FrameCache {
   boundsEndNs = -1;
   /** Ops (and ranges) the last rebuild read: the superset the culling returned. */
   culledItems = 0;
+  private nsPerPx = 1;
   /** Counts rebuilds: buffers of one generation hold the same entries at the same offsets. */
   generation = 0;
   private traceVersion = -1;
@@ -51,6 +53,11 @@ export class FrameCache {
   private gapIndex: GapIndex | undefined;
   private rangeIndex: RangeIndex | undefined;
   private trace: Trace | undefined;
+  /** A big stored trace's tiles: stream rows come from them outside the exact range. */
+  tileSource: TileSource | undefined;
+  private tileVersion = -1;
+  /** Whether the last rebuild drew stream rows from tiles. */
+  fromTiles = false;
 
   /** Drops everything (a new trace, or the live trace grew). */
   invalidate(): void {
@@ -66,7 +73,10 @@ export class FrameCache {
     gapIndex: GapIndex | undefined,
   ): boolean {
     const bucketNs = bucketNsFor(nsPerPx);
+    const tiles = this.tileSource;
+    tiles?.want(window.startNs, window.endNs, nsPerPx);
     if (
+      this.tileVersion === (tiles?.version ?? -1) &&
       this.trace === trace &&
       this.traceVersion === trace.version &&
       this.layout === layout &&
@@ -77,7 +87,21 @@ export class FrameCache {
     ) {
       return false;
     }
-    const bounds = bufferedBounds(window, bucketNs);
+    let bounds = bufferedBounds(window, bucketNs);
+    const exact = tiles?.exactRange();
+    this.fromTiles =
+      tiles !== undefined &&
+      (exact === undefined || window.startNs < exact.startNs || window.endNs > exact.endNs);
+    if (tiles !== undefined && !this.fromTiles && exact !== undefined) {
+      // Ops exist only inside the exact range: leaving it rebuilds (from tiles, until the next
+      // window arrives).
+      bounds = {
+        startNs: Math.max(bounds.startNs, exact.startNs),
+        endNs: Math.min(bounds.endNs, exact.endNs),
+      };
+    }
+    this.tileVersion = tiles?.version ?? -1;
+    this.nsPerPx = nsPerPx;
     this.trace = trace;
     this.traceVersion = trace.version;
     this.layout = layout;
@@ -121,6 +145,22 @@ export class FrameCache {
       if (row.kind === 'track' || row.kind === 'sync') {
         // A track with a sync lane: its work here, its host waits in the lane (so the gaps
         // below are the stream's idle time, not hidden under a host wait).
+        if (this.fromTiles && this.tileSource !== undefined) {
+          if (row.kind === 'track') {
+            culled += this.tileSource.appendTrack(
+              intervals,
+              r,
+              row.track,
+              fromNs,
+              toNs,
+              baseNs,
+              this.nsPerPx,
+            );
+          }
+          intervals.endRow(r);
+          gaps.endRow(r);
+          continue;
+        }
         const inWindow = keepRowOps(
           trace.ops.trackOpsInWindow(row.track, fromNs, toNs),
           ops.kind,

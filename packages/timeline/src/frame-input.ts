@@ -70,6 +70,8 @@ export interface FrameStats {
   culledItems: number;
   /** Whether this frame rebuilt the buffers (false: drawn from the cache). */
   rebuilt: boolean;
+  /** Whether stream rows came from a tile source's tiles (a big stored trace, zoomed out). */
+  fromTiles: boolean;
 }
 
 export function emptyStats(): FrameStats {
@@ -83,6 +85,7 @@ export function emptyStats(): FrameStats {
     lod: 0,
     culledItems: 0,
     rebuilt: false,
+    fromTiles: false,
   };
 }
 

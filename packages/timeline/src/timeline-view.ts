@@ -32,6 +32,7 @@ import { SvgSurface } from './svg-surface.ts';
 import { SyncLaneScan } from './sync-lane.ts';
 import type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 import { TrackLanes } from './track-lanes.ts';
+import type { TileSource } from './tile-source.ts';
 import type { Viewport } from './viewport.ts';
 import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
 
@@ -65,6 +66,13 @@ export interface ScrollInfo {
 /** A timeline drawn into one canvas. Create with `createTimelineView`. */
 export interface TimelineView {
   setTrace(trace: Trace | undefined): void;
+  /**
+   * Swaps in another window of the same trace (a tile source's exact ops moved): keeps the
+   * viewport, scroll, filters and layout options; drops the selection (indices changed).
+   */
+  replaceTrace(trace: Trace): void;
+  /** Draws stream rows from `source`'s tiles outside its exact range (undefined: from ops). */
+  setTileSource(source: TileSource | undefined): void;
   /** The trace grew (a live run): redraw with the new ops, keeping the viewport. */
   invalidate(): void;
   setViewport(viewport: Viewport): void;
@@ -199,6 +207,7 @@ export function createTimelineView(
   let gapIndex: GapIndex | undefined;
   let labels = new LabelFitter(() => '');
   const trackLanes = new TrackLanes();
+  let tileSource: TileSource | undefined;
 
   const relayout = (): void => {
     layout =
@@ -279,6 +288,7 @@ export function createTimelineView(
       paintFrame(surface, frameInput(trace), labels, lastStats);
       lastStats.lod = cache.bucketNs;
       lastStats.culledItems = cache.culledItems;
+      lastStats.fromTiles = cache.fromTiles;
     }
     lastStats.frameMs = performance.now() - t0;
     for (const listener of frameListeners) {
@@ -352,6 +362,24 @@ export function createTimelineView(
       }
       scheduler.requestRedraw();
     },
+    replaceTrace(next) {
+      trace = next;
+      cache.invalidate();
+      selectedOp = undefined;
+      selectedFlows = [];
+      search = undefined;
+      currentMatch = undefined;
+      labels = new LabelFitter((id) => next.strings.get(id));
+      syncLanes.update(next);
+      relayout();
+      scheduler.requestRedraw();
+    },
+    setTileSource(source) {
+      tileSource = source;
+      cache.tileSource = source;
+      cache.invalidate();
+      scheduler.requestRedraw();
+    },
     invalidate() {
       cache.invalidate();
       scheduler.requestRedraw();
@@ -359,10 +387,12 @@ export function createTimelineView(
     setViewport,
     getViewport: () => viewport,
     fit() {
-      setViewport(fitViewport(trace?.spanNs() ?? 0));
+      setViewport(fitViewport(tileSource?.spanNs ?? trace?.spanNs() ?? 0));
     },
     fitGpu() {
-      const span = trace === undefined ? undefined : gpuActivitySpan(trace);
+      // With tiles the trace here is a window: the GPU's span is not known, so fit it all.
+      const span =
+        trace === undefined || tileSource !== undefined ? undefined : gpuActivitySpan(trace);
       if (span === undefined) {
         view.fit();
       } else {

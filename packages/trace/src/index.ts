@@ -51,3 +51,5 @@ export type { ApplyResult, EndCounts } from './codec/trace-decoder.ts';
 export { TraceDecoder, loadTrace } from './codec/trace-decoder.ts';
 export { ByteWriter } from './codec/byte-writer.ts';
 export { syntheticTrace } from './test-traces.ts';
+export type { TileSet } from './codec/tile-wire.ts';
+export { decodeTiles, encodeTiles, tileSetBytes, noKind } from './codec/tile-wire.ts';

@@ -42,6 +42,8 @@ export interface TraceTools {
    * checked, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
+  /** Writes the level-of-detail file of a stored trace to `outPath` (whole or not at all). */
+  readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
   /**
    * A window of the trace as codec bytes (GET /api/traces/:id/data with fromNs/toNs/tracks), or
    * the whole trace without one (a live run's snapshot); throws ApiError 400 naming `tracks`

@@ -15,6 +15,7 @@ export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools
     exportChrome: (trace, signal) => workers.exportChrome(trace, signal),
     window: (trace, window) => workers.window(trace, window),
     mergeRanks: (inputs, title) => workers.mergeRanks(inputs, title),
+    buildTiles: (trace, outPath) => workers.buildTiles(trace, outPath),
   };
 }
 

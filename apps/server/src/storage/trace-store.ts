@@ -4,6 +4,7 @@ import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Trace } from '@streamscope/trace';
 import { loadTrace } from '@streamscope/trace';
+import { tileFileExtension } from './tile-format.ts';
 import type { TraceEntry } from '../api-types.ts';
 import { terminalStatuses } from '../api-types.ts';
 import { tempSuffix, writeFileAtomic } from './atomic-file.ts';
@@ -95,9 +96,10 @@ export class TraceStore {
       }
     }
     for (const name of await readdir(this.tracesDir)) {
-      // Frame ends of a trace that is gone (deleted, or never renamed into place).
-      if (name.endsWith(framesFileExtension)) {
-        const id = name.slice(0, -framesFileExtension.length);
+      // Frame ends or tiles of a trace that is gone (deleted, or never renamed into place).
+      const extension = [framesFileExtension, tileFileExtension].find((e) => name.endsWith(e));
+      if (extension !== undefined) {
+        const id = name.slice(0, -extension.length);
         if (!existsSync(this.tracePath(id))) {
           await rm(path.join(this.tracesDir, name), { force: true });
         }
@@ -138,6 +140,11 @@ export class TraceStore {
 
   tracePath(id: string): string {
     return path.join(this.tracesDir, `${id}${traceFileExtension}`);
+  }
+
+  /** The level-of-detail file beside the trace (tile-format.ts), made on first open. */
+  tilesPath(id: string): string {
+    return path.join(this.tracesDir, `${id}${tileFileExtension}`);
   }
 
   private framesPath(id: string): string {
@@ -224,6 +231,7 @@ export class TraceStore {
     this.cache.delete(id);
     await rm(this.tracePath(id), { force: true });
     await rm(this.framesPath(id), { force: true });
+    await rm(this.tilesPath(id), { force: true });
     this.db.delete(id);
     await this.db.flush();
   }

@@ -23,6 +23,7 @@ export type WorkerTask =
   | { readonly kind: 'validate-workload'; readonly workload: unknown }
   | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
   | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
+  | { readonly kind: 'build-tiles'; readonly trace: TraceFileRef; readonly outPath: string }
   | {
       readonly kind: 'import';
       readonly filePath: string;

@@ -37,6 +37,11 @@ export class ServerWorkers {
     return (await this.pool.run(task)) as string;
   }
 
+  /** Builds a stored trace's level-of-detail file at `outPath` (tile-pyramid.ts). */
+  async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
+    await this.pool.run({ kind: 'build-tiles', trace, outPath });
+  }
+
   /**
    * The Chrome export of a stored trace. Resolves once the worker has checked the file (so one
    * that cannot be read rejects before anything is sent); `pipeTo` then writes it out as the

@@ -110,6 +110,7 @@ void Promise.allSettled([
   import('./tasks/import-task.ts'),
   import('./tasks/container-task.ts'),
   import('./tasks/window-task.ts'),
+  import('./tasks/tile-task.ts'),
 ]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
@@ -120,6 +121,8 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       return (await import('./tasks/analyze-task.ts')).analyzeTask(task.trace, task.window, ctx);
     case 'export-chrome':
       return (await import('./tasks/export-task.ts')).exportTask(task.trace, ctx);
+    case 'build-tiles':
+      return (await import('./tasks/tile-task.ts')).tileTask(task.trace, task.outPath, ctx);
     case 'import':
       return (await import('./tasks/import-task.ts')).importTask(
         task.filePath,

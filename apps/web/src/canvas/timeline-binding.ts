@@ -1,5 +1,6 @@
 import type { TimelineView } from '@streamscope/timeline';
 import { getSearchMatches } from '../data/search-registry.ts';
+import { getTiled } from '../data/tiled-loader.ts';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { gapTableFrom } from '../lib/gap-table.ts';
 import { appStore } from '../store/index.ts';
@@ -37,7 +38,17 @@ export function bindTimeline(
   // `state` is the store as it was before setTrace fits, so a link's window survives the fit.
   const applyTrace = (state: AppState): void => {
     const trace = getTrace(traceId);
-    if (trace !== boundTrace) {
+    if (
+      trace !== boundTrace &&
+      trace !== undefined &&
+      boundTrace !== undefined &&
+      getTiled(traceId) !== undefined
+    ) {
+      // Tiled mode: another window of the same trace arrived; the view keeps its place.
+      boundTrace = trace;
+      view.replaceTrace(trace);
+      applySelection(state);
+    } else if (trace !== boundTrace) {
       boundTrace = trace;
       view.setTrace(trace);
       if (trace !== undefined && state.viewEndNs > state.viewStartNs) {
@@ -147,6 +158,7 @@ export function bindTimeline(
       paintedColumnsPx: stats.paintedColumnsPx,
       frameMs: stats.frameMs,
       lod: stats.lod,
+      fromTiles: stats.fromTiles,
       traceOps: getTrace(traceId)?.ops.count ?? 0,
       frames,
       viewStartNs: viewport.startNs,

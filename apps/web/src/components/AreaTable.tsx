@@ -1,4 +1,5 @@
 import { formatDurationNs } from '@streamscope/trace';
+import { getTiled, tiledModeNote } from '../data/tiled-loader.ts';
 import { getTrace } from '../data/trace-registry.ts';
 import { areaStats } from '../lib/area-stats.ts';
 import { formatCount } from '../lib/format.ts';
@@ -15,6 +16,14 @@ export function AreaTable() {
   const trace = getTrace(traceId);
   if (trace === undefined || area === null) {
     return null;
+  }
+  if (getTiled(traceId) !== undefined) {
+    // The ops outside the loaded window are not here: no numbers rather than wrong ones.
+    return (
+      <div className="panel muted" data-testid="area-panel-tiled">
+        Area {formatDurationNs(area.startNs)} – {formatDurationNs(area.endNs)}: {tiledModeNote}
+      </div>
+    );
   }
   const tracks =
     area.tracks.length > 0

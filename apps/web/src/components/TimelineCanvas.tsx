@@ -7,6 +7,7 @@ import { bindTimeline } from '../canvas/timeline-binding.ts';
 import { attachTimelineInput } from '../canvas/timeline-input.ts';
 import { bindTrackLanes } from '../canvas/track-lanes-binding.ts';
 import { registerView, unregisterView } from '../canvas/view-registry.ts';
+import { getTiled, tiledModeNote, watchTiles } from '../data/tiled-loader.ts';
 
 interface TimelineCanvasProps {
   readonly traceId: string;
@@ -41,6 +42,11 @@ function TimelineCanvasInner({
     }
     // Headers fold where the store's filters drive the view (the trace page's main view).
     const view: TimelineView = createTimelineView(canvas, { foldableHeaders: followSelection });
+    // A big stored trace: stream rows from the server's tiles outside the loaded window.
+    const tiled = getTiled(traceId);
+    view.setTileSource(tiled);
+    const offTiles =
+      tiled === undefined ? undefined : watchTiles(traceId, () => view.requestRedraw());
     const binding = bindTimeline(view, { traceId, viewId, follow, followSelection, ownFit });
     const detachInput = attachTimelineInput(canvas, view, binding.markUserMoved, keyboard);
     const detachBar = attachRowScrollbar(bar, canvas, view);
@@ -58,11 +64,18 @@ function TimelineCanvasInner({
       observer.disconnect();
       detachInput();
       binding.unbind();
+      offTiles?.();
       view.dispose();
     };
   }, [traceId, viewId, follow, followSelection, ownFit, keyboard]);
+  const tiled = getTiled(traceId) !== undefined;
   return (
     <>
+      {tiled && (
+        <p className="small muted" data-testid={`${viewId}-tiled-note`}>
+          {tiledModeNote}
+        </p>
+      )}
       <canvas ref={ref} className="timeline-canvas" data-testid={viewId} tabIndex={0} />
       <div ref={barRef} className="row-scrollbar" data-testid={`${viewId}-scrollbar`} hidden />
     </>

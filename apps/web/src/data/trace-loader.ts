@@ -4,6 +4,7 @@ import { LiveSubscription } from '../api/live-client.ts';
 import { isLocalTraceId } from '../local-import/local-trace-id.ts';
 import { appStore } from '../store/index.ts';
 import type { RunStatus } from '../store/run-slice.ts';
+import { getTiled, openTiled, wantsTiles } from './tiled-loader.ts';
 import { forgetTrace, getTrace, registerTrace, setAnalysis } from './trace-registry.ts';
 
 function messageOf(error: unknown): string {
@@ -57,6 +58,16 @@ export async function openStoredTrace(traceId: string): Promise<void> {
     return;
   }
   try {
+    if (getTiled(traceId) !== undefined && getTrace(traceId) !== undefined) {
+      appStore.getState().markTraceLoaded(traceId, 'ready');
+      return;
+    }
+    if (getTrace(traceId) === undefined && wantsTiles((await getTraceEntry(traceId)).opCount)) {
+      // Too big to hold: the view works from the server's tiles and windows (tiled-loader.ts).
+      await openTiled(traceId);
+      appStore.getState().markTraceLoaded(traceId, 'ready');
+      return;
+    }
     await ensureTraceLoaded(traceId);
     appStore.getState().markTraceLoaded(traceId, 'ready');
     await loadAnalysis(traceId);

@@ -3,6 +3,8 @@ import { searchTrace } from '../lib/search.ts';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import { getSearchMatches, setSearchMatches } from './search-registry.ts';
+import { getTiled } from './tiled-loader.ts';
+import { runTiledSearch, stepTiledSearch } from './tiled-search.ts';
 import { getTrace } from './trace-registry.ts';
 
 /**
@@ -56,6 +58,11 @@ export function zoomToSelection(): void {
  */
 export function runSearch(query: string, regex = false, visitFirst = true): void {
   const state = appStore.getState();
+  if (getTiled(state.traceId) !== undefined && state.traceId !== null) {
+    setSearchMatches(state.traceId, new Uint32Array(0));
+    void runTiledSearch(state.traceId, query);
+    return;
+  }
   const trace = getTrace(state.traceId);
   const outcome =
     trace === undefined
@@ -72,6 +79,10 @@ export function runSearch(query: string, regex = false, visitFirst = true): void
 /** Moves to the next (+1) or previous (-1) match, wrapping around. */
 export function stepSearch(delta: 1 | -1): void {
   const state = appStore.getState();
+  if (getTiled(state.traceId) !== undefined && state.traceId !== null) {
+    void stepTiledSearch(state.traceId, delta);
+    return;
+  }
   state.stepSearch(delta);
   const next = appStore.getState();
   const op = getSearchMatches(next.traceId)[next.searchMatchIndex];

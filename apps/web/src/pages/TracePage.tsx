@@ -17,6 +17,7 @@ import { openLinkedTrace, stopFollowing } from '../data/trace-loader.ts';
 import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
+import { getTiled } from '../data/tiled-loader.ts';
 import { getTrace } from '../data/trace-registry.ts';
 
 const viewId = 'timeline';
@@ -85,9 +86,12 @@ export function TracePage() {
           <div className="trace-main stack fill" ref={mainRef}>
             <div className="row small muted" data-testid="trace-summary">
               <span>
-                <span data-testid="trace-op-total">{formatCount(trace.ops.count)}</span> ops on{' '}
-                {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt or W/S
-                zoom, over the labels it scrolls · drag or A/D pan · shift-drag selects an area ·{' '}
+                <span data-testid="trace-op-total">
+                  {formatCount(getTiled(traceId)?.meta.opCount ?? trace.ops.count)}
+                </span>{' '}
+                ops on {trace.tracks.length} tracks · {trace.meta.producer} · wheel over the Gantt
+                or W/S zoom, over the labels it scrolls · drag or A/D pan · shift-drag selects an
+                area ·{' '}
                 <button
                   type="button"
                   className="link"

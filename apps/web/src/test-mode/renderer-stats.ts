@@ -7,6 +7,8 @@ export interface RendererStatsSnapshot {
   readonly paintedColumnsPx: number;
   readonly frameMs: number;
   readonly lod: number;
+  /** Stream rows drawn from a big trace's tiles (tiled mode, zoomed out). */
+  readonly fromTiles?: boolean;
   /** Ops in the trace the view holds (grows during a live run). */
   readonly traceOps: number;
   readonly frames: number;

@@ -1,0 +1,97 @@
+import { windowAround } from '../lib/zoom-math.ts';
+import { appStore } from '../store/index.ts';
+import type { ServerOp } from './tile-api.ts';
+import { searchServer } from './tile-api.ts';
+import { selectWhenLoaded } from './tiled-loader.ts';
+
+/** Matches fetched per request. */
+const pageSize = 200;
+
+/**
+ * Search in tiled mode, answered by the server over the whole trace: the count, and matches in
+ * time order fetched a page at a time as the user steps through them. `known` holds the matches
+ * of indices [first, first + known.length) of the whole ordered list.
+ */
+let session: { traceId: string; query: string; first: number; known: ServerOp[] } | undefined;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runTiledSearch(traceId: string, query: string): Promise<void> {
+  const state = appStore.getState();
+  if (query.trim() === '') {
+    session = undefined;
+    state.setSearchResult(query, 0);
+    return;
+  }
+  try {
+    const answer = await searchServer(traceId, query, undefined, 'next', pageSize);
+    session = { traceId, query, first: 0, known: [...answer.matches] };
+    appStore.getState().setSearchResult(query, answer.count);
+    const first = answer.matches[0];
+    if (first !== undefined) {
+      goTo(traceId, first);
+    }
+  } catch (error) {
+    appStore.getState().notify('error', `search failed: ${messageOf(error)}`);
+  }
+}
+
+/** Moves to the next (+1) or previous (-1) match, wrapping, fetching the page it is on. */
+export async function stepTiledSearch(traceId: string, delta: 1 | -1): Promise<void> {
+  const state = appStore.getState();
+  if (session?.traceId !== traceId || state.searchMatchCount === 0) {
+    return;
+  }
+  state.stepSearch(delta);
+  const index = appStore.getState().searchMatchIndex;
+  const s = session;
+  try {
+    if (index < s.first || index >= s.first + s.known.length) {
+      await fetchAround(s, index, appStore.getState().searchMatchCount);
+    }
+    const match = s.known[index - s.first];
+    if (match !== undefined) {
+      goTo(traceId, match);
+    }
+  } catch (error) {
+    appStore.getState().notify('error', `search failed: ${messageOf(error)}`);
+  }
+}
+
+/** Loads the page holding match `index`: after the known ones, before them, or the last page. */
+async function fetchAround(
+  s: NonNullable<typeof session>,
+  index: number,
+  count: number,
+): Promise<void> {
+  const last = s.known.at(-1);
+  const firstKnown = s.known[0];
+  if (index === s.first + s.known.length && last !== undefined) {
+    // Ops that start at the same ns as the last known one come again: skip those already known.
+    const answer = await searchServer(s.traceId, s.query, last.startNs, 'next', pageSize);
+    const seen = new Set(s.known.filter((m) => m.startNs === last.startNs).map((m) => m.op));
+    const fresh = answer.matches.filter((m) => !seen.has(m.op));
+    s.first += s.known.length;
+    s.known = fresh;
+  } else if (index === s.first - 1 && firstKnown !== undefined) {
+    const answer = await searchServer(s.traceId, s.query, firstKnown.startNs, 'previous', pageSize);
+    s.first -= answer.matches.length;
+    s.known = [...answer.matches];
+  } else if (index === count - 1) {
+    const answer = await searchServer(s.traceId, s.query, Number.MAX_VALUE, 'previous', pageSize);
+    s.first = count - answer.matches.length;
+    s.known = [...answer.matches];
+  } else {
+    const answer = await searchServer(s.traceId, s.query, undefined, 'next', pageSize);
+    s.first = 0;
+    s.known = [...answer.matches];
+  }
+}
+
+function goTo(traceId: string, match: ServerOp): void {
+  const view = windowAround(match.startNs, match.endNs);
+  appStore.getState().setViewport(view.startNs, view.endNs);
+  selectWhenLoaded(traceId, match.track, match.startNs);
+}

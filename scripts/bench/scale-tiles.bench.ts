@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { saveTrace, syntheticTrace } from '@streamscope/trace';
+import type { Report } from './report.ts';
+
+// `pnpm bench scale`, tiles (issue #22). A synthetic trace of 20M ops (packages/trace's generator,
+// 12 streams and a host thread; STREAMSCOPE_BENCH_TILES_OPS sets another size) is written with the
+// codec as our own .sstrace into a
+// data folder, and `streamscope serve` started on it (it lists the file at start). Then:
+//   server.tile_build_s_<size>  GET /tiles/meta on first use: the worker loads the trace and
+//                               writes its level-of-detail file;
+//   server.tile_ms_p50          round trip of GET /tiles for random tiles of every level (1024
+//                               buckets each, as the browser asks);
+// and, in timeline-page/scale-tiles-view.ts (a child process, typed against the DOM as a page):
+//   timeline.tile_first_paint_ms_<size>  meta, skeleton and first tiles over HTTP to a frame
+//                               drawn from tiles (the canvas is a recording stand-in: no raster);
+//   timeline.tile_frame_ms_<size>_zoom   median frame of 4x zooms (one pyramid level each) drawn
+//                               from cached tiles;
+//   timeline.page_mb_<size>     bytes the view's data holds after the zooms: the tile cache
+//                               (bounded) plus the window of exact ops and the skeleton.
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = path.join(root, 'apps', 'server', 'src', 'cli', 'main.ts');
+const viewScript = path.join(root, 'scripts', 'bench', 'timeline-page', 'scale-tiles-view.ts');
+/** Buckets per tile, as the browser asks (packages/timeline/src/tiled-trace.ts). */
+const tileBuckets = 1024;
+
+interface TileMeta {
+  readonly spanNs: number;
+  readonly levelCount: number;
+  readonly fanout: number;
+  readonly level0BucketNs: number;
+}
+
+const opCount = Number(process.env['STREAMSCOPE_BENCH_TILES_OPS'] ?? 20_000_000);
+const label = opCount >= 1e6 ? `${Math.round(opCount / 1e6)}m` : `${Math.round(opCount / 1e3)}k`;
+const id = `tiles-bench-${label}`;
+
+interface Server {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly base: string;
+}
+
+async function serve(dataDir: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', cli, 'serve', '--port', '0', '--data', dataDir, '--backend', 'sim'],
+    { cwd: root, stdio: 'pipe' },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout });
+  const base = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
+    lines.on('line', (line) => {
+      const url = /^streamscope serving (http:\/\/[^/]+)\//.exec(line)?.[1];
+      if (url !== undefined) {
+        resolve(url);
+      }
+    });
+  });
+  return { child, base };
+}
+
+async function get(url: string): Promise<Response> {
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
+  }
+  return response;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+export async function run(report: Report): Promise<void> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'streamscope-bench-tiles-'));
+  let server: Server | undefined;
+  try {
+    await mkdir(path.join(dataDir, 'traces'), { recursive: true });
+    const tracePath = path.join(dataDir, 'traces', `${id}.sstrace`);
+    await writeFile(tracePath, saveTrace(syntheticTrace(opCount, 12)));
+    report(`server.trace_file_mb_${label}`, (await stat(tracePath)).size / 1e6, 'MB');
+    server = await serve(dataDir);
+    const api = `${server.base}/api/traces/${id}`;
+
+    const t0 = performance.now();
+    const meta = (await (await get(`${api}/tiles/meta`)).json()) as TileMeta;
+    report(`server.tile_build_s_${label}`, (performance.now() - t0) / 1000, 's');
+    report(
+      `server.tile_file_mb_${label}`,
+      (await stat(path.join(dataDir, 'traces', `${id}.tiles`))).size / 1e6,
+      'MB',
+    );
+
+    // Random tiles of every level, as the browser asks for them.
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const bucketNsOf = (level: number): number => meta.level0BucketNs * meta.fanout ** level;
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const tileNs = bucketNsOf(Math.floor(random() * meta.levelCount)) * tileBuckets;
+      const k = Math.floor(random() * Math.ceil(meta.spanNs / tileNs));
+      const start = performance.now();
+      await (
+        await get(`${api}/tiles?t0Ns=${k * tileNs}&t1Ns=${(k + 1) * tileNs}&px=${tileBuckets}`)
+      ).arrayBuffer();
+      times.push(performance.now() - start);
+    }
+    report('server.tile_ms_p50', median(times.slice(20)), 'ms');
+
+    // The browser's view, in a child process (its code is typed against the DOM, as in a page).
+    const child = spawn(process.execPath, ['--import', 'tsx', viewScript, api, label], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) {
+      throw new Error(`scale-tiles-view exited with ${code}`);
+    }
+    const figures = JSON.parse(out) as [string, number, string][];
+    for (const [name, value, unit] of figures) {
+      report(name, value, unit);
+    }
+  } finally {
+    if (server !== undefined) {
+      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
