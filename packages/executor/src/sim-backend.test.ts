@@ -52,7 +52,21 @@ describe('the sim backend', () => {
     expect((await new SimBackend().status()).targets[0]).toBe('h100');
     const targets = (await new SimBackend({ defaultProfile: 'c2050' }).status()).targets;
     expect(targets[0]).toBe('c2050');
-    expect([...targets].sort()).toEqual(['c1060', 'c2050', 'h100', 'h200', 'k20c']);
+    // The single GPUs, and the multi-GPU hosts (NVLink and PCIe) that collectives run on.
+    expect([...targets].sort()).toEqual([
+      'c1060',
+      'c2050',
+      'h100',
+      'h100-pcie-x4',
+      'h100x2',
+      'h100x4',
+      'h100x8',
+      'h200',
+      'h200x2',
+      'h200x4',
+      'h200x8',
+      'k20c',
+    ]);
   });
 });
 
