@@ -104,6 +104,27 @@ export class OpStaging {
     return i;
   }
 
+  /**
+   * Drops the columns the op table has copied (times, sizes, refs, lanes, names, flags) so that
+   * a big import's peak holds them once; kind, process, correlation and event ids stay for
+   * linking. No op may be added afterwards.
+   */
+  releaseCopied(): void {
+    for (const column of [
+      this.startNs,
+      this.endNs,
+      this.bytes,
+      this.lane,
+      this.nameRef,
+      this.refId,
+      this.memKinds,
+      this.flags,
+    ]) {
+      column.release();
+    }
+    this.capacity = 0;
+  }
+
   private resize(): void {
     const columns: StagingColumn<Float64Array | Int32Array | Uint32Array | Uint8Array>[] = [
       this.startNs,
