@@ -10,8 +10,9 @@ export interface EventColumns {
   readonly kind: Uint8Array;
   readonly proc: Uint32Array;
   readonly corr: Uint32Array;
-  readonly eventId: Float64Array;
-  readonly eventSyncId: Float64Array;
+  /** Op `op`'s event id and sync id; NaN when it has none. */
+  eventId(op: number): number;
+  eventSyncId(op: number): number;
 }
 
 const noSyncId = 0xffffffff;
@@ -32,8 +33,8 @@ export function linkEventRecords(
   // One entry per distinct (process, event id): CUDA events are few and re-recorded.
   const records = new Map<string, EventRecords>();
   for (let i = 0; i < ops.count; i++) {
-    if (ops.kind[i] === OpKind.EventRecord && !Number.isNaN(ops.eventId[i]!)) {
-      const key = `${ops.proc[i]},${ops.eventId[i]}`;
+    if (ops.kind[i] === OpKind.EventRecord && !Number.isNaN(ops.eventId(i))) {
+      const key = `${ops.proc[i]},${ops.eventId(i)}`;
       const group = records.get(key);
       if (group === undefined) {
         records.set(key, { list: [i] });
@@ -53,8 +54,8 @@ export function linkEventRecords(
     if (direct !== undefined) {
       const api = apiByCorr.get(ops.proc[i]!, direct);
       from = api < 0 ? undefined : api;
-    } else if (!Number.isNaN(ops.eventId[i]!)) {
-      from = findRecord(ops, records.get(`${ops.proc[i]},${ops.eventId[i]}`), i);
+    } else if (!Number.isNaN(ops.eventId(i))) {
+      from = findRecord(ops, records.get(`${ops.proc[i]},${ops.eventId(i)}`), i);
     } else {
       continue;
     }
@@ -93,7 +94,7 @@ function findRecord(
   if (group === undefined) {
     return undefined;
   }
-  const syncId = ops.eventSyncId[wait]!;
+  const syncId = ops.eventSyncId(wait);
   if (!Number.isNaN(syncId) && syncId !== noSyncId) {
     if (isKey(syncId)) {
       group.bySync ??= indexBySync(ops, group.list);
@@ -102,7 +103,7 @@ function findRecord(
         return exact;
       }
     } else {
-      const exact = group.list.filter((r) => ops.eventSyncId[r] === syncId);
+      const exact = group.list.filter((r) => ops.eventSyncId(r) === syncId);
       if (exact.length > 0) {
         return exact[exact.length - 1];
       }
@@ -141,7 +142,7 @@ function isKey(id: number): boolean {
 function indexBySync(ops: EventColumns, list: readonly number[]): IdHashMap {
   const map = new IdHashMap(list.length);
   for (const r of list) {
-    const id = ops.eventSyncId[r]!;
+    const id = ops.eventSyncId(r);
     if (isKey(id)) {
       map.set(id, r); // later records overwrite: the last one wins
     }

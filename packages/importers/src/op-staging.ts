@@ -62,8 +62,12 @@ export class OpStaging {
   readonly startNs = new StagingColumn(Float64Array);
   readonly endNs = new StagingColumn(Float64Array);
   readonly bytes = new StagingColumn(Float64Array);
-  readonly eventId = new StagingColumn(Float64Array);
-  readonly eventSyncId = new StagingColumn(Float64Array);
+  // Event ids are kept only for the few ops that have one (records, waits, syncs): a dense
+  // Float64 column of each cost 16 bytes an op, almost all NaN. Op indices ascend.
+  private eventCount = 0;
+  private readonly eventOp = new StagingColumn(Uint32Array);
+  private readonly eventIds = new StagingColumn(Float64Array);
+  private readonly eventSyncIds = new StagingColumn(Float64Array);
   readonly lane = new StagingColumn(Uint32Array);
   readonly proc = new StagingColumn(Uint32Array);
   readonly nameRef = new StagingColumn(Int32Array);
@@ -90,8 +94,12 @@ export class OpStaging {
     this.startNs.data[i] = op.startNs;
     this.endNs.data[i] = op.endNs;
     this.bytes.data[i] = op.bytes;
-    this.eventId.data[i] = op.eventId;
-    this.eventSyncId.data[i] = op.eventSyncId;
+    if (!Number.isNaN(op.eventId) || !Number.isNaN(op.eventSyncId)) {
+      const e = this.eventCount++;
+      this.eventOp.at(e)[e] = i;
+      this.eventIds.at(e)[e] = op.eventId;
+      this.eventSyncIds.at(e)[e] = op.eventSyncId;
+    }
     this.lane.data[i] = op.lane;
     this.proc.data[i] = op.proc;
     this.nameRef.data[i] = op.nameRef;
@@ -104,13 +112,60 @@ export class OpStaging {
     return i;
   }
 
+  /** Op `op`'s event id; NaN when it has none. */
+  eventId(op: number): number {
+    const e = this.eventSlot(op);
+    return e < 0 ? Number.NaN : this.eventIds.data[e]!;
+  }
+
+  /** Op `op`'s event sync id; NaN when it has none. */
+  eventSyncId(op: number): number {
+    const e = this.eventSlot(op);
+    return e < 0 ? Number.NaN : this.eventSyncIds.data[e]!;
+  }
+
+  /** Where op `op`'s event ids sit (binary search over the ascending op indices), or -1. */
+  private eventSlot(op: number): number {
+    const ops = this.eventOp.data;
+    let lo = 0;
+    let hi = this.eventCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ops[mid]! < op) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < this.eventCount && ops[lo] === op ? lo : -1;
+  }
+
+  /**
+   * Drops the columns the op table has copied (times, sizes, refs, lanes, names, flags) so that
+   * a big import's peak holds them once; kind, process, correlation and event ids stay for
+   * linking. No op may be added afterwards.
+   */
+  releaseCopied(): void {
+    for (const column of [
+      this.startNs,
+      this.endNs,
+      this.bytes,
+      this.lane,
+      this.nameRef,
+      this.refId,
+      this.memKinds,
+      this.flags,
+    ]) {
+      column.release();
+    }
+    this.capacity = 0;
+  }
+
   private resize(): void {
     const columns: StagingColumn<Float64Array | Int32Array | Uint32Array | Uint8Array>[] = [
       this.startNs,
       this.endNs,
       this.bytes,
-      this.eventId,
-      this.eventSyncId,
       this.lane,
       this.proc,
       this.nameRef,

@@ -19,6 +19,11 @@ export class StagingColumn<T extends TypedArray> {
     return this.data;
   }
 
+  /** Frees the data (an empty array in its place). */
+  release(): void {
+    this.data = new this.make(0);
+  }
+
   resize(capacity: number): void {
     const next = new this.make(capacity);
     next.set(this.data.subarray(0, Math.min(capacity, this.data.length)));

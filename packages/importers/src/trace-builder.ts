@@ -19,6 +19,7 @@ export class TraceBuilder {
   readonly warnings = new Warnings();
   private readonly trace: Trace;
   private readonly ops = new OpStaging();
+  private built = false;
 
   /** Processes, GPU stream lanes and host thread lanes, by the source's keys. */
   readonly lanes = new LaneRegistry();
@@ -119,6 +120,10 @@ export class TraceBuilder {
 
   /** Builds the trace. `originNs` is subtracted from every time (default: the earliest). */
   build(meta: Partial<TraceMeta> = {}): Trace {
+    if (this.built) {
+      throw new Error('a TraceBuilder builds once: its staging is released by build()');
+    }
+    this.built = true;
     const trace = this.trace;
     const apiByCorr = this.indexApiCalls();
     this.placeUntimedRecords(apiByCorr);
@@ -138,19 +143,24 @@ export class TraceBuilder {
     const starts = this.ops.startNs.data;
     const ends = this.ops.endNs.data;
     const nameRefs = this.ops.nameRef.data;
-    const startNs = new Float64Array(n);
-    const endNs = new Float64Array(n);
+    // Times and flags are finished in the staging columns themselves (no second copy of them
+    // while the trace's own columns are filled); the staging is released once copied.
+    const startNs = starts;
+    const endNs = ends;
     const track = new Uint16Array(n);
+    // Not in place: isSyncApi reads the name ref of an earlier API op.
     const nameId = new Uint32Array(n);
-    const flags = this.ops.flags.data.slice(0, n);
-    const apiOf = new Int32Array(n);
+    const flags = this.ops.flags.data;
     let orphans = 0;
     let lastRef = 0;
     let lastId = 0;
     for (let i = 0; i < n; i++) {
       const kind = kinds[i]!;
       const api = corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(proc[i]!, corr[i]!) : -1;
-      apiOf[i] = api;
+      if (api >= 0) {
+        // Flows name ops by index: the op table need not hold them yet.
+        trace.flows.append(api, i, FlowKind.ApiToGpu);
+      }
       if (kind !== OpKind.ApiCall && kind !== OpKind.HostWork) {
         if (api < 0 && apiByCorr.hasProcess(proc[i]!)) {
           flags[i] = flags[i]! | OpFlag.Orphan;
@@ -163,8 +173,9 @@ export class TraceBuilder {
           flags[i] = flags[i]! | OpFlag.Sync;
         }
       }
-      startNs[i] = starts[i]! - originNs;
-      endNs[i] = Math.max(ends[i]!, starts[i]!) - originNs;
+      const s = starts[i]!;
+      startNs[i] = s - originNs;
+      endNs[i] = Math.max(ends[i]!, s) - originNs;
       track[i] = trackOf[lanes[i]!]!;
       const ref = nameRefs[i]!;
       if (i === 0 || ref !== lastRef) {
@@ -173,28 +184,27 @@ export class TraceBuilder {
       }
       nameId[i] = lastId;
     }
-    // One bulk copy per column instead of a call per op.
-    trace.ops.appendColumns(
-      {
-        startNs,
-        endNs,
-        bytes: this.ops.bytes.data,
-        track,
-        nameId,
-        correlationId: corr,
-        refId: this.ops.refId.data,
-        kind: kinds,
-        memKinds: this.ops.memKinds.data,
-        flags,
-      },
-      n,
-    );
-    trace.version++;
-    for (let i = 0; i < n; i++) {
-      if (apiOf[i]! >= 0) {
-        trace.flows.append(apiOf[i]!, i, FlowKind.ApiToGpu);
-      }
+    const columns = {
+      startNs,
+      endNs,
+      bytes: this.ops.bytes.data,
+      track,
+      nameId,
+      correlationId: corr,
+      refId: this.ops.refId.data,
+      kind: kinds,
+      memKinds: this.ops.memKinds.data,
+      flags,
+    };
+    // An empty table takes the columns as they are (each held once at the peak of a big
+    // import); one that already holds ops gets one bulk copy per column.
+    if (trace.ops.count === 0) {
+      trace.ops.adoptColumns(columns, n);
+    } else {
+      trace.ops.appendColumns(columns, n);
     }
+    trace.version++;
+    this.ops.releaseCopied();
     if (orphans > 0) {
       this.warnings.add(
         `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
@@ -206,8 +216,8 @@ export class TraceBuilder {
         kind: kinds,
         proc,
         corr,
-        eventId: this.ops.eventId.data,
-        eventSyncId: this.ops.eventSyncId.data,
+        eventId: (op) => this.ops.eventId(op),
+        eventSyncId: (op) => this.ops.eventSyncId(op),
       },
       this.waitOnCorrelation,
       apiByCorr,

@@ -40,6 +40,14 @@ export class GrowableColumn<T extends TypedArray> {
     return this.data;
   }
 
+  /** Takes `data` as the backing store, without a copy (the caller gives it up). */
+  adopt(data: ArrayBufferView): void {
+    if (!(data instanceof this.ctor)) {
+      throw new TypeError(`a ${this.ctor.name} column cannot take a ${data.constructor.name}`);
+    }
+    this.data = data;
+  }
+
   /** Shrinks the backing store to exactly `count` (after a bulk load). */
   trim(count: number): void {
     if (this.data.length !== count) {

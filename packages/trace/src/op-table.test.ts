@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OpKind } from './op-kind.ts';
+import type { OpColumns } from './op-table.ts';
 import { OpTable } from './op-table.ts';
 
 function opAt(startNs: number, endNs: number, track = 0, correlationId = 0) {
@@ -120,5 +121,61 @@ describe('OpTable growth', () => {
   it('rejects a track index outside uint16', () => {
     const t = new OpTable();
     expect(() => t.append(opAt(0, 1, 70_000))).toThrow('op track 70000 is not a valid track index');
+  });
+});
+
+describe('OpTable.adoptColumns', () => {
+  function columns(count: number, capacity: number): Omit<OpColumns, 'count'> {
+    const c = {
+      startNs: new Float64Array(capacity),
+      endNs: new Float64Array(capacity),
+      bytes: new Float64Array(capacity),
+      track: new Uint16Array(capacity),
+      nameId: new Uint32Array(capacity),
+      correlationId: new Uint32Array(capacity),
+      refId: new Uint32Array(capacity),
+      kind: new Uint8Array(capacity),
+      memKinds: new Uint8Array(capacity),
+      flags: new Uint8Array(capacity),
+    };
+    for (let i = 0; i < count; i++) {
+      // Track 1 gets ops 1, 3, …; track 0 gets 0, 2, …; op i spans [10 i, 10 i + 5).
+      c.track[i] = i % 2;
+      c.startNs[i] = 10 * i;
+      c.endNs[i] = 10 * i + 5;
+      c.kind[i] = OpKind.Kernel;
+    }
+    return c;
+  }
+
+  it('takes the arrays themselves as its columns and indexes their ops by track', () => {
+    const source = columns(5, 8);
+    const table = new OpTable();
+    table.adoptColumns(source, 5);
+    expect(table.count).toBe(5);
+    expect(table.columns().startNs.buffer).toBe(source.startNs.buffer);
+    expect(table.columns().flags.buffer).toBe(source.flags.buffer);
+    expect([...table.trackOrder(1)]).toEqual([1, 3]);
+    expect(table.maxEndNs).toBe(45);
+    // The room past count is growth room: the next op lands there, then growth copies.
+    table.append({ startNs: 50, endNs: 55, track: 0, nameId: 0, kind: OpKind.Kernel });
+    expect(source.startNs[5]).toBe(50);
+    for (let i = 0; i < 4; i++) {
+      table.append({ startNs: 60, endNs: 65, track: 1, nameId: 0, kind: OpKind.Kernel });
+    }
+    expect(table.count).toBe(10);
+    expect([...table.trackOrder(0)]).toEqual([0, 2, 4, 5]);
+  });
+
+  it('refuses a table that holds ops, a column shorter than the count and a column of another type', () => {
+    const table = new OpTable();
+    table.append({ startNs: 0, endNs: 1, track: 0, nameId: 0, kind: OpKind.Kernel });
+    expect(() => table.adoptColumns(columns(2, 2), 2)).toThrow(/empty op table/);
+    const short = { ...columns(3, 3), flags: new Uint8Array(2) };
+    expect(() => new OpTable().adoptColumns(short, 3)).toThrow(/holds 2 values, fewer than 3/);
+    const wide = { ...columns(3, 3), track: new Uint32Array(3) as unknown as Uint16Array };
+    expect(() => new OpTable().adoptColumns(wide, 3)).toThrow(
+      /a Uint16Array column cannot take a Uint32Array/,
+    );
   });
 });

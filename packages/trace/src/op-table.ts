@@ -121,6 +121,36 @@ export class OpTable {
     this.n = need;
   }
 
+  /**
+   * Fills an empty table with `count` ops given as columns, without copying: the arrays (at least
+   * `count` long; the rest is growth room) become the table's own and the caller gives them up.
+   * An importer's peak memory then holds each column once.
+   */
+  adoptColumns(source: Omit<OpColumns, 'count'>, count: number): void {
+    if (this.n !== 0) {
+      throw new Error('adoptColumns fills an empty op table only');
+    }
+    for (const column of Object.values(source) as ArrayLike<number>[]) {
+      if (column.length < count) {
+        throw new RangeError(`a column holds ${column.length} values, fewer than ${count} ops`);
+      }
+    }
+    this.startNsCol.adopt(source.startNs);
+    this.endNsCol.adopt(source.endNs);
+    this.bytesCol.adopt(source.bytes);
+    this.trackCol.adopt(source.track);
+    this.nameIdCol.adopt(source.nameId);
+    this.correlationIdCol.adopt(source.correlationId);
+    this.refIdCol.adopt(source.refId);
+    this.kindCol.adopt(source.kind);
+    this.memKindsCol.adopt(source.memKinds);
+    this.flagsCol.adopt(source.flags);
+    for (let k = 0; k < count; k++) {
+      this.indexByTrack(k, source.track[k]!, source.startNs[k]!, source.endNs[k]!);
+    }
+    this.n = count;
+  }
+
   private indexByTrack(i: number, track: number, startNs: number, endNs: number): void {
     while (this.byTrack.length <= track) {
       this.byTrack.push(new GrowableColumn(Uint32Array, 64));

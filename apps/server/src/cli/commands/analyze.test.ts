@@ -44,6 +44,28 @@ describe('streamscope analyze', () => {
     expect(r.out).toMatch(/copy-htod\s+1 copies\s+26\.21 GB\/s avg/);
   });
 
+  it('reads a SQLite export page by page from disk, as import does (the error names the page)', async () => {
+    // sql.js on the whole file would only say "database disk image is malformed".
+    const fixture = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/broken/corrupt-page.sqlite',
+    );
+    const r = await cli(['analyze', fixture]);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/page 3, offset 8192/);
+  });
+
+  it('analyzes a gzip SQLite export as import reads it', async () => {
+    const fixture = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/nsys/2025.3.1/graph.sqlite.gz',
+    );
+    const r = await cli(['analyze', fixture, '--json']);
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(r.out.trim().split('\n').at(-1)!) as AnalyzeJson;
+    expect(result.metrics.makespanNs).toBeGreaterThan(0);
+  });
+
   it('prints metrics, gaps and findings as one JSON object with --json', async () => {
     const file = await legacyStreamTrace();
     const r = await cli(['analyze', file, '--json']);

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Analysis, RuleId, StepMetrics, StepReport } from '@streamscope/analysis';
 import { analyzeTrace, gapCauses, ruleIds } from '@streamscope/analysis';
-import { importTrace } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, loadTrace } from '@streamscope/trace';
 import type { Command } from '../command.ts';
+import { importFile } from '../import-file.ts';
 import { UsageError } from '../command.ts';
 import { parseFlags } from '../parse-flags.ts';
 
@@ -122,15 +122,17 @@ export function takeStepsFlag(args: readonly string[]): {
   return { given, pattern, rest };
 }
 
-/** A .sstrace is loaded as is; anything else goes through the importers (format sniffed). */
+/**
+ * A .sstrace is loaded as is; anything else goes through the importers (format sniffed) the way
+ * `import` reads it: a SQLite export page by page from disk, the rest streamed in chunks.
+ */
 export async function readTrace(
   file: string,
 ): Promise<{ trace: Trace; warnings: readonly string[] }> {
-  const bytes = new Uint8Array(await readFile(file));
   if (file.endsWith('.sstrace')) {
-    return { trace: loadTrace(bytes), warnings: [] };
+    return { trace: loadTrace(new Uint8Array(await readFile(file))), warnings: [] };
   }
-  return importTrace(bytes, { fileName: path.basename(file) });
+  return importFile(file, { fileName: path.basename(file) });
 }
 
 const pct = (ratio: number): string => `${(100 * ratio).toFixed(1)}%`;

@@ -1,7 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
+import { exportChromeTrace, exportTestTrace, importTrace } from '@streamscope/importers';
 import { loadTrace, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli-for-test.ts';
@@ -32,6 +32,30 @@ describe('streamscope export', () => {
     expect(streamed.out).toBe(expected);
     const lines = await runCli(['export', file, '--format', 'chrome']);
     expect(lines.out).toBe(expected);
+  });
+
+  it('reads a SQLite export page by page from disk, as import does (the error names the page)', async () => {
+    // sql.js on the whole file would only say "database disk image is malformed".
+    const fixture = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/broken/corrupt-page.sqlite',
+    );
+    const r = await runCli(['export', fixture, '--format', 'chrome', '--out', '/dev/null']);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/page 3, offset 8192/);
+  });
+
+  it('exports a SQLite export to the same JSON as its imported trace', async () => {
+    const fixture = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/nsys/2025.3.1/train.sqlite',
+    );
+    const { trace } = await importTrace(new Uint8Array(await readFile(fixture)), {
+      fileName: 'train.sqlite',
+    });
+    const r = await runCli(['export', fixture, '--format', 'chrome'], true);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe(exportChromeTrace(trace));
   });
 
   // About 570 MB of JSON written to /dev/null: seconds on a quiet core, far more on a loaded one.

@@ -1,10 +1,11 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { chromeTraceChunks, importTrace } from '@streamscope/importers';
+import { chromeTraceChunks } from '@streamscope/importers';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
+import { importFile } from '../import-file.ts';
 import { oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = [
@@ -35,12 +36,8 @@ export const exportCommand: Command = {
       );
     }
     const file = flags.positional[0]!;
-    const { trace, warnings } = await importTrace(
-      createReadStream(file, { highWaterMark: 1 << 20 }),
-      {
-        fileName: path.basename(file),
-      },
-    );
+    // As `import` reads it: a SQLite export page by page from disk, never whole in memory.
+    const { trace, warnings } = await importFile(file, { fileName: path.basename(file) });
     for (const warning of warnings) {
       io.err(`warning: ${warning}`);
     }

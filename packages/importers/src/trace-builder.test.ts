@@ -1,0 +1,39 @@
+import { OpKind } from '@streamscope/trace';
+import { describe, expect, it } from 'vitest';
+import { newStagedOp } from './op-staging.ts';
+import { TraceBuilder } from './trace-builder.ts';
+
+function builderWithKernels(count: number): TraceBuilder {
+  const builder = new TraceBuilder({});
+  const proc = builder.lanes.processFor('p', 1);
+  const lane = builder.lanes.gpuLane(proc, 0, 1, 7);
+  const op = newStagedOp();
+  for (let i = 0; i < count; i++) {
+    // Kernel i spans [1000 + 10 i, 1000 + 10 i + 4) ns in the source's clock.
+    op.kind = OpKind.Kernel;
+    op.startNs = 1000 + 10 * i;
+    op.endNs = op.startNs + 4;
+    op.proc = proc;
+    op.lane = lane;
+    op.nameRef = builder.name(`k${i % 3}`);
+    builder.addOp(op);
+  }
+  return builder;
+}
+
+describe('TraceBuilder.build', () => {
+  it('moves the staged times to the origin in the columns the trace then holds', () => {
+    // 3000 ops: past the staging's first capacity (1024), so its columns have grown.
+    const { ops } = builderWithKernels(3000).build();
+    expect(ops.count).toBe(3000);
+    const { startNs, endNs } = ops.columns();
+    expect(startNs.length).toBe(3000);
+    expect([startNs[0], endNs[0], startNs[2999], endNs[2999]]).toEqual([0, 4, 29_990, 29_994]);
+  });
+
+  it('builds once: a second build is refused, since the first released the staging', () => {
+    const builder = builderWithKernels(2);
+    builder.build();
+    expect(() => builder.build()).toThrow(/builds once/);
+  });
+});
