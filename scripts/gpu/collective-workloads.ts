@@ -97,7 +97,9 @@ const devices = Number(devicesText ?? 2);
 mkdirSync(outDir, { recursive: true });
 const specs: unknown[] = [allReduceSweep(1, 64 * MiB, 8)];
 if (devices >= 2) {
-  for (const mib of [1, 16, 64, 256]) {specs.push(allReduceSweep(devices, mib * MiB, 8));}
+  for (const mib of [1, 16, 64, 256]) {
+    specs.push(allReduceSweep(devices, mib * MiB, 8));
+  }
   specs.push(sendRecv(64 * MiB, 8));
 }
 if (presets.some((p) => p.name === 'ddp-bucketing') && devices >= 2) {

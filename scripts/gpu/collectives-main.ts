@@ -32,8 +32,9 @@ function gpuOpsByDevice(trace: Trace): Record<string, number> {
   const out: Record<string, number> = {};
   for (let i = 0; i < ops.count; i++) {
     const track = trace.tracks[ops.track[i]!];
-    if (track?.kind === 'gpu-stream')
-      {out[String(track.deviceId)] = (out[String(track.deviceId)] ?? 0) + 1;}
+    if (track?.kind === 'gpu-stream') {
+      out[String(track.deviceId)] = (out[String(track.deviceId)] ?? 0) + 1;
+    }
   }
   return out;
 }
@@ -43,7 +44,9 @@ function ncclKernelNames(trace: Trace): string[] {
   const names = new Set<string>();
   for (let i = 0; i < ops.count; i++) {
     const name = trace.strings.get(ops.nameId[i]!);
-    if (name.includes('nccl')) {names.add(name);}
+    if (name.includes('nccl')) {
+      names.add(name);
+    }
   }
   return [...names].sort();
 }
@@ -51,10 +54,11 @@ function ncclKernelNames(trace: Trace): string[] {
 async function runSpec(file: string, rounds: number, outDir: string): Promise<SpecResult> {
   const name = path.basename(file, '.json');
   const validated = validateWorkload(JSON.parse(readFileSync(file, 'utf8')));
-  if (!validated.ok)
-    {throw new Error(
+  if (!validated.ok) {
+    throw new Error(
       `${file}: ${validated.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-    );}
+    );
+  }
   const result: SpecResult = {
     name,
     makespansMs: [],
@@ -70,7 +74,9 @@ async function runSpec(file: string, rounds: number, outDir: string): Promise<Sp
       result.failures.push(`${end.status}${end.status === 'failed' ? `: ${end.reason}` : ''}`);
       continue;
     }
-    if (round === 0) {continue;} // the warm-up
+    if (round === 0) {
+      continue;
+    } // the warm-up
     result.makespansMs.push(summarizeRun(run.trace).makespanNs / 1e6);
     result.commComputeOverlap.push(analyzeTrace(run.trace).metrics.overlap.commCompute);
     if (round === rounds) {

@@ -76,7 +76,9 @@ function run(steps: readonly Step[]) {
     });
   }
   // Names the steps refer to by id (collective labels and CUPTI kernel names): ids 1..10.
-  for (let i = 1; i <= 10; i++) {trace.strings.intern(`name ${i}`);}
+  for (let i = 1; i <= 10; i++) {
+    trace.strings.intern(`name ${i}`);
+  }
   new TraceDecoder(trace).apply(result.bytes);
   const c = trace.ops.columns();
   const ops = Array.from({ length: trace.ops.count }, (_, i) => ({
