@@ -19,11 +19,17 @@ export interface EngineBusyNs {
 export interface RunSummary {
   /** First GPU op start to last GPU op end, in ns. */
   readonly makespanNs: number;
+  /** Ops on GPU streams (kernels, copies, memsets, waits…): the sum of `opCounts`. */
+  readonly gpuOpCount: number;
+  /** Everything else the trace holds: host API calls and other host-thread ops. */
+  readonly hostOpCount: number;
   /** GPU ops by `opKindName`. */
   readonly opCounts: Record<string, number>;
   readonly busyNsByEngine: EngineBusyNs;
-  /** |∪copies ∩ ∪kernels| / |∪copies|; 0 when there are no copies. */
-  readonly copyComputeOverlap: number;
+  /** |∪copies ∩ ∪compute kernels| / |∪copies|; null when there are no copies. */
+  readonly copyComputeOverlap: number | null;
+  /** |∪communication ∩ ∪compute| / |∪communication|; null with no communication kernels. */
+  readonly commComputeOverlap: number | null;
 }
 
 /**
