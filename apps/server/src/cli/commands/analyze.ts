@@ -170,7 +170,12 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
     lines.push(`  ${bw.kind.padEnd(10)} ${bw.count} copies  ${avg} GB/s avg`);
   }
   const ll = m.launchLatency.all;
-  if (ll.count > 0) {
+  const mismatch = m.launchLatency.linksDisagree;
+  if (mismatch !== null) {
+    lines.push(
+      `launch latency  left out: links span up to ${dur(mismatch.maxNs)} while the GPU worked ${dur(mismatch.gpuSpanNs)} (see launch-links-disagree)`,
+    );
+  } else if (ll.count > 0) {
     lines.push(
       `launch latency  p50 ${dur(ll.p50Ns)}  p90 ${dur(ll.p90Ns)}  p99 ${dur(ll.p99Ns)}  max ${dur(ll.maxNs)} (${ll.count} ops)`,
     );
@@ -180,7 +185,10 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
   }
   if (a.steps.count > 0) {
     lines.push(
-      `steps  ${a.steps.count} matching /${a.steps.pattern}/  mean ${dur(a.steps.meanStepNs)}  median ${dur(a.steps.medianStepNs)}  max ${dur(a.steps.maxStepNs)}`,
+      `steps  ${a.steps.count} matching /${a.steps.pattern}/  mean ${dur(a.steps.meanStepNs)}  median ${dur(a.steps.medianStepNs)}  max ${dur(a.steps.maxStepNs)}` +
+        (a.steps.skewedSteps.length === 0
+          ? ''
+          : `  (${a.steps.skewedSteps.join(', ')}: host/GPU clock mismatch, not work)`),
     );
   }
   lines.push('');
@@ -205,7 +213,8 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
     lines.push(`findings: ${a.findings.length}`);
     for (const f of a.findings) {
       lines.push(
-        `  [${f.severity}] ${f.ruleId}: ${f.title} (saves up to ${dur(f.estimatedSavingNs)})`,
+        `  [${f.severity}] ${f.ruleId}: ${f.title}` +
+          (f.estimatedSavingNs > 0 ? ` (saves up to ${dur(f.estimatedSavingNs)})` : ''),
       );
       lines.push(`    ${f.message}`);
     }
