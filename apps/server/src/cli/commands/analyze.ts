@@ -241,13 +241,20 @@ export function formatSteps(report: StepReport): string {
   lines.push(
     `  ${'step'.padEnd(24)} ${['time', 'GPU busy', 'compute', 'comm', 'exposed', 'idle'].map((h) => h.padStart(10)).join(' ')}`,
   );
+  // A step marked * took in the host/GPU clock mismatch (launch-links-disagree), not work.
+  const skewed = new Set(report.skewedSteps);
   for (const s of report.steps.slice(0, maxPrintedSteps)) {
-    lines.push(`  ${row(s)}`);
+    lines.push(`  ${row(s)}${skewed.has(s.name) ? ' *' : ''}`);
   }
   const more = report.count - Math.min(report.steps.length, maxPrintedSteps);
   if (more > 0) {
     lines.push(`  … ${more} more (all in --json)`);
   }
   lines.push(`slowest: ${report.slowest.map((s) => `${s.name} ${dur(s.stepNs)}`).join(', ')}`);
+  if (skewed.size > 0) {
+    lines.push(
+      `* longer than the GPU's whole span because the host and GPU clocks disagree (see launch-links-disagree): its time is the mismatch, not work`,
+    );
+  }
   return lines.join('\n');
 }
