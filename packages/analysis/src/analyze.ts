@@ -7,6 +7,7 @@ import type { GapRecords } from './gaps.ts';
 import { findDeviceGaps, findStreamGaps } from './gaps.ts';
 import { metricsOf } from './metrics.ts';
 import { exposedCommunicationRule } from './rules/comm-rules.ts';
+import { launchLinksDisagreeRule } from './rules/data-rules.ts';
 import { rankAnalysis, rankStragglerRule } from './ranks.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
@@ -30,6 +31,7 @@ const rules: readonly Rule[] = [
   missedOverlapRule,
   exposedCommunicationRule,
   rankStragglerRule,
+  launchLinksDisagreeRule,
 ];
 
 /** Gaps of both kinds with their causes (the raw columns, before summarizing). */
@@ -50,7 +52,14 @@ export function analyzeTrace(
   const ctx = buildContext(trace, window, options);
   const metrics = metricsOf(ctx);
   const gaps = findGaps(ctx);
-  const input: RuleInput = { ctx, metrics, streamGaps: gaps.stream, deviceGaps: gaps.device };
+  const steps = stepReport(ctx, metrics.launchLatency.linksDisagree !== null);
+  const input: RuleInput = {
+    ctx,
+    metrics,
+    streamGaps: gaps.stream,
+    deviceGaps: gaps.device,
+    steps,
+  };
   const findings: Finding[] = [];
   for (const rule of rules) {
     const found = rule(input);
@@ -66,7 +75,7 @@ export function analyzeTrace(
     findings,
     kernelStats: kernelStats(ctx),
     copyStats: copyStats(ctx),
-    steps: stepReport(ctx),
+    steps,
     ...(ranks === undefined ? {} : { ranks }),
   };
 }

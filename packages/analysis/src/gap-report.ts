@@ -124,7 +124,7 @@ export function explainGap(
     case 'launch-latency':
       return `${lead}: ${next} was issued in time; the gap is launch latency.`;
     case 'unknown':
-      return `${lead}: no recorded cause before ${next}.`;
+      return `${lead}: cause unknown; nothing recorded (host call, event, engine) held ${next}.`;
   }
 }
 

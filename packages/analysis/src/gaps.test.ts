@@ -175,6 +175,8 @@ describe('stream gaps and their causes', () => {
       endNs: 9,
     });
     expect(streamGaps(b)[0]).toMatchObject({ durNs: 200_000, cause: 'unknown' });
+    // The same word as the cause, not "no recorded cause" beside a cause called unknown.
+    expect(streamGaps(b)[0]!.detail).toContain('idle 200 µs: cause unknown; nothing recorded');
   });
 
   it('attributes a copy that waited for its engine to engine-busy', () => {

@@ -125,6 +125,20 @@ describe('exposed-communication rule', () => {
     expect(f.message).toContain('ncclDevKernel_AllReduce_Sum_f32_RING_LL 100 µs');
   });
 
+  it('says that little compute exists, rather than a tiny saving, when compute bounds it', () => {
+    const b = new TestTraceBuilder();
+    const s1 = b.stream(1);
+    const s2 = b.stream(2);
+    b.kernel(s2, 0, 1000 * us, allReduce);
+    b.kernel(s1, 1000 * us, 1002 * us, 'gemm');
+    const f = analyzeTrace(b.trace).findings.find((x) => x.ruleId === 'exposed-communication')!;
+    // 1000 µs of communication alone, 2 µs of compute alone: min(1000, 2) = 2 µs.
+    expect(f.estimatedSavingNs).toBe(2 * us);
+    expect(f.message).toContain('Only 2 µs of compute ran in the whole trace to overlap it with');
+    expect(f.message).toContain('cannot save more than 2 µs');
+    expect(f.message).not.toContain('could save up to');
+  });
+
   it('keeps quiet when the communication runs beside compute', () => {
     const { b } = trace(200 * us);
     const a = analyzeTrace(b.trace);

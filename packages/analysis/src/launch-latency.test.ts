@@ -95,3 +95,68 @@ describe('launch latency of blocking and non-blocking calls', () => {
     });
   }
 });
+
+describe('launch links that cannot be real', () => {
+  const ms = 1_000_000;
+  /** Kernels back to back on one stream from 1 s on, each launched `leadNs` before it starts. */
+  function skewed(leadNs: number, kernels = 4) {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s = b.stream(7);
+    for (let k = 0; k < kernels; k++) {
+      const startNs = 1000 * ms + k * 10 * us;
+      const callNs = startNs - leadNs;
+      b.kernel(s, startNs, startNs + 10 * us, 'nccl_like', {
+        hostTrack: host,
+        name: 'cudaLaunchKernel',
+        startNs: callNs - 5 * us,
+        endNs: callNs,
+      });
+    }
+    b.range(host, 'ProfilerStep#1', 0, 2 * ms);
+    b.range(host, 'ProfilerStep#2', 2 * ms, 4 * ms);
+    b.range(host, 'ProfilerStep#3', 4 * ms, 1001 * ms);
+    return b;
+  }
+
+  it('leaves launch latency out and says why when most links outlast the GPU span', () => {
+    // 4 kernels over [1000 ms, 1000.04 ms]: GPU span 40 µs; each launched 900 ms before it.
+    const a = analyzeTrace(skewed(900 * ms).trace);
+    const ll = a.metrics.launchLatency;
+    expect(ll.all.count).toBe(0);
+    expect(ll.kernels.count).toBe(0);
+    expect(ll.linksDisagree).toEqual({
+      linkedOps: 4,
+      impossibleOps: 4,
+      maxNs: 900 * ms,
+      p50Ns: 900 * ms,
+      gpuSpanNs: 40 * us,
+    });
+    const f = a.findings.find((x) => x.ruleId === 'launch-links-disagree')!;
+    expect(f.severity).toBe('warning');
+    expect(f.estimatedSavingNs).toBe(0);
+    expect(f.message).toContain(
+      'launch→kernel links in this trace span up to 900 ms (median 900 ms, 4 of 4 linked ops) while the GPU worked 40 µs: the host and GPU clocks or correlation ids disagree; launch latency is left out.',
+    );
+    expect(f.opIndices.length).toBe(4);
+  });
+
+  it('names the step that spans longer than the GPU because of it', () => {
+    const a = analyzeTrace(skewed(900 * ms).trace);
+    // Step 3 is [4 ms, 1001 ms]: 997 ms of host time against 40 µs of GPU work.
+    expect(a.steps.skewedSteps).toEqual(['ProfilerStep#3']);
+    const f = a.findings.find((x) => x.ruleId === 'launch-links-disagree')!;
+    expect(f.message).toContain('ProfilerStep#3 spans longer than the GPU');
+  });
+
+  it('keeps real launch latency, even when one call leads the GPU span', () => {
+    // 20 µs links against a 40 µs span: queued work, not a clock mismatch.
+    const a = analyzeTrace(skewed(20 * us).trace);
+    expect(a.metrics.launchLatency.linksDisagree).toBeNull();
+    expect(a.metrics.launchLatency.all).toMatchObject({ count: 4, p50Ns: 20 * us });
+    expect(a.steps.skewedSteps).toEqual([]);
+    expect(a.findings.map((x) => x.ruleId)).not.toContain('launch-links-disagree');
+    // Two kernels, each 900 ms late: too few to call the clocks wrong (module loading can do it).
+    expect(analyzeTrace(skewed(900 * ms, 2).trace).metrics.launchLatency.linksDisagree).toBeNull();
+  });
+});

@@ -4,7 +4,7 @@ import type { AnalysisContext } from './context.ts';
 import { Engine, engineOfKind, isCopyEngine, noEngine } from './engines.ts';
 import { enqueuedBlocking, nameFlagsOf } from './host-calls.ts';
 import { mergeSorted, sortIfNeeded } from './intervals.ts';
-import type { Distribution, LaunchLatencyMetrics } from './types.ts';
+import type { Distribution, LaunchLatencyMetrics, LaunchLinkMismatch } from './types.ts';
 
 /** Distribution of values already sorted ascending. */
 function distributionOfSorted(values: Float64Array): Distribution {
@@ -91,11 +91,52 @@ export function launchLatency(ctx: AnalysisContext): LaunchLatencyMetrics {
   sortIfNeeded(kernelNs);
   sortIfNeeded(copyNs);
   sortIfNeeded(otherNs);
+  const all = mergeSorted([kernelNs, copyNs, otherNs]);
+  const linksDisagree = linkMismatch(
+    all,
+    ctx.gpuToNs - ctx.gpuFromNs,
+    ctx.options.maxLaunchLatencyNs,
+  );
+  if (linksDisagree !== null) {
+    const none = distributionOfSorted(new Float64Array(0));
+    return { all: none, kernels: none, copies: none, linksDisagree };
+  }
   return {
-    all: distributionOfSorted(mergeSorted([kernelNs, copyNs, otherNs])),
+    all: distributionOfSorted(all),
     kernels: distributionOfSorted(kernelNs),
     copies: distributionOfSorted(copyNs),
+    linksDisagree: null,
   };
+}
+
+const minImpossibleOps = 3;
+
+/**
+ * A queued op starts at most the GPU span after its call returned, give or take one launch
+ * latency: the call ends before the first GPU op starts only by that op's own latency. When most
+ * links are longer than that, no queue explains them: the clocks or correlation ids disagree.
+ * `sortedNs` ascending.
+ */
+export function linkMismatch(
+  sortedNs: Float64Array,
+  gpuSpanNs: number,
+  maxLaunchLatencyNs: number,
+): LaunchLinkMismatch | null {
+  const n = sortedNs.length;
+  if (n === 0) {
+    return null;
+  }
+  const limitNs = gpuSpanNs + maxLaunchLatencyNs;
+  let impossibleOps = 0;
+  for (let k = n - 1; k >= 0 && sortedNs[k]! > limitNs; k--) {
+    impossibleOps++;
+  }
+  // Most links, and more than a couple (one late first launch can be module loading).
+  if (2 * impossibleOps <= n || impossibleOps < minImpossibleOps) {
+    return null;
+  }
+  const d = distributionOfSorted(sortedNs);
+  return { linkedOps: n, impossibleOps, maxNs: d.maxNs, p50Ns: d.p50Ns, gpuSpanNs };
 }
 
 /** Per op: its launch latency (`launchLatencyOfNs`), in ns; NaN where no call is known. */

@@ -55,6 +55,33 @@ describe('summarizeRun', () => {
     });
     // ∪copies = [0,200) ∪ [250,400) = 350; ∩ kernel [100,300) = 100 + 50 = 150; 150/350.
     expect(summary.copyComputeOverlap).toBeCloseTo(150 / 350, 12);
+    expect(summary.gpuOpCount).toBe(4);
+    expect(summary.hostOpCount).toBe(0);
+    expect(summary.commComputeOverlap).toBeNull();
+  });
+
+  it('counts GPU ops and host calls apart and gives communication/compute overlap', () => {
+    const b = new TestTraceBuilder();
+    const host = b.host();
+    const s1 = b.stream(1);
+    const s2 = b.stream(2);
+    const launch = (t: number) => ({
+      hostTrack: host,
+      name: 'cudaLaunchKernel',
+      startNs: t,
+      endNs: t + 5,
+    });
+    b.kernel(s1, 100, 300, 'gemm', launch(0));
+    b.kernel(s2, 200, 600, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)', launch(10));
+    const summary = summarizeRun(b.trace);
+    // 2 kernels on streams + 2 launch calls on the host thread = the trace's 4 ops.
+    expect(b.trace.ops.count).toBe(4);
+    expect(summary.gpuOpCount).toBe(2);
+    expect(summary.hostOpCount).toBe(2);
+    // communication [200,600) = 400 ns; ∩ compute [100,300) = 100 ns; 100/400.
+    expect(summary.commComputeOverlap).toBeCloseTo(0.25, 12);
+    // No copies: no ratio, not 0.
+    expect(summary.copyComputeOverlap).toBeNull();
   });
 
   it('reports zeros for a trace with no GPU ops', () => {
@@ -64,7 +91,7 @@ describe('summarizeRun', () => {
     const summary = summarizeRun(b.trace);
     expect(summary.makespanNs).toBe(0);
     expect(summary.opCounts).toEqual({});
-    expect(summary.copyComputeOverlap).toBe(0);
+    expect(summary.copyComputeOverlap).toBeNull();
   });
 });
 

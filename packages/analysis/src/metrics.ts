@@ -18,14 +18,26 @@ import type {
   TimeWindow,
 } from './types.ts';
 
-/** Makespan, op counts, busy time per engine and copy/compute overlap: the `run --summary` line. */
+/**
+ * Makespan, op counts (GPU and host), busy time per engine, copy/compute and communication/compute
+ * overlap: the `run --summary` line.
+ */
 export function summarizeRun(trace: Trace): RunSummary {
   const ctx = buildContext(trace);
+  const opCounts = gpuOpCounts(ctx);
+  let gpuOpCount = 0;
+  for (const count of Object.values(opCounts)) {
+    gpuOpCount += count;
+  }
+  const overlap = overlapMetrics(ctx);
   return {
     makespanNs: ctx.gpuToNs - ctx.gpuFromNs,
-    opCounts: gpuOpCounts(ctx),
+    gpuOpCount,
+    hostOpCount: trace.ops.count - gpuOpCount,
+    opCounts,
     busyNsByEngine: engineBusy(ctx),
-    copyComputeOverlap: overlapMetrics(ctx).all,
+    copyComputeOverlap: overlap.copyBusyNs > 0 ? overlap.all : null,
+    commComputeOverlap: overlap.commCompute,
   };
 }
 

@@ -98,3 +98,19 @@ describe('analysis of recorded traces', () => {
     expect(first.deviceBusyNs + second.deviceBusyNs).toBeCloseTo(whole.deviceBusyNs, 3);
   });
 });
+
+describe('a recorded trace whose launch links disagree with its GPU clock', () => {
+  it('leaves launch latency out of nccl2-rank0 and names the skewed step', async () => {
+    const a = analyzeTrace(await load('kineto/nccl2-rank0.pt.trace.json.gz'));
+    // Every linked kernel starts ~1.68 s after its call while the GPU worked 85.6 ms.
+    const ll = a.metrics.launchLatency;
+    expect(ll.all.count).toBe(0);
+    expect(ll.linksDisagree).not.toBeNull();
+    expect(ll.linksDisagree!.p50Ns).toBeGreaterThan(ll.linksDisagree!.gpuSpanNs);
+    expect(a.steps.skewedSteps).toEqual(['ProfilerStep#3']);
+    const f = a.findings.find((x) => x.ruleId === 'launch-links-disagree')!;
+    expect(f.message).toMatch(
+      /^launch→kernel links in this trace span up to 1\.708 s .* while the GPU worked 85\.62 ms: the host and GPU clocks or correlation ids disagree; launch latency is left out\. For the same reason ProfilerStep#3 spans/,
+    );
+  });
+});

@@ -4,6 +4,8 @@ import type { IntervalList } from './intervals.ts';
 import { measureWithin, subtractIntervals } from './intervals.ts';
 import type { StepMetrics, StepReport } from './types.ts';
 
+const skewedStepFactor = 4;
+
 /**
  * Per-step metrics. A step is a host range whose name matches `options.stepPattern`
  * (`ProfilerStep#N` by default, which PyTorch's profiler records once per `prof.step()`; NVTX
@@ -11,9 +13,11 @@ import type { StepMetrics, StepReport } from './types.ts';
  * part of it, not a step of its own. Over each step's time on the GPUs of its process (all GPUs
  * when none share its process id): step time, GPU busy, compute, communication, communication
  * with no compute beside it (exposed) and idle time (the step's time on each GPU less its busy
- * time, summed over those GPUs).
+ * time, summed over those GPUs). When launch links disagree (host and GPU clocks apart), a step
+ * longer than the whole GPU span and `skewedStepFactor` × the median step is named in
+ * `skewedSteps`: its time is the mismatch, not work.
  */
-export function stepReport(ctx: AnalysisContext): StepReport {
+export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): StepReport {
   const { trace, options } = ctx;
   // Steps are host time: clip them to the window asked for, not to the GPU's first and last op.
   const window = ctx.requested;
@@ -77,23 +81,32 @@ export function stepReport(ctx: AnalysisContext): StepReport {
   });
   const durations = steps.map((s) => s.stepNs).sort((a, b) => a - b);
   const n = durations.length;
+  const medianStepNs =
+    n === 0
+      ? 0
+      : n % 2 === 1
+        ? durations[n >> 1]!
+        : (durations[n / 2 - 1]! + durations[n / 2]!) / 2;
   const slowest = [...steps]
     .sort((a, b) => b.stepNs - a.stepNs || a.startNs - b.startNs)
     .slice(0, options.slowestSteps);
+  // Longer than the whole GPU span and far longer than a typical step: the mismatch, not work.
+  const gpuSpanNs = ctx.gpuToNs - ctx.gpuFromNs;
+  const skewedSteps = launchLinksDisagree
+    ? steps
+        .filter((s) => s.stepNs > gpuSpanNs && s.stepNs > skewedStepFactor * medianStepNs)
+        .map((s) => s.name)
+    : [];
   return {
     pattern,
     count: n,
     meanStepNs: n > 0 ? durations.reduce((x, y) => x + y, 0) / n : 0,
-    medianStepNs:
-      n === 0
-        ? 0
-        : n % 2 === 1
-          ? durations[n >> 1]!
-          : (durations[n / 2 - 1]! + durations[n / 2]!) / 2,
+    medianStepNs,
     maxStepNs: n > 0 ? durations[n - 1]! : 0,
     steps: steps.slice(0, options.maxListedSteps),
     truncated: steps.length > options.maxListedSteps,
     slowest,
+    skewedSteps,
   };
 }
 

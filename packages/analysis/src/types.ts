@@ -19,11 +19,17 @@ export interface EngineBusyNs {
 export interface RunSummary {
   /** First GPU op start to last GPU op end, in ns. */
   readonly makespanNs: number;
+  /** Ops on GPU streams (kernels, copies, memsets, waits…): the sum of `opCounts`. */
+  readonly gpuOpCount: number;
+  /** Everything else the trace holds: host API calls and other host-thread ops. */
+  readonly hostOpCount: number;
   /** GPU ops by `opKindName`. */
   readonly opCounts: Record<string, number>;
   readonly busyNsByEngine: EngineBusyNs;
-  /** |∪copies ∩ ∪kernels| / |∪copies|; 0 when there are no copies. */
-  readonly copyComputeOverlap: number;
+  /** |∪copies ∩ ∪compute kernels| / |∪copies|; null when there are no copies. */
+  readonly copyComputeOverlap: number | null;
+  /** |∪communication ∩ ∪compute| / |∪communication|; null with no communication kernels. */
+  readonly commComputeOverlap: number | null;
 }
 
 /**
@@ -91,10 +97,31 @@ export interface Distribution {
 }
 
 export interface LaunchLatencyMetrics {
-  /** GPU start − end of the API call that enqueued the op, over ops with a known call. */
+  /**
+   * GPU start − end of the API call that enqueued the op, over ops with a known call; empty
+   * (count 0) when `linksDisagree` says the figures cannot be real.
+   */
   readonly all: Distribution;
   readonly kernels: Distribution;
   readonly copies: Distribution;
+  /** Set when most launch→op links are longer than the GPU's whole span; null otherwise. */
+  readonly linksDisagree: LaunchLinkMismatch | null;
+}
+
+/**
+ * Launch→op links that no queue explains: most linked ops started later after their call than
+ * the whole GPU span lasts (plus `maxLaunchLatencyNs`), so the host and GPU clocks or the
+ * correlation ids disagree and launch latency is left out.
+ */
+export interface LaunchLinkMismatch {
+  /** Ops with a linked call, and how many of them start more than the span after it. */
+  readonly linkedOps: number;
+  readonly impossibleOps: number;
+  /** The longest and the median link (GPU start − call end), in ns. */
+  readonly maxNs: number;
+  readonly p50Ns: number;
+  /** First GPU op start to last GPU op end, in ns. */
+  readonly gpuSpanNs: number;
 }
 
 export interface QueueDepth {
@@ -226,7 +253,8 @@ export type RuleId =
   | 'copy-engine-hol-blocking'
   | 'missed-overlap'
   | 'exposed-communication'
-  | 'rank-straggler';
+  | 'rank-straggler'
+  | 'launch-links-disagree';
 
 export const ruleIds: readonly RuleId[] = [
   'pageable-copy',
@@ -240,6 +268,7 @@ export const ruleIds: readonly RuleId[] = [
   'missed-overlap',
   'exposed-communication',
   'rank-straggler',
+  'launch-links-disagree',
 ];
 
 export interface Finding {
@@ -315,6 +344,13 @@ export interface StepReport {
   readonly truncated: boolean;
   /** The `slowestSteps` longest steps, longest first. */
   readonly slowest: StepMetrics[];
+  /**
+   * Steps whose host range is longer than the whole GPU span (and far longer than the median
+   * step) while launch links disagree
+   * (`LaunchLatencyMetrics.linksDisagree`): their step time takes in the clock mismatch, not
+   * work. Names, in time order; empty otherwise.
+   */
+  readonly skewedSteps: string[];
 }
 
 /** One rank of a merged trace, over its own GPU span (ns). */

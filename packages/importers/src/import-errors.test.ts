@@ -43,6 +43,9 @@ describe('bad input gives a precise ImportError, never a crash or a hang', () =>
   it('tells how to export an .nsys-rep report', async () => {
     const error = await importErrorOf(importFixture('broken/report.nsys-rep'));
     expect(error.message).toContain('nsys export --type sqlite -o report.sqlite report.nsys-rep');
+    // The place names the file once; the problem does not repeat it.
+    expect(error.message).toMatch(/^broken\/report\.nsys-rep: this is an Nsight Systems report/);
+    expect(error.message.split('report.nsys-rep').length - 1).toBe(2); // the place and the command
   });
 
   it('names the table that a SQLite file lacks', async () => {

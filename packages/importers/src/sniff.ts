@@ -59,7 +59,8 @@ export function nsysRepMessage(fileName: string): string {
     ? name.replace(/\.(nsys-rep|qdrep)$/i, '')
     : name.replace(/(.)\.[^.]*$/, '$1');
   return (
-    `${baseName(fileName)} is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read. ` +
+    // The error's place already names the file ("report.nsys-rep: …"): don't say it twice.
+    `this is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read. ` +
     `Export it first: nsys export --type sqlite -o ${base}.sqlite ${baseName(fileName)} ` +
     `(or --type json -o ${base}.json), then import that file`
   );

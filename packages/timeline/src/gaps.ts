@@ -18,7 +18,7 @@ export const GapCause = {
   DefaultStream: 4,
   /** Queued behind another stream's op on a shared copy engine or hardware queue. */
   EngineQueue: 5,
-  /** Any other cause analysis names. */
+  /** Any other cause, and gaps analysis cannot explain (its cause "unknown"). */
   Other: 6,
 } as const;
 export type GapCause = (typeof GapCause)[keyof typeof GapCause];
@@ -44,7 +44,8 @@ const gapSpec: readonly { id: string; label: string; color: Rgba }[] = [
   { id: 'launch-latency', label: 'Gap: launch latency', color: rgba(170, 17, 255, 47) },
   { id: 'default-stream', label: 'Gap: default stream', color: rgba(119, 68, 34, 110) },
   { id: 'engine-queue', label: 'Gap: engine queue', color: rgba(51, 204, 119, 90) },
-  { id: 'other', label: 'Gap: other', color: rgba(0, 17, 34, 70) },
+  // Analysis calls what it cannot explain "unknown"; the legend says the same word.
+  { id: 'other', label: 'Gap: unknown', color: rgba(0, 17, 34, 70) },
 ];
 
 /** Shading of each gap cause, indexed by GapCause. */

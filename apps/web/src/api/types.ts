@@ -186,8 +186,10 @@ export interface TraceAnalysis {
   readonly deviceBusyNs: number;
   /** Share of the makespan with any GPU work, [0, 1]. */
   readonly deviceUtilization: number;
-  /** |∪copies ∩ ∪kernels| / |∪copies|, [0, 1]. */
+  /** |∪copies ∩ ∪kernels| / |∪copies|, [0, 1]; 0 without copies (see copyBusyNs). */
   readonly copyComputeOverlap: number;
+  /** |∪copies| in ns: 0 when the run has no copies, and the overlap above means nothing. */
+  readonly copyBusyNs: number;
   /** Time covered by compute, communication (NCCL/RCCL) and memory kernels, in ns. */
   readonly computeNs: number;
   readonly communicationNs: number;
@@ -245,6 +247,7 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
     deviceBusyNs: num(metrics, 'deviceBusyNs'),
     deviceUtilization: num(metrics, 'deviceUtilization'),
     copyComputeOverlap: num(overlap, 'all'),
+    copyBusyNs: num(overlap, 'copyBusyNs'),
     computeNs: num(classes, 'computeNs'),
     communicationNs: num(classes, 'communicationNs'),
     memoryKernelNs: num(classes, 'memoryNs'),

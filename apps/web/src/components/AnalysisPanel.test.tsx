@@ -65,6 +65,18 @@ describe('analysis summary panel', () => {
     expect(text('metric-queue-full')).toBeNull();
   });
 
+  it('shows a dash, not 0.0%, for copy/compute overlap when the run has no copies', () => {
+    show(body);
+    const text = (id: string) =>
+      t.container.querySelector(`[data-testid=${id}]`)?.textContent ?? null;
+    expect(text('metric-overlap')).toBe('—');
+    show({
+      ...body,
+      metrics: { ...body.metrics, overlap: { ...body.metrics.overlap, all: 0, copyBusyNs: 5_000 } },
+    });
+    expect(text('metric-overlap')).toBe('0.0%');
+  });
+
   it('lists the slowest steps and zooms to one on click', () => {
     show(body);
     expect(t.container.querySelector('[data-testid=steps-summary]')?.textContent).toBe(

@@ -31,7 +31,10 @@ export function AnalysisPanel() {
         <dt>GPU busy</dt>
         <dd data-testid="metric-utilization">{formatPercent(analysis.deviceUtilization)}</dd>
         <dt>Copy/compute overlap</dt>
-        <dd data-testid="metric-overlap">{formatPercent(analysis.copyComputeOverlap)}</dd>
+        <dd data-testid="metric-overlap">
+          {/* No copies: no ratio to show, rather than a 0.0% that reads as "nothing overlapped". */}
+          {analysis.copyBusyNs > 0 ? formatPercent(analysis.copyComputeOverlap) : '—'}
+        </dd>
         <dt>Kernels</dt>
         <dd data-testid="metric-kernel-classes">
           compute {formatDurationNs(analysis.computeNs)}

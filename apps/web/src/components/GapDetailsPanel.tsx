@@ -16,7 +16,7 @@ export function GapDetailsPanel({ details }: { readonly details: GapDetails }) {
         <dd>{formatDurationNs(details.startNs)}</dd>
         <dt>Duration</dt>
         <dd data-testid="details-duration">{formatDurationNs(details.durNs)}</dd>
-        <dt>Waited for</dt>
+        <dt>{details.relation === 'waited for' ? 'Waited for' : 'Launched by'}</dt>
         <dd data-testid="gap-waited-for">
           {details.waitedFor === null ? (
             <span className="muted">nothing analysis can name</span>

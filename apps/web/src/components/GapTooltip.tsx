@@ -26,7 +26,7 @@ export function GapTooltip() {
       </div>
       {d.waitedFor !== null && (
         <div>
-          waited for {d.waitedFor.name} ({d.waitedFor.track})
+          {d.relation} {d.waitedFor.name} ({d.waitedFor.track})
         </div>
       )}
       {d.detail !== '' && <div className="small">{d.detail}</div>}

@@ -16,11 +16,14 @@ export function StreamPanel() {
   if (trace === undefined) {
     return null;
   }
+  // A host thread is no stream: count GPU streams, and name host threads apart.
+  const streamCount = trace.tracks.filter((t) => t.kind === 'gpu-stream').length;
+  const hostCount = trace.tracks.length - streamCount;
   return (
     <details className="panel" data-testid="stream-panel">
-      <summary>
-        Streams ({trace.tracks.length}
-        {hidden.length > 0 ? `, ${hidden.length} hidden` : ''})
+      <summary data-testid="stream-panel-summary">
+        Streams ({streamCount}){hostCount > 0 ? ` · host threads (${hostCount})` : ''}
+        {hidden.length > 0 ? ` · ${hidden.length} hidden` : ''}
       </summary>
       <ul className="plain streams">
         {displayOrder(trace.tracks).map((i) => {

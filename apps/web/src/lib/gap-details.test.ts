@@ -51,8 +51,20 @@ describe('gap details', () => {
       startNs: 10,
       durNs: 80,
       detail: 'waits on producer',
+      relation: 'waited for',
       waitedFor: { op: 1, name: 'producer', track: 'Stream 14' },
     });
+  });
+
+  it('names the launch call of an unknown gap as what launched the op, not what it waited for', () => {
+    const unknown: GapItem[] = [
+      { track: 0, fromNs: 10, toNs: 90, cause: 'unknown', detail: 'cause unknown', causeOp: 1 },
+    ];
+    const d = gapDetails(trace(), unknown, 0)!;
+    // One word for it: the legend's label says "unknown" as analysis' cause does.
+    expect(d.label).toBe('Gap: unknown');
+    expect(d.cause).toBe('unknown');
+    expect(d.relation).toBe('launched by');
   });
 
   it('is null past the drawn gaps', () => {

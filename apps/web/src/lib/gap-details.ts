@@ -15,7 +15,12 @@ export interface GapDetails {
   readonly durNs: number;
   /** Analysis' sentence, with the trace's names and numbers. */
   readonly detail: string;
-  /** The op the stream waited for, when analysis names one. */
+  /**
+   * How the named op relates to the gap: what the stream waited for, or (launch latency and
+   * unknown gaps, where analysis names only the launch call) the call that launched the next op.
+   */
+  readonly relation: 'waited for' | 'launched by';
+  /** The op the stream waited for (or that launched the next op), when analysis names one. */
   readonly waitedFor: { readonly op: number; readonly name: string; readonly track: string } | null;
 }
 
@@ -39,6 +44,9 @@ export function gapDetails(
     startNs: gap.fromNs,
     durNs: gap.toNs - gap.fromNs,
     detail: gap.detail,
+    // An unknown gap did not wait for its launch call: saying so beside "cause unknown" contradicts it.
+    relation:
+      gap.cause === 'unknown' || gap.cause === 'launch-latency' ? 'launched by' : 'waited for',
     waitedFor:
       op >= 0 && op < ops.count
         ? {

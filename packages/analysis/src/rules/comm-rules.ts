@@ -17,13 +17,20 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
   const perDevice = new Float64Array(ctx.devices.length);
   let exposedNs = 0;
   let commNs = 0;
+  let computeNs = 0;
+  // Whether compute, not exposed communication, bounds the saving on every device.
+  let computeBound = true;
   ctx.devices.forEach((device, slot) => {
     const comm = measure(device.communication);
     const overlapped = intersectionNs(device.communication, device.compute);
     const exposed = comm - overlapped;
     const computeAlone = measure(device.compute) - overlapped;
     commNs += comm;
+    computeNs += measure(device.compute);
     exposedNs += exposed;
+    if (exposed > 0 && computeAlone >= exposed) {
+      computeBound = false;
+    }
     perDevice[slot] = Math.min(exposed, computeAlone);
   });
   const savingNs = maxOverDevices(perDevice);
@@ -63,12 +70,17 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
     .map(([name, ns]) => `${name} ${formatDurationNs(ns)}`)
     .join(', ');
   const devices = ctx.devices.length;
+  // With little compute, "could save 2 µs" beside "86 ms exposed" reads as a contradiction:
+  // say that the compute, not the scheduling, is what limits the saving.
+  const saving = computeBound
+    ? `Only ${formatDurationNs(computeNs)} of compute ran in the whole trace to overlap it with, so overlapping cannot save more than ${nsAndShare(savingNs, metrics.makespanNs)}: the run is bound by the communication itself, not by how it is scheduled (fewer or larger collectives, or less data per step, would shorten it).`
+    : `Overlapping it with compute could save up to ${nsAndShare(savingNs, metrics.makespanNs)}. Launch collectives as soon as their inputs are ready on a stream of their own (DDP buckets gradients during backward: check bucket_cap_mb and that no_sync or find_unused_parameters does not hold them back; FSDP: enable backward_prefetch and forward_prefetch), and keep the host from synchronizing on them.`;
   const overlapPct = commNs > 0 ? ((100 * (commNs - exposedNs)) / commNs).toFixed(1) : '0.0';
   return finding(
     'exposed-communication',
     'warning',
     'Communication not overlapped with compute',
-    `${nsAndShare(exposedNs, metrics.makespanNs, devices)} of communication ran with no compute kernel beside it (communication/compute overlap ${overlapPct}%)${top === '' ? '' : `; mostly ${top}`}. Overlapping it with compute could save up to ${nsAndShare(savingNs, metrics.makespanNs)}. Launch collectives as soon as their inputs are ready on a stream of their own (DDP buckets gradients during backward: check bucket_cap_mb and that no_sync or find_unused_parameters does not hold them back; FSDP: enable backward_prefetch and forward_prefetch), and keep the host from synchronizing on them.`,
+    `${nsAndShare(exposedNs, metrics.makespanNs, devices)} of communication ran with no compute kernel beside it (communication/compute overlap ${overlapPct}%)${top === '' ? '' : `; mostly ${top}`}. ${saving}`,
     byWeightDesc(alone, (op) => aloneNs.get(op) ?? 0),
     savingNs,
     ctx.options.maxFindingOps,

@@ -1,7 +1,7 @@
 import { formatDurationNs } from '@streamscope/trace';
 import type { AnalysisContext } from '../context.ts';
 import type { GapRecords } from '../gaps.ts';
-import type { Finding, Metrics, RuleId, Severity } from '../types.ts';
+import type { Finding, Metrics, RuleId, Severity, StepReport } from '../types.ts';
 
 /** What every rule reads: the shared context, the metrics and both gap tables. */
 export interface RuleInput {
@@ -9,6 +9,7 @@ export interface RuleInput {
   readonly metrics: Metrics;
   readonly streamGaps: GapRecords;
   readonly deviceGaps: GapRecords;
+  readonly steps: StepReport;
 }
 
 export type Rule = (input: RuleInput) => Finding | undefined;

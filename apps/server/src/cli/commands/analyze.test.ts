@@ -102,6 +102,23 @@ describe('streamscope analyze', () => {
     expect(r.err).toContain('wrong-format.json: not a format streamscope reads');
   });
 
+  it('leaves out launch latency it cannot trust and marks the step that took in the mismatch', async () => {
+    // Every kernel of this kineto trace is linked to a call ~1.68 s earlier; the GPU worked 85.6 ms.
+    const nccl = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/kineto/nccl2-rank0.pt.trace.json.gz',
+    );
+    const r = await cli(['analyze', nccl, '--steps']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).not.toMatch(/launch latency +p50/);
+    expect(r.out).toContain(
+      'launch latency  left out: links span up to 1.708 s while the GPU worked 85.62 ms (see launch-links-disagree)',
+    );
+    expect(r.out).toMatch(/\n {2}ProfilerStep#3 +1\.71 s .* \*\n/);
+    expect(r.out).not.toMatch(/ProfilerStep#1 .* \*\n/);
+    expect(r.out).toContain('[warning] launch-links-disagree: Launch links cannot be real\n');
+  });
+
   it('prints the per-step table with --steps REGEX, and the steps in --json', async () => {
     const train = path.resolve(
       import.meta.dirname,

@@ -172,7 +172,12 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
     lines.push(`  ${bw.kind.padEnd(10)} ${bw.count} copies  ${avg} GB/s avg`);
   }
   const ll = m.launchLatency.all;
-  if (ll.count > 0) {
+  const mismatch = m.launchLatency.linksDisagree;
+  if (mismatch !== null) {
+    lines.push(
+      `launch latency  left out: links span up to ${dur(mismatch.maxNs)} while the GPU worked ${dur(mismatch.gpuSpanNs)} (see launch-links-disagree)`,
+    );
+  } else if (ll.count > 0) {
     lines.push(
       `launch latency  p50 ${dur(ll.p50Ns)}  p90 ${dur(ll.p90Ns)}  p99 ${dur(ll.p99Ns)}  max ${dur(ll.maxNs)} (${ll.count} ops)`,
     );
@@ -182,7 +187,10 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
   }
   if (a.steps.count > 0) {
     lines.push(
-      `steps  ${a.steps.count} matching /${a.steps.pattern}/  mean ${dur(a.steps.meanStepNs)}  median ${dur(a.steps.medianStepNs)}  max ${dur(a.steps.maxStepNs)}`,
+      `steps  ${a.steps.count} matching /${a.steps.pattern}/  mean ${dur(a.steps.meanStepNs)}  median ${dur(a.steps.medianStepNs)}  max ${dur(a.steps.maxStepNs)}` +
+        (a.steps.skewedSteps.length === 0
+          ? ''
+          : `  (${a.steps.skewedSteps.join(', ')}: host/GPU clock mismatch, not work)`),
     );
   }
   lines.push('');
@@ -207,7 +215,8 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
     lines.push(`findings: ${a.findings.length}`);
     for (const f of a.findings) {
       lines.push(
-        `  [${f.severity}] ${f.ruleId}: ${f.title} (saves up to ${dur(f.estimatedSavingNs)})`,
+        `  [${f.severity}] ${f.ruleId}: ${f.title}` +
+          (f.estimatedSavingNs > 0 ? ` (saves up to ${dur(f.estimatedSavingNs)})` : ''),
       );
       lines.push(`    ${f.message}`);
     }
@@ -234,13 +243,20 @@ export function formatSteps(report: StepReport): string {
   lines.push(
     `  ${'step'.padEnd(24)} ${['time', 'GPU busy', 'compute', 'comm', 'exposed', 'idle'].map((h) => h.padStart(10)).join(' ')}`,
   );
+  // A step marked * took in the host/GPU clock mismatch (launch-links-disagree), not work.
+  const skewed = new Set(report.skewedSteps);
   for (const s of report.steps.slice(0, maxPrintedSteps)) {
-    lines.push(`  ${row(s)}`);
+    lines.push(`  ${row(s)}${skewed.has(s.name) ? ' *' : ''}`);
   }
   const more = report.count - Math.min(report.steps.length, maxPrintedSteps);
   if (more > 0) {
     lines.push(`  … ${more} more (all in --json)`);
   }
   lines.push(`slowest: ${report.slowest.map((s) => `${s.name} ${dur(s.stepNs)}`).join(', ')}`);
+  if (skewed.size > 0) {
+    lines.push(
+      `* longer than the GPU's whole span because the host and GPU clocks disagree (see launch-links-disagree): its time is the mismatch, not work`,
+    );
+  }
   return lines.join('\n');
 }

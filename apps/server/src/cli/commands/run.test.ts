@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadTrace } from '@streamscope/trace';
+import { formatDurationNs, loadTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli-for-test.ts';
 
@@ -25,8 +25,22 @@ describe('streamscope run', () => {
     ]);
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
-    const summary = JSON.parse(lines.at(-1)!) as { makespanNs: number };
+    const summary = JSON.parse(lines.at(-1)!) as {
+      makespanNs: number;
+      gpuOpCount: number;
+      hostOpCount: number;
+      opCounts: Record<string, number>;
+      commComputeOverlap: number | null;
+    };
     expect(summary.makespanNs).toBeGreaterThan(0);
+    // The header counts what the summary counts: GPU ops = the sum of opCounts, and the GPU span.
+    const opSum = Object.values(summary.opCounts).reduce((a, b) => a + b, 0);
+    expect(summary.gpuOpCount).toBe(opSum);
+    expect(summary.hostOpCount).toBeGreaterThan(0);
+    expect(lines.at(-2)).toContain(
+      `; ${opSum} GPU ops (+${summary.hostOpCount} host calls), GPU span ${formatDurationNs(summary.makespanNs)},`,
+    );
+    expect(summary.commComputeOverlap).toBeNull();
     expect(loadTrace(new Uint8Array(await readFile(out))).meta.timingMethod).toBe('sim');
     const replay = await cli(['run', '--replay', out]);
     expect(replay.code).toBe(0);
