@@ -31,7 +31,7 @@ test('the Tracks menu adds launch ranges and queue depth under each stream', asy
   expect(await kinds()).not.toContain('launch');
   expect(await kinds()).not.toContain('queue');
 
-  await page.getByTestId('tracks-menu').locator('summary').click();
+  await page.getByTestId('tracks-menu-button').click();
   await page.getByTestId('track-lanes-launch').check();
   await idle(page);
   let all = await rows(page);
