@@ -31,7 +31,7 @@ test('the Tracks menu adds launch ranges and queue depth under each stream', asy
   expect(await kinds()).not.toContain('launch');
   expect(await kinds()).not.toContain('queue');
 
-  await page.getByTestId('tracks-menu').locator('summary').click();
+  await page.getByTestId('tracks-menu-button').click();
   await page.getByTestId('track-lanes-launch').check();
   await idle(page);
   let all = await rows(page);
@@ -48,7 +48,7 @@ test('the Tracks menu adds launch ranges and queue depth under each stream', asy
   await idle(page);
   all = await rows(page);
   const queue = all[stream + 2]!;
-  expect(queue).toMatchObject({ kind: 'queue', label: 'Queue depth' });
+  expect(queue).toMatchObject({ kind: 'queue', label: 'Queue depth (log)' });
   // Two launches in flight at 25 µs, one at 300 µs, none at 800 µs.
   await hoverAt(page, 25_000, queue);
   await expect(page.getByTestId('lane-tooltip-value')).toHaveText('queue depth 2 of 1024');

@@ -31,6 +31,11 @@ export interface RunRequest {
   readonly timeLimitMs: number;
   /** `realtime` paces the sim and replay backends at GPU speed; `fast` as fast as possible. */
   readonly pace: 'realtime' | 'fast';
+  /**
+   * Realtime pace only: GPU time runs this many times slower than wall time (1 when absent), so a
+   * run of a few simulated ms can be watched filling in.
+   */
+  readonly slowdown?: number;
 }
 
 /**

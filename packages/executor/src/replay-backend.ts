@@ -54,13 +54,14 @@ export class ReplayBackend implements Backend {
     let nextRange = 0;
     const input: OpInput = { startNs: 0, endNs: 0, track: 0, kind: 0, nameId: 0 };
     const t0 = performance.now();
+    const slowdown = request.slowdown ?? 1;
     let timer: NodeJS.Timeout | undefined;
 
     const step = (): void => {
       const limitNs =
         request.pace === 'fast'
           ? Number.POSITIVE_INFINITY
-          : firstStartNs + (performance.now() - t0) * 1e6;
+          : firstStartNs + ((performance.now() - t0) * 1e6) / slowdown;
       const budget = request.pace === 'fast' ? fastChunk : Number.POSITIVE_INFINITY;
       let added = 0;
       while (nextOp < order.length && ops.endNs[order[nextOp]!]! <= limitNs && added < budget) {

@@ -64,6 +64,7 @@ export class SimBackend implements Backend {
     }
     const run = new LiveRun(simulation.trace);
     const t0 = performance.now();
+    const slowdown = request.slowdown ?? 1;
     let timer: NodeJS.Timeout | undefined;
     let seenVersion = simulation.trace.version;
     const step = (): void => {
@@ -72,7 +73,7 @@ export class SimBackend implements Backend {
         done =
           request.pace === 'fast'
             ? simulation.step(Number.POSITIVE_INFINITY, eventsPerSlice)
-            : simulation.step((performance.now() - t0) * 1e6);
+            : simulation.step(((performance.now() - t0) * 1e6) / slowdown);
       } catch (error) {
         clearTimeout(watchdog);
         run.finish({ status: 'failed', reason: `simulation failed: ${(error as Error).message}` });

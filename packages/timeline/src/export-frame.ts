@@ -7,6 +7,7 @@ import type { TimeWindow } from './frame-cache.ts';
 import type { GapIndex } from './gaps.ts';
 import { gapLegend } from './gaps.ts';
 import type { FontRole, PaintSurface, StripTarget, TextAlign } from './paint-surface.ts';
+import { queueDepthLegend } from './track-lanes.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 
 /** Geometry of the band an export carries above the timeline: title line, then legend lines. */
@@ -38,9 +39,22 @@ export function windowLabel(window: TimeWindow): { readonly text: string; readon
 
 /**
  * What the picture shows, for its legend: the op kinds the trace holds (one entry per legend
- * line) and the gap causes drawn (the idle shading when analysis named none).
+ * line), the gap causes drawn (the idle shading when analysis named none) and the launch queue
+ * depth area when its rows are shown.
  */
-export function exportLegend(trace: Trace, gaps: GapIndex | undefined): LegendEntry[] {
+export function exportLegend(
+  trace: Trace,
+  gaps: GapIndex | undefined,
+  queueShown = false,
+): LegendEntry[] {
+  const out = kindAndGapLegend(trace, gaps);
+  if (queueShown) {
+    out.push(queueDepthLegend);
+  }
+  return out;
+}
+
+function kindAndGapLegend(trace: Trace, gaps: GapIndex | undefined): LegendEntry[] {
   const kinds = trace.ops.columns().kind;
   const seen = new Uint8Array(256);
   for (let i = 0; i < kinds.length; i++) {

@@ -23,7 +23,8 @@ export type RowKind = 'group' | 'track' | 'nvtx' | 'sync' | 'launch' | 'queue';
 export const syncLaneLabel = 'Host waits';
 /** Gutter labels of a stream's launching host ranges and of its launch queue depth. */
 export const launchLaneLabel = 'Launched from';
-export const queueTrackLabel = 'Queue depth';
+// The queue row's bars are log2(1 + depth) high (track-lanes.ts `queueBarHeightPx`): say so.
+export const queueTrackLabel = 'Queue depth (log)';
 
 /** One horizontal band of the timeline. Rows are few (per track, not per op), so objects are fine. */
 export interface LayoutRow {

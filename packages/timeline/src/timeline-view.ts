@@ -571,7 +571,8 @@ export function createTimelineView(
     },
     exportPng(exportOptions = {}) {
       scheduler.flush();
-      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const legend =
+        trace === undefined ? [] : exportLegend(trace, gapIndex, trackLanes.queueTracks().size > 0);
       const headerPx = exportHeaderHeightPx(legend, widthPx);
       return paintPng(
         options.exportCanvas ?? documentCanvas(canvas),
@@ -582,7 +583,8 @@ export function createTimelineView(
       );
     },
     exportSvg(exportOptions = {}) {
-      const legend = trace === undefined ? [] : exportLegend(trace, gapIndex);
+      const legend =
+        trace === undefined ? [] : exportLegend(trace, gapIndex, trackLanes.queueTracks().size > 0);
       const headerPx = exportHeaderHeightPx(legend, widthPx);
       const svg = new SvgSurface(widthPx, heightPx + headerPx);
       paintExport(svg, exportOptions.title, legend, headerPx);

@@ -94,7 +94,7 @@ describe('the launch-range and queue-depth rows', () => {
     const at = rows.findIndex((r) => r.kind === 'track' && r.track === stream);
     expect(rows.slice(at + 1, at + 3).map((r) => [r.kind, r.label, r.track])).toEqual([
       ['launch', 'Launched from', stream],
-      ['queue', 'Queue depth', stream],
+      ['queue', 'Queue depth (log)', stream],
     ]);
     const queueRow = rows[at + 2]!;
     const y = view.rowTopPx(queueRow) + queueRow.heightPx / 2;
@@ -123,5 +123,20 @@ describe('the launch-range and queue-depth rows', () => {
     expect(svg).toContain('fill="#0072b2" fill-opacity="0.588"');
     view.setTrackLanesShown(false, false);
     expect(kinds()).not.toContain('queue');
+  });
+
+  it('names the queue-depth area and its log scale in the export legend only while shown', () => {
+    const { trace, stream } = streamWithHostRange();
+    const { canvas } = fakeCanvas(1000, 400);
+    const view = createTimelineView(canvas, { clock: manualClock().clock, devicePixelRatio: 1 });
+    view.setTrace(trace);
+    view.setViewport({ startNs: 0, endNs: 80_000 });
+    view.setTrackLaneData([], [queue(stream)], 1024);
+    const legendLabel = />Launch queue depth \(log scale\)<\/text>/;
+    expect(view.exportSvg()).not.toMatch(legendLabel);
+    view.setTrackLanesShown(false, true);
+    expect(view.exportSvg()).toMatch(legendLabel);
+    view.setTrackLanesShown(false, false);
+    expect(view.exportSvg()).not.toMatch(legendLabel);
   });
 });

@@ -1,4 +1,5 @@
-import { chrome, rgba, textColorOn } from './colors.ts';
+import type { LegendEntry } from './colors.ts';
+import { chrome, cssColor, rgba, textColorOn } from './colors.ts';
 import { ellipsize } from './draw-rows.ts';
 import type { FrameInput } from './frame-input.ts';
 import { pxPerNs } from './frame-input.ts';
@@ -26,6 +27,15 @@ export interface LaunchSegments {
 /** Fill of the queue-depth area and the capacity line over it. */
 const queueFill = rgba(0, 114, 178, 150);
 const capacityLine = chrome.currentMatch;
+
+/** The export legend's entry for the queue-depth area, present when its rows are shown. */
+export const queueDepthLegend: LegendEntry = {
+  id: 'queue-depth',
+  label: 'Launch queue depth (log scale)',
+  color: queueFill,
+  css: cssColor(queueFill),
+  kinds: [],
+};
 
 /**
  * The optional lanes under each stream (issue #21 and #18): which host range launched its ops,

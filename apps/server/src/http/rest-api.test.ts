@@ -115,6 +115,15 @@ describe('REST API', () => {
       // Named backends need no explanation; only auto says why it chose.
       reason: '',
     });
+    // The stored trace carries the same title, so the trace view names the run as the list does.
+    const run = await t.backends.sim.nextRun();
+    run.addOps(3);
+    run.finish();
+    await waitForStatus(id, 'finished');
+    const data = await fetch(`${t.base}/api/traces/${id}/data`);
+    expect(loadTrace(new Uint8Array(await data.arrayBuffer())).meta.title).toBe(
+      'NVIDIA blog: overlap data transfers (variant depth-first, streams 8, size 16 MiB)',
+    );
   });
 
   it('answers every kind of bad run request with a precise error', async () => {
@@ -125,6 +134,10 @@ describe('REST API', () => {
       [{ workload: { name: 'w' }, preset: 'demo' }, 400, 'bad-request', '$'],
       [{ workload: { name: 'w' }, backend: 'tpu' }, 400, 'bad-request', '$.backend'],
       [{ workload: { name: 'w' }, pace: 'slow' }, 400, 'bad-request', '$.pace'],
+      [{ workload: { name: 'w' }, slowdown: 0.5 }, 400, 'bad-request', '$.slowdown'],
+      [{ workload: { name: 'w' }, slowdown: 1001 }, 400, 'bad-request', '$.slowdown'],
+      [{ workload: { name: 'w' }, slowdown: '10' }, 400, 'bad-request', '$.slowdown'],
+      [{ workload: { name: 'w' }, pace: 'fast', slowdown: 10 }, 400, 'bad-request', '$.slowdown'],
       [{ workload: { name: 'w' }, timeLimitMs: 0 }, 400, 'bad-request', '$.timeLimitMs'],
       [{ workload: { name: 'w' }, timeLimitMs: 1e9 }, 400, 'bad-request', '$.timeLimitMs'],
       [{ workload: { name: 'w' }, target: '' }, 400, 'bad-request', '$.target'],

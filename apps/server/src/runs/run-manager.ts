@@ -31,6 +31,8 @@ export interface RunSubmission {
   readonly backend: BackendChoice;
   readonly target?: string;
   readonly pace: 'realtime' | 'fast';
+  /** Realtime pace: how many times slower than GPU time the run is played (1 = real time). */
+  readonly slowdown: number;
   readonly timeLimitMs: number;
   /** Replay only: the stored trace to replay. */
   readonly replayOf?: string;
@@ -214,6 +216,7 @@ export class RunManager {
         workload: submission.workload,
         timeLimitMs: submission.timeLimitMs,
         pace: submission.pace,
+        slowdown: submission.slowdown,
         ...(submission.target !== undefined ? { target: submission.target } : {}),
         ...(replayOf !== undefined ? { replayOf } : {}),
       });
@@ -221,6 +224,8 @@ export class RunManager {
       await this.finishUnstarted(run, { status: 'failed', reason: messageOf(error) });
       return;
     }
+    // The trace view titles the run as the list does (a backend names it after the workload).
+    handle.trace.meta = { ...handle.trace.meta, title: submission.title };
     await this.follow(run, handle, backend.name, reason, submission.timeLimitMs, submission.target);
   }
 

@@ -118,6 +118,9 @@ export interface RunRequest {
   readonly params?: Readonly<Record<string, unknown>>;
   readonly backend?: string;
   readonly target?: string;
+  readonly pace?: 'fast' | 'realtime';
+  /** With pace realtime: GPU time played this many times slower (1..1000). */
+  readonly slowdown?: number;
 }
 
 export interface RunTicket {

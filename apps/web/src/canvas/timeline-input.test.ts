@@ -1,6 +1,11 @@
 import type { LayoutRow, RowLayout, TimelineView } from '@streamscope/timeline';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attachTimelineInput, tracksBetween, wheelScrollsRows } from './timeline-input.ts';
+import {
+  attachTimelineInput,
+  isTypingTarget,
+  tracksBetween,
+  wheelScrollsRows,
+} from './timeline-input.ts';
 
 interface Window_ {
   startNs: number;
@@ -130,5 +135,21 @@ describe('what the wheel does where', () => {
     expect(wheelScrollsRows({ ...plain, shiftKey: true, offsetX: 600 }, 200)).toBe(true);
     expect(wheelScrollsRows({ ...plain, ctrlKey: true, offsetX: 20 }, 200)).toBe(false);
     expect(wheelScrollsRows({ ...plain, metaKey: true, offsetX: 20 }, 200)).toBe(false);
+  });
+});
+
+describe('which focused elements keep the shortcuts off', () => {
+  it('lets keys through from a ticked checkbox but not from a text field', () => {
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    expect(isTypingTarget(box)).toBe(false);
+    const text = document.createElement('input');
+    expect(isTypingTarget(text)).toBe(true);
+    const search = document.createElement('input');
+    search.type = 'search';
+    expect(isTypingTarget(search)).toBe(true);
+    expect(isTypingTarget(document.createElement('textarea'))).toBe(true);
+    expect(isTypingTarget(document.createElement('select'))).toBe(true);
+    expect(isTypingTarget(document.createElement('button'))).toBe(false);
   });
 });

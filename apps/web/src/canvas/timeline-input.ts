@@ -10,12 +10,27 @@ import type { AreaSelection } from '../store/selection-slice.ts';
 /** Smallest drag, in px, that counts as an area selection rather than a click. */
 const minAreaDragPx = 4;
 
-function isTypingTarget(target: EventTarget | null): boolean {
+// Inputs that take no typed text: a key pressed while one has focus (after ticking a box in the
+// Tracks menu, say) is a shortcut.
+const nonTypingInputTypes = new Set([
+  'checkbox',
+  'radio',
+  'button',
+  'submit',
+  'reset',
+  'image',
+  'color',
+  'file',
+  'range',
+]);
+
+/** Whether a key pressed in `target` types into it (shortcuts then stay off). */
+export function isTypingTarget(target: EventTarget | null): boolean {
   return (
-    target instanceof HTMLInputElement ||
+    (target instanceof HTMLInputElement && !nonTypingInputTypes.has(target.type)) ||
     target instanceof HTMLTextAreaElement ||
     target instanceof HTMLSelectElement ||
-    (target instanceof HTMLElement && target.isContentEditable)
+    (target instanceof HTMLElement && target.isContentEditable === true)
   );
 }
 

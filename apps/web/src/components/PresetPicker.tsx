@@ -1,5 +1,6 @@
 import type { Preset, PresetParam } from '../api/types.ts';
 import { paramRange, presetProblems } from '../lib/param-limits.ts';
+import { pitfallNote } from './pitfall-note.ts';
 
 interface PresetPickerProps {
   readonly presets: readonly Preset[];
@@ -112,7 +113,16 @@ export function PresetPicker({
         >
           <span>
             {param.name}
-            {param.name === preset?.pitfallParam && <em> (the pitfall)</em>}
+            {param.name === preset?.pitfallParam && (
+              <em data-testid="pitfall-note">
+                {' — '}
+                {pitfallNote(
+                  preset.name,
+                  param.name,
+                  param.type === 'boolean' || param.type === 'bool',
+                )}
+              </em>
+            )}
           </span>
           <ParamInput
             param={param}

@@ -5,11 +5,11 @@ import { getTrace } from '../data/trace-registry.ts';
 import { zoomToSelection } from '../data/view-actions.ts';
 import { downloadBlob, exportFileName } from '../lib/download.ts';
 import { appStore } from '../store/index.ts';
-import type { TrackLaneName } from '../store/ui-slice.ts';
 import { useApp } from '../store/use-app.ts';
 import { beginActivity } from '../test-mode/activity.ts';
 import { Legend } from './Legend.tsx';
 import { SearchBox } from './SearchBox.tsx';
+import { TracksMenu } from './TracksMenu.tsx';
 
 interface TraceToolbarProps {
   readonly viewId: string;
@@ -46,37 +46,6 @@ function exportSvg(viewId: string, title: string): void {
       fileNameOf(view, title, 'svg'),
     );
   }
-}
-
-/** The Tracks menu: optional rows under each stream, off by default, kept in the URL. */
-function TracksMenu() {
-  const lanes = useApp((s) => s.trackLanes);
-  const toggle = (lane: TrackLaneName) => appStore.getState().toggleTrackLane(lane);
-  return (
-    <details className="legend" data-testid="tracks-menu">
-      <summary>Tracks</summary>
-      <div className="stack small">
-        <label title="Under each stream: the NVTX / CPU-op range that launched its ops">
-          <input
-            type="checkbox"
-            data-testid="track-lanes-launch"
-            checked={lanes.includes('launch')}
-            onChange={() => toggle('launch')}
-          />{' '}
-          Host ranges on the GPU
-        </label>
-        <label title="Under each stream: its launch queue depth over time, with the capacity">
-          <input
-            type="checkbox"
-            data-testid="track-lanes-queue"
-            checked={lanes.includes('queue')}
-            onChange={() => toggle('queue')}
-          />{' '}
-          Launch queue depth
-        </label>
-      </div>
-    </details>
-  );
 }
 
 /** Fit, zoom to selection, search, export and the link that reopens this view. */
@@ -120,7 +89,7 @@ export function TraceToolbar({ viewId }: TraceToolbarProps) {
         Zoom to selection
       </button>
       <SearchBox />
-      <TracksMenu />
+      <TracksMenu viewId={viewId} />
       <span className="spacer" />
       <button
         type="button"

@@ -3,6 +3,7 @@ import { listBackends, listPresets, startRun } from '../api/client.ts';
 import type { RunRequest } from '../api/client.ts';
 import type { BackendInfo, Preset } from '../api/types.ts';
 import { BackendPicker } from '../components/BackendPicker.tsx';
+import { PacePicker, paceRequest } from '../components/PacePicker.tsx';
 import { PresetPicker } from '../components/PresetPicker.tsx';
 import { QueueList } from '../components/QueueList.tsx';
 import { RunStatus } from '../components/RunStatus.tsx';
@@ -41,6 +42,7 @@ export function RunPage() {
   });
   const [backend, setBackend] = useState({ name: '', target: '' });
   const [starting, setStarting] = useState(false);
+  const [paceId, setPaceId] = useState('realtime');
   const run = useApp((s) => s.activeRun);
   const onWorkload = useCallback(
     (value: unknown, valid: boolean) => setWorkload({ value, valid }),
@@ -126,7 +128,10 @@ export function RunPage() {
 
   const launch = async (): Promise<void> => {
     const target = backend.target === '' ? {} : { target: backend.target };
-    const backendPart = backend.name === '' ? {} : { backend: backend.name, ...target };
+    const backendPart = {
+      ...(backend.name === '' ? {} : { backend: backend.name, ...target }),
+      ...paceRequest(paceId),
+    };
     const request: RunRequest =
       mode === 'preset'
         ? { preset: presetName, params, ...backendPart }
@@ -214,6 +219,7 @@ export function RunPage() {
           target={backend.target}
           onChange={(name, target) => setBackend({ name, target })}
         />
+        <PacePicker paceId={paceId} onChange={setPaceId} />
         <button
           type="button"
           className="primary"

@@ -5,6 +5,8 @@ import { isValidId } from '../../storage/trace-store.ts';
 import { ApiError, badRequest } from '../api-error.ts';
 import type { WorkloadService } from '../services.ts';
 
+/** The slowest a realtime run may be played: GPU time 1000× slower than wall time. */
+const maxSlowdown = 1000;
 const backendChoices: readonly BackendChoice[] = ['auto', 'sim', 'cuda', 'replay'];
 const knownFields = new Set([
   'workload',
@@ -13,6 +15,7 @@ const knownFields = new Set([
   'backend',
   'target',
   'pace',
+  'slowdown',
   'timeLimitMs',
   'title',
   'replayOf',
@@ -43,6 +46,13 @@ export async function parseRunRequest(
   if (pace !== 'realtime' && pace !== 'fast') {
     throw badRequest("pace must be 'realtime' or 'fast'", '$.pace');
   }
+  const slowdown = body['slowdown'] ?? 1;
+  if (typeof slowdown !== 'number' || !(slowdown >= 1 && slowdown <= maxSlowdown)) {
+    throw badRequest(`slowdown must be a number in [1, ${maxSlowdown}]`, '$.slowdown');
+  }
+  if (slowdown !== 1 && pace !== 'realtime') {
+    throw badRequest("slowdown goes with pace 'realtime'", '$.slowdown');
+  }
   const timeLimitMs = body['timeLimitMs'] ?? limits.defaultRunMs;
   if (
     typeof timeLimitMs !== 'number' ||
@@ -59,6 +69,7 @@ export async function parseRunRequest(
   const common = {
     backend: backend as BackendChoice,
     pace,
+    slowdown,
     timeLimitMs,
     ...(target !== undefined ? { target } : {}),
     ...(replayOf !== undefined ? { replayOf } : {}),

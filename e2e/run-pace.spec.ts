@@ -1,0 +1,46 @@
+import { expect, idle, rendererStats, test } from './fixtures.ts';
+
+// Issue #21 walk-through: at real time a preset's few simulated ms are over before the eye can
+// follow. The Run page's Speed control passes a slowdown with realtime pacing to the server, and
+// the same default preset then fills the Gantt over several frames.
+
+interface LiveWindow {
+  __seenLiveOps?: number[];
+  __rendererStats?: () => Record<string, { traceOps: number }>;
+}
+
+test('a run at "100× slower" fills the Gantt live over several frames', async ({ page }) => {
+  await page.goto('/#/run');
+  await idle(page);
+  await page.getByTestId('preset-select').selectOption('pipeline');
+  await page.getByTestId('backend-select').selectOption('sim');
+  await page.getByTestId('pace-select').selectOption({ label: '100× slower' });
+
+  // Record every op count the live timeline draws, frame by frame.
+  await page.evaluate(() => {
+    const w = window as unknown as LiveWindow;
+    w.__seenLiveOps = [];
+    const tick = (): void => {
+      const ops = w.__rendererStats?.()['live-timeline']?.traceOps;
+      if (ops !== undefined && w.__seenLiveOps!.at(-1) !== ops) {
+        w.__seenLiveOps!.push(ops);
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/runs') && r.method() === 'POST');
+  await page.getByTestId('run-button').click();
+  expect((await sent).postDataJSON()).toMatchObject({ pace: 'realtime', slowdown: 100 });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'finished', {
+    timeout: 50_000,
+  });
+  await idle(page);
+
+  const seen = await page.evaluate(() => (window as unknown as LiveWindow).__seenLiveOps ?? []);
+  const final = await rendererStats(page, 'live-timeline');
+  expect(final?.traceOps).toBeGreaterThan(0);
+  const partial = seen.filter((n) => n > 0 && n < final!.traceOps);
+  expect(partial.length).toBeGreaterThanOrEqual(2);
+  expect(seen.at(-1)).toBe(final!.traceOps);
+});
