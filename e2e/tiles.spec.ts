@@ -74,14 +74,14 @@ test('a stored trace in tiled mode: tiles, exact ops when zoomed in, details, se
   await page.getByTestId('search-input').press('Enter');
   await idle(page);
   await expect(page.getByTestId('search-count')).toHaveText(
-    `1 / ${(kernels / 50).toLocaleString('en-US')}`,
+    `1 of ${(kernels / 50).toLocaleString('en-US')}`,
   );
   // The first match is selected once its window is here, and its details show.
   await expect(page.getByTestId('details-name')).toHaveText('kernel_7');
   await page.getByTestId('search-next').click();
   await idle(page);
   await expect(page.getByTestId('search-count')).toHaveText(
-    `2 / ${(kernels / 50).toLocaleString('en-US')}`,
+    `2 of ${(kernels / 50).toLocaleString('en-US')}`,
   );
   await expect(page.getByTestId('details-name')).toHaveText('kernel_7');
   const atMatch = await stats(page);

@@ -102,8 +102,12 @@ export async function searchServer(
   fromNs: number | undefined,
   direction: 'next' | 'previous',
   limit: number,
+  regex = false,
 ): Promise<ServerSearch> {
   const params = new URLSearchParams({ q: query, direction, limit: String(limit) });
+  if (regex) {
+    params.set('regex', '1');
+  }
   if (fromNs !== undefined) {
     params.set('fromNs', String(fromNs));
   }

@@ -12,34 +12,71 @@ const pageSize = 200;
  * time order fetched a page at a time as the user steps through them. `known` holds the matches
  * of indices [first, first + known.length) of the whole ordered list.
  */
-let session: { traceId: string; query: string; first: number; known: ServerOp[] } | undefined;
+let session:
+  { traceId: string; query: string; regex: boolean; first: number; known: ServerOp[] } | undefined;
+/** The search in flight: a step waits for it, so Enter right after typing visits its first match. */
+let running: Promise<void> | undefined;
+let runningKey = '';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function runTiledSearch(traceId: string, query: string): Promise<void> {
+/** Counts the matches of `query` (a regular expression when `regex`); visits the first if asked. */
+export function runTiledSearch(
+  traceId: string,
+  query: string,
+  regex = false,
+  visitFirst = true,
+): Promise<void> {
+  // The same search already in flight (typing paused after Enter): let it answer once.
+  const key = JSON.stringify([traceId, query, regex]);
+  if (running !== undefined && key === runningKey) {
+    return visitFirst ? running.then(() => moveBy(traceId, 1)) : running;
+  }
+  runningKey = key;
+  const search = searchWhole(traceId, query, regex, visitFirst).finally(() => {
+    if (running === search) {
+      running = undefined;
+      runningKey = '';
+    }
+  });
+  running = search;
+  return search;
+}
+
+async function searchWhole(
+  traceId: string,
+  query: string,
+  regex: boolean,
+  visitFirst: boolean,
+): Promise<void> {
   const state = appStore.getState();
   if (query.trim() === '') {
     session = undefined;
-    state.setSearchResult(query, 0);
+    state.setSearchResult(query, 0, regex);
     return;
   }
   try {
-    const answer = await searchServer(traceId, query, undefined, 'next', pageSize);
-    session = { traceId, query, first: 0, known: [...answer.matches] };
-    appStore.getState().setSearchResult(query, answer.count);
-    const first = answer.matches[0];
-    if (first !== undefined) {
-      goTo(traceId, first);
+    const answer = await searchServer(traceId, query, undefined, 'next', pageSize, regex);
+    session = { traceId, query, regex, first: 0, known: [...answer.matches] };
+    appStore.getState().setSearchResult(query, answer.count, regex);
+    if (visitFirst && answer.count > 0) {
+      await moveBy(traceId, 1);
     }
   } catch (error) {
-    appStore.getState().notify('error', `search failed: ${messageOf(error)}`);
+    session = undefined;
+    appStore.getState().setSearchResult(query, 0, regex, messageOf(error));
   }
 }
 
 /** Moves to the next (+1) or previous (-1) match, wrapping, fetching the page it is on. */
 export async function stepTiledSearch(traceId: string, delta: 1 | -1): Promise<void> {
+  await running;
+  await moveBy(traceId, delta);
+}
+
+async function moveBy(traceId: string, delta: 1 | -1): Promise<void> {
   const state = appStore.getState();
   if (session?.traceId !== traceId || state.searchMatchCount === 0) {
     return;
@@ -70,21 +107,35 @@ async function fetchAround(
   const firstKnown = s.known[0];
   if (index === s.first + s.known.length && last !== undefined) {
     // Ops that start at the same ns as the last known one come again: skip those already known.
-    const answer = await searchServer(s.traceId, s.query, last.startNs, 'next', pageSize);
+    const answer = await searchServer(s.traceId, s.query, last.startNs, 'next', pageSize, s.regex);
     const seen = new Set(s.known.filter((m) => m.startNs === last.startNs).map((m) => m.op));
     const fresh = answer.matches.filter((m) => !seen.has(m.op));
     s.first += s.known.length;
     s.known = fresh;
   } else if (index === s.first - 1 && firstKnown !== undefined) {
-    const answer = await searchServer(s.traceId, s.query, firstKnown.startNs, 'previous', pageSize);
+    const answer = await searchServer(
+      s.traceId,
+      s.query,
+      firstKnown.startNs,
+      'previous',
+      pageSize,
+      s.regex,
+    );
     s.first -= answer.matches.length;
     s.known = [...answer.matches];
   } else if (index === count - 1) {
-    const answer = await searchServer(s.traceId, s.query, Number.MAX_VALUE, 'previous', pageSize);
+    const answer = await searchServer(
+      s.traceId,
+      s.query,
+      Number.MAX_VALUE,
+      'previous',
+      pageSize,
+      s.regex,
+    );
     s.first = count - answer.matches.length;
     s.known = [...answer.matches];
   } else {
-    const answer = await searchServer(s.traceId, s.query, undefined, 'next', pageSize);
+    const answer = await searchServer(s.traceId, s.query, undefined, 'next', pageSize, s.regex);
     s.first = 0;
     s.known = [...answer.matches];
   }

@@ -60,7 +60,7 @@ export function runSearch(query: string, regex = false, visitFirst = true): void
   const state = appStore.getState();
   if (getTiled(state.traceId) !== undefined && state.traceId !== null) {
     setSearchMatches(state.traceId, new Uint32Array(0));
-    void runTiledSearch(state.traceId, query);
+    void runTiledSearch(state.traceId, query, regex, visitFirst);
     return;
   }
   const trace = getTrace(state.traceId);
