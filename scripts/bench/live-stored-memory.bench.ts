@@ -3,7 +3,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { kernelRunTrace, saveTrace } from '@streamscope/trace';
 import type { Report } from './report.ts';
 
 // Server memory while 40 clients subscribe to a stored run (an imported 1.2M-op trace, about
@@ -23,35 +23,6 @@ interface Memory {
     readonly heldBytes: number;
     readonly openFiles: number;
   };
-}
-
-function bigTrace(): Uint8Array {
-  const trace = new Trace({ title: 'stored', sourceFormat: 'streamscope-sim' });
-  trace.addDevice({ deviceId: 0, name: 'gpu' });
-  trace.addProcess({ pid: 7, name: 'app' });
-  trace.addTrack({
-    kind: 'gpu-stream',
-    name: '',
-    pid: 7,
-    deviceId: 0,
-    contextId: 1,
-    streamId: 7,
-    streamType: StreamType.Blocking,
-    priority: 0,
-  });
-  const nameId = trace.strings.intern('k');
-  for (let i = 0; i < 1_200_000; i++) {
-    trace.addOp({
-      startNs: i * 100,
-      endNs: i * 100 + 50,
-      track: 0,
-      kind: OpKind.Kernel,
-      nameId,
-      bytes: (i * 7919) % 1_000_003,
-      correlationId: i,
-    });
-  }
-  return saveTrace(trace);
 }
 
 /** A tsx child whose stdout lines are answers, in order. */
@@ -95,7 +66,7 @@ export async function run(report: Report): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const file = bigTrace();
+    const file = saveTrace(kernelRunTrace(1_200_000));
     const response = await fetch(`http://127.0.0.1:${port}/api/imports?filename=stored.sstrace`, {
       method: 'PUT',
       body: file,

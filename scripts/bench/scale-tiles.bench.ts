@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { saveTrace, syntheticTrace } from '@streamscope/trace';
+import type { BenchServer as Server } from './bench-server.ts';
+import { root, serve, stop, tsx } from './bench-server.ts';
 import type { Report } from './report.ts';
 
 // `pnpm bench scale`, tiles (issue #22). A synthetic trace of 20M ops (packages/trace's generator,
@@ -25,8 +23,6 @@ import type { Report } from './report.ts';
 //   timeline.page_mb_<size>     bytes the view's data holds after the zooms: the tile cache
 //                               (bounded) plus the window of exact ops and the skeleton.
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = path.join(root, 'apps', 'server', 'src', 'cli', 'main.ts');
 const viewScript = path.join(root, 'scripts', 'bench', 'timeline-page', 'scale-tiles-view.ts');
 /** Buckets per tile, as the browser asks (packages/timeline/src/tiled-trace.ts). */
 const tileBuckets = 1024;
@@ -41,32 +37,6 @@ interface TileMeta {
 const opCount = Number(process.env['STREAMSCOPE_BENCH_TILES_OPS'] ?? 20_000_000);
 const label = opCount >= 1e6 ? `${Math.round(opCount / 1e6)}m` : `${Math.round(opCount / 1e3)}k`;
 const id = `tiles-bench-${label}`;
-
-interface Server {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly base: string;
-}
-
-async function serve(dataDir: string): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', cli, 'serve', '--port', '0', '--data', dataDir, '--backend', 'sim'],
-    { cwd: root, stdio: 'pipe' },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout });
-  const base = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
-    lines.on('line', (line) => {
-      const url = /^streamscope serving (http:\/\/[^/]+)\//.exec(line)?.[1];
-      if (url !== undefined) {
-        resolve(url);
-      }
-    });
-  });
-  return { child, base };
-}
 
 async function get(url: string): Promise<Response> {
   const response = await fetch(url);
@@ -121,10 +91,8 @@ export async function run(report: Report): Promise<void> {
     report('server.tile_ms_p50', median(times.slice(20)), 'ms');
 
     // The browser's view, in a child process (its code is typed against the DOM, as in a page).
-    const child = spawn(process.execPath, ['--import', 'tsx', viewScript, api, label], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = tsx(viewScript, [api, label]);
+    child.stderr.pipe(process.stderr);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -137,9 +105,7 @@ export async function run(report: Report): Promise<void> {
     }
   } finally {
     if (server !== undefined) {
-      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
-      server.child.kill('SIGTERM');
-      await exited;
+      await stop(server);
     }
     await rm(dataDir, { recursive: true, force: true });
   }

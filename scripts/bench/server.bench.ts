@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import process from 'node:process';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { saveTrace, syntheticTrace } from '@streamscope/trace';
+import { root, serve, stop, tsx } from './bench-server.ts';
 import type { Report } from './report.ts';
 
 // The server under hostile load, as `pnpm streamscope serve` runs it (tsx, worker threads), on
@@ -22,8 +19,6 @@ import type { Report } from './report.ts';
 //    (a probe delayed past the next one's time counts the ones it held up), while 4 large
 //    uploads are parsed (a PyTorch/kineto trace: the recorded fixture's 3179 events
 //    110 times over, about 66 MB each), the 2M-op trace is analyzed and exported, all at once.
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = path.join(root, 'apps', 'server', 'src', 'cli', 'main.ts');
 const probeScript = path.join(root, 'scripts', 'bench', 'server-health-probe.ts');
 const kinetoFixture = path.join(root, 'fixtures', 'kineto', 'train.pt.trace.json.gz');
 const bigOps = 2_000_000;
@@ -75,42 +70,6 @@ async function writeKinetoTrace(file: string, copies: number): Promise<void> {
     yield '\n]}\n';
   };
   await pipeline(Readable.from(lines()), createWriteStream(file));
-}
-
-interface Server {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly base: string;
-}
-
-function tsx(script: string, args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: root,
-    stdio: 'pipe',
-  });
-}
-
-/** Starts `streamscope serve` on a free port and resolves once it serves. */
-async function serve(dataDir: string): Promise<Server> {
-  const child = tsx(cli, ['serve', '--port', '0', '--data', dataDir, '--backend', 'sim']);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout });
-  const base = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
-    lines.on('line', (line) => {
-      const url = /^streamscope serving (http:\/\/[^/]+)\//.exec(line)?.[1];
-      if (url !== undefined) {
-        resolve(url);
-      }
-    });
-  });
-  return { child, base };
-}
-
-async function stop(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
 }
 
 /** Resident memory of a process in MB (Linux /proc): now (VmRSS) or its peak so far (VmHWM). */

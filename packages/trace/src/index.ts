@@ -50,6 +50,6 @@ export { TraceEncoder, saveTrace } from './codec/trace-encoder.ts';
 export type { ApplyResult, EndCounts } from './codec/trace-decoder.ts';
 export { TraceDecoder, loadTrace } from './codec/trace-decoder.ts';
 export { ByteWriter } from './codec/byte-writer.ts';
-export { syntheticTrace } from './test-traces.ts';
+export { kernelRunTrace, syntheticTrace } from './test-traces.ts';
 export type { TileSet } from './codec/tile-wire.ts';
 export { decodeTiles, encodeTiles, tileSetBytes, noKind } from './codec/tile-wire.ts';

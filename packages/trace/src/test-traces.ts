@@ -97,3 +97,36 @@ export function syntheticTrace(opCount: number, streams = 8): Trace {
   }
   return trace;
 }
+
+/**
+ * `opCount` back-to-back kernels on one stream, each with a size and a correlation id: a plain,
+ * compact trace (about 10 bytes an op stored) for memory tests and benchmarks.
+ */
+export function kernelRunTrace(opCount: number): Trace {
+  const trace = new Trace({ title: 'stored', sourceFormat: 'streamscope-sim' });
+  trace.addDevice({ deviceId: 0, name: 'gpu' });
+  trace.addProcess({ pid: 7, name: 'app' });
+  trace.addTrack({
+    kind: 'gpu-stream',
+    name: '',
+    pid: 7,
+    deviceId: 0,
+    contextId: 1,
+    streamId: 7,
+    streamType: 'blocking',
+    priority: 0,
+  });
+  const nameId = trace.strings.intern('k');
+  for (let i = 0; i < opCount; i++) {
+    trace.addOp({
+      startNs: i * 100,
+      endNs: i * 100 + 50,
+      track: 0,
+      kind: OpKind.Kernel,
+      nameId,
+      bytes: (i * 7919) % 1_000_003,
+      correlationId: i,
+    });
+  }
+  return trace;
+}

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { kernelRunTrace, saveTrace } from '@streamscope/trace';
 import { LiveClient } from '../test-support/live-client.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
@@ -11,40 +11,10 @@ const highWaterBytes = 64 * 1024;
 let t: TestServer | undefined;
 let big: Uint8Array;
 
-/** `opCount` kernels with sizes and correlation ids: about 10 bytes each stored. */
-function storedFile(opCount: number): Uint8Array {
-  const trace = new Trace({ title: 'stored', sourceFormat: 'streamscope-sim' });
-  trace.addDevice({ deviceId: 0, name: 'gpu' });
-  trace.addProcess({ pid: 7, name: 'app' });
-  trace.addTrack({
-    kind: 'gpu-stream',
-    name: '',
-    pid: 7,
-    deviceId: 0,
-    contextId: 1,
-    streamId: 7,
-    streamType: StreamType.Blocking,
-    priority: 0,
-  });
-  const nameId = trace.strings.intern('k');
-  for (let i = 0; i < opCount; i++) {
-    trace.addOp({
-      startNs: i * 100,
-      endNs: i * 100 + 50,
-      track: 0,
-      kind: OpKind.Kernel,
-      nameId,
-      bytes: (i * 7919) % 1_000_003,
-      correlationId: i,
-    });
-  }
-  return saveTrace(trace);
-}
-
 beforeAll(() => {
   // About 10 MB, more than loopback's socket buffers take: a client that never reads leaves
   // the server with frames to hold back.
-  big = storedFile(1_000_000);
+  big = saveTrace(kernelRunTrace(1_000_000));
 });
 
 afterEach(async () => {
@@ -78,7 +48,7 @@ async function until(done: (stats: ReturnType<TestServer['server']['liveStats']>
 // Each test uploads and streams megabytes: more than the default 5 s on a busy 2-core machine.
 describe('subscribers to a stored run', { timeout: 30_000 }, () => {
   it('get every frame of it read from disk, and resume at any frame', async () => {
-    const id = await storedTrace(storedFile(200_000));
+    const id = await storedTrace(saveTrace(kernelRunTrace(200_000)));
     const first = await LiveClient.connect(t!.liveUrl);
     first.send({ type: 'subscribe', runId: id });
     await first.until((c) => c.seqs.length >= 2);
@@ -129,7 +99,7 @@ describe('subscribers to a stored run', { timeout: 30_000 }, () => {
     for (let i = 0; i < 6; i++) {
       const response = await fetch(`${t.base}/api/imports?filename=run-${i}.sstrace`, {
         method: 'PUT',
-        body: storedFile(10),
+        body: saveTrace(kernelRunTrace(10)),
       });
       ids.push(((await response.json()) as { id: string }).id);
     }

@@ -2,6 +2,7 @@ import { formatBytes, formatDurationNs } from '@streamscope/trace';
 import type { Trace } from '@streamscope/trace';
 import { stepOpSet } from '../data/op-set-actions.ts';
 import { formatCount } from '../lib/format.ts';
+import type { DurationStats } from '../lib/op-set-stats.ts';
 import { opSetStats } from '../lib/op-set-stats.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
@@ -82,46 +83,46 @@ export function SelectionSetPanel({ trace }: { trace: Trace }) {
           </>
         )}
       </dl>
-      <table className="table compact" data-testid="set-by-kind">
-        <thead>
-          <tr>
-            <th>Kind</th>
-            <th className="num">Count</th>
-            <th className="num">Total</th>
-            <th className="num">Mean</th>
-          </tr>
-        </thead>
-        <tbody>
-          {stats.byKind.map((k) => (
-            <tr key={k.kind}>
-              <td>{k.kind}</td>
-              <td className="num">{formatCount(k.count)}</td>
-              <td className="num">{formatDurationNs(k.totalNs)}</td>
-              <td className="num">{formatDurationNs(k.meanNs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table className="table compact" data-testid="set-by-stream">
-        <thead>
-          <tr>
-            <th>Stream</th>
-            <th className="num">Count</th>
-            <th className="num">Total</th>
-            <th className="num">Mean</th>
-          </tr>
-        </thead>
-        <tbody>
-          {stats.byStream.map((s) => (
-            <tr key={s.track}>
-              <td>{s.label}</td>
-              <td className="num">{formatCount(s.count)}</td>
-              <td className="num">{formatDurationNs(s.totalNs)}</td>
-              <td className="num">{formatDurationNs(s.meanNs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <GroupTable
+        testId="set-by-kind"
+        heading="Kind"
+        rows={stats.byKind.map((k) => ({ key: k.kind, label: k.kind, stats: k }))}
+      />
+      <GroupTable
+        testId="set-by-stream"
+        heading="Stream"
+        rows={stats.byStream.map((s) => ({ key: String(s.track), label: s.label, stats: s }))}
+      />
     </div>
+  );
+}
+
+/** Count, total and mean duration of each group (a kind's ops, a stream's ops) of the set. */
+function GroupTable(props: {
+  testId: string;
+  heading: string;
+  rows: readonly { key: string; label: string; stats: DurationStats }[];
+}) {
+  return (
+    <table className="table compact" data-testid={props.testId}>
+      <thead>
+        <tr>
+          <th>{props.heading}</th>
+          <th className="num">Count</th>
+          <th className="num">Total</th>
+          <th className="num">Mean</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((r) => (
+          <tr key={r.key}>
+            <td>{r.label}</td>
+            <td className="num">{formatCount(r.stats.count)}</td>
+            <td className="num">{formatDurationNs(r.stats.totalNs)}</td>
+            <td className="num">{formatDurationNs(r.stats.meanNs)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
