@@ -61,16 +61,16 @@ function twoStreams(n: number): Trace {
   return trace;
 }
 
-function built(trace: Trace): TileFile {
+function built(trace: Trace): Promise<TileFile> {
   const file = path.join(dir, 't.tiles');
   writeTilePyramid(trace, file);
   return TileFile.open(file);
 }
 
 describe('the tile pyramid', () => {
-  it('covers every op of every track once at each level, in bucket order', () => {
+  it('covers every op of every track once at each level, in bucket order', async () => {
     const trace = twoStreams(5000);
-    const tiles = built(trace);
+    const tiles = await built(trace);
     const h = tiles.header;
     expect(h.opCount).toBe(trace.ops.count);
     expect(h.levelCount).toBe(
@@ -78,7 +78,7 @@ describe('the tile pyramid', () => {
     );
     expect(h.levelCount).toBeGreaterThan(2);
     for (let level = 0; level < h.levelCount; level++) {
-      const set = tiles.tiles(level, 0, trace.spanNs() + 1);
+      const set = await tiles.tiles(level, 0, trace.spanNs() + 1);
       for (let t = 0; t < 2; t++) {
         let ops = 0;
         for (let k = set.trackFirst[t]!; k < set.trackFirst[t + 1]!; k++) {
@@ -93,25 +93,25 @@ describe('the tile pyramid', () => {
     tiles.close();
   });
 
-  it('names the kind that kept a bucket busiest, and a second one when it was a third as busy', () => {
+  it('names the kind that kept a bucket busiest, and a second one when it was a third as busy', async () => {
     const trace = twoStreams(5000);
-    const tiles = built(trace);
+    const tiles = await built(trace);
     // Coarsest level: the kernels' 900 x 100 ns outweigh the copies' 100 x 100 ns by 9 to 1.
-    const top = tiles.tiles(tiles.header.levelCount - 1, 0, trace.spanNs() + 1);
+    const top = await tiles.tiles(tiles.header.levelCount - 1, 0, trace.spanNs() + 1);
     const k = top.trackFirst[0]!;
     expect(top.kinds[k]! & 0xff).toBe(OpKind.Kernel);
     expect(top.kinds[k]! >> 8).toBe(0xff);
     // Track 1's memsets: 6000 ns long, so a bucket's span reaches past its own width.
-    const fine = tiles.tiles(0, 0, 8000);
+    const fine = await tiles.tiles(0, 0, 8000);
     const m = fine.trackFirst[1]!;
     expect(fine.kinds[m]! & 0xff).toBe(OpKind.Memset);
     expect(fine.spanNs[m]!).toBeGreaterThanOrEqual(6000);
     tiles.close();
   });
 
-  it('returns only buckets that start in the range, at the level the resolution asks for', () => {
+  it('returns only buckets that start in the range, at the level the resolution asks for', async () => {
     const trace = twoStreams(5000);
-    const tiles = built(trace);
+    const tiles = await built(trace);
     const bucketNs = tiles.bucketNsOf(1);
     expect(tiles.levelFor(bucketNs)).toBe(1);
     expect(tiles.levelFor(bucketNs * 1.5)).toBe(1);
@@ -119,7 +119,7 @@ describe('the tile pyramid', () => {
     // Buckets 2, 3 and 4 of level 1.
     const fromNs = 2 * bucketNs;
     const toNs = 5 * bucketNs;
-    const set = tiles.tiles(1, fromNs + 1, toNs);
+    const set = await tiles.tiles(1, fromNs + 1, toNs);
     expect(set.bucketNs).toBe(bucketNs);
     expect([...set.buckets.subarray(set.trackFirst[0], set.trackFirst[1])]).toEqual([2, 3, 4]);
     // Track 0 has a slot every 1000 ns: those that start in [fromNs, toNs).
@@ -137,12 +137,12 @@ describe('the tile pyramid', () => {
     tiles.close();
   });
 
-  it('reads any op by index as the trace holds it', () => {
+  it('reads any op by index as the trace holds it', async () => {
     const trace = twoStreams(300);
-    const tiles = built(trace);
+    const tiles = await built(trace);
     const ops = trace.ops.columns();
     for (const i of [0, 1, 17, trace.ops.count - 1]) {
-      const row = tiles.op(i);
+      const row = await tiles.op(i);
       expect(row).toMatchObject({
         op: i,
         startNs: ops.startNs[i],
@@ -155,12 +155,12 @@ describe('the tile pyramid', () => {
     tiles.close();
   });
 
-  it('searches names over the whole trace: count, first matches in time order, next and previous', () => {
+  it('searches names over the whole trace: count, first matches in time order, next and previous', async () => {
     const trace = twoStreams(3000);
-    const tiles = built(trace);
+    const tiles = await built(trace);
     const names = tiles.matchingNames((name) => name.includes('h') || name === 'fill');
     expect(names.map((id) => tiles.names[id])).toEqual(['h2d', 'fill']);
-    const first = tiles.search(names, -Infinity, 'next', 5);
+    const first = await tiles.search(names, -Infinity, 'next', 5);
     // 300 copies and 429 memsets.
     expect(first.count).toBe(300 + 429);
     expect(first.matches.map((m) => [m.name, m.startNs])).toEqual([
@@ -170,9 +170,9 @@ describe('the tile pyramid', () => {
       ['h2d', 10_000],
       ['fill', 14_500],
     ]);
-    const next = tiles.search(names, 20_001, 'next', 2);
+    const next = await tiles.search(names, 20_001, 'next', 2);
     expect(next.matches.map((m) => m.startNs)).toEqual([21_500, 28_500]);
-    const previous = tiles.search(names, 20_000, 'previous', 2);
+    const previous = await tiles.search(names, 20_000, 'previous', 2);
     expect(previous.matches.map((m) => m.startNs)).toEqual([10_000, 14_500]);
     tiles.close();
   });
@@ -193,7 +193,7 @@ describe('the tile pyramid', () => {
     const file = path.join(dir, 't.tiles');
     writeTilePyramid(trace, file);
     await truncate(file, 1000);
-    expect(() => TileFile.open(file)).toThrow(
+    await expect(TileFile.open(file)).rejects.toThrow(
       /t\.tiles: sections end at \d+ but the file is 1000 bytes/,
     );
   });

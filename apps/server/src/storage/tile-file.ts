@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { opKindName } from '@streamscope/trace';
 import type { TileSet } from '@streamscope/trace';
 import type { TileHeader } from './tile-format.ts';
@@ -30,8 +31,8 @@ const maxBucketsPerTrack = 1 << 18;
 /**
  * A trace's level-of-detail file, open for reading by offset (tile-format.ts): the header,
  * directories and names are read at open; tiles, ops and postings are read per request with
- * positioned reads, so memory does not grow with the trace. Reads are synchronous: each answer
- * is a few small reads of the page cache.
+ * positioned reads, so memory does not grow with the trace. Reads are asynchronous: the event
+ * loop never waits on the disk.
  */
 export class TileFile {
   readonly header: TileHeader;
@@ -41,27 +42,35 @@ export class TileFile {
   private closed = false;
 
   private constructor(
-    private readonly fd: number,
-    file: string,
+    private readonly handle: FileHandle,
+    header: TileHeader,
+    tileDir: Float64Array,
+    postingDir: Float64Array,
+    names: readonly string[],
   ) {
-    const size = fstatSync(fd).size;
-    this.header = readHeader(this.read(0, headerBytes), size, file);
-    const h = this.header;
-    this.tileDir = this.readF64(h.tileDirOffset, h.levelCount * h.trackCount * 2);
-    this.postingDir = this.readF64(h.postingDirOffset, h.nameCount * 2);
-    const names: unknown = JSON.parse(this.read(h.namesOffset, h.namesBytes).toString('utf8'));
-    if (!Array.isArray(names) || names.length !== h.nameCount) {
-      throw new Error(`${file}: names section does not hold ${h.nameCount} strings`);
-    }
-    this.names = names as string[];
+    this.header = header;
+    this.tileDir = tileDir;
+    this.postingDir = postingDir;
+    this.names = names;
   }
 
-  static open(file: string): TileFile {
-    const fd = openSync(file, 'r');
+  static async open(file: string): Promise<TileFile> {
+    const handle = await open(file, 'r');
     try {
-      return new TileFile(fd, file);
+      const size = (await handle.stat()).size;
+      const header = readHeader(await readAt(handle, 0, headerBytes), size, file);
+      const h = header;
+      const tileDir = f64(await readAt(handle, h.tileDirOffset, h.levelCount * h.trackCount * 16));
+      const postingDir = f64(await readAt(handle, h.postingDirOffset, h.nameCount * 16));
+      const names: unknown = JSON.parse(
+        (await readAt(handle, h.namesOffset, h.namesBytes)).toString('utf8'),
+      );
+      if (!Array.isArray(names) || names.length !== h.nameCount) {
+        throw new Error(`${file}: names section does not hold ${h.nameCount} strings`);
+      }
+      return new TileFile(handle, header, tileDir, postingDir, names as string[]);
     } catch (error) {
-      closeSync(fd);
+      await handle.close();
       throw error;
     }
   }
@@ -69,7 +78,7 @@ export class TileFile {
   close(): void {
     if (!this.closed) {
       this.closed = true;
-      closeSync(this.fd);
+      void this.handle.close();
     }
   }
 
@@ -87,7 +96,7 @@ export class TileFile {
   }
 
   /** Every track's non-empty buckets of `level` that start in [fromNs, toNs). */
-  tiles(level: number, fromNs: number, toNs: number): TileSet {
+  async tiles(level: number, fromNs: number, toNs: number): Promise<TileSet> {
     const { trackCount } = this.header;
     const bucketNs = this.bucketNsOf(level);
     const fromBucket = Math.max(0, Math.floor(fromNs / bucketNs));
@@ -98,11 +107,11 @@ export class TileFile {
       const d = (level * trackCount + t) * 2;
       const offset = this.tileDir[d]!;
       const count = this.tileDir[d + 1]!;
-      const lo = this.lowerBound(offset, count, fromBucket);
+      const lo = await this.lowerBound(offset, count, fromBucket);
       const hi = Math.min(count, lo + Math.min(toBucket - fromBucket, maxBucketsPerTrack));
       const bytes =
         hi > lo
-          ? this.read(offset + lo * tileRecordBytes, (hi - lo) * tileRecordBytes)
+          ? await this.read(offset + lo * tileRecordBytes, (hi - lo) * tileRecordBytes)
           : Buffer.alloc(0);
       // Keep the records before toBucket (the read may run past it).
       let kept = 0;
@@ -137,13 +146,13 @@ export class TileFile {
   }
 
   /** The trace with only its ops at time 0 (every track and string), in the codec's container. */
-  skeleton(): Buffer {
+  skeleton(): Promise<Buffer> {
     return this.read(this.header.skeletonOffset, this.header.skeletonBytes);
   }
 
   /** Op `op` of the trace (0 ≤ op < opCount). */
-  op(op: number): OpRow {
-    const b = this.read(this.header.opsOffset + op * opRowBytes, opRowBytes);
+  async op(op: number): Promise<OpRow> {
+    const b = await this.read(this.header.opsOffset + op * opRowBytes, opRowBytes);
     return {
       op,
       startNs: b.readDoubleLE(0),
@@ -172,19 +181,19 @@ export class TileFile {
    * Ops whose name id is in `nameIds`: how many in all, and up to `limit` in time order from
    * `fromNs` on (`next`), or the last `limit` that start before `fromNs` (`previous`).
    */
-  search(
+  async search(
     nameIds: readonly number[],
     fromNs: number,
     direction: 'next' | 'previous',
     limit: number,
-  ): SearchAnswer {
+  ): Promise<SearchAnswer> {
     let count = 0;
     const heads: { offset: number; at: number; end: number }[] = [];
     for (const id of nameIds) {
       const offset = this.postingDir[id * 2]!;
       const n = this.postingDir[id * 2 + 1]!;
       count += n;
-      const at = this.firstStartingAt(offset, n, fromNs);
+      const at = await this.firstStartingAt(offset, n, fromNs);
       heads.push(
         direction === 'next'
           ? { offset, at, end: n }
@@ -198,9 +207,9 @@ export class TileFile {
       if (take <= 0) {
         continue;
       }
-      const indices = this.read(head.offset + head.at * 4, take * 4);
+      const indices = await this.read(head.offset + head.at * 4, take * 4);
       for (let k = 0; k < take; k++) {
-        candidates.push(this.op(indices.readUInt32LE(k * 4)));
+        candidates.push(await this.op(indices.readUInt32LE(k * 4)));
       }
     }
     candidates.sort((a, b) => a.startNs - b.startNs || a.op - b.op);
@@ -212,13 +221,13 @@ export class TileFile {
   }
 
   /** First position in a posting list whose op starts at or after `fromNs`. */
-  private firstStartingAt(offset: number, n: number, fromNs: number): number {
+  private async firstStartingAt(offset: number, n: number, fromNs: number): Promise<number> {
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      const op = this.read(offset + mid * 4, 4).readUInt32LE(0);
-      if (this.read(this.header.opsOffset + op * opRowBytes, 8).readDoubleLE(0) < fromNs) {
+      const op = (await this.read(offset + mid * 4, 4)).readUInt32LE(0);
+      if ((await this.read(this.header.opsOffset + op * opRowBytes, 8)).readDoubleLE(0) < fromNs) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -228,12 +237,12 @@ export class TileFile {
   }
 
   /** First record of a block whose bucket is at least `bucket`. */
-  private lowerBound(offset: number, count: number, bucket: number): number {
+  private async lowerBound(offset: number, count: number, bucket: number): Promise<number> {
     let lo = 0;
     let hi = count;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      if (this.read(offset + mid * tileRecordBytes, 4).readUInt32LE(0) < bucket) {
+      if ((await this.read(offset + mid * tileRecordBytes, 4)).readUInt32LE(0) < bucket) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -242,25 +251,29 @@ export class TileFile {
     return lo;
   }
 
-  private read(position: number, length: number): Buffer {
-    const b = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const got = readSync(this.fd, b, done, length - done, position + done);
-      if (got === 0) {
-        throw new Error(`the tiles file ends before byte ${position + length}`);
-      }
-      done += got;
-    }
-    return b;
+  private read(position: number, length: number): Promise<Buffer> {
+    return readAt(this.handle, position, length);
   }
+}
 
-  private readF64(position: number, n: number): Float64Array {
-    const b = this.read(position, n * 8);
-    const out = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      out[k] = b.readDoubleLE(k * 8);
+/** `length` bytes at `position`, all of them (a short read is the file ending early). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const b = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(b, done, length - done, position + done);
+    if (bytesRead === 0) {
+      throw new Error(`the tiles file ends before byte ${position + length}`);
     }
-    return out;
+    done += bytesRead;
   }
+  return b;
+}
+
+function f64(b: Buffer): Float64Array {
+  const out = new Float64Array(b.length / 8);
+  for (let k = 0; k < out.length; k++) {
+    out[k] = b.readDoubleLE(k * 8);
+  }
+  return out;
 }

@@ -43,7 +43,12 @@ export class TilePyramids {
     if (again !== undefined) {
       return again;
     }
-    const file = TileFile.open(filePath);
+    const file = await TileFile.open(filePath);
+    const raced = this.open.get(id);
+    if (raced !== undefined) {
+      file.close();
+      return raced;
+    }
     this.open.set(id, file);
     while (this.open.size > openLimit) {
       const oldest = this.open.keys().next().value!;

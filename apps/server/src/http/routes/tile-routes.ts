@@ -61,7 +61,7 @@ export function tileRoutes(services: AppServices): Router {
   router.get('/traces/:id/tiles/skeleton', async (req, res) => {
     const file = await tilesOf(idParam(req));
     res.set({ 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
-    res.end(file.skeleton());
+    res.end(await file.skeleton());
   });
 
   router.get('/traces/:id/tiles', async (req, res) => {
@@ -77,7 +77,7 @@ export function tileRoutes(services: AppServices): Router {
     }
     const file = await tilesOf(id);
     const level = file.levelFor((t1Ns - t0Ns) / px);
-    const bytes = encodeTiles(file.tiles(level, t0Ns, t1Ns));
+    const bytes = encodeTiles(await file.tiles(level, t0Ns, t1Ns));
     res.set({ 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
     res.end(bytes);
   });
@@ -105,7 +105,7 @@ export function tileRoutes(services: AppServices): Router {
       );
     }
     const file = await tilesOf(id);
-    res.json(file.search(file.matchingNames(test), fromNs, direction, limit));
+    res.json(await file.search(file.matchingNames(test), fromNs, direction, limit));
   });
 
   router.get('/traces/:id/ops/:index', async (req, res) => {
@@ -119,7 +119,7 @@ export function tileRoutes(services: AppServices): Router {
     if (index >= file.header.opCount) {
       throw notFound(`trace '${id}' has ${file.header.opCount} ops; there is no op ${index}`);
     }
-    res.json(file.op(index));
+    res.json(await file.op(index));
   });
 
   return router;
