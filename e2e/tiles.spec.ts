@@ -42,6 +42,8 @@ test('a stored trace in tiled mode: tiles, exact ops when zoomed in, details, se
   await page.goto(`/?tiles=1#/trace/${entry.id}`);
   await idle(page);
   await expect(page.getByTestId('timeline-tiled-note')).toBeVisible();
+  // The analysis panel says where the whole trace's findings are, not "Analysing…" forever.
+  await expect(page.getByTestId('analysis-tiled')).toContainText('streamscope analyze');
   await expect(page.getByTestId('trace-op-total')).toHaveText(/300,000|300 000|300000/);
   // Fit all: the whole trace from tiles; the page holds a skeleton, not the 300,000 ops.
   await page.getByTestId('fit-all').click();

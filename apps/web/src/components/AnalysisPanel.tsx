@@ -1,4 +1,5 @@
 import { formatDurationNs } from '@streamscope/trace';
+import { getTiled } from '../data/tiled-loader.ts';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { showOpSet } from '../data/op-set-actions.ts';
 import { formatPercent } from '../lib/format.ts';
@@ -15,6 +16,17 @@ export function AnalysisPanel() {
   // Stream ids repeat across GPUs: name the device (once) when the trace has more than one.
   const streamName = (track: number, label: string): string =>
     streamLabelWithDevice(trace?.tracks[track], label, trace?.devices.length ?? 0);
+  if (analysis === undefined && getTiled(traceId) !== undefined) {
+    // The page holds a window of a big trace, and gaps and findings point at ops it lacks.
+    return (
+      <div className="panel" data-testid="analysis-panel">
+        <p className="muted" data-testid="analysis-tiled">
+          Not shown in tiled mode yet: run <code>pnpm streamscope analyze</code> on the file, or
+          read <code>/api/traces/{traceId}/analysis</code>, for the whole trace&apos;s findings.
+        </p>
+      </div>
+    );
+  }
   if (analysis === undefined) {
     return (
       <div className="panel" data-testid="analysis-panel">
