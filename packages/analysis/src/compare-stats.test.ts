@@ -98,6 +98,24 @@ describe('compareTraces', () => {
     expect(row('compute busy')).toMatchObject({ a: 500, b: 500 });
     expect(row('median step')).toMatchObject({ a: 1000, b: 1000 });
   });
+
+  it('leaves out a figure a run does not have, rather than comparing a 0 nothing measured', () => {
+    // Kernels only on one side; on the other a copy too. Neither has linked launches or steps.
+    const kernelsOnly = new TestTraceBuilder();
+    kernelsOnly.kernel(kernelsOnly.stream(1), 0, 100, 'k');
+    const names = compareTraces(kernelsOnly.trace, run(1, 1).trace).metrics.map((m) => m.name);
+    expect(names).toContain('makespan');
+    expect(names).not.toContain('copy/compute overlap');
+    expect(names).not.toContain('overlap H2D');
+    expect(names).not.toContain('launch latency p50');
+    expect(names).not.toContain('median step');
+    expect(names).not.toContain('comm/compute overlap');
+    // Both with an H2D copy: the ratio over copies is a figure on each side, so it is compared.
+    const both = compareTraces(run(1, 1).trace, run(1, 2).trace).metrics.map((m) => m.name);
+    expect(both).toContain('copy/compute overlap');
+    expect(both).toContain('overlap H2D');
+    expect(both).not.toContain('overlap D2H');
+  });
 });
 
 describe('summary tables', () => {

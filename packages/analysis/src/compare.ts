@@ -240,48 +240,94 @@ function totalDurNs(starts: Float64Array, ends: Float64Array, ops: Uint32Array):
   return total;
 }
 
+/**
+ * Whether a run has a figure at all: a ratio over copies needs copies, a latency needs linked
+ * launches, a median step needs steps. Left out, such a figure reads 0 and a comparison would show
+ * a "change" that nothing measured.
+ */
+interface Measured {
+  readonly copies: boolean;
+  readonly htoD: boolean;
+  readonly dtoH: boolean;
+  readonly comm: boolean;
+  readonly launches: boolean;
+  readonly steps: boolean;
+}
+
+function measured(x: Analysis): Measured {
+  const m = x.metrics;
+  return {
+    copies: m.overlap.copyBusyNs > 0,
+    htoD: m.busyNsByEngine.copyHtoD > 0,
+    dtoH: m.busyNsByEngine.copyDtoH > 0,
+    comm: m.overlap.commCompute !== null,
+    launches: m.launchLatency.all.count > 0,
+    steps: x.steps.count > 0,
+  };
+}
+
+/** The metrics both runs have a figure for (see `Measured`), a row each. */
 function metricDeltas(a: Analysis, b: Analysis): MetricDelta[] {
   const ma = a.metrics;
   const mb = b.metrics;
-  const rows: [string, MetricDelta['unit'], number, number][] = [
-    ['makespan', 'ns', ma.makespanNs, mb.makespanNs],
-    ['device busy', 'ns', ma.deviceBusyNs, mb.deviceBusyNs],
-    ['device utilization', 'ratio', ma.deviceUtilization, mb.deviceUtilization],
-    ['copy/compute overlap', 'ratio', ma.overlap.all, mb.overlap.all],
-    ['overlap H2D', 'ratio', ma.overlap.htoD, mb.overlap.htoD],
-    ['overlap D2H', 'ratio', ma.overlap.dtoH, mb.overlap.dtoH],
-    ['compute busy', 'ns', ma.kernelClasses.computeNs, mb.kernelClasses.computeNs],
+  const sa = measured(a);
+  const sb = measured(b);
+  const both = (key: keyof Measured): boolean => sa[key] && sb[key];
+  const rows: [string, MetricDelta['unit'], number, number, boolean][] = [
+    ['makespan', 'ns', ma.makespanNs, mb.makespanNs, true],
+    ['device busy', 'ns', ma.deviceBusyNs, mb.deviceBusyNs, true],
+    ['device utilization', 'ratio', ma.deviceUtilization, mb.deviceUtilization, true],
+    ['copy/compute overlap', 'ratio', ma.overlap.all, mb.overlap.all, both('copies')],
+    ['overlap H2D', 'ratio', ma.overlap.htoD, mb.overlap.htoD, both('htoD')],
+    ['overlap D2H', 'ratio', ma.overlap.dtoH, mb.overlap.dtoH, both('dtoH')],
+    ['compute busy', 'ns', ma.kernelClasses.computeNs, mb.kernelClasses.computeNs, true],
     [
       'communication busy',
       'ns',
       ma.kernelClasses.communicationNs,
       mb.kernelClasses.communicationNs,
+      true,
     ],
     [
       'exposed communication',
       'ns',
       ma.overlap.exposedCommunicationNs,
       mb.overlap.exposedCommunicationNs,
+      true,
     ],
-    ['comm/compute overlap', 'ratio', ma.overlap.commCompute ?? 0, mb.overlap.commCompute ?? 0],
-    ['memory kernels busy', 'ns', ma.kernelClasses.memoryNs, mb.kernelClasses.memoryNs],
-    ['H2D busy', 'ns', ma.busyNsByEngine.copyHtoD, mb.busyNsByEngine.copyHtoD],
-    ['D2H busy', 'ns', ma.busyNsByEngine.copyDtoH, mb.busyNsByEngine.copyDtoH],
-    ['GPU ops', 'count', ma.gpuOpCount, mb.gpuOpCount],
-    ['device gaps', 'ns', a.gaps.device.totalNs, b.gaps.device.totalNs],
-    ['stream gaps', 'ns', a.gaps.stream.totalNs, b.gaps.stream.totalNs],
-    ['launch latency p50', 'ns', ma.launchLatency.all.p50Ns, mb.launchLatency.all.p50Ns],
-    ['max kernels at once', 'count', ma.concurrency.maxKernels, mb.concurrency.maxKernels],
-    ['launch queue full', 'ns', ma.launchQueueFullNs, mb.launchQueueFullNs],
-    ['steps', 'count', a.steps.count, b.steps.count],
-    ['median step', 'ns', a.steps.medianStepNs, b.steps.medianStepNs],
+    [
+      'comm/compute overlap',
+      'ratio',
+      ma.overlap.commCompute ?? 0,
+      mb.overlap.commCompute ?? 0,
+      both('comm'),
+    ],
+    ['memory kernels busy', 'ns', ma.kernelClasses.memoryNs, mb.kernelClasses.memoryNs, true],
+    ['H2D busy', 'ns', ma.busyNsByEngine.copyHtoD, mb.busyNsByEngine.copyHtoD, true],
+    ['D2H busy', 'ns', ma.busyNsByEngine.copyDtoH, mb.busyNsByEngine.copyDtoH, true],
+    ['GPU ops', 'count', ma.gpuOpCount, mb.gpuOpCount, true],
+    ['device gaps', 'ns', a.gaps.device.totalNs, b.gaps.device.totalNs, true],
+    ['stream gaps', 'ns', a.gaps.stream.totalNs, b.gaps.stream.totalNs, true],
+    [
+      'launch latency p50',
+      'ns',
+      ma.launchLatency.all.p50Ns,
+      mb.launchLatency.all.p50Ns,
+      both('launches'),
+    ],
+    ['max kernels at once', 'count', ma.concurrency.maxKernels, mb.concurrency.maxKernels, true],
+    ['launch queue full', 'ns', ma.launchQueueFullNs, mb.launchQueueFullNs, true],
+    ['steps', 'count', a.steps.count, b.steps.count, true],
+    ['median step', 'ns', a.steps.medianStepNs, b.steps.medianStepNs, both('steps')],
   ];
-  return rows.map(([name, unit, va, vb]) => ({
-    name,
-    unit,
-    a: va,
-    b: vb,
-    delta: vb - va,
-    ratio: va !== 0 ? vb / va : 0,
-  }));
+  return rows
+    .filter((row) => row[4])
+    .map(([name, unit, va, vb]) => ({
+      name,
+      unit,
+      a: va,
+      b: vb,
+      delta: vb - va,
+      ratio: va !== 0 ? vb / va : 0,
+    }));
 }

@@ -1,8 +1,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { analyzeTrace } from '@streamscope/analysis';
+import { kernelRunTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli-for-test.ts';
+import { formatAnalysis } from './analyze.ts';
 
 const cli = runCli;
 
@@ -32,6 +35,13 @@ async function legacyStreamTrace(): Promise<string> {
 }
 
 describe('streamscope analyze', () => {
+  it('prints no copy/compute overlap figure for a trace without copies, not a 0.0% that reads as none', () => {
+    const trace = kernelRunTrace(20);
+    const report = formatAnalysis(trace, analyzeTrace(trace));
+    expect(report).toContain('copy/compute overlap — (no copies)');
+    expect(report).not.toMatch(/overlap 0\.0%/);
+  });
+
   it('prints the bandwidth of copies whose size the trace does not record as unknown, not 0', async () => {
     // ROCm kineto trace: the DtoD copy has no size and no hipMemcpy call to take one from.
     const fixture = path.resolve(

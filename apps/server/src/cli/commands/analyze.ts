@@ -138,13 +138,30 @@ export async function readTrace(
 const pct = (ratio: number): string => `${(100 * ratio).toFixed(1)}%`;
 const dur = formatDurationNs;
 
+/**
+ * The copy/compute overlap and its H2D/D2H parts, each only where copies of it ran: without copies
+ * there is no ratio, and "0.0%" would read as "nothing overlapped".
+ */
+function copyOverlap(m: Analysis['metrics']): string {
+  if (m.overlap.copyBusyNs === 0) {
+    return 'copy/compute overlap — (no copies)';
+  }
+  const e = m.busyNsByEngine;
+  const parts = [
+    e.copyHtoD > 0 ? `H2D ${pct(m.overlap.htoD)}` : null,
+    e.copyDtoH > 0 ? `D2H ${pct(m.overlap.dtoH)}` : null,
+  ].filter((part) => part !== null);
+  const detail = parts.length > 0 ? ` (${parts.join(', ')})` : '';
+  return `copy/compute overlap ${pct(m.overlap.all)}${detail}`;
+}
+
 /** The human-readable report: metrics, gap summary, findings. */
 export function formatAnalysis(trace: Trace, a: Analysis): string {
   const m = a.metrics;
   const lines: string[] = [];
   lines.push(`${trace.meta.title} (${trace.meta.sourceFormat}, ${m.gpuOpCount} GPU ops)`);
   lines.push(
-    `makespan ${dur(m.makespanNs)}  device busy ${dur(m.deviceBusyNs)} (${pct(m.deviceUtilization)})  copy/compute overlap ${pct(m.overlap.all)} (H2D ${pct(m.overlap.htoD)}, D2H ${pct(m.overlap.dtoH)})`,
+    `makespan ${dur(m.makespanNs)}  device busy ${dur(m.deviceBusyNs)} (${pct(m.deviceUtilization)})  ${copyOverlap(m)}`,
   );
   const e = m.busyNsByEngine;
   lines.push(
