@@ -40,21 +40,25 @@ export function TracksMenu({ viewId }: { readonly viewId: string }) {
         preventScroll: true,
       });
     };
+    // In the capture phase, before the timeline's keys: one Esc closes one layer. The shortcut
+    // overlay opened over the menu is closed first (by the timeline's Esc); the next Esc closes the
+    // menu and goes no further, so it does not also clear the selection under it.
     const onKeyDown = (event: KeyboardEvent): void => {
-      // Not stopped: one Esc also closes the shortcut overlay opened over the menu.
-      if (event.key === 'Escape') {
-        close();
+      if (event.key !== 'Escape' || appStore.getState().helpOpen) {
+        return;
       }
+      event.stopPropagation();
+      close();
     };
     const onPointerDown = (event: PointerEvent): void => {
       if (!(event.target instanceof Node) || rootRef.current?.contains(event.target) !== true) {
         close();
       }
     };
-    window.addEventListener('keydown', onKeyDown);
+    window.addEventListener('keydown', onKeyDown, true);
     window.addEventListener('pointerdown', onPointerDown, true);
     return () => {
-      window.removeEventListener('keydown', onKeyDown);
+      window.removeEventListener('keydown', onKeyDown, true);
       window.removeEventListener('pointerdown', onPointerDown, true);
     };
   }, [open, viewId]);
