@@ -177,6 +177,11 @@ export interface StepSummary {
   readonly maxStepNs: number;
   /** The longest steps, longest first. */
   readonly slowest: readonly StepRow[];
+  /**
+   * Steps longer than the GPU's whole span because the host and GPU clocks disagree
+   * (launch-links-disagree): their time is the mismatch, not work.
+   */
+  readonly skewedSteps: readonly string[];
 }
 
 /** What the trace view shows of GET /api/traces/:id/analysis. */
@@ -261,6 +266,7 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
       medianStepNs: num(steps, 'medianStepNs'),
       maxStepNs: num(steps, 'maxStepNs'),
       slowest: objects(arr(steps, 'slowest')).map(parseStep),
+      skewedSteps: arr(steps, 'skewedSteps').filter((n): n is string => typeof n === 'string'),
     },
     streams: objects(arr(metrics, 'streams')).map((t) => ({
       track: num(t, 'track'),

@@ -95,6 +95,19 @@ describe('analysis summary panel', () => {
     expect(viewEndNs).toBeGreaterThanOrEqual(900_000);
   });
 
+  it('marks a step whose time is a host/GPU clock mismatch, and says what the mark means', () => {
+    show(body);
+    expect(t.container.querySelector('[data-testid=step-skewed]')).toBeNull();
+    expect(t.container.querySelector('[data-testid=steps-skewed-note]')).toBeNull();
+    show({ ...body, steps: { ...body.steps, skewedSteps: ['ProfilerStep#1'] } });
+    const rows = [...t.container.querySelectorAll('[data-testid=step-row]')];
+    expect(rows[0]?.querySelector('[data-testid=step-skewed]')?.textContent).toBe(' *');
+    expect(rows[1]?.querySelector('[data-testid=step-skewed]')).toBeNull();
+    expect(t.container.querySelector('[data-testid=steps-skewed-note]')?.textContent).toMatch(
+      /clocks disagree.*not work/,
+    );
+  });
+
   it('leaves communication and steps out for a trace without them', () => {
     show({ metrics: { overlap: { all: 0.5, commCompute: null } } });
     expect(t.container.querySelector('[data-testid=metric-comm-overlap]')).toBeNull();

@@ -11,6 +11,8 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
   if (steps.count === 0) {
     return null;
   }
+  const skewed = new Set(steps.skewedSteps);
+  const anySkewedShown = steps.slowest.some((s) => skewed.has(s.name));
   return (
     <div className="stack" data-testid="steps">
       <h3>Steps</h3>
@@ -40,6 +42,16 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
                 >
                   {s.name}
                 </button>
+                {skewed.has(s.name) && (
+                  <span
+                    className="muted"
+                    title="Host/GPU clock mismatch, not work"
+                    data-testid="step-skewed"
+                  >
+                    {' '}
+                    *
+                  </span>
+                )}
               </td>
               <td className="num">{formatDurationNs(s.stepNs)}</td>
               <td className="num">{formatDurationNs(s.gpuBusyNs)}</td>
@@ -51,6 +63,12 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
           ))}
         </tbody>
       </table>
+      {anySkewedShown && (
+        <p className="small muted" data-testid="steps-skewed-note">
+          * longer than the GPU&apos;s whole span because the host and GPU clocks disagree (see the
+          launch-links finding): its time is the mismatch, not work.
+        </p>
+      )}
     </div>
   );
 }
