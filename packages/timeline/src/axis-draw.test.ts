@@ -52,6 +52,23 @@ describe('the time axis', () => {
     }
   });
 
+  it('leaves out a tick label the cursor label covers, and only that one', () => {
+    const { canvas, calls } = fakeCanvas(1000, 300);
+    const view = createTimelineView(canvas, { clock: manualClock().clock, devicePixelRatio: 1 });
+    view.setTrace(oneKernel());
+    view.setViewport({ startNs: 0, endNs: 2_000_000 });
+    const labels = axisLabels(view.exportSvg()).filter((l) => !l.label.startsWith('time ('));
+    const middle = labels[Math.floor(labels.length / 2)]!;
+    const others = labels.filter((l) => l !== middle).map((l) => l.label);
+    // The cursor on the middle tick: its label box is centred there, over that tick's label.
+    view.setCursor(view.timeAtX(middle.xPx));
+    calls.fillText.length = 0;
+    view.renderNow();
+    expect(calls.fillText).not.toContain(middle.label);
+    expect(calls.fillText).toEqual(expect.arrayContaining(others.slice(0, 1)));
+    expect(calls.fillText).toEqual(expect.arrayContaining(others.slice(-1)));
+  });
+
   it('gives the canvas the same shifted label', () => {
     const { canvas, calls } = fakeCanvas(1000, 300);
     const view = createTimelineView(canvas, { clock: manualClock().clock, devicePixelRatio: 1 });

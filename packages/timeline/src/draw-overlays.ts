@@ -1,6 +1,6 @@
 import { FlowKind } from '@streamscope/trace';
 import type { AxisTick, AxisTicks } from './axis-ticks.ts';
-import { placeAxisLabels } from './axis-ticks.ts';
+import { axisLabelWidthPx, placeAxisLabels } from './axis-ticks.ts';
 import { chrome } from './colors.ts';
 import type { FrameInput } from './frame-input.ts';
 import { pxPerNs } from './frame-input.ts';
@@ -11,8 +11,17 @@ import type { PaintSurface } from './paint-surface.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 import type { SearchMarks } from './search-marks.ts';
 
-/** The time axis band at the top: tick marks, labels and the label base when there is one. */
-export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTicks): void {
+/**
+ * The time axis band at the top: tick marks, labels and the label base when there is one. A tick
+ * label that one of `coveredPx` (the cursor's and the marked range's label boxes) would cover in
+ * part is left out.
+ */
+export function drawAxis(
+  surface: PaintSurface,
+  input: FrameInput,
+  ticks: AxisTicks,
+  coveredPx: readonly (readonly [number, number])[] = [],
+): void {
   const { widthPx, gutterPx, axisHeightPx } = input;
   surface.fillRect(0, 0, widthPx, axisHeightPx, chrome.background);
   surface.fillRect(0, 0, gutterPx, axisHeightPx, chrome.gutter);
@@ -21,18 +30,15 @@ export function drawAxis(surface: PaintSurface, input: FrameInput, ticks: AxisTi
   const tickXPx = (tick: AxisTick): number =>
     Math.round(gutterPx + (tick.timeNs - input.window.startNs) * scale) + 0.5;
   // Labels that would pass the right edge shift left or drop: never a clipped "20" for "2000 µs".
-  const labelXPx = placeAxisLabels(
-    ticks.ticks,
-    tickXPx,
-    gutterPx,
-    widthPx - 2,
-    fontPx.axis * avgCharWidthPerFontPx,
-  );
+  const charPx = fontPx.axis * avgCharWidthPerFontPx;
+  const labelXPx = placeAxisLabels(ticks.ticks, tickXPx, gutterPx, widthPx - 2, charPx);
   ticks.ticks.forEach((tick, i) => {
     const xPx = tickXPx(tick);
     surface.line(xPx, axisHeightPx - (tick.major ? 9 : 6), xPx, axisHeightPx, chrome.axisLine, 1);
     const textXPx = labelXPx[i]!;
-    if (!Number.isNaN(textXPx)) {
+    const textEndPx = textXPx + axisLabelWidthPx(tick.label, charPx);
+    const covered = coveredPx.some(([left, right]) => textXPx < right && textEndPx > left);
+    if (!Number.isNaN(textXPx) && !covered) {
       surface.text(tick.label, textXPx, axisHeightPx / 2 - 2, chrome.mutedText, 'axis', 'left');
     }
   });

@@ -1,7 +1,7 @@
 import type { AxisTicks } from './axis-ticks.ts';
 import { axisTicks } from './axis-ticks.ts';
 import { chrome } from './colors.ts';
-import { drawMarkedRange, drawTimeCursor } from './draw-cursor.ts';
+import { drawMarkedRange, drawTimeCursor, overlayLabelBoxesPx } from './draw-cursor.ts';
 import { drawArea, drawAxis, drawMarks } from './draw-overlays.ts';
 import type { LabelFitter } from './draw-rows.ts';
 import { drawRows } from './draw-rows.ts';
@@ -96,7 +96,7 @@ export function paintFrame(
   }
   drawArea(surface, input);
   drawMarks(surface, input);
-  drawAxis(surface, input, ticks);
+  drawAxis(surface, input, ticks, overlayLabelBoxesPx(input));
   drawMarkedRange(surface, input);
   drawTimeCursor(surface, input);
 }
