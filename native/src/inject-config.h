@@ -36,6 +36,11 @@ struct InjectConfig {
   bool pendingQueries = true;
   /** STREAMSCOPE_PROFILE_INLINE=1: records are decoded on the thread CUPTI completes a buffer on. */
   bool handOverInline = false;
+  /**
+   * STREAMSCOPE_PROFILE_API_ACTIVITY=1: API calls as CUPTI's activity records (the driver calls a
+   * runtime call makes are recorded, then dropped) instead of our callback's per-thread rings.
+   */
+  bool apiActivity = false;
   /** STREAMSCOPE_PROFILE_PINNED=1: CUPTI's device-side record buffers in pinned host memory. */
   bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
@@ -44,6 +49,11 @@ struct InjectConfig {
   size_t maxBufferedBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_RECONNECT_MS: how long a dropped connection is retried. */
   int reconnectMs = 15000;
+  /**
+   * STREAMSCOPE_PROFILE_OFF: record kinds left off, for measuring what each costs (names in
+   * kProfileOffNames; "all" leaves CUPTI subscribed with nothing enabled). Empty in normal runs.
+   */
+  uint32_t offKinds = 0;
   /** STREAMSCOPE_PROFILE_ORIGIN_NS: CLOCK_REALTIME ns of the run's time 0 (the CLI's spawn). */
   int64_t originRealtimeNs = 0;
 };
