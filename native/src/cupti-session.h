@@ -79,7 +79,8 @@ struct ProfileActivities {
   bool pinnedDeviceBuffers = false;
   /**
    * Records runtime and driver calls from this CUPTI callback (the collector's, which skips the
-   * driver calls a runtime call makes) instead of CUPTI's API activity records; nullptr: those.
+   * driver calls a runtime call makes) instead of CUPTI's API activity records; nullptr (the
+   * default): those.
    */
   CUpti_CallbackFunc apiCallback = nullptr;
   /** ProfileOff bits: kinds left off (measurement only; 0 in normal runs). */

@@ -170,7 +170,7 @@ bool collectorStart(bool withCupti) {
       what.pendingQueries = g->config.pendingQueries;
       what.pinnedDeviceBuffers = g->config.pinnedDeviceBuffers;
       what.offKinds = g->config.offKinds;
-      if (!g->config.apiActivity) what.apiCallback = apiCallCallback;
+      if (g->config.apiCallback) what.apiCallback = apiCallCallback;
       error = cuptiStartProfile(what);
       if (!error.empty()) {
         // Usually another profiler (nsys, torch.profiler) holding CUPTI: tell the run, then stay off.

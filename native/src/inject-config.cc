@@ -77,7 +77,7 @@ std::string readInjectConfig(InjectConfig& c) {
                             flag("STREAMSCOPE_PROFILE_SYNC_QUERIES", c.pendingQueries),
                             flag("STREAMSCOPE_PROFILE_PINNED", c.pinnedDeviceBuffers),
                             flag("STREAMSCOPE_PROFILE_INLINE", c.handOverInline),
-                            flag("STREAMSCOPE_PROFILE_API_ACTIVITY", c.apiActivity)}) {
+                            flag("STREAMSCOPE_PROFILE_API_CALLBACK", c.apiCallback)}) {
     if (!error.empty()) return error;
   }
   std::string offError = offList("STREAMSCOPE_PROFILE_OFF", c.offKinds);

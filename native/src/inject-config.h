@@ -37,10 +37,11 @@ struct InjectConfig {
   /** STREAMSCOPE_PROFILE_INLINE=1: records are decoded on the thread CUPTI completes a buffer on. */
   bool handOverInline = false;
   /**
-   * STREAMSCOPE_PROFILE_API_ACTIVITY=1: API calls as CUPTI's activity records (the driver calls a
-   * runtime call makes are recorded, then dropped) instead of our callback's per-thread rings.
+   * STREAMSCOPE_PROFILE_API_CALLBACK=1: API calls from our own CUPTI callback into per-thread rings
+   * (inject-api-calls.h), skipping the driver calls a runtime call makes, instead of CUPTI's API
+   * activity records. Off by default: per_call measured it within noise of the activity records.
    */
-  bool apiActivity = false;
+  bool apiCallback = false;
   /** STREAMSCOPE_PROFILE_PINNED=1: CUPTI's device-side record buffers in pinned host memory. */
   bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */

@@ -4,7 +4,8 @@
 //   node DIR/profile-bench.mjs gpu-bound [SETTING...]  the same with torch_streams.py --gpu-bound
 //   node DIR/profile-bench.mjs per-call [ARM...]       per_call.cu: µs each call gains
 // (env: NSYS, STREAMSCOPE_BENCH_PYTHON, STREAMSCOPE_BENCH_LOOP_S, STREAMSCOPE_BENCH_BUDGET_S,
-// STREAMSCOPE_BENCH_ROUNDS, STREAMSCOPE_BENCH_CALLS, STREAMSCOPE_BENCH_CASES). Prints each run as it ends on stderr and
+// STREAMSCOPE_BENCH_ROUNDS, STREAMSCOPE_BENCH_CALLS, STREAMSCOPE_BENCH_CASES, and
+// STREAMSCOPE_BENCH_NSYS=0 to leave nsys's runs out). Prints each run as it ends on stderr and
 // the figures as `name: value unit` on stdout.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ const options = {
   budgetS: Number(process.env['STREAMSCOPE_BENCH_BUDGET_S'] ?? '600'),
   maxRounds: Number(process.env['STREAMSCOPE_BENCH_ROUNDS'] ?? '3'),
   gpuBound: mode === 'gpu-bound',
+  withNsys: process.env['STREAMSCOPE_BENCH_NSYS'] !== '0',
   only: names,
   log: (line: string) => process.stderr.write(`${line}\n`),
 };

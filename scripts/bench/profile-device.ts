@@ -60,6 +60,8 @@ interface DeviceOptions {
   /** No new round starts past this many seconds. */
   readonly budgetS: number;
   readonly maxRounds: number;
+  /** false: plain and our settings only (a device allowance too short for nsys's runs too). */
+  readonly withNsys: boolean;
   /** torch_streams.py --gpu-bound: a model sized like a real training step (figures profile.gpu_bound.*). */
   readonly gpuBound: boolean;
   /** Settings to run (names from collectorSettings); all when empty. */
@@ -210,7 +212,11 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
   const settings = collectorSettings.filter(
     (s) => options.only.length === 0 || options.only.includes(s.name),
   );
-  const arms = ['plain', ...settings.map((s) => `profile:${s.name}`), 'nsys'];
+  const arms = [
+    'plain',
+    ...settings.map((s) => `profile:${s.name}`),
+    ...(options.withNsys ? ['nsys'] : []),
+  ];
   const loops = new Map<string, number[]>(arms.map((a) => [a, []]));
   const latencies = new Map<string, Latency[]>();
   const exampleArgs = [example, ...variantArgs, '--steps', String(steps)];
@@ -265,9 +271,12 @@ function reportFigures({ settings, loops, latencies, gpuBound }: Measured, repor
   const base = gpuBound ? 'profile.gpu_bound' : 'profile';
   const plainMs = median(loops.get('plain')!);
   report(`${base}.plain_loop_ms`, plainMs, 'ms');
-  report(`${base}.rounds`, loops.get('nsys')!.length, 'rounds');
-  report(`${base}.nsys_loop_ms`, median(loops.get('nsys')!), 'ms');
-  report(`${base}.nsys_overhead_ratio`, median(loops.get('nsys')!) / plainMs, 'x');
+  report(`${base}.rounds`, loops.get('plain')!.length, 'rounds');
+  const nsys = loops.get('nsys');
+  if (nsys !== undefined) {
+    report(`${base}.nsys_loop_ms`, median(nsys), 'ms');
+    report(`${base}.nsys_overhead_ratio`, median(nsys) / plainMs, 'x');
+  }
   for (const s of settings) {
     const arm = `profile:${s.name}`;
     const prefix = s.name === 'default' ? base : `${base}.setting.${s.name}`;

@@ -24,8 +24,9 @@ export const perCallArms: readonly PerCallArm[] = [
   { name: 'plain', tracer: 'plain' },
   { name: 'ours', tracer: 'ours' },
   { name: 'nsys', tracer: 'nsys' },
-  // API calls as CUPTI's API activity records (the collector before its own API callback).
-  { name: 'api-activity', tracer: 'ours', env: { STREAMSCOPE_PROFILE_API_ACTIVITY: '1' } },
+  // API calls from our own callback into per-thread rings (inject-api-calls.h), not CUPTI's API
+  // activity records.
+  { name: 'api-callback', tracer: 'ours', env: { STREAMSCOPE_PROFILE_API_CALLBACK: '1' } },
   // CUPTI loaded and subscribed, our flush thread running, no kind enabled.
   { name: 'off-all', tracer: 'ours', env: { STREAMSCOPE_PROFILE_OFF: 'all' } },
   // Only API records (runtime + driver): what the API callbacks cost.

@@ -83,7 +83,16 @@ export async function run(report: Report): Promise<void> {
   );
   for (const gpuBound of [false, true]) {
     await deviceFigures(
-      { ...options, loopS: 20, budgetS: 600, maxRounds: 3, gpuBound, only: ['default'], log },
+      {
+        ...options,
+        loopS: 20,
+        budgetS: 600,
+        maxRounds: 3,
+        withNsys: true,
+        gpuBound,
+        only: ['default'],
+        log,
+      },
       report,
     );
   }

@@ -220,6 +220,7 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
   });
 
   it('records API calls from its own callback: a driver call inside a runtime call is not drawn, one of its own is, and each links to its kernel', async () => {
+    // The callback STREAMSCOPE_PROFILE_API_CALLBACK=1 gives CUPTI, called here as CUPTI calls it.
     // 211 cudaLaunchKernel (runtime), 307 cuLaunchKernel (driver); correlation ids 20, 21, 22.
     const script = `device 0 132 H100
 context 1 0 7
