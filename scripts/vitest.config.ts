@@ -3,6 +3,12 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     environment: 'node',
-    include: ['src/**/*.test.ts', '*.test.ts', 'profile-examples/*.test.ts', 'gen/*.test.ts'],
+    include: [
+      'src/**/*.test.ts',
+      '*.test.ts',
+      'profile-examples/*.test.ts',
+      'gen/*.test.ts',
+      'bench/*.test.ts',
+    ],
   },
 });

@@ -38,6 +38,30 @@ class ActivityHandler {
   virtual void onCuptiDropped(uint64_t n) = 0;
 };
 
+/** Record kinds a profile can leave off (STREAMSCOPE_PROFILE_OFF), to measure what each costs. */
+enum ProfileOff : uint32_t {
+  kOffRuntime = 1u << 0,
+  kOffDriver = 1u << 1,
+  kOffKernel = 1u << 2,
+  kOffCopy = 1u << 3,
+  kOffMemset = 1u << 4,
+  kOffSync = 1u << 5,
+  kOffEvent = 1u << 6,
+  kOffNvtx = 1u << 7,
+  kOffInfo = 1u << 8,  // device, context and stream descriptions
+};
+struct ProfileOffName {
+  const char* name;
+  uint32_t bit;
+};
+inline constexpr ProfileOffName kProfileOffNames[] = {
+    {"runtime", kOffRuntime}, {"driver", kOffDriver}, {"kernel", kOffKernel},
+    {"copy", kOffCopy},       {"memset", kOffMemset}, {"sync", kOffSync},
+    {"event", kOffEvent},     {"nvtx", kOffNvtx},     {"info", kOffInfo},
+};
+/** The bit of one name of kProfileOffNames, every bit for "all", 0 for anything else. */
+uint32_t profileOffBit(const std::string& word);
+
 /** What a profiled process collects beyond kernels, copies, memsets, events and syncs. */
 struct ProfileActivities {
   bool nvtx = true;
@@ -53,6 +77,14 @@ struct ProfileActivities {
   bool pendingQueries = true;
   /** CUPTI's device-side timestamp buffers in pinned host memory instead of device memory. */
   bool pinnedDeviceBuffers = false;
+  /**
+   * Records runtime and driver calls from this CUPTI callback (the collector's, which skips the
+   * driver calls a runtime call makes) instead of CUPTI's API activity records; nullptr (the
+   * default): those.
+   */
+  CUpti_CallbackFunc apiCallback = nullptr;
+  /** ProfileOff bits: kinds left off (measurement only; 0 in normal runs). */
+  uint32_t offKinds = 0;
 };
 
 /**

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "cupti-api.h"
 #include "cupti-session.h"
+#include "inject-api-calls.h"
 #include "inject-config.h"
 #include "inject-json.h"
 #include "inject-transport.h"
@@ -89,7 +90,9 @@ std::string metaJson(const std::string& title, int64_t originNs) {
 std::string reportFields(const std::string& error) {
   SinkCounts s = g->sink->counts();
   RecorderCounts r = g->recorder->counts();
-  std::string fields = "\"ops\":" + std::to_string(s.opsOut) + ",\"dropped\":" + std::to_string(s.dropped) +
+  // API calls a full per-thread ring turned away count with the records the sink's cap dropped.
+  uint64_t dropped = s.dropped + apiCallsDropped();
+  std::string fields = "\"ops\":" + std::to_string(s.opsOut) + ",\"dropped\":" + std::to_string(dropped) +
                        ",\"cuptiDropped\":" + std::to_string(r.cuptiDropped) +
                        ",\"refusedBuffers\":" + std::to_string(cuptiRefusedBuffers()) +
                        ",\"incomplete\":" + std::to_string(r.incomplete);
@@ -101,6 +104,13 @@ void disable(const std::string& why) {
   if (g->disabled.exchange(true)) return;
   say(why + "; collection stopped, the program runs on");
   cuptiStopProfile();
+}
+
+// Flush thread or exit, under drainMutex: the API calls our callback put in the threads' rings.
+void drainApi() {
+  static std::vector<ApiCallRecord>& calls = *new std::vector<ApiCallRecord>;  // reused; never destroyed
+  calls.clear();
+  if (drainApiCalls(calls) > 0) g->recorder->onApiCalls(calls);
 }
 
 void onForkChild() {
@@ -159,6 +169,8 @@ bool collectorStart(bool withCupti) {
       what.cudaEvents = g->config.cudaEvents;
       what.pendingQueries = g->config.pendingQueries;
       what.pinnedDeviceBuffers = g->config.pinnedDeviceBuffers;
+      what.offKinds = g->config.offKinds;
+      if (g->config.apiCallback) what.apiCallback = apiCallCallback;
       error = cuptiStartProfile(what);
       if (!error.empty()) {
         // Usually another profiler (nsys, torch.profiler) holding CUPTI: tell the run, then stay off.
@@ -180,6 +192,7 @@ bool collectorStart(bool withCupti) {
 void collectorAfterFlush() {
   if (g == nullptr || g->disabled.load() || g->forked.load()) return;
   std::lock_guard<std::mutex> lock(g->drainMutex);
+  drainApi();
   g->recorder->tick(false);
   std::string failure = g->transport->failure();
   if (!failure.empty()) {
@@ -201,6 +214,7 @@ void collectorExit() {
   std::lock_guard<std::mutex> lock(g->drainMutex);
   if (g->finished) return;
   g->finished = true;
+  drainApi();
   g->recorder->tick(true);
   std::vector<uint8_t> bytes = g->sink->drain(true);
   CodecEndCounts end = g->recorder->endCounts();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "cupti-session.h"
+
 namespace streamscope {
 
 namespace {
@@ -39,6 +41,26 @@ std::string integer(const char* name, int64_t min, int64_t max, int64_t& out) {
   return "";
 }
 
+// A comma-separated list of kProfileOffNames (or "all"); "" when unset or valid.
+std::string offList(const char* name, uint32_t& out) {
+  std::string v = text(name);
+  out = 0;
+  size_t at = 0;
+  while (at < v.size()) {
+    size_t comma = v.find(',', at);
+    std::string word = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    at = comma == std::string::npos ? v.size() : comma + 1;
+    uint32_t bit = profileOffBit(word);
+    if (bit == 0) {
+      std::string known = "all";
+      for (const ProfileOffName& n : kProfileOffNames) known += std::string(", ") + n.name;
+      return std::string(name) + "='" + v + "' names '" + word + "', not one of " + known;
+    }
+    out |= bit;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string readInjectConfig(InjectConfig& c) {
@@ -54,9 +76,12 @@ std::string readInjectConfig(InjectConfig& c) {
                             flag("STREAMSCOPE_PROFILE_DRIVER_API", c.driverApi),
                             flag("STREAMSCOPE_PROFILE_SYNC_QUERIES", c.pendingQueries),
                             flag("STREAMSCOPE_PROFILE_PINNED", c.pinnedDeviceBuffers),
-                            flag("STREAMSCOPE_PROFILE_INLINE", c.handOverInline)}) {
+                            flag("STREAMSCOPE_PROFILE_INLINE", c.handOverInline),
+                            flag("STREAMSCOPE_PROFILE_API_CALLBACK", c.apiCallback)}) {
     if (!error.empty()) return error;
   }
+  std::string offError = offList("STREAMSCOPE_PROFILE_OFF", c.offKinds);
+  if (!offError.empty()) return offError;
   if (!c.socketPath.empty() && !c.url.empty()) {
     return "STREAMSCOPE_PROFILE_SOCKET and STREAMSCOPE_PROFILE_URL are both set; name one server";
   }

@@ -36,6 +36,12 @@ struct InjectConfig {
   bool pendingQueries = true;
   /** STREAMSCOPE_PROFILE_INLINE=1: records are decoded on the thread CUPTI completes a buffer on. */
   bool handOverInline = false;
+  /**
+   * STREAMSCOPE_PROFILE_API_CALLBACK=1: API calls from our own CUPTI callback into per-thread rings
+   * (inject-api-calls.h), skipping the driver calls a runtime call makes, instead of CUPTI's API
+   * activity records. Off by default: per_call measured it within noise of the activity records.
+   */
+  bool apiCallback = false;
   /** STREAMSCOPE_PROFILE_PINNED=1: CUPTI's device-side record buffers in pinned host memory. */
   bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
@@ -44,6 +50,11 @@ struct InjectConfig {
   size_t maxBufferedBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_RECONNECT_MS: how long a dropped connection is retried. */
   int reconnectMs = 15000;
+  /**
+   * STREAMSCOPE_PROFILE_OFF: record kinds left off, for measuring what each costs (names in
+   * kProfileOffNames; "all" leaves CUPTI subscribed with nothing enabled). Empty in normal runs.
+   */
+  uint32_t offKinds = 0;
   /** STREAMSCOPE_PROFILE_ORIGIN_NS: CLOCK_REALTIME ns of the run's time 0 (the CLI's spawn). */
   int64_t originRealtimeNs = 0;
 };

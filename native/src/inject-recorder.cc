@@ -65,6 +65,21 @@ void ProfileRecorder::onCuptiDropped(uint64_t n) {
   counts_.cuptiDropped += n;
 }
 
+void ProfileRecorder::onApiCalls(const std::vector<ApiCallRecord>& calls) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  counts_.records += calls.size();
+  for (const ApiCallRecord& c : calls) {
+    CUpti_ActivityAPI a{};
+    a.kind = c.domain == CUPTI_CB_DOMAIN_DRIVER_API ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+    a.cbid = c.cbid;
+    a.start = c.startNs;
+    a.end = c.endNs;
+    a.threadId = c.threadId;
+    a.correlationId = c.correlationId;
+    api(a, static_cast<CUpti_CallbackDomain>(c.domain));
+  }
+}
+
 RecorderCounts ProfileRecorder::counts() {
   std::lock_guard<std::mutex> lock(mutex_);
   return counts_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cupti-session.h"
+#include "inject-api-calls.h"
 #include "inject-tracks.h"
 #include "record-sink.h"
 
@@ -58,6 +59,8 @@ class ProfileRecorder : public ActivityHandler {
 
   void onRecords(const std::vector<const CUpti_Activity*>& records) override;
   void onCuptiDropped(uint64_t n) override;
+  /** Runtime and driver calls from our API callback (inject-api-calls.h): each drawn as it is. */
+  void onApiCalls(const std::vector<ApiCallRecord>& calls);
   /** Once per flush: driver calls that waited long enough for an enclosing runtime call are drawn. */
   void tick(bool final);
   RecorderCounts counts();

@@ -13,6 +13,8 @@
 //   sleep MS   wait-stop MS (until a SIGINT arrived: the server's stop, or the CLI's)   exit
 //   flush-thread MS (the collector's own flush thread, as under CUPTI)
 //   fork-exit (a child forked now leaves through exit(): it must end with status 0, not abort)
+//   cb runtime|driver enter|exit CBID CORR (our API callback, as CUPTI calls it on this thread)
+//   cb-burst N CBID CORR (N driver calls through the callback, correlation ids from CORR up)
 // A SIGINT is caught and, at the end, reported on stdout as a program would see it.
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,9 +27,11 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "cupti-session.h"
+#include "inject-api-calls.h"
 #include "inject-collector.h"
 
 #define SS_EXPORT extern "C" __attribute__((visibility("default")))
@@ -56,6 +60,8 @@ class Script {
     return strings_.back().c_str();
   }
   uint64_t t(uint64_t relNs) const { return static_cast<uint64_t>(origin_) + relNs; }
+  /** CUPTI's per-call slot shared by a call's entry and exit callbacks. */
+  uint64_t* callData(uint64_t domain, uint64_t corr) { return &callData_[(domain << 32) | corr]; }
   void deliver() {
     if (!records_.empty()) collectorRecorder()->onRecords(records_);
     records_.clear();
@@ -66,7 +72,17 @@ class Script {
   std::vector<std::unique_ptr<uint8_t[]>> storage_;
   std::deque<std::string> strings_;
   std::vector<const CUpti_Activity*> records_;
+  std::unordered_map<uint64_t, uint64_t> callData_;
 };
+
+// One entry or exit of a runtime or driver call, through the collector's API callback.
+void callback(Script& s, CUpti_CallbackDomain domain, CUpti_ApiCallbackSite site, uint32_t cbid, uint32_t corr) {
+  CUpti_CallbackData data{};
+  data.callbackSite = site;
+  data.correlationId = corr;
+  data.correlationData = s.callData(domain, corr);
+  apiCallCallback(nullptr, domain, cbid, &data);
+}
 
 // DEV CTX STREAM CORR START END: where a kernel, copy or memset ran and when.
 template <typename T, typename Next>
@@ -184,6 +200,25 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
     waitpid(child, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       return "the forked child ended with wait status " + std::to_string(status);
+    }
+  } else if (op == "cb") {
+    std::string domain;
+    std::string site;
+    in >> domain >> site;
+    auto cbid = static_cast<uint32_t>(u());
+    auto corr = static_cast<uint32_t>(u());
+    if ((domain != "runtime" && domain != "driver") || (site != "enter" && site != "exit")) {
+      return "cb takes runtime|driver enter|exit CBID CORR";
+    }
+    callback(s, domain == "driver" ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+             site == "enter" ? CUPTI_API_ENTER : CUPTI_API_EXIT, cbid, corr);
+  } else if (op == "cb-burst") {
+    uint64_t n = u();
+    auto cbid = static_cast<uint32_t>(u());
+    auto corr = static_cast<uint32_t>(u());
+    for (uint32_t i = 0; i < n; i++) {
+      callback(s, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_API_ENTER, cbid, corr + i);
+      callback(s, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_API_EXIT, cbid, corr + i);
     }
   } else if (op == "dropped") {
     collectorRecorder()->onCuptiDropped(u());

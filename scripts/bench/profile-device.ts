@@ -5,15 +5,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
+import { median, runCommand } from './profile-run.ts';
+import type { Ran } from './profile-run.ts';
 import type { Report } from './report.ts';
 
 // The device half of `pnpm bench profile`: the PyTorch example (scripts/profile-examples/
-// torch_streams.py) plain, under `nsys profile --trace=cuda,nvtx` and under `streamscope profile`
-// with each collector setting, in rounds. Each round runs plain first and again half-way, the
-// other arms in an order that rotates each round; an arm's ratio in a round is its loop wall
-// time over the median of that round's plain runs (the GPU's clocks drift over minutes, so a
-// ratio is only taken between runs close in time), and a figure is the median over rounds.
-// Each `streamscope profile` run is followed by the live latency client.
+// torch_streams.py) plain, under `streamscope profile` with each collector setting and under
+// `nsys profile --trace=cuda,nvtx`, interleaved in rounds (one run of each arm per round, so
+// that the GPU's clock drift over minutes falls on every arm alike); a figure is the median of
+// an arm's loop times over the median of plain's. Each `streamscope profile` run is followed by
+// the live latency client.
 // Its tools come from build-device.mjs (one folder: cli.mjs, serve-on-device.mjs,
 // profile-latency.mjs, libstreamscope_inject.so, torch_streams.py).
 
@@ -59,51 +60,20 @@ interface DeviceOptions {
   /** No new round starts past this many seconds. */
   readonly budgetS: number;
   readonly maxRounds: number;
+  /** false: plain and our settings only (a device allowance too short for nsys's runs too). */
+  readonly withNsys: boolean;
+  /** torch_streams.py --gpu-bound: a model sized like a real training step (figures profile.gpu_bound.*). */
+  readonly gpuBound: boolean;
   /** Settings to run (names from collectorSettings); all when empty. */
   readonly only: readonly string[];
   /** Each line of progress (the device log). */
   readonly log: (line: string) => void;
 }
 
-interface Ran {
-  readonly stdout: string;
-  readonly code: number | null;
-}
-
-function runCommand(
-  command: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  timeoutMs = 300_000,
-): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'ignore'] });
-    let stdout = '';
-    // A run that hangs (a latency client whose run never started) ends here, not the bench.
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ stdout, code });
-    });
-  });
-}
-
 /** The example's "loop N ms" in ms, or NaN. */
 function loopMsOf(stdout: string): number {
   const m = /loop ([0-9.]+) ms/.exec(stdout);
   return m === null ? Number.NaN : Number(m[1]);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) {
-    return Number.NaN;
-  }
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** What is missing for the device figures, or undefined when they can be measured here. */
@@ -113,6 +83,7 @@ export function deviceMissing(options: Pick<DeviceOptions, 'toolsDir' | 'python'
     'serve-on-device.mjs',
     'profile-latency.mjs',
     'torch_streams.py',
+    'per_call',
   ]) {
     if (!existsSync(path.join(options.toolsDir, file))) {
       return `no ${file} in ${options.toolsDir} (node scripts/profile-examples/build-device.mjs DIR, then STREAMSCOPE_PROFILE_DEVICE_DIR=DIR)`;
@@ -148,101 +119,123 @@ interface Latency {
   readonly maxMs: number;
 }
 
-/** Measures, prints each run as it ends, and reports the figures. */
+/** Runs the example once under `arm`; the loop time and, for our arms, delivery latency. */
+async function runArm(
+  arm: string,
+  exampleArgs: readonly string[],
+  context: {
+    readonly options: DeviceOptions;
+    readonly settings: readonly CollectorSetting[];
+    readonly work: string;
+    readonly serverBase: string;
+  },
+): Promise<{ readonly ran: Ran; readonly latency?: Latency }> {
+  const { options, work } = context;
+  if (arm === 'plain') {
+    return { ran: await runCommand(options.python, exampleArgs, process.env, work) };
+  }
+  if (arm === 'nsys') {
+    const nsysArgs = ['profile', '--trace=cuda,nvtx', '--sample=none', '--cpuctxsw=none'];
+    const out = ['--force-overwrite', 'true', '-o', path.join(work, 'bench-nsys')];
+    const ran = await runCommand(
+      options.nsys,
+      [...nsysArgs, ...out, options.python, ...exampleArgs],
+      process.env,
+      work,
+    );
+    return { ran };
+  }
+  const setting = context.settings.find((s) => `profile:${s.name}` === arm)!;
+  const follower = runCommand(
+    process.execPath,
+    [path.join(options.toolsDir, 'profile-latency.mjs'), context.serverBase],
+    process.env,
+    work,
+    options.loopS * 1000 * 4 + 60_000,
+  );
+  const ran = await runCommand(
+    process.execPath,
+    [
+      path.join(options.toolsDir, 'cli.mjs'),
+      'profile',
+      '--server',
+      context.serverBase,
+      '--',
+      options.python,
+      ...exampleArgs,
+    ],
+    {
+      ...process.env,
+      STREAMSCOPE_COLLECTOR: path.join(options.toolsDir, 'libstreamscope_inject.so'),
+      ...setting.env,
+    },
+    work,
+  );
+  const followed = await follower;
+  try {
+    return { ran, latency: JSON.parse(followed.stdout) as Latency };
+  } catch {
+    options.log(`${arm}: the latency client printed no figures: ${followed.stdout.slice(0, 200)}`);
+    return { ran };
+  }
+}
+
+/**
+ * Measures, prints each run as it ends, and reports the figures. One warm-up run (which also
+ * sizes the loop to loopS), then rounds of plain, each setting and nsys, one run each, in an
+ * order that rotates every round so that no arm always runs first or after nsys. Figures: the
+ * median loop time of each arm, and its ratio to plain's median.
+ */
 export async function deviceFigures(options: DeviceOptions, report: Report): Promise<void> {
   const { toolsDir, python, log } = options;
   const work = await mkdtemp(path.join(tmpdir(), 'streamscope-profile-bench-'));
   const example = path.join(toolsDir, 'torch_streams.py');
+  const variantArgs = options.gpuBound ? ['--gpu-bound'] : [];
   const t0 = performance.now();
   const elapsedS = (): number => (performance.now() - t0) / 1000;
-  // Warm-up and sizing: 100 steps plain.
+  const probeSteps = options.gpuBound ? 20 : 100;
   const probe = loopMsOf(
-    (await runCommand(python, [example, '--steps', '100'], process.env, work)).stdout,
+    (
+      await runCommand(
+        python,
+        [example, ...variantArgs, '--steps', String(probeSteps)],
+        process.env,
+        work,
+      )
+    ).stdout,
   );
-  const steps = Math.max(100, Math.round((100 * options.loopS * 1000) / probe));
-  log(`warm-up: 100 steps in ${probe} ms; runs use ${steps} steps (~${options.loopS} s of loop)`);
+  const steps = Math.max(probeSteps, Math.round((probeSteps * options.loopS * 1000) / probe));
+  log(
+    `warm-up${options.gpuBound ? ' (--gpu-bound)' : ''}: ${probeSteps} steps in ${probe} ms; runs use ${steps} steps (~${options.loopS} s of loop)`,
+  );
   const server = await startServer(toolsDir, work);
   const settings = collectorSettings.filter(
     (s) => options.only.length === 0 || options.only.includes(s.name),
   );
-  const others = ['nsys', ...settings.map((s) => `profile:${s.name}`)];
-  const loops = new Map<string, number[]>([
-    ['plain', []],
-    ...others.map((a): [string, number[]] => [a, []]),
-  ]);
-  const ratios = new Map<string, number[]>(others.map((a) => [a, []]));
+  const arms = [
+    'plain',
+    ...settings.map((s) => `profile:${s.name}`),
+    ...(options.withNsys ? ['nsys'] : []),
+  ];
+  const loops = new Map<string, number[]>(arms.map((a) => [a, []]));
   const latencies = new Map<string, Latency[]>();
-  const exampleArgs = [example, '--steps', String(steps)];
+  const exampleArgs = [example, ...variantArgs, '--steps', String(steps)];
+  const context = { options, settings, work, serverBase: server.base };
   try {
     for (let round = 0; round < options.maxRounds; round++) {
       if (round > 0 && elapsedS() > options.budgetS) {
         break;
       }
-      const rotated = others.map((_, i) => others[(i + round) % others.length]!);
-      const half = Math.ceil(rotated.length / 2);
-      const order = ['plain', ...rotated.slice(0, half), 'plain', ...rotated.slice(half)];
-      const thisRound = new Map<string, number[]>();
+      const order = arms.map((_, i) => arms[(i + round) % arms.length]!);
+      const thisRound = new Map<string, number>();
       for (const arm of order) {
-        let ran: Ran;
-        let latency: Latency | undefined;
-        if (arm === 'plain') {
-          ran = await runCommand(python, exampleArgs, process.env, work);
-        } else if (arm === 'nsys') {
-          ran = await runCommand(
-            options.nsys,
-            [
-              'profile',
-              '--trace=cuda,nvtx',
-              '--sample=none',
-              '--cpuctxsw=none',
-              '--force-overwrite',
-              'true',
-              '-o',
-              path.join(work, 'bench-nsys'),
-              python,
-              ...exampleArgs,
-            ],
-            process.env,
-            work,
-          );
-        } else {
-          const setting = settings.find((s) => `profile:${s.name}` === arm)!;
-          const follower = runCommand(
-            process.execPath,
-            [path.join(toolsDir, 'profile-latency.mjs'), server.base],
-            process.env,
-            work,
-            options.loopS * 1000 * 4 + 60_000,
-          );
-          ran = await runCommand(
-            process.execPath,
-            [
-              path.join(toolsDir, 'cli.mjs'),
-              'profile',
-              '--server',
-              server.base,
-              '--',
-              python,
-              ...exampleArgs,
-            ],
-            {
-              ...process.env,
-              STREAMSCOPE_COLLECTOR: path.join(toolsDir, 'libstreamscope_inject.so'),
-              ...setting.env,
-            },
-            work,
-          );
-          const followed = await follower;
-          try {
-            latency = JSON.parse(followed.stdout) as Latency;
-            latencies.set(arm, [...(latencies.get(arm) ?? []), latency]);
-          } catch {
-            log(`${arm}: the latency client printed no figures: ${followed.stdout.slice(0, 200)}`);
-          }
+        const { ran, latency } = await runArm(arm, exampleArgs, context);
+        if (latency !== undefined) {
+          latencies.set(arm, [...(latencies.get(arm) ?? []), latency]);
         }
         const loopMs = loopMsOf(ran.stdout);
         loops.get(arm)!.push(loopMs);
-        thisRound.set(arm, [...(thisRound.get(arm) ?? []), loopMs]);
+        thisRound.set(arm, loopMs);
         const shown =
           latency === undefined
             ? ''
@@ -251,14 +244,15 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
           `[${elapsedS().toFixed(0)} s] round ${round + 1} ${arm}: exit ${ran.code}, loop ${loopMs} ms${shown}`,
         );
       }
+      const plainMs = thisRound.get('plain')!;
+      const ratios = arms
+        .filter((a) => a !== 'plain')
+        .map((a) => `${a} ${(thisRound.get(a)! / plainMs).toFixed(3)}`);
+      log(`round ${round + 1} ratios to its plain run: ${ratios.join(', ')}`);
       // Figures after every round (the last block counts), so a run cut short still leaves
       // the rounds it finished.
-      const plainNow = median(thisRound.get('plain') ?? []);
-      for (const arm of others) {
-        ratios.get(arm)!.push(median(thisRound.get(arm) ?? []) / plainNow);
-      }
       log(`figures after round ${round + 1}`);
-      reportFigures({ settings, loops, ratios, latencies }, report);
+      reportFigures({ settings, loops, latencies, gpuBound: options.gpuBound }, report);
     }
   } finally {
     server.child.kill();
@@ -268,19 +262,26 @@ export async function deviceFigures(options: DeviceOptions, report: Report): Pro
 interface Measured {
   readonly settings: readonly CollectorSetting[];
   readonly loops: ReadonlyMap<string, number[]>;
-  readonly ratios: ReadonlyMap<string, number[]>;
   readonly latencies: ReadonlyMap<string, Latency[]>;
+  readonly gpuBound: boolean;
 }
 
-/** The figures from the runs so far: loop medians over plain's, delivery latency medians. */
-function reportFigures({ settings, loops, ratios, latencies }: Measured, report: Report): void {
-  report('profile.plain_loop_ms', median(loops.get('plain')!), 'ms');
-  report('profile.rounds', ratios.get('nsys')!.length, 'rounds');
-  report('profile.nsys_overhead_ratio', median(ratios.get('nsys')!), 'x');
+/** The figures from the runs so far: medians of loop times over plain's, latency medians. */
+function reportFigures({ settings, loops, latencies, gpuBound }: Measured, report: Report): void {
+  const base = gpuBound ? 'profile.gpu_bound' : 'profile';
+  const plainMs = median(loops.get('plain')!);
+  report(`${base}.plain_loop_ms`, plainMs, 'ms');
+  report(`${base}.rounds`, loops.get('plain')!.length, 'rounds');
+  const nsys = loops.get('nsys');
+  if (nsys !== undefined) {
+    report(`${base}.nsys_loop_ms`, median(nsys), 'ms');
+    report(`${base}.nsys_overhead_ratio`, median(nsys) / plainMs, 'x');
+  }
   for (const s of settings) {
     const arm = `profile:${s.name}`;
-    const prefix = s.name === 'default' ? 'profile' : `profile.setting.${s.name}`;
-    report(`${prefix}.overhead_ratio`, median(ratios.get(arm)!), 'x');
+    const prefix = s.name === 'default' ? base : `${base}.setting.${s.name}`;
+    report(`${prefix}.loop_ms`, median(loops.get(arm)!), 'ms');
+    report(`${prefix}.overhead_ratio`, median(loops.get(arm)!) / plainMs, 'x');
     const l = latencies.get(arm) ?? [];
     report(`${prefix}.delivery_latency_p50_ms`, median(l.map((x) => x.p50Ms)), 'ms');
     report(`${prefix}.delivery_latency_p99_ms`, median(l.map((x) => x.p99Ms)), 'ms');

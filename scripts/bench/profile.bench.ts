@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { deviceFigures, deviceMissing } from './profile-device.ts';
+import { perCallCases, perCallFigures } from './profile-per-call.ts';
 import type { Report } from './report.ts';
 
 // `streamscope profile` figures.
@@ -10,8 +13,9 @@ import type { Report } from './report.ts';
 //    (apps/server/scripts/profile-ingest.ts: 200 frames of 2,500 launches each, 1M ops, sent
 //    over the collector socket as the collector sends them, timed to the last frame's ack):
 //    profile.ingest_ops_per_s and profile.ingest_mb_per_s.
-//  - On the GPU machine: overhead of the PyTorch example against plain and against nsys, and
-//    delivery latency (profile-device.ts). It needs build-device.mjs's folder in
+//  - On the GPU machine: µs each CUDA call gains under our collector and under nsys
+//    (profile-per-call.ts), and overhead of the PyTorch example (launch-bound as shipped, and
+//    --gpu-bound) against plain and against nsys, with delivery latency (profile-device.ts). It needs build-device.mjs's folder in
 //    STREAMSCOPE_PROFILE_DEVICE_DIR, PyTorch and Nsight Systems; elsewhere it says what is missing.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ingestScript = path.join(root, 'apps', 'server', 'scripts', 'profile-ingest.ts');
@@ -60,15 +64,38 @@ export async function run(report: Report): Promise<void> {
     );
     return;
   }
-  await deviceFigures(
+  const log = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
+  await perCallFigures(
     {
-      ...options,
-      loopS: 20,
-      budgetS: 600,
-      maxRounds: 3,
-      only: ['default'],
-      log: (line) => process.stderr.write(`${line}\n`),
+      toolsDir: options.toolsDir,
+      nsys: options.nsys,
+      work: await mkdtemp(path.join(tmpdir(), 'streamscope-per-call-')),
+      rounds: 3,
+      only: ['ours', 'nsys'],
+      callsPerRep: 25_600,
+      repetitions: 5,
+      // Not the event case: one event recorded and waited on 150k times does not finish in
+      // 120 s under the collector (CUDA_EVENT or SYNCHRONIZATION records; profile-h100.txt).
+      cases: perCallCases.filter((c) => c !== 'event'),
+      log,
     },
     report,
   );
+  for (const gpuBound of [false, true]) {
+    await deviceFigures(
+      {
+        ...options,
+        loopS: 20,
+        budgetS: 600,
+        maxRounds: 3,
+        withNsys: true,
+        gpuBound,
+        only: ['default'],
+        log,
+      },
+      report,
+    );
+  }
 }

@@ -44,19 +44,21 @@ copyFileSync(
 for (const file of ['torch_streams.py', 'fork_after_cuda.py', 'nsys_stats.py', 'device-run.sh']) {
   copyFileSync(path.join(here, file), path.join(out, file));
 }
-const nvcc = spawnSync(
-  'nvcc',
-  [
-    '-O2',
-    '-std=c++17',
-    '-arch=sm_90',
-    '-o',
-    path.join(out, 'multi_thread'),
-    path.join(here, 'multi_thread.cu'),
-  ],
-  { stdio: 'inherit' },
-);
-if (nvcc.status !== 0) {
-  process.exit(1);
+for (const program of ['multi_thread', 'per_call']) {
+  const nvcc = spawnSync(
+    'nvcc',
+    [
+      '-O2',
+      '-std=c++17',
+      '-arch=sm_90',
+      '-o',
+      path.join(out, program),
+      path.join(here, `${program}.cu`),
+    ],
+    { stdio: 'inherit' },
+  );
+  if (nvcc.status !== 0) {
+    process.exit(1);
+  }
 }
 console.log(`device files: ${out}`);

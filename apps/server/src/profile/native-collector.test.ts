@@ -219,6 +219,73 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
     );
   });
 
+  it('records API calls from its own callback: a driver call inside a runtime call is not drawn, one of its own is, and each links to its kernel', async () => {
+    // The callback STREAMSCOPE_PROFILE_API_CALLBACK=1 gives CUPTI, called here as CUPTI calls it.
+    // 211 cudaLaunchKernel (runtime), 307 cuLaunchKernel (driver); correlation ids 20, 21, 22.
+    const script = `device 0 132 H100
+context 1 0 7
+stream 1 13 0 2
+cb runtime enter 211 20
+cb driver enter 307 21
+cb driver exit 307 21
+cb runtime exit 211 20
+cb driver enter 307 22
+cb driver exit 307 22
+kernel 0 1 13 20 3000 9000 _Z4gemmPfS_i
+kernel 0 1 13 22 12000 13000 triton_add
+flush
+exit
+`;
+    const ran = await runCheck(script, { STREAMSCOPE_PROFILE_OUT: 'cb.sstrace' }, dir);
+    expect(ran.stderr).toBe('streamscope profile: wrote cb.sstrace\n');
+    expect(ran.code).toBe(0);
+    const trace = loadTrace(new Uint8Array(await readFile(path.join(dir, 'cb.sstrace'))));
+    const ops = trace.ops.columns();
+    const names = [];
+    for (let i = 0; i < ops.count; i++) {
+      names.push(`${opKindName(ops.kind[i]!)} ${trace.name(ops.nameId[i]!)}`);
+    }
+    expect(names.sort()).toEqual([
+      'api-call cuLaunchKernel',
+      'api-call cudaLaunchKernel',
+      'kernel gemm(float*, float*, int)',
+      'kernel triton_add',
+    ]);
+    const flows = trace.flows.columns();
+    const linked = [];
+    for (let i = 0; i < flows.count; i++) {
+      linked.push(
+        `${trace.name(ops.nameId[flows.fromOp[i]!]!)} -> ${trace.name(ops.nameId[flows.toOp[i]!]!)}`,
+      );
+    }
+    expect(linked.sort()).toEqual([
+      'cuLaunchKernel -> triton_add',
+      'cudaLaunchKernel -> gemm(float*, float*, int)',
+    ]);
+  });
+
+  it("bounds a thread's API calls between flushes and reports the ones it dropped", async () => {
+    // 8200 driver calls with no flush between them: the thread's ring keeps 8192.
+    const running = runCheck(
+      'cb-burst 8200 307 1000\nexit\n',
+      { STREAMSCOPE_PROFILE_SOCKET: t.server.profileSocket!, STREAMSCOPE_PROFILE_TITLE: 'burst' },
+      dir,
+    );
+    const ran = await running;
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    let entry: TraceEntry | undefined;
+    while (entry?.fileBytes === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const list = (await t.api('GET', '/api/traces', '/api/traces')).body as TraceEntry[];
+      entry = list.find((e) => e.title === 'burst');
+    }
+    expect(entry.opCount).toBe(8192);
+    expect(entry.warnings).toContainEqual(
+      expect.stringMatching(/^pid \d+: 8 records dropped at the collector's memory cap$/),
+    );
+  });
+
   it('lets a child forked while the collector runs leave through exit() (no hang, no abort)', async () => {
     const script = `flush-thread 5\n${records}sleep 50\nfork-exit\nexit\n`;
     const ran = await runCheck(script, { STREAMSCOPE_PROFILE_OUT: 'forked.sstrace' }, dir);
@@ -247,6 +314,11 @@ describe.skipIf(!built)('the injection collector (native, no GPU: its self-test 
       ['STREAMSCOPE_PROFILE_EVENTS', 'yes', 'must be 0 or 1'],
       ['STREAMSCOPE_PROFILE_SYNC_QUERIES', '2', 'must be 0 or 1'],
       ['STREAMSCOPE_PROFILE_INLINE', 'on', 'must be 0 or 1'],
+      [
+        'STREAMSCOPE_PROFILE_OFF',
+        'kernel,gpu',
+        "names 'gpu', not one of all, runtime, driver, kernel, copy, memset, sync, event, nvtx, info",
+      ],
     ] as const) {
       const ran = await runCheck(
         `${records}exit\n`,
