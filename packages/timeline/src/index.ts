@@ -4,7 +4,7 @@ export type {
   TimelineViewOptions,
   ScrollInfo,
   TrackLaneHit,
-} from './timeline-view.ts';
+} from './timeline-view-api.ts';
 export type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 export { createTimelineView } from './timeline-view.ts';
 export type { ExportOptions } from './export-frame.ts';
