@@ -41,6 +41,8 @@ export type { SyntheticTraceOptions } from './synthetic-trace.ts';
 export { syntheticTrace } from './synthetic-trace.ts';
 export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';
 export { isGroupKey, rangeSourceOf } from './group-keys.ts';
+export type { SearchBuckets } from './search-buckets.ts';
+export { searchBuckets } from './search-buckets.ts';
 export type { TileSource } from './tile-source.ts';
 export { appendTileBuckets } from './tile-source.ts';
 export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';

@@ -5,6 +5,7 @@ import type { GapTable } from './gaps.ts';
 import type { TimelineHit } from './hit-test.ts';
 import type { LayoutOptions, LayoutRow, RowLayout } from './layout.ts';
 import type { FrameClock } from './scheduler.ts';
+import type { SearchBuckets } from './search-buckets.ts';
 import type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 import type { TileSource } from './tile-source.ts';
 import type { Viewport } from './viewport.ts';
@@ -85,6 +86,8 @@ export interface TimelineView {
   selectionFlows(): readonly number[];
   setSearchMatches(ops: ArrayLike<number> | undefined, currentOp?: number): void;
   setCurrentMatch(op: number | undefined): void;
+  /** Tiled mode: where a whole-trace search's matches are, marked over rows drawn from tiles. */
+  setSearchBuckets(marks: SearchBuckets | undefined): void;
   /** Outlines every op of `ops` (a set selected together); undefined clears it. */
   setHighlightedOps(ops: ArrayLike<number> | undefined): void;
   setAreaSelection(area: AreaSelection | undefined): void;

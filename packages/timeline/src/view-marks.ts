@@ -11,6 +11,7 @@ type MarkMethods = Pick<
   | 'selectionFlows'
   | 'setSelectedRange'
   | 'setSearchMatches'
+  | 'setSearchBuckets'
   | 'setHighlightedOps'
   | 'setCurrentMatch'
   | 'setAreaSelection'
@@ -40,6 +41,10 @@ export function markMethods(s: ViewState): MarkMethods {
       s.search =
         ops === undefined || s.trace === undefined ? undefined : new SearchMarks(s.trace, ops);
       s.currentMatch = currentOp;
+      requestRedraw(s);
+    },
+    setSearchBuckets(marks) {
+      s.searchBuckets = marks;
       requestRedraw(s);
     },
     setHighlightedOps(ops) {

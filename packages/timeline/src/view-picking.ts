@@ -39,6 +39,11 @@ export function pickMethods(s: ViewState): PickMethods {
         return undefined;
       }
       const timeNs = timeAtX(xPx);
+      if (!opsDrawnAt(s, timeNs)) {
+        // Tiled mode outside a window of exact ops: gaps are not drawn there (the row shows
+        // tiles), so a click there is meant for the ops under it, never a gap.
+        return undefined;
+      }
       const found = s.gapIndex.inWindow(row.track, timeNs, timeNs);
       const gaps = s.gapIndex.gaps;
       for (let k = 0; k < found.length; k++) {
@@ -63,4 +68,15 @@ export function pickMethods(s: ViewState): PickMethods {
       return range < 0 ? undefined : { kind: 'launch', track: row.track, range };
     },
   };
+}
+
+/** Whether the rows at `timeNs` are drawn from the view's own ops (always, without tiles). */
+function opsDrawnAt(s: ViewState, timeNs: number): boolean {
+  if (s.tileSource === undefined) {
+    return true;
+  }
+  const exact = s.tileSource.exactRange();
+  return (
+    !s.cache.fromTiles && exact !== undefined && exact.startNs <= timeNs && timeNs <= exact.endNs
+  );
 }

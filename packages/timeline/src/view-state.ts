@@ -6,6 +6,7 @@ import type { GapIndex } from './gaps.ts';
 import type { RowLayout } from './layout.ts';
 import { computeLayout } from './layout.ts';
 import type { RedrawScheduler } from './scheduler.ts';
+import type { SearchBuckets } from './search-buckets.ts';
 import type { SearchMarks } from './search-marks.ts';
 import { SyncLaneScan } from './sync-lane.ts';
 import type { TimelineViewOptions } from './timeline-view-api.ts';
@@ -37,6 +38,7 @@ export interface ViewState {
   selectedOp: number | undefined;
   selectedFlows: readonly number[];
   search: SearchMarks | undefined;
+  searchBuckets: SearchBuckets | undefined;
   currentMatch: number | undefined;
   highlight: SearchMarks | undefined;
   area: AreaSelection | undefined;
@@ -74,6 +76,7 @@ export function createViewState(options: TimelineViewOptions): ViewState {
     selectedOp: undefined,
     selectedFlows: [],
     search: undefined,
+    searchBuckets: undefined,
     currentMatch: undefined,
     highlight: undefined,
     area: undefined,
@@ -149,6 +152,7 @@ export function frameInput(s: ViewState, t: Trace, forExport = false): FrameInpu
     selectedOp: s.selectedOp,
     selectedFlows: s.selectedFlows,
     search: s.search,
+    searchBuckets: s.searchBuckets,
     currentMatch: s.currentMatch,
     highlight: s.highlight,
     area: s.area,
