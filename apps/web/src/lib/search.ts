@@ -85,8 +85,8 @@ let lastWindow:
 
 /**
  * The matches of `query` among the ops of `trace` (a tiled view's window), kept until the window,
- * its op count or the query change: a selection or a redraw does not search again. Undefined for
- * a blank or invalid query.
+ * its op count or the query change: a selection or a redraw does not search again. None for a
+ * blank query; undefined for an invalid one.
  */
 export function windowMatches(
   trace: Trace,
