@@ -81,15 +81,21 @@ export function areaAnswer(
     );
   }
   const chosen = tracks.length > 0 ? tracks : trace.tracks.map((_, i) => i);
-  const groups = new Map<
-    number,
-    { kind: number; nameId: number; n: number; sum: number; min: number; max: number }
-  >();
+  // Groups by (kind, name): a slot per key, their sums in parallel arrays (no object per op).
+  const slotOf = new Map<number, number>();
+  const gKey: number[] = [];
+  const gN: number[] = [];
+  const gSum: number[] = [];
+  const gMin: number[] = [];
+  const gMax: number[] = [];
+  const kindN = new Float64Array(256);
+  const kindSum = new Float64Array(256);
   const trackRows: AreaTrackRow[] = [];
   let total = 0;
   for (const track of chosen) {
     const inWindow = trace.ops.trackOpsInWindow(track, fromNs, toNs);
-    const kindCount = new Map<number, { n: number; sum: number }>();
+    kindN.fill(0);
+    kindSum.fill(0);
     let busyNs = 0;
     // The ops come in start order: merge their clipped intervals into runs.
     let runStart = fromNs;
@@ -97,27 +103,30 @@ export function areaAnswer(
     for (let k = 0; k < inWindow.length; k++) {
       const i = inWindow[k]!;
       const kind = ops.kind[i]!;
-      const nameId = ops.nameId[i]!;
       const startNs = ops.startNs[i]!;
       const endNs = ops.endNs[i]!;
       const durNs = endNs - startNs;
-      const perKind = kindCount.get(kind);
-      if (perKind === undefined) {
-        kindCount.set(kind, { n: 1, sum: durNs });
-      } else {
-        perKind.n++;
-        perKind.sum += durNs;
-      }
+      kindN[kind]!++;
+      kindSum[kind]! += durNs;
       // kind < 256, so kind + 256 * nameId is a unique key below 2^41.
-      const key = kind + 256 * nameId;
-      const g = groups.get(key);
-      if (g === undefined) {
-        groups.set(key, { kind, nameId, n: 1, sum: durNs, min: durNs, max: durNs });
-      } else {
-        g.n++;
-        g.sum += durNs;
-        g.min = Math.min(g.min, durNs);
-        g.max = Math.max(g.max, durNs);
+      const key = kind + 256 * ops.nameId[i]!;
+      let slot = slotOf.get(key);
+      if (slot === undefined) {
+        slot = gKey.length;
+        slotOf.set(key, slot);
+        gKey.push(key);
+        gN.push(0);
+        gSum.push(0);
+        gMin.push(durNs);
+        gMax.push(durNs);
+      }
+      gN[slot]!++;
+      gSum[slot]! += durNs;
+      if (durNs < gMin[slot]!) {
+        gMin[slot] = durNs;
+      }
+      if (durNs > gMax[slot]!) {
+        gMax[slot] = durNs;
       }
       const s = Math.max(fromNs, startNs);
       const e = Math.min(toNs, endNs);
@@ -125,32 +134,32 @@ export function areaAnswer(
         busyNs += runEnd - runStart;
         runStart = s;
         runEnd = e;
-      } else {
-        runEnd = Math.max(runEnd, e);
+      } else if (e > runEnd) {
+        runEnd = e;
       }
     }
     busyNs += runEnd - runStart;
     total += inWindow.length;
     if (inWindow.length > 0) {
-      trackRows.push({
-        track,
-        count: inWindow.length,
-        busyNs,
-        kinds: [...kindCount]
-          .map(([kind, v]) => ({ kind: opKindName(kind), count: v.n, sumNs: v.sum }))
-          .sort((a, b) => b.sumNs - a.sumNs || b.count - a.count),
-      });
+      const kinds: AreaKindRow[] = [];
+      for (let kind = 0; kind < 256; kind++) {
+        if (kindN[kind]! > 0) {
+          kinds.push({ kind: opKindName(kind), count: kindN[kind]!, sumNs: kindSum[kind]! });
+        }
+      }
+      kinds.sort((a, b) => b.sumNs - a.sumNs || b.count - a.count);
+      trackRows.push({ track, count: inWindow.length, busyNs, kinds });
     }
   }
-  const rows = [...groups.values()]
-    .map((g) => ({
-      kind: opKindName(g.kind),
-      name: trace.strings.get(g.nameId),
-      count: g.n,
-      sumNs: g.sum,
-      avgNs: g.sum / g.n,
-      minNs: g.min,
-      maxNs: g.max,
+  const rows = gKey
+    .map((key, slot) => ({
+      kind: opKindName(key % 256),
+      name: trace.strings.get(Math.floor(key / 256)),
+      count: gN[slot]!,
+      sumNs: gSum[slot]!,
+      avgNs: gSum[slot]! / gN[slot]!,
+      minNs: gMin[slot]!,
+      maxNs: gMax[slot]!,
     }))
     .sort((a, b) => b.sumNs - a.sumNs || a.name.localeCompare(b.name));
   return {
