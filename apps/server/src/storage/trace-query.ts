@@ -23,7 +23,7 @@ export type TraceQuery =
     };
 
 /** Most (kind, name) groups an area answer lists, largest total time first. */
-export const maxAreaGroups = 200;
+const maxAreaGroups = 200;
 
 export interface AreaKindRow {
   readonly kind: string;
@@ -64,7 +64,7 @@ export interface AreaAnswer {
  * whole durations (not clipped), grouped by kind and name; per track, the count, the kinds and
  * the busy time inside the range (the union of the ops' intervals, clipped).
  */
-export function areaAnswer(
+function areaAnswer(
   trace: Trace,
   fromNs: number,
   toNs: number,
@@ -192,7 +192,7 @@ export interface FlowsAnswer {
 }
 
 /** The flows of the op that starts at `startNs` on `track`; 404 when no op starts there. */
-export function flowsAnswer(trace: Trace, track: number, startNs: number): FlowsAnswer {
+function flowsAnswer(trace: Trace, track: number, startNs: number): FlowsAnswer {
   if (track >= trace.tracks.length) {
     throw new ApiError(
       400,
@@ -264,7 +264,7 @@ export function nameMatcher(q: string, regex: boolean): (name: string) => boolea
 }
 
 /** Where the matches of a name search are: per track, counts per bucket of the whole span. */
-export function searchMarksAnswer(
+function searchMarksAnswer(
   trace: Trace,
   q: string,
   regex: boolean,

@@ -9,7 +9,7 @@ import { idParam, queryNumber, queryString } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 /** Most buckets a search-marks answer splits the trace's span into. */
-export const maxMarkBuckets = 8192;
+const maxMarkBuckets = 8192;
 const defaultMarkBuckets = 2048;
 const maxQueryChars = 200;
 
