@@ -1,6 +1,7 @@
 import type { Trace } from '@streamscope/trace';
 import type { FrameCache, TimeWindow } from './frame-cache.ts';
 import type { RowLayout } from './layout.ts';
+import type { SearchBuckets } from './search-buckets.ts';
 import type { SearchMarks } from './search-marks.ts';
 import type { TrackLanes } from './track-lanes.ts';
 
@@ -33,6 +34,8 @@ export interface FrameInput {
   /** Flow indices touching the selected op. */
   readonly selectedFlows: readonly number[];
   readonly search: SearchMarks | undefined;
+  /** Where a whole-trace search's matches are (tiled mode), drawn over rows shown from tiles. */
+  readonly searchBuckets?: SearchBuckets | undefined;
   readonly currentMatch: number | undefined;
   /** Ops selected together (a multi-selection or a finding's ops), each outlined. */
   readonly highlight?: SearchMarks | undefined;
@@ -72,6 +75,8 @@ export interface FrameStats {
   rebuilt: boolean;
   /** Whether stream rows came from a tile source's tiles (a big stored trace, zoomed out). */
   fromTiles: boolean;
+  /** Search-bucket strips drawn over rows shown from tiles (tiled mode). */
+  searchMarks: number;
 }
 
 export function emptyStats(): FrameStats {
@@ -86,6 +91,7 @@ export function emptyStats(): FrameStats {
     culledItems: 0,
     rebuilt: false,
     fromTiles: false,
+    searchMarks: 0,
   };
 }
 

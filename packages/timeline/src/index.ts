@@ -4,7 +4,7 @@ export type {
   TimelineViewOptions,
   ScrollInfo,
   TrackLaneHit,
-} from './timeline-view.ts';
+} from './timeline-view-api.ts';
 export type { LaunchSegments, QueueDepthTrack } from './track-lanes.ts';
 export { createTimelineView } from './timeline-view.ts';
 export type { ExportOptions } from './export-frame.ts';
@@ -41,6 +41,8 @@ export type { SyntheticTraceOptions } from './synthetic-trace.ts';
 export { syntheticTrace } from './synthetic-trace.ts';
 export { gpuActivitySpan, isGpuWorkKind } from './gpu-span.ts';
 export { isGroupKey, rangeSourceOf } from './group-keys.ts';
+export type { SearchBuckets } from './search-buckets.ts';
+export { searchBuckets } from './search-buckets.ts';
 export type { TileSource } from './tile-source.ts';
 export { appendTileBuckets } from './tile-source.ts';
 export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';

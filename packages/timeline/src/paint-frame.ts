@@ -1,3 +1,4 @@
+import { drawSearchBuckets } from './search-buckets.ts';
 import type { AxisTicks } from './axis-ticks.ts';
 import { axisTicks } from './axis-ticks.ts';
 import { chrome } from './colors.ts';
@@ -95,6 +96,10 @@ export function paintFrame(
     surface.line(0, bottomPx - 0.5, widthPx, bottomPx - 0.5, chrome.pinnedDivider, 1);
   }
   drawArea(surface, input);
+  stats.searchMarks =
+    input.searchBuckets !== undefined && input.cache.fromTiles
+      ? drawSearchBuckets(surface, input, input.searchBuckets)
+      : 0;
   drawMarks(surface, input);
   drawAxis(surface, input, ticks, overlayLabelBoxesPx(input));
   drawMarkedRange(surface, input);

@@ -6,6 +6,7 @@ import { importRoutes } from './routes/import-routes.ts';
 import { mergeRoutes } from './routes/merge-routes.ts';
 import { metaRoutes } from './routes/meta-routes.ts';
 import { runRoutes } from './routes/run-routes.ts';
+import { tileQueryRoutes } from './routes/tile-query-routes.ts';
 import { tileRoutes } from './routes/tile-routes.ts';
 import { traceRoutes } from './routes/trace-routes.ts';
 import { guard, securityHeaders } from './security.ts';
@@ -51,6 +52,7 @@ function apiRouter(services: AppServices) {
   api.use(runRoutes(services));
   api.use(traceRoutes(services));
   api.use(tileRoutes(services));
+  api.use(tileQueryRoutes(services));
   api.use(importRoutes(services));
   api.use(mergeRoutes(services));
   api.use((req: Request) => {

@@ -4,6 +4,7 @@ import type { ImportService } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
 import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
+import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
 import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
 import type { ChromeExport } from '../workers/server-workers.ts';
@@ -50,6 +51,8 @@ export interface TraceTools {
    * when one is beyond the trace's tracks.
    */
   readonly window?: (trace: TraceFileRef, window?: TraceWindow) => Promise<Uint8Array>;
+  /** Answers a question about the whole stored trace (area, flows, search marks: trace-query.ts). */
+  readonly query?: (trace: TraceFileRef, query: TraceQuery) => Promise<unknown>;
   /**
    * Several ranks' stored traces of one job as one trace with a group per rank, in the stored
    * form; throws ApiError (422 `merge-failed`) naming the file when the ranks do not fit together.

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/api-error.ts';
+import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
 
 // What the server's event loop and its worker threads say to each other. Workers are given
@@ -34,6 +35,8 @@ export type WorkerTask =
   | { readonly kind: 'load-container'; readonly filePath: string; readonly fileName: string }
   /** A window of a trace, or all of it (a live run's snapshot), as codec bytes. */
   | { readonly kind: 'window'; readonly trace: TraceFileRef; readonly window?: TraceWindow }
+  /** A question about the whole trace with a small JSON answer (trace-query.ts). */
+  | { readonly kind: 'query'; readonly trace: TraceFileRef; readonly query: TraceQuery }
   | {
       readonly kind: 'merge';
       readonly inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[];

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { PathError } from '../http/services.ts';
 import type { ContainerReader, ForeignImporter } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
+import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
 import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
 import type { WorkerPoolOptions } from './worker-pool.ts';
@@ -151,6 +152,11 @@ export class ServerWorkers {
         ? { kind: 'window' as const, trace }
         : { kind: 'window' as const, trace, window };
     return (await this.pool.run(task)) as Uint8Array;
+  }
+
+  /** The answer to a question about a stored trace (trace-query.ts), as plain data. */
+  async query(trace: TraceFileRef, query: TraceQuery): Promise<unknown> {
+    return await this.pool.run({ kind: 'query', trace, query });
   }
 
   /** Stored ranks' traces merged into one, in the stored form. */

@@ -111,6 +111,7 @@ void Promise.allSettled([
   import('./tasks/container-task.ts'),
   import('./tasks/window-task.ts'),
   import('./tasks/tile-task.ts'),
+  import('./tasks/query-task.ts'),
 ]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
@@ -138,6 +139,8 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       );
     case 'window':
       return (await import('./tasks/window-task.ts')).windowTask(task.trace, task.window, ctx);
+    case 'query':
+      return (await import('./tasks/query-task.ts')).queryTask(task.trace, task.query, ctx);
     case 'merge':
       return (await import('./tasks/merge-task.ts')).mergeTask(task.inputs, task.title, ctx);
   }

@@ -1,8 +1,11 @@
 import type { TimelineView } from '@streamscope/timeline';
 import { getSearchMatches } from '../data/search-registry.ts';
+import { loadTiledFlows } from '../data/tiled-flows.ts';
 import { getTiled } from '../data/tiled-loader.ts';
+import { getTiledSearchBuckets } from '../data/tiled-search.ts';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { gapTableFrom } from '../lib/gap-table.ts';
+import { windowMatches } from '../lib/search.ts';
 import { appStore } from '../store/index.ts';
 import type { AppState } from '../store/index.ts';
 import { addIdleProbe } from '../test-mode/activity.ts';
@@ -65,6 +68,10 @@ export function bindTimeline(
       if (options.follow && !userMoved) {
         view.fit();
       }
+      if (getTiled(traceId) !== undefined) {
+        // Tiled mode: the server's flows of the selection were added to the window.
+        applySelection(state);
+      }
     }
     const analysis = getAnalysisFor(traceId);
     if (analysis !== undefined && analysis !== gapsFor) {
@@ -82,13 +89,30 @@ export function bindTimeline(
     view.setHighlightedOps(state.opSet.length > 0 ? state.opSet : undefined);
     view.setSelectedRange(state.selectedRange ?? undefined);
     view.setSelectedGap(state.selectedGap ?? undefined);
-    const matches = getSearchMatches(state.traceId);
-    view.setSearchMatches(
-      matches.length > 0 ? matches : undefined,
-      matches[state.searchMatchIndex],
-    );
+    if (getTiled(traceId) !== undefined) {
+      applyTiledMarks(state);
+    } else {
+      const matches = getSearchMatches(state.traceId);
+      view.setSearchMatches(
+        matches.length > 0 ? matches : undefined,
+        matches[state.searchMatchIndex],
+      );
+    }
     view.setAreaSelection(state.area ?? undefined);
     view.setMark(state.mark ?? undefined);
+  };
+
+  // Tiled mode: the whole trace's matches as the server's buckets over tiles, the window's own
+  // matches over its exact ops, and the selected op's flows fetched from the server.
+  const applyTiledMarks = (state: AppState): void => {
+    view.setSearchBuckets(getTiledSearchBuckets(traceId));
+    const trace = getTrace(traceId);
+    const local =
+      trace === undefined ? undefined : windowMatches(trace, state.searchQuery, state.searchRegex);
+    view.setSearchMatches(local !== undefined && local.length > 0 ? local : undefined, undefined);
+    if (state.selectedOp !== null) {
+      void loadTiledFlows(traceId, state.selectedOp);
+    }
   };
 
   const applyFilters = (state: AppState): void => {
@@ -159,6 +183,9 @@ export function bindTimeline(
       frameMs: stats.frameMs,
       lod: stats.lod,
       fromTiles: stats.fromTiles,
+      searchMarks: stats.searchMarks,
+      gaps: stats.gaps,
+      selectionFlows: view.selectionFlows().length,
       traceOps: getTrace(traceId)?.ops.count ?? 0,
       frames,
       viewStartNs: viewport.startNs,

@@ -2,6 +2,7 @@ import { formatDurationNs } from '@streamscope/trace';
 import { getTiled } from '../data/tiled-loader.ts';
 import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { showOpSet } from '../data/op-set-actions.ts';
+import { showTiledOps } from '../data/tiled-findings.ts';
 import { formatPercent } from '../lib/format.ts';
 import { inStreamOrder, streamLabelWithDevice } from '../lib/stream-order.ts';
 import { useApp } from '../store/use-app.ts';
@@ -16,13 +17,12 @@ export function AnalysisPanel() {
   // Stream ids repeat across GPUs: name the device (once) when the trace has more than one.
   const streamName = (track: number, label: string): string =>
     streamLabelWithDevice(trace?.tracks[track], label, trace?.devices.length ?? 0);
-  if (analysis === undefined && getTiled(traceId) !== undefined) {
-    // The page holds a window of a big trace, and gaps and findings point at ops it lacks.
+  const tiled = traceId !== null && getTiled(traceId) !== undefined;
+  if (analysis === undefined && tiled) {
     return (
       <div className="panel" data-testid="analysis-panel">
         <p className="muted" data-testid="analysis-tiled">
-          Not shown in tiled mode yet: run <code>pnpm streamscope analyze</code> on the file, or
-          read <code>/api/traces/{traceId}/analysis</code>, for the whole trace&apos;s findings.
+          Analysing the whole trace on the server…
         </p>
       </div>
     );
@@ -127,7 +127,12 @@ export function AnalysisPanel() {
                     type="button"
                     className="link"
                     data-testid="finding-show"
-                    onClick={() => showOpSet(f.opIndices, f.title)}
+                    onClick={() =>
+                      // Tiled mode: the finding's ops are found on the server, then in a window.
+                      tiled
+                        ? void showTiledOps(traceId, f.opIndices, f.title)
+                        : showOpSet(f.opIndices, f.title)
+                    }
                   >
                     show ({f.opIndices.length} {f.opIndices.length === 1 ? 'op' : 'ops'})
                   </button>

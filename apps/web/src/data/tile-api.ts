@@ -20,7 +20,8 @@ export interface ServerSearch {
   readonly matches: readonly ServerOp[];
 }
 
-const base = (id: string): string => `/api/traces/${encodeURIComponent(id)}`;
+/** The API path of one stored trace. */
+export const base = (id: string): string => `/api/traces/${encodeURIComponent(id)}`;
 
 async function get(path: string, signal?: AbortSignal): Promise<Response> {
   const response = await trackPromise(fetch(path, signal === undefined ? {} : { signal }));
@@ -37,12 +38,14 @@ async function get(path: string, signal?: AbortSignal): Promise<Response> {
   return response;
 }
 
-async function getJson(path: string): Promise<unknown> {
+/** GET `path` as JSON; a non-2xx answer throws with the server's message. */
+export async function getJson(path: string): Promise<unknown> {
   const response = await get(path);
   return trackPromise(response.json() as Promise<unknown>);
 }
 
-function num(value: Record<string, unknown>, key: string): number {
+/** `value[key]` as a finite number, or a precise error naming the key. */
+export function num(value: Record<string, unknown>, key: string): number {
   const v = value[key];
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     throw new Error(`the server's answer lacks a number '${key}'`);
@@ -50,7 +53,7 @@ function num(value: Record<string, unknown>, key: string): number {
   return v;
 }
 
-function serverOp(value: unknown): ServerOp {
+export function serverOp(value: unknown): ServerOp {
   if (!isObject(value)) {
     throw new Error("the server's op is not an object");
   }

@@ -9,14 +9,17 @@ export const tiledOpThreshold = 2_000_000;
 
 /** What tiled mode does not offer yet, said in the UI instead of showing numbers of a window. */
 export const tiledModeNote =
-  'Tiled mode (a big trace): zoomed out, streams show merged buckets; exact ops, details and ' +
-  'NVTX ranges load for a window once zoomed in. Search covers the whole trace. Not yet: area ' +
-  'aggregates over ops not loaded, flows, gaps and the analysis panel.';
+  'Tiled mode (a big trace): zoomed out, streams show merged buckets; exact ops, details, NVTX ' +
+  'ranges and gaps load for a window once zoomed in. Search, area aggregates, flows and the ' +
+  'analysis cover the whole trace through the server.';
 
 const tiled = new Map<string, TiledTrace>();
 const redrawers = new Map<string, Set<() => void>>();
 /** A search match to select once the window that holds it has arrived. */
 let pendingSelect: { traceId: string; track: number; startNs: number } | undefined;
+/** What to do once a window of exact ops holds [startNs, endNs] (a finding's ops). */
+let pendingWindow:
+  { traceId: string; startNs: number; endNs: number; apply: (trace: Trace) => void } | undefined;
 
 export function getTiled(traceId: string | null): TiledTrace | undefined {
   return traceId === null ? undefined : tiled.get(traceId);
@@ -68,6 +71,7 @@ export async function openTiled(traceId: string): Promise<void> {
       registerTrace(traceId, trace);
       appStore.getState().bumpDataVersion();
       selectPending(traceId, trace);
+      runPendingWindow(traceId, trace);
     },
     onError: (message) => appStore.getState().notify('error', message),
   });
@@ -90,6 +94,37 @@ export function selectWhenLoaded(traceId: string, track: number, startNs: number
     startNs <= exact.endNs
   ) {
     selectPending(traceId, trace);
+  }
+}
+
+/**
+ * Calls `apply` with the window's trace once the exact ops on screen cover [startNs, endNs]: now
+ * if they do, else when such a window arrives (a later call replaces an earlier one).
+ */
+export function whenWindowHolds(
+  traceId: string,
+  startNs: number,
+  endNs: number,
+  apply: (trace: Trace) => void,
+): void {
+  pendingWindow = { traceId, startNs, endNs, apply };
+  const trace = getTrace(traceId);
+  if (trace !== undefined) {
+    runPendingWindow(traceId, trace);
+  }
+}
+
+function runPendingWindow(traceId: string, trace: Trace): void {
+  const want = pendingWindow;
+  const exact = getTiled(traceId)?.exactRange();
+  if (
+    want?.traceId === traceId &&
+    exact !== undefined &&
+    exact.startNs <= want.startNs &&
+    want.endNs <= exact.endNs
+  ) {
+    pendingWindow = undefined;
+    want.apply(trace);
   }
 }
 

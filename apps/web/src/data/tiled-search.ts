@@ -1,11 +1,23 @@
+import type { SearchBuckets } from '@streamscope/timeline';
+import { searchBuckets } from '@streamscope/timeline';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import type { ServerOp } from './tile-api.ts';
 import { searchServer } from './tile-api.ts';
+import { getServerSearchMarks } from './tile-queries.ts';
 import { selectWhenLoaded } from './tiled-loader.ts';
 
 /** Matches fetched per request. */
 const pageSize = 200;
+/** Buckets the trace's span is split into for the canvas's search marks (a few per px). */
+const markBuckets = 4096;
+
+/** Where the current tiled search's matches are, per track and bucket (the canvas marks them). */
+let marks: { traceId: string; buckets: SearchBuckets } | undefined;
+
+export function getTiledSearchBuckets(traceId: string | null): SearchBuckets | undefined {
+  return marks?.traceId === traceId ? marks.buckets : undefined;
+}
 
 /**
  * Search in tiled mode, answered by the server over the whole trace: the count, and matches in
@@ -54,18 +66,24 @@ async function searchWhole(
   const state = appStore.getState();
   if (query.trim() === '') {
     session = undefined;
+    marks = undefined;
     state.setSearchResult(query, 0, regex);
     return;
   }
   try {
-    const answer = await searchServer(traceId, query, undefined, 'next', pageSize, regex);
+    const [answer, where] = await Promise.all([
+      searchServer(traceId, query, undefined, 'next', pageSize, regex),
+      getServerSearchMarks(traceId, query, regex, markBuckets),
+    ]);
     session = { traceId, query, regex, first: 0, known: [...answer.matches] };
+    marks = { traceId, buckets: searchBuckets(where.bucketNs, where.tracks) };
     appStore.getState().setSearchResult(query, answer.count, regex);
     if (visitFirst && answer.count > 0) {
       await moveBy(traceId, 1);
     }
   } catch (error) {
     session = undefined;
+    marks = undefined;
     appStore.getState().setSearchResult(query, 0, regex, messageOf(error));
   }
 }

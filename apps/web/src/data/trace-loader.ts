@@ -66,6 +66,8 @@ export async function openStoredTrace(traceId: string): Promise<void> {
       // Too big to hold: the view works from the server's tiles and windows (tiled-loader.ts).
       await openTiled(traceId);
       appStore.getState().markTraceLoaded(traceId, 'ready');
+      // The server analyses the whole trace (its gaps are drawn inside windows of exact ops).
+      await loadAnalysis(traceId);
       return;
     }
     await ensureTraceLoaded(traceId);

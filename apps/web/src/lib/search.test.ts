@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleTrace } from './sample-trace.test-helper.ts';
-import { searchCountLabel, searchTrace } from './search.ts';
+import { searchCountLabel, searchTrace, windowMatches } from './search.ts';
 
 /** Substring matches; a failed search gives [99], which no expectation accepts. */
 function searchOps(trace: ReturnType<typeof sampleTrace>, query: string): Uint32Array {
@@ -51,5 +51,30 @@ describe('searchCountLabel', () => {
     expect(searchCountLabel(-1, 12)).toBe('12 matches');
     expect(searchCountLabel(-1, 1)).toBe('1 match');
     expect(searchCountLabel(-1, 0)).toBe('no matches');
+  });
+});
+
+describe("windowMatches (a tiled view's window)", () => {
+  it('searches a window once per query, again when the window grows or the query changes', () => {
+    const trace = sampleTrace();
+    const first = windowMatches(trace, 'gemm', false);
+    expect([...first!]).toEqual([1, 2, 4]);
+    // The same window and query: the same answer, not a new search.
+    expect(windowMatches(trace, 'gemm', false)).toBe(first);
+    // A flow's other end was added to the window: searched again, the new op found.
+    trace.addOp({
+      startNs: 900,
+      endNs: 950,
+      track: 0,
+      kind: trace.ops.columns().kind[1]!,
+      nameId: trace.strings.intern('gemm'),
+    });
+    const grown = windowMatches(trace, 'gemm', false);
+    expect(grown).not.toBe(first);
+    expect(grown!.length).toBe(4);
+    expect([...windowMatches(trace, '^gemm$', true)!]).toEqual([1, 2, 5]);
+    // Blank or invalid: nothing to mark.
+    expect(windowMatches(trace, '(', true)).toBeUndefined();
+    expect(windowMatches(trace, ' ', false)!.length).toBe(0);
   });
 });

@@ -79,3 +79,33 @@ export function searchCountLabel(index: number, count: number): string {
   }
   return `${(index + 1).toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`;
 }
+
+let lastWindow:
+  { trace: Trace; opCount: number; key: string; ops: Uint32Array | undefined } | undefined;
+
+/**
+ * The matches of `query` among the ops of `trace` (a tiled view's window), kept until the window,
+ * its op count or the query change: a selection or a redraw does not search again. None for a
+ * blank query; undefined for an invalid one.
+ */
+export function windowMatches(
+  trace: Trace,
+  query: string,
+  regex: boolean,
+): Uint32Array | undefined {
+  const key = JSON.stringify([query, regex]);
+  if (
+    lastWindow?.trace !== trace ||
+    lastWindow.opCount !== trace.ops.count ||
+    lastWindow.key !== key
+  ) {
+    const outcome = searchTrace(trace, query, regex);
+    lastWindow = {
+      trace,
+      opCount: trace.ops.count,
+      key,
+      ops: outcome.ok ? outcome.ops : undefined,
+    };
+  }
+  return lastWindow.ops;
+}

@@ -9,6 +9,12 @@ export interface RendererStatsSnapshot {
   readonly lod: number;
   /** Stream rows drawn from a big trace's tiles (tiled mode, zoomed out). */
   readonly fromTiles?: boolean;
+  /** Search strips drawn from the server's per-bucket counts (tiled mode, over tiles). */
+  readonly searchMarks?: number;
+  /** Gap shadings drawn. */
+  readonly gaps?: number;
+  /** Flows of the selected op drawn as arrows. */
+  readonly selectionFlows?: number;
   /** Ops in the trace the view holds (grows during a live run). */
   readonly traceOps: number;
   readonly frames: number;

@@ -1,0 +1,118 @@
+import type { Request, Router } from 'express';
+import type { TraceQuery } from '../../storage/trace-query.ts';
+import { answerQuery, nameMatcher } from '../../storage/trace-query.ts';
+import { loadTraceFile } from '../../workers/load-trace-file.ts';
+import { storedTraceFile } from '../../workers/trace-files.ts';
+import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
+import { strictRouter } from '../api-router.ts';
+import { idParam, queryNumber, queryString } from '../params.ts';
+import type { AppServices } from '../services.ts';
+
+/** Most buckets a search-marks answer splits the trace's span into. */
+const maxMarkBuckets = 8192;
+const defaultMarkBuckets = 2048;
+const maxQueryChars = 200;
+
+/**
+ * What a tiled view (a big stored trace, of which the page holds a window) asks about the whole
+ * trace: an area's aggregates, one op's flows, where a search's matches are. Each answer is made
+ * in a worker thread that reads the stored trace (trace-query.ts); the event loop only parses.
+ */
+export function tileQueryRoutes(services: AppServices): Router {
+  const router = strictRouter();
+  const { store, runs } = services;
+
+  const ask = async (id: string, query: TraceQuery): Promise<unknown> => {
+    const stored = store.get(id);
+    if (stored === undefined) {
+      throw notFound(`no trace '${id}'`);
+    }
+    if (runs.isLive(id)) {
+      throw conflict(`run '${id}' is ${stored.entry.status}: ask again once it is stored`);
+    }
+    if (!store.hasTraceFile(id)) {
+      throw new ApiError(404, 'no-data', `trace '${id}' has no data (${stored.entry.status})`);
+    }
+    const ref = storedTraceFile(store.tracePath(id), stored.entry.opCount).ref;
+    if (services.tools.query !== undefined) {
+      return services.tools.query(ref, query);
+    }
+    // A build without worker threads (some tests): answered here.
+    return answerQuery(await loadTraceFile(ref), query);
+  };
+
+  router.get('/traces/:id/area', async (req, res) => {
+    const id = idParam(req);
+    const fromNs = requiredNumber(req, 'fromNs');
+    const toNs = requiredNumber(req, 'toNs');
+    if (fromNs > toNs) {
+      throw badRequest(`fromNs (${fromNs}) must not exceed toNs (${toNs})`, 'fromNs');
+    }
+    res.json(await ask(id, { type: 'area', fromNs, toNs, tracks: trackList(req) }));
+  });
+
+  router.get('/traces/:id/flows', async (req, res) => {
+    const id = idParam(req);
+    const track = requiredNumber(req, 'track');
+    if (!Number.isInteger(track) || track < 0 || track > 0xffff) {
+      throw badRequest(`track must be a track index, got ${track}`, 'track');
+    }
+    const startNs = requiredNumber(req, 'startNs');
+    res.json(await ask(id, { type: 'flows', track, startNs }));
+  });
+
+  router.get('/traces/:id/search/marks', async (req, res) => {
+    const id = idParam(req);
+    const q = queryString(req, 'q');
+    if (q === undefined || q.trim() === '') {
+      throw badRequest('q (the name to find) is required', 'q');
+    }
+    if (q.length > maxQueryChars) {
+      throw badRequest(`q must be at most ${maxQueryChars} characters`, 'q');
+    }
+    const regexRaw = queryString(req, 'regex') ?? '0';
+    if (regexRaw !== '0' && regexRaw !== '1') {
+      throw badRequest(`regex must be '0' or '1', got '${regexRaw}'`, 'regex');
+    }
+    const regex = regexRaw === '1';
+    // A bad pattern is a 400 here, before a worker reads the trace.
+    nameMatcher(q, regex);
+    const bucketCount = queryNumber(req, 'buckets') ?? defaultMarkBuckets;
+    if (!Number.isInteger(bucketCount) || bucketCount < 1 || bucketCount > maxMarkBuckets) {
+      throw badRequest(
+        `buckets must be an integer from 1 to ${maxMarkBuckets}, got ${bucketCount}`,
+        'buckets',
+      );
+    }
+    res.json(await ask(id, { type: 'search-marks', q, regex, bucketCount }));
+  });
+
+  return router;
+}
+
+function requiredNumber(req: Request, name: string): number {
+  const value = queryNumber(req, name);
+  if (value === undefined) {
+    throw badRequest(`query parameter '${name}' is required`, name);
+  }
+  return value;
+}
+
+/** `tracks=0,3,4`: track indices (every track when absent). */
+function trackList(req: Request): number[] {
+  const raw = queryString(req, 'tracks');
+  if (raw === undefined) {
+    return [];
+  }
+  const tracks = raw.split(',').map((part) => {
+    const track = Number(part);
+    if (part.trim() === '' || !Number.isInteger(track) || track < 0 || track > 0xffff) {
+      throw badRequest(
+        `tracks must be a comma-separated list of track indices, got '${part}'`,
+        'tracks',
+      );
+    }
+    return track;
+  });
+  return [...new Set(tracks)];
+}
