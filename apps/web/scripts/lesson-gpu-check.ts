@@ -4,12 +4,16 @@
 // beside its simulation on the matching device profile.
 //   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim]
 // (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU.)
-// Prints one line per lesson and a JSON summary on the last line; exit status 1 when a lesson
-// fails to run on the GPU or its measured speedup goes against the simulated direction.
+// Prints one line per lesson (with each makespan's and the speedup's error against this one GPU
+// run) and a JSON summary on the last line: `reversed` lists lessons whose direction disagrees,
+// `magnitudes` those outside the fidelity targets (a makespan more than 10% off, the speedup more
+// than 15%; fidelity-*.txt holds medians of 5 runs). Exit status 1 when a lesson fails to run on
+// the GPU or its measured speedup goes against the simulated direction.
 import process from 'node:process';
 import { loadTrace } from '@streamscope/trace';
 import { getTraceBytes } from '../src/api/client.ts';
 import { lessons } from '../src/lessons/lesson-catalogue.ts';
+import { makespanTolerance, speedupTolerance } from '../src/lessons/lesson-fidelity.ts';
 import type { RunWorkload } from '../src/lessons/lesson-gpu.ts';
 import { gpuPairRunner, runOnServer, serverGpuRunner } from '../src/lessons/lesson-gpu.ts';
 import { lessonDefaults, runLessonPair } from '../src/lessons/run-lesson-pair.ts';
@@ -38,9 +42,13 @@ interface LessonOutcome {
   gpuEffect?: ExpectedEffect;
   gpuOps?: [number, number];
   makespanMs?: { sim: [number, number]; gpu: [number, number] };
+  /** (simulated − GPU) / GPU, percent: before, after, speedup. */
+  errorPct?: [number, number, number];
   findings?: number;
   error?: string;
 }
+
+const pct = (v: number): string => `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`;
 
 const outcomes: LessonOutcome[] = [];
 const simOnServer: RunWorkload = async (workload) =>
@@ -63,6 +71,12 @@ for (const lesson of lessons) {
       sim: [summary.before.makespanNs / 1e6, summary.after.makespanNs / 1e6],
       gpu: [measured.summary.before.makespanNs / 1e6, measured.summary.after.makespanNs / 1e6],
     };
+    const off = (sim: number, gpu: number): number => (sim / gpu - 1) * 100;
+    outcome.errorPct = [
+      off(summary.before.makespanNs, measured.summary.before.makespanNs),
+      off(summary.after.makespanNs, measured.summary.after.makespanNs),
+      off(summary.speedup, measured.summary.speedup),
+    ];
     outcome.findings = measured.summary.findings.length;
   } catch (error) {
     outcome.error = (error as Error).message;
@@ -74,6 +88,7 @@ for (const lesson of lessons) {
         ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuEffect}); ` +
           `makespans sim ${outcome.makespanMs?.sim.map((m) => m.toFixed(3)).join(' → ')} ms, ` +
           `GPU ${outcome.makespanMs?.gpu.map((m) => m.toFixed(3)).join(' → ')} ms; ` +
+          `error ${outcome.errorPct?.map(pct).join(' / ')} (before / after / speedup); ` +
           `${outcome.gpuOps?.join(' + ')} ops; ${outcome.findings} findings`
         : `, GPU FAILED: ${outcome.error}`) +
       '\n',
@@ -96,12 +111,15 @@ const reversed = outcomes
         : true;
   })
   .map((o) => o.lesson);
-// Magnitudes: a side simulated more than 10% off the GPU's one run (fidelity-*.txt has medians).
+// Magnitudes, with the fidelity report's targets: a makespan more than 10% off the GPU's one
+// run, or the speedup more than 15% off.
 const magnitudes = outcomes
   .filter(
     (o) =>
-      o.makespanMs !== undefined &&
-      o.makespanMs.sim.some((sim, i) => Math.abs(sim / o.makespanMs!.gpu[i]! - 1) > 0.1),
+      o.errorPct !== undefined &&
+      (Math.abs(o.errorPct[0]) > makespanTolerance * 100 ||
+        Math.abs(o.errorPct[1]) > makespanTolerance * 100 ||
+        Math.abs(o.errorPct[2]) > speedupTolerance * 100),
   )
   .map((o) => o.lesson);
 process.stdout.write(
