@@ -2,8 +2,9 @@
 // real server started there on the cuda backend: every lesson's "run on the GPU" path as the
 // page runs it (lesson-gpu.ts: startRun, the live channel, the stored trace, pairFromRuns),
 // beside its simulation on the matching device profile.
-//   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim]
-// (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU.)
+//   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim] [GPUS]
+// (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU;
+// a lesson needing more than GPUS GPUs, default 1, is skipped and listed as such.)
 // Prints one line per lesson (with each makespan's and the speedup's error against this one GPU
 // run) and a JSON summary on the last line: `reversed` lists lessons whose direction disagrees,
 // `magnitudes` those outside the fidelity targets (a makespan more than 10% off, the speedup more
@@ -20,7 +21,7 @@ import { lessonDefaults, runLessonPair } from '../src/lessons/run-lesson-pair.ts
 import type { ExpectedEffect } from '../src/lessons/lesson-types.ts';
 import { effectOfSpeedup } from '../src/lessons/lesson-types.ts';
 
-const [baseUrl = '', profile = 'h100', backend = 'cuda'] = process.argv.slice(2);
+const [baseUrl = '', profile = 'h100', backend = 'cuda', gpus = '1'] = process.argv.slice(2);
 if (baseUrl === '' || typeof WebSocket === 'undefined') {
   process.stderr.write(
     'usage: node --experimental-websocket lesson-gpu-check.mjs http://HOST:PORT [PROFILE]\n',
@@ -54,7 +55,15 @@ const outcomes: LessonOutcome[] = [];
 const simOnServer: RunWorkload = async (workload) =>
   loadTrace(await getTraceBytes(await runOnServer(workload, 'sim', profile)));
 const runGpuPair = gpuPairRunner(backend === 'sim' ? simOnServer : serverGpuRunner(''), 'GPU');
+const skipped: string[] = [];
 for (const lesson of lessons) {
+  if ((lesson.gpus ?? 1) > Number(gpus)) {
+    skipped.push(lesson.id);
+    process.stdout.write(
+      `${lesson.id}: skipped, needs ${lesson.gpus} GPUs (this machine: ${gpus})\n`,
+    );
+    continue;
+  }
   const simulated = runLessonPair(lesson, lessonDefaults(lesson), profile);
   const { beforeTrace, afterTrace, ...summary } = simulated;
   const outcome: LessonOutcome = {
@@ -123,6 +132,6 @@ const magnitudes = outcomes
   )
   .map((o) => o.lesson);
 process.stdout.write(
-  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed, magnitudes })}\n`,
+  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed, magnitudes, skipped })}\n`,
 );
 process.exitCode = failed.length > 0 || reversed.length > 0 ? 1 : 0;
