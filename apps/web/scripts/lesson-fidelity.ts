@@ -17,8 +17,12 @@ import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { WorkloadInput } from '@streamscope/workload';
 import { getTraceBytes } from '../src/api/client.ts';
 import { lessons } from '../src/lessons/lesson-catalogue.ts';
-import type { FidelityMeasurement, MeasuredLesson } from '../src/lessons/lesson-fidelity.ts';
-import { fidelityRows, formatFidelity } from '../src/lessons/lesson-fidelity.ts';
+import type { FidelityMeasurement } from '../src/lessons/lesson-fidelity.ts';
+import {
+  fidelityRows,
+  formatFidelity,
+  measurementFromRuns,
+} from '../src/lessons/lesson-fidelity.ts';
 import { runOnServer } from '../src/lessons/lesson-gpu.ts';
 import { opLatencies } from '../src/lessons/lesson-measure.ts';
 import type { Lesson } from '../src/lessons/lesson-types.ts';
@@ -74,40 +78,28 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
   });
 }
 
-/**
- * fidelity.json from the traces under OUT_DIR/fid/: each lesson with all `reps` runs of both
- * sides kept, its makespans and measures as the lesson page reads them.
- */
+/** fidelity.json from the traces under OUT_DIR/fid/ (measurementFromRuns says which are kept). */
 function collect(
   outDir: string,
   reps: number,
   meta: Pick<FidelityMeasurement, 'device' | 'driver' | 'date'>,
 ): void {
-  const measured: MeasuredLesson[] = [];
-  for (const lesson of oneGpuLessons) {
-    const files = (side: string): string[] =>
-      Array.from({ length: reps }, (_, rep) => traceFile(outDir, lesson.id, side, rep));
-    if (![...files('before'), ...files('after')].every((f) => existsSync(f))) {
-      process.stdout.write(`${lesson.id}: left out (no ${reps} runs of both sides)\n`);
-      continue;
-    }
-    const side = (name: string): MeasuredLesson['before'] => {
-      const figures = files(name).map((f) => sideFigures(lesson, loadTrace(readFileSync(f))));
+  const { measurement, leftOut } = measurementFromRuns(lessons, meta, reps, (id, side, rep) => {
+    const file = traceFile(outDir, id, side, rep);
+    const lesson = lessons.find((l) => l.id === id)!;
+    return existsSync(file) ? sideFigures(lesson, loadTrace(readFileSync(file))) : undefined;
+  });
+  for (const line of leftOut) {
+    process.stdout.write(`left out: ${line}\n`);
+  }
+  for (const l of measurement.lessons) {
+    for (const side of ['before', 'after'] as const) {
       process.stdout.write(
-        `${lesson.id} ${name}: makespans ${figures.map((f) => (f.makespanNs / 1e6).toFixed(3)).join(' ')} ms\n`,
+        `${l.id} ${side}: makespans ${l[side].makespansNs.map((v) => (v / 1e6).toFixed(3)).join(' ')} ms\n`,
       );
-      return {
-        makespansNs: figures.map((f) => f.makespanNs),
-        measuresNs: figures.map((f) => f.measureNs),
-      };
-    };
-    measured.push({ id: lesson.id, before: side('before'), after: side('after') });
+    }
   }
-  if (measured.length === 0) {
-    throw new Error(`no lesson has ${reps} runs of both sides under ${path.join(outDir, 'fid')}`);
-  }
-  const result: FidelityMeasurement = { ...meta, reps, lessons: measured };
-  writeFileSync(path.join(outDir, 'fidelity.json'), JSON.stringify(result, null, 1) + '\n');
+  writeFileSync(path.join(outDir, 'fidelity.json'), JSON.stringify(measurement, null, 1) + '\n');
 }
 
 const [command, a, b, c, d, e] = process.argv.slice(2);
