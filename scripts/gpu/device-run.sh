@@ -80,7 +80,8 @@ for part in "${@:-all}"; do
         *H200*) profile=h200 ;;
         *) profile=h100 ;;
       esac
-      timeout 420 node --experimental-websocket "$device/lesson-gpu-check.mjs" "http://127.0.0.1:$port" "$profile" > "$OUT/lessons-gpu.txt" 2>&1
+      gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+      timeout 420 node --experimental-websocket "$device/lesson-gpu-check.mjs" "http://127.0.0.1:$port" "$profile" cuda "$gpus" > "$OUT/lessons-gpu.txt" 2>&1
       echo "lesson check exit $?" >> "$OUT/lessons-gpu.txt"
       kill "$server"
       tail -5 "$work/serve.err" >> "$OUT/lessons-gpu.txt"

@@ -3,9 +3,12 @@
 // path: lesson-gpu.ts), and simulated on the profile calibrated on that GPU.
 //   on the GPU machine (bundled; device-run.sh fidelity):
 //     node --experimental-websocket lesson-fidelity.mjs measure http://127.0.0.1:PORT OUT_DIR [REPS]
-//     writes OUT_DIR/fidelity.json and every measured trace under OUT_DIR/fid/
+//     writes every one-GPU lesson's measured traces under OUT_DIR/fid/, then OUT_DIR/fidelity.json
+//     from them
+//   from kept traces (fidelity-traces-*.tar.xz unpacked into OUT_DIR):
+//     pnpm tsx apps/web/scripts/lesson-fidelity.ts collect OUT_DIR REPS DEVICE DRIVER DATE
 //   here: pnpm tsx apps/web/scripts/lesson-fidelity.ts report fixtures/runs/fidelity-h100.json h100
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { analyzeTrace } from '@streamscope/analysis';
@@ -14,8 +17,12 @@ import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { WorkloadInput } from '@streamscope/workload';
 import { getTraceBytes } from '../src/api/client.ts';
 import { lessons } from '../src/lessons/lesson-catalogue.ts';
-import type { FidelityMeasurement, MeasuredLesson } from '../src/lessons/lesson-fidelity.ts';
-import { fidelityRows, formatFidelity } from '../src/lessons/lesson-fidelity.ts';
+import type { FidelityMeasurement } from '../src/lessons/lesson-fidelity.ts';
+import {
+  fidelityRows,
+  formatFidelity,
+  measurementFromRuns,
+} from '../src/lessons/lesson-fidelity.ts';
 import { runOnServer } from '../src/lessons/lesson-gpu.ts';
 import { opLatencies } from '../src/lessons/lesson-measure.ts';
 import type { Lesson } from '../src/lessons/lesson-types.ts';
@@ -34,6 +41,12 @@ function sideFigures(lesson: Lesson, trace: Trace): { makespanNs: number; measur
   return { makespanNs, measureNs };
 }
 
+// The lessons of one GPU (the fidelity runs on a one-GPU machine; ddp-overlap needs two).
+const oneGpuLessons = lessons.filter((l) => (l.gpus ?? 1) === 1);
+
+const traceFile = (outDir: string, lessonId: string, side: string, rep: number): string =>
+  path.join(outDir, 'fid', `${lessonId}.${side}.${rep}.sstrace`);
+
 async function measure(baseUrl: string, outDir: string, reps: number): Promise<void> {
   // The page's API client speaks relative URLs to the page's own origin.
   const base = new URL(baseUrl);
@@ -44,51 +57,52 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
   const run = async (workload: WorkloadInput): Promise<Trace> =>
     loadTrace(await getTraceBytes(await runOnServer(workload, 'cuda', '')));
   mkdirSync(path.join(outDir, 'fid'), { recursive: true });
-  const measured: MeasuredLesson[] = [];
-  for (const lesson of lessons) {
+  for (const lesson of oneGpuLessons) {
     const params = lessonDefaults(lesson);
     const sides = {
       before: buildLessonWorkload(lesson, beforeParams(lesson, params)).workload,
       after: buildLessonWorkload(lesson, afterParams(lesson, params)).workload,
     };
-    const figures = {
-      before: { m: [] as number[], x: [] as number[] },
-      after: { m: [] as number[], x: [] as number[] },
-    };
     for (const side of ['before', 'after'] as const) {
       // On a cold GPU the first run of a lesson is off by up to 30%.
       await run(sides[side]);
       for (let rep = 0; rep < reps; rep++) {
-        const trace = await run(sides[side]);
-        const f = sideFigures(lesson, trace);
-        figures[side].m.push(f.makespanNs);
-        figures[side].x.push(f.measureNs);
-        writeFileSync(
-          path.join(outDir, 'fid', `${lesson.id}.${side}.${rep}.sstrace`),
-          saveTrace(trace),
-        );
+        writeFileSync(traceFile(outDir, lesson.id, side, rep), saveTrace(await run(sides[side])));
       }
-      process.stdout.write(
-        `${lesson.id} ${side}: makespans ${figures[side].m.map((v) => (v / 1e6).toFixed(3)).join(' ')} ms\n`,
-      );
     }
-    measured.push({
-      id: lesson.id,
-      before: { makespansNs: figures.before.m, measuresNs: figures.before.x },
-      after: { makespansNs: figures.after.m, measuresNs: figures.after.x },
-    });
   }
-  const result: FidelityMeasurement = {
+  collect(outDir, reps, {
     device: process.env['GPU_NAME'] ?? 'unknown',
     driver: process.env['DRIVER_VERSION'] ?? 'unknown',
     date: new Date().toISOString().slice(0, 10),
-    reps,
-    lessons: measured,
-  };
-  writeFileSync(path.join(outDir, 'fidelity.json'), JSON.stringify(result, null, 1) + '\n');
+  });
 }
 
-const [command, a, b, c] = process.argv.slice(2);
+/** fidelity.json from the traces under OUT_DIR/fid/ (measurementFromRuns says which are kept). */
+function collect(
+  outDir: string,
+  reps: number,
+  meta: Pick<FidelityMeasurement, 'device' | 'driver' | 'date'>,
+): void {
+  const { measurement, leftOut } = measurementFromRuns(lessons, meta, reps, (id, side, rep) => {
+    const file = traceFile(outDir, id, side, rep);
+    const lesson = lessons.find((l) => l.id === id)!;
+    return existsSync(file) ? sideFigures(lesson, loadTrace(readFileSync(file))) : undefined;
+  });
+  for (const line of leftOut) {
+    process.stdout.write(`left out: ${line}\n`);
+  }
+  for (const l of measurement.lessons) {
+    for (const side of ['before', 'after'] as const) {
+      process.stdout.write(
+        `${l.id} ${side}: makespans ${l[side].makespansNs.map((v) => (v / 1e6).toFixed(3)).join(' ')} ms\n`,
+      );
+    }
+  }
+  writeFileSync(path.join(outDir, 'fidelity.json'), JSON.stringify(measurement, null, 1) + '\n');
+}
+
+const [command, a, b, c, d, e] = process.argv.slice(2);
 if (
   command === 'measure' &&
   a !== undefined &&
@@ -96,6 +110,15 @@ if (
   typeof WebSocket !== 'undefined'
 ) {
   await measure(a, b, Number(c ?? 5));
+} else if (
+  command === 'collect' &&
+  a !== undefined &&
+  b !== undefined &&
+  c !== undefined &&
+  d !== undefined &&
+  e !== undefined
+) {
+  collect(a, Number(b), { device: c, driver: d, date: e });
 } else if (command === 'report' && a !== undefined) {
   const measurement = JSON.parse(readFileSync(a, 'utf8')) as FidelityMeasurement;
   const profile = b ?? 'h100';
@@ -105,6 +128,7 @@ if (
 } else {
   process.stderr.write(
     'usage: lesson-fidelity measure http://HOST:PORT OUT_DIR [REPS] (node --experimental-websocket)\n' +
+      '       lesson-fidelity collect OUT_DIR REPS DEVICE DRIVER DATE\n' +
       '       lesson-fidelity report FIDELITY_JSON [PROFILE]\n',
   );
   process.exitCode = 2;

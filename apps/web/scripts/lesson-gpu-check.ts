@@ -2,21 +2,26 @@
 // real server started there on the cuda backend: every lesson's "run on the GPU" path as the
 // page runs it (lesson-gpu.ts: startRun, the live channel, the stored trace, pairFromRuns),
 // beside its simulation on the matching device profile.
-//   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim]
-// (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU.)
-// Prints one line per lesson and a JSON summary on the last line; exit status 1 when a lesson
-// fails to run on the GPU or its measured speedup goes against the simulated direction.
+//   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim] [GPUS]
+// (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU;
+// a lesson needing more than GPUS GPUs, default 1, is skipped and listed as such.)
+// Prints one line per lesson (with each makespan's and the speedup's error against this one GPU
+// run) and a JSON summary on the last line: `reversed` lists lessons whose direction disagrees,
+// `magnitudes` those outside the fidelity targets (a makespan more than 10% off, the speedup more
+// than 15%; fidelity-*.txt holds medians of 5 runs). Exit status 1 when a lesson fails to run on
+// the GPU or its measured speedup goes against the simulated direction.
 import process from 'node:process';
 import { loadTrace } from '@streamscope/trace';
 import { getTraceBytes } from '../src/api/client.ts';
 import { lessons } from '../src/lessons/lesson-catalogue.ts';
+import { makespanTolerance, speedupTolerance } from '../src/lessons/lesson-fidelity.ts';
 import type { RunWorkload } from '../src/lessons/lesson-gpu.ts';
 import { gpuPairRunner, runOnServer, serverGpuRunner } from '../src/lessons/lesson-gpu.ts';
 import { lessonDefaults, runLessonPair } from '../src/lessons/run-lesson-pair.ts';
 import type { ExpectedEffect } from '../src/lessons/lesson-types.ts';
 import { effectOfSpeedup } from '../src/lessons/lesson-types.ts';
 
-const [baseUrl = '', profile = 'h100', backend = 'cuda'] = process.argv.slice(2);
+const [baseUrl = '', profile = 'h100', backend = 'cuda', gpus = '1'] = process.argv.slice(2);
 if (baseUrl === '' || typeof WebSocket === 'undefined') {
   process.stderr.write(
     'usage: node --experimental-websocket lesson-gpu-check.mjs http://HOST:PORT [PROFILE]\n',
@@ -38,15 +43,27 @@ interface LessonOutcome {
   gpuEffect?: ExpectedEffect;
   gpuOps?: [number, number];
   makespanMs?: { sim: [number, number]; gpu: [number, number] };
+  /** (simulated − GPU) / GPU, percent: before, after, speedup. */
+  errorPct?: [number, number, number];
   findings?: number;
   error?: string;
 }
+
+const pct = (v: number): string => `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`;
 
 const outcomes: LessonOutcome[] = [];
 const simOnServer: RunWorkload = async (workload) =>
   loadTrace(await getTraceBytes(await runOnServer(workload, 'sim', profile)));
 const runGpuPair = gpuPairRunner(backend === 'sim' ? simOnServer : serverGpuRunner(''), 'GPU');
+const skipped: string[] = [];
 for (const lesson of lessons) {
+  if ((lesson.gpus ?? 1) > Number(gpus)) {
+    skipped.push(lesson.id);
+    process.stdout.write(
+      `${lesson.id}: skipped, needs ${lesson.gpus} GPUs (this machine: ${gpus})\n`,
+    );
+    continue;
+  }
   const simulated = runLessonPair(lesson, lessonDefaults(lesson), profile);
   const { beforeTrace, afterTrace, ...summary } = simulated;
   const outcome: LessonOutcome = {
@@ -63,6 +80,12 @@ for (const lesson of lessons) {
       sim: [summary.before.makespanNs / 1e6, summary.after.makespanNs / 1e6],
       gpu: [measured.summary.before.makespanNs / 1e6, measured.summary.after.makespanNs / 1e6],
     };
+    const off = (sim: number, gpu: number): number => (sim / gpu - 1) * 100;
+    outcome.errorPct = [
+      off(summary.before.makespanNs, measured.summary.before.makespanNs),
+      off(summary.after.makespanNs, measured.summary.after.makespanNs),
+      off(summary.speedup, measured.summary.speedup),
+    ];
     outcome.findings = measured.summary.findings.length;
   } catch (error) {
     outcome.error = (error as Error).message;
@@ -74,6 +97,7 @@ for (const lesson of lessons) {
         ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuEffect}); ` +
           `makespans sim ${outcome.makespanMs?.sim.map((m) => m.toFixed(3)).join(' → ')} ms, ` +
           `GPU ${outcome.makespanMs?.gpu.map((m) => m.toFixed(3)).join(' → ')} ms; ` +
+          `error ${outcome.errorPct?.map(pct).join(' / ')} (before / after / speedup); ` +
           `${outcome.gpuOps?.join(' + ')} ops; ${outcome.findings} findings`
         : `, GPU FAILED: ${outcome.error}`) +
       '\n',
@@ -96,15 +120,18 @@ const reversed = outcomes
         : true;
   })
   .map((o) => o.lesson);
-// Magnitudes: a side simulated more than 10% off the GPU's one run (fidelity-*.txt has medians).
+// Magnitudes, with the fidelity report's targets: a makespan more than 10% off the GPU's one
+// run, or the speedup more than 15% off.
 const magnitudes = outcomes
   .filter(
     (o) =>
-      o.makespanMs !== undefined &&
-      o.makespanMs.sim.some((sim, i) => Math.abs(sim / o.makespanMs!.gpu[i]! - 1) > 0.1),
+      o.errorPct !== undefined &&
+      (Math.abs(o.errorPct[0]) > makespanTolerance * 100 ||
+        Math.abs(o.errorPct[1]) > makespanTolerance * 100 ||
+        Math.abs(o.errorPct[2]) > speedupTolerance * 100),
   )
   .map((o) => o.lesson);
 process.stdout.write(
-  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed, magnitudes })}\n`,
+  `${JSON.stringify({ profile, lessons: outcomes.length, failed, reversed, magnitudes, skipped })}\n`,
 );
 process.exitCode = failed.length > 0 || reversed.length > 0 ? 1 : 0;

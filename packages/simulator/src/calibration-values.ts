@@ -53,6 +53,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   'api.graphInstantiate': nonNegative((p, v) => (p.api.graphInstantiate = v)),
   'api.graphInstantiatePerNode': nonNegative((p, v) => (p.api.graphInstantiatePerNode = v)),
   hostCallGapNs: nonNegative((p, v) => (p.hostCallGapNs = v)),
+  graphCallGapNs: nonNegative((p, v) => (p.graphCallGapNs = v)),
   firstCallGapNs: nonNegative((p, v) => (p.firstCallGapNs = v)),
   submitLatencyNs: nonNegative((p, v) => (p.submitLatencyNs = v)),
   streamGapNs: nonNegative((p, v) => (p.streamGapNs = v)),

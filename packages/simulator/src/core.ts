@@ -99,13 +99,14 @@ export class SimCore implements EngineHost {
   }
 
   /**
-   * Host time after an API call returns before the thread's next op: the gap between calls,
-   * and after a thread's first call the first-use cost that follows it.
+   * Host time after an API call returns before the thread's next op: the gap between calls
+   * (`gapNs`: after a graph launch its own), and after a thread's first call the first-use cost
+   * that follows it.
    */
-  gapAfterCall(thread: HostThreadState): number {
+  gapAfterCall(thread: HostThreadState, gapNs = this.profile.hostCallGapNs): number {
     const first = thread.apiCalls === 0;
     thread.apiCalls++;
-    return this.profile.hostCallGapNs + (first ? this.profile.firstCallGapNs : 0);
+    return gapNs + (first ? this.profile.firstCallGapNs : 0);
   }
 
   addStream(stream: SimStream): void {

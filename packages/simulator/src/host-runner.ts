@@ -418,6 +418,6 @@ export class HostRunner {
       t.sub = 0;
       t.pc++;
     }
-    return now + cost + core.gapAfterCall(t);
+    return now + cost + core.gapAfterCall(t, p.graphCallGapNs);
   }
 }

@@ -153,6 +153,58 @@ describe('launch costs', () => {
     }
   });
 
+  it('after a graph launch the host spends its own gap, not the one after kernel launches', () => {
+    const profile = {
+      ...base,
+      api: { ...base.api, graphLaunch: 40_000, graphLaunchPerNode: 0 },
+      hostCallGapNs: 500,
+      graphCallGapNs: 4_000,
+      firstCallGapNs: 0,
+      graphFirstLaunchExtraNs: 0,
+    };
+    const trace = runSpec(
+      spec([
+        { op: 'graph', name: 'g', stream: 's', ops: launches(2) },
+        { op: 'graphLaunch', graph: 'g', count: 3, stream: 's' },
+        ...launches(2),
+      ]),
+      profile,
+    );
+    const graphs = apiOps(trace, 'cudaGraphLaunch');
+    const kernels = apiOps(trace, 'cudaLaunchKernel');
+    // launch → launch and the last launch → the next kernel launch: 4 µs each
+    expect(graphs[1]!.startNs - graphs[0]!.endNs).toBeCloseTo(4_000, -1);
+    expect(graphs[2]!.startNs - graphs[1]!.endNs).toBeCloseTo(4_000, -1);
+    expect(kernels[0]!.startNs - graphs[2]!.endNs).toBeCloseTo(4_000, -1);
+    // kernel launch → kernel launch: 0.5 µs
+    expect(kernels[1]!.startNs - kernels[0]!.endNs).toBeCloseTo(500, -1);
+  });
+
+  it('a graph launch loop is bound by the host when its calls and gaps outlast its nodes', () => {
+    // 20 one-µs nodes take about 20 × (1 µs + node gap) on the GPU; 40 µs + 8 µs per launch on
+    // the host is longer, so 10 launches take about 10 × 48 µs, not 10 × the nodes' time.
+    const profile = {
+      ...base,
+      api: { ...base.api, graphLaunch: 40_000, graphLaunchPerNode: 0 },
+      graphCallGapNs: 8_000,
+      firstCallGapNs: 0,
+      graphFirstLaunchExtraNs: 0,
+    };
+    const trace = runSpec(
+      spec([
+        { op: 'graph', name: 'g', stream: 's', ops: launches(20) },
+        { op: 'graphLaunch', graph: 'g', count: 10, stream: 's' },
+      ]),
+      profile,
+    );
+    const nodes = gpuOps(trace, 'kernel');
+    const firstOfEach = nodes.filter((_, i) => i % 20 === 0);
+    const steps = firstOfEach.slice(1).map((n, i) => n.startNs - firstOfEach[i]!.startNs);
+    for (const stepNs of steps) {
+      expect(stepNs).toBeCloseTo(48_000, -2);
+    }
+  });
+
   it("a graph's first node starts its launch gap after the op before it; nodes follow closely", () => {
     const profile = { ...base, graphLaunchGapNs: 6_000, graphNodeGapNs: 100 };
     const trace = runSpec(

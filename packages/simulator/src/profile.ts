@@ -150,6 +150,11 @@ export interface DeviceProfile {
   readonly maxPendingLaunches: number;
   /** Host time between one API call's return and the next call (the issuing loop's own), ns. */
   readonly hostCallGapNs: number;
+  /**
+   * Host time between a cudaGraphLaunch's return and the next call, ns: longer than after a kernel
+   * launch (the issuing loop hands over a launch of many nodes).
+   */
+  readonly graphCallGapNs: number;
   /** More host time after a thread's first API call (first use of the runtime), ns. */
   readonly firstCallGapNs: number;
   readonly crossEngineGapNs: CrossEngineGaps;

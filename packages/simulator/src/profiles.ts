@@ -58,6 +58,7 @@ const hopperApi: ApiCosts = {
  */
 const unmeasuredMechanisms = {
   hostCallGapNs: 0,
+  graphCallGapNs: 0,
   firstCallGapNs: 0,
   crossEngineGapNs: { toCompute: 0, toCopy: 0 },
   copyEngineGapNs: 0,

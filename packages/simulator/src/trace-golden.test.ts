@@ -11,8 +11,9 @@ import { listDigest, traceDigest } from './trace-digest.ts';
 // change is meant, say why in its commit and take the new digests together with the fidelity
 // reports (fixtures/runs/fidelity-*.txt) that justify it. Last taken with issue #20's measured
 // mechanisms (pageable staging, malloc/free, graph and host costs, gaps, crowded SMs, kernels
-// claiming SMs only from their start), the 3-round h100/h200 calibrations and priorities acting
-// at block boundaries (priorityWaitShare).
+// claiming SMs only from their start), the 3-round h100/h200 calibrations, priorities acting
+// at block boundaries (priorityWaitShare) and the host's own gap after a graph launch
+// (graphCallGapNs, with graph launch costs read as means).
 
 // One profile per GPU model: the multi-GPU hosts (h100x2 …) are these GPUs with a link model,
 // which only collectives use (collectives.test.ts).
@@ -81,7 +82,7 @@ describe('simulated traces, op by op', () => {
       'ddp-bucketing': '0aae2ecac8b670c4',
       'default-stream': 'f329134ae48cbfa0',
       'events-vs-device-sync': 'a254a737fd20c961',
-      graphs: '3c6daa18053bd11e',
+      graphs: '94dfa6b981ef9edf',
       'issue-order': 'e0ff85a806e7ce56',
       'malloc-in-loop': 'd09c0ed4ee1b974a',
       'over-sync': 'e72a271d5b3ca173',
@@ -108,7 +109,7 @@ describe('simulated traces, op by op', () => {
       }
     }
     expect(valid).toBe(40);
-    expect(listDigest(traces)).toBe('7072fead868f75fb');
+    expect(listDigest(traces)).toBe('c84bc75e69761330');
   });
 
   it('are what they were for 4,000 pipeline chunks (20,000 ops)', () => {

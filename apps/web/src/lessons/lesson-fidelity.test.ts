@@ -8,6 +8,7 @@ import {
   formatFidelity,
   measuredGpus,
   measuredLine,
+  measurementFromRuns,
   spread,
 } from './lesson-fidelity.ts';
 import { lessonDefaults } from './run-lesson-pair.ts';
@@ -61,5 +62,38 @@ describe('the measured lessons', () => {
     );
     expect(measuredLine(lesson, 'k20c', params, sim, ms)).toBeNull();
     expect(measuredLine(lesson, 'h100', { ...params, chunks: 8 }, sim, ms)).toBeNull();
+  });
+});
+
+describe('a measurement rebuilt from kept runs', () => {
+  const meta = { device: 'NVIDIA H100 80GB HBM3', driver: '580', date: '2026-11-25' };
+  // cuda-graphs kept whole; stream-count lacks its last after run; nothing else kept
+  const runOf = (id: string, side: 'before' | 'after', rep: number) =>
+    id === 'cuda-graphs' || (id === 'stream-count' && (side === 'before' || rep < 2))
+      ? { makespanNs: (side === 'before' ? 3e6 : 1e6) + rep, measureNs: 7 + rep }
+      : undefined;
+
+  it('keeps the lessons with every run of both sides, in order, and says why others are out', () => {
+    const { measurement, leftOut } = measurementFromRuns(lessons, meta, 3, runOf);
+    expect(measurement).toEqual({
+      ...meta,
+      reps: 3,
+      lessons: [
+        {
+          id: 'cuda-graphs',
+          before: { makespansNs: [3e6, 3e6 + 1, 3e6 + 2], measuresNs: [7, 8, 9] },
+          after: { makespansNs: [1e6, 1e6 + 1, 1e6 + 2], measuresNs: [7, 8, 9] },
+        },
+      ],
+    });
+    expect(leftOut).toContain('stream-count: fewer than 3 runs of each side');
+    expect(leftOut).toContain('ddp-overlap: needs 2 GPUs (the fidelity run has one)');
+    expect(leftOut).toHaveLength(lessons.length - 1);
+  });
+
+  it('is an error when no lesson has its runs', () => {
+    expect(() => measurementFromRuns(lessons, meta, 5, () => undefined)).toThrow(
+      /no lesson has 5 runs of both sides \(chunked-pipeline: fewer than 5 runs/,
+    );
   });
 });

@@ -28,6 +28,53 @@ export interface FidelityMeasurement {
   readonly lessons: readonly MeasuredLesson[];
 }
 
+/** One kept run's makespan and the lesson's measure, as the lesson page reads them, ns. */
+export interface RunFigures {
+  readonly makespanNs: number;
+  readonly measureNs: number;
+}
+
+/**
+ * A fidelity measurement from kept runs (`lesson-fidelity.ts collect`): every lesson with `reps`
+ * runs of both sides (`runOf` gives run `rep` of a side, or undefined where none was kept). A
+ * lesson of two GPUs or with runs missing is left out, with its reason; none kept is an error.
+ */
+export function measurementFromRuns(
+  all: readonly Lesson[],
+  meta: Pick<FidelityMeasurement, 'device' | 'driver' | 'date'>,
+  reps: number,
+  runOf: (lessonId: string, side: 'before' | 'after', rep: number) => RunFigures | undefined,
+): { readonly measurement: FidelityMeasurement; readonly leftOut: readonly string[] } {
+  const measured: MeasuredLesson[] = [];
+  const leftOut: string[] = [];
+  for (const lesson of all) {
+    if ((lesson.gpus ?? 1) !== 1) {
+      leftOut.push(`${lesson.id}: needs ${lesson.gpus} GPUs (the fidelity run has one)`);
+      continue;
+    }
+    const side = (name: 'before' | 'after'): MeasuredSide | undefined => {
+      const runs = Array.from({ length: reps }, (_, rep) => runOf(lesson.id, name, rep));
+      return runs.every((r) => r !== undefined)
+        ? {
+            makespansNs: runs.map((r) => r.makespanNs),
+            measuresNs: runs.map((r) => r.measureNs),
+          }
+        : undefined;
+    };
+    const before = side('before');
+    const after = side('after');
+    if (before === undefined || after === undefined) {
+      leftOut.push(`${lesson.id}: fewer than ${reps} runs of each side`);
+      continue;
+    }
+    measured.push({ id: lesson.id, before, after });
+  }
+  if (measured.length === 0) {
+    throw new Error(`no lesson has ${reps} runs of both sides (${leftOut.join('; ')})`);
+  }
+  return { measurement: { ...meta, reps, lessons: measured }, leftOut };
+}
+
 /** The measured GPUs, by the device profile built from their calibration. */
 export const measuredGpus: Readonly<Record<string, FidelityMeasurement>> = {
   h100: h100Runs,

@@ -362,6 +362,7 @@ export const benchmarks: readonly Benchmark[] = [
     name: 'graph',
     measures: [
       'graphLaunchGapNs',
+      'graphCallGapNs',
       'api.graphLaunch',
       'api.graphLaunchPerNode',
       'api.graphInstantiate',

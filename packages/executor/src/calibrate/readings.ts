@@ -264,17 +264,27 @@ function malloc(view: TraceView): Readings {
 function graph(view: TraceView): Readings {
   const launches = view.calls('cudaGraphLaunch');
   const inst = view.calls('cudaGraphInstantiate');
+  const host = view.hostOps();
   const perLaunch: [number, number][] = [];
   const first: number[] = [];
+  const callGaps: number[] = [];
+  // Ten launches per node count; the first uploads the graph, so the cost per launch and the
+  // gap after it are read from the third launch on. (The 20-node series after them are checks
+  // of the model, not inputs of the fit.)
   graphNodeCounts.forEach((nodes, g) => {
     const mine = launches.slice(g * 10, g * 10 + 10);
     for (const c of mine.slice(2)) {
       perLaunch.push([nodes, c.durNs]);
+      const next = host[host.indexOf(c) + 1];
+      if (next !== undefined) {
+        callGaps.push(next.startNs - c.endNs);
+      }
     }
     first.push(mine[0]!.durNs - median(mine.slice(2).map((c) => c.durNs)));
   });
+  // Means, not medians, as for kernel launches: a run of launches takes the sum of its calls.
   const byNodes = (nodes: number): number =>
-    median(perLaunch.filter(([n]) => n === nodes).map(([, d]) => d));
+    mean(perLaunch.filter(([n]) => n === nodes).map(([, d]) => d));
   const line = fitLine(graphNodeCounts.map((n) => [n, byNodes(n)]));
   // The first instantiate pays first use; the next ones against their node counts.
   const instLine = fitLine(
@@ -303,6 +313,8 @@ function graph(view: TraceView): Readings {
   }
   return {
     graphLaunchGapNs: median(launchGaps),
+    // From a launch's return to the next call (the next launch, or the sync after the last).
+    graphCallGapNs: mean(callGaps),
     'check.graphLaunch20IdleNs': idle20,
     'check.graphLaunch20BusyNs': busy20,
     'check.graphLaunchNamed20Ns': named20,
