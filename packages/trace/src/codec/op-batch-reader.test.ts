@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { OpKind } from '../op-kind.ts';
 import type { OpColumns } from '../op-table.ts';
 import { syntheticTrace } from '../test-traces.ts';
 import type { Trace } from '../trace.ts';
