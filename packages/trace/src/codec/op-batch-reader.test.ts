@@ -249,6 +249,25 @@ describe('OpBatchReader', () => {
     expect(refused).toBeGreaterThan(40);
   }, 60_000);
 
+  it("reads a live run's snapshot (no end batch yet, or nothing yet) only when told it is partial", async () => {
+    const trace = syntheticTrace(5000);
+    const body = new TraceEncoder(trace).encodeNew();
+    const reader = await OpBatchReader.open(bytesFile('live', body), { partial: true });
+    expect(reader.counts).toEqual({ ops: 5000, flows: trace.flows.count, ranges: 0 });
+    expect(opsOf(reader)).toEqual(columnsOf(loadTrace(saveTrace(trace)).ops.columns()));
+    const empty = await OpBatchReader.open(bytesFile('live', new Uint8Array(0)), { partial: true });
+    expect(empty.counts).toEqual({ ops: 0, flows: 0, ranges: 0 });
+    expect([...empty.opBatches()]).toEqual([]);
+    const whole = await codecErrorOf(() => loadTrace(body));
+    const refused = await codecErrorOf(() => OpBatchReader.open(bytesFile('live', body)));
+    expect(refused?.message).toBe(`live: ${whole?.message}`);
+    expect(refused?.message).toMatch(/no end batch after 6 batches/);
+    const emptyRefused = await codecErrorOf(() =>
+      OpBatchReader.open(bytesFile('live', new Uint8Array(0))),
+    );
+    expect(emptyRefused?.message).toBe('live: empty file: not a streamscope trace');
+  });
+
   it('names the truncation: the batch, and the byte of the file where it is cut', async () => {
     const bytes = saveTrace(syntheticTrace(40_000));
     // Cut 10 bytes into the second stored op batch's records.

@@ -57,7 +57,8 @@ export class OpBatchReader implements RecordBatches {
     options: OpBatchReaderOptions = {},
   ): Promise<OpBatchReader> {
     try {
-      if (file.byteLength === 0) {
+      // A live run's snapshot may hold no batch yet: an empty trace.
+      if (file.byteLength === 0 && options.partial !== true) {
         throw new CodecError('empty file: not a streamscope trace', 0);
       }
       const decoder = new TraceDecoder(new Trace(), { keepRecords: false });
