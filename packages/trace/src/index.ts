@@ -64,7 +64,7 @@ export type {
   RangeBatch,
   RecordBatches,
 } from './codec/record-batches.ts';
-export { defaultOpBatchOps, traceRecordBatches } from './codec/record-batches.ts';
+export { traceRecordBatches } from './codec/record-batches.ts';
 export type { OpBatchReaderOptions } from './codec/op-batch-reader.ts';
 export { OpBatchReader } from './codec/op-batch-reader.ts';
 export { kernelRunTrace, syntheticTrace } from './test-traces.ts';
