@@ -9,9 +9,10 @@ export interface Place {
 
 // Flows resolved at a time. An arrow needs its two ops' tracks and times; rather than keep
 // those for every op, each window of flows looks up just the ops it names in one pass over the
-// op batches that hold them. Memory: about 56 bytes a flow of the window (14 MB), whatever the
-// trace's size; the price is one pass over the ops (ranged) per window.
-const defaultFlowWindow = 1 << 18;
+// op batches that hold them. Memory: about 56 bytes a flow of the window (7 MB), whatever the
+// trace's size; the price is one pass over the ops it spans per window (a few for most traces,
+// whose flows join nearby ops; 8 full passes for 1M flows that each span the whole trace).
+const defaultFlowWindow = 1 << 17;
 
 /**
  * The flow arrows (a start and a finish event each), in flow order, as `chromeBatchChunks`
@@ -22,7 +23,11 @@ export function* flowEvents(
   where: readonly Place[],
   flowWindow = defaultFlowWindow,
 ): Generator<string, void, undefined> {
-  const window = new FlowWindow(source, where, flowWindow);
+  const window = new FlowWindow(
+    source,
+    where,
+    Math.max(1, Math.min(flowWindow, source.counts.flows)),
+  );
   for (const { firstIndex, flows } of source.flowBatches()) {
     for (let i = 0; i < flows.count; i++) {
       if (window.add(firstIndex + i, flows.fromOp[i]!, flows.toOp[i]!, flows.kind[i]!)) {

@@ -17,8 +17,19 @@ export interface BatchRun {
   readonly bytes: Uint8Array;
 }
 
-// Bytes read at a time: a run holds the whole batches among them.
-const defaultChunkBytes = 4 * 1024 * 1024;
+/** The buffer `batchRuns` reads through; it grows (here) to hold a batch larger than itself. */
+export interface ReadBuffer {
+  bytes: Uint8Array;
+}
+
+// Bytes read at a time: a run holds the whole batches among them (a stored op batch of 32768
+// ops takes 0.3 to 1 MB).
+const defaultChunkBytes = 1024 * 1024;
+
+/** A read buffer of `bytes` bytes (default 1 MiB). */
+export function readBuffer(bytes = defaultChunkBytes): ReadBuffer {
+  return { bytes: new Uint8Array(bytes) };
+}
 // Payload length field of a batch header.
 const payloadLengthAt = 12;
 
@@ -39,13 +50,14 @@ export function bytesFile(name: string, bytes: Uint8Array): PositionedFile {
  * The file's batches in file order, as runs of whole batches read through one buffer that is
  * reused (it grows only to hold one batch larger than itself, at most the codec's payload
  * bound). What follows the last whole batch (a truncated file, or a header no decoder accepts)
- * comes last as a run of its own, so the decoder names what is wrong there.
+ * comes last as a run of its own, so the decoder names what is wrong there. `through` is the
+ * buffer to read through; the caller may reuse it once the runs are done.
  */
 export function* batchRuns(
   file: PositionedFile,
-  chunkBytes = defaultChunkBytes,
+  through: ReadBuffer = readBuffer(),
 ): Generator<BatchRun, void, undefined> {
-  let buffer = new Uint8Array(chunkBytes);
+  let buffer = through.bytes;
   let offset = 0; // of buffer[0] in the file
   let filled = 0;
   for (;;) {
@@ -75,6 +87,7 @@ export function* batchRuns(
       const grown = new Uint8Array(Math.max(batchHeaderBytes + payloadBytes, 2 * buffer.length));
       grown.set(buffer);
       buffer = grown;
+      through.bytes = grown;
     }
   }
 }

@@ -3,10 +3,11 @@ import { ByteReader } from './byte-reader.ts';
 import { CodecError } from './codec-error.ts';
 import { BatchKind, maxRecordsPerBatch } from './batch-format.ts';
 import { readBatchHeader } from './batch-header.ts';
-import type { PositionedFile } from './batch-runs.ts';
-import { batchRuns } from './batch-runs.ts';
+import type { PositionedFile, ReadBuffer } from './batch-runs.ts';
+import { batchRuns, readBuffer } from './batch-runs.ts';
 import type { OpScratch } from './decode-ops.ts';
 import { decodeOpRecords, makeOpScratch } from './decode-ops.ts';
+import type { FlowScratch, RangeScratch } from './decode-side-records.ts';
 import {
   decodeFlowRecords,
   decodeRangeRecords,
@@ -46,11 +47,25 @@ interface RecordPayload {
  * a buffer of a few MB: memory stays that of a few batches whatever the number of ops.
  */
 export class OpBatchReader implements RecordBatches {
+  // Buffers kept from one pass for the next: each pass would otherwise leave megabytes of
+  // garbage that is freed only when the collector next runs (an export makes a ranged ops pass
+  // per window of flows).
+  private readonly readBuffers = new Spares<ReadBuffer>();
+  private readonly opBuffers = new Spares<{
+    readonly scratch: OpScratch;
+    readonly out: OpScratch;
+  }>();
+  private readonly flowScratch = new Spares<FlowScratch>();
+  private readonly rangeScratch = new Spares<RangeScratch>();
+
   private constructor(
     private readonly file: PositionedFile,
     readonly trace: Trace,
     readonly counts: RecordCounts,
-  ) {}
+    through: ReadBuffer,
+  ) {
+    this.readBuffers.give(through);
+  }
 
   static async open(
     file: PositionedFile,
@@ -64,7 +79,8 @@ export class OpBatchReader implements RecordBatches {
       const decoder = new TraceDecoder(new Trace(), { keepRecords: false });
       let ended = false;
       let batches = 0;
-      for (const run of batchRuns(file)) {
+      const through = readBuffer();
+      for (const run of batchRuns(file, through)) {
         await options.between?.();
         if (ended) {
           throw new CodecError(`data follows the end batch at byte ${run.offset}`, run.offset);
@@ -79,7 +95,7 @@ export class OpBatchReader implements RecordBatches {
           file.byteLength,
         );
       }
-      return new OpBatchReader(file, decoder.trace, decoder.recordCounts);
+      return new OpBatchReader(file, decoder.trace, decoder.recordCounts, through);
     } catch (error) {
       throw inFile(file, error);
     }
@@ -96,14 +112,30 @@ export class OpBatchReader implements RecordBatches {
     if (fromOp >= toOp) {
       return;
     }
+    const buffers = this.opBuffers.take(
+      (b) => b.out.kind.length === maxOps,
+      () => ({ scratch: makeOpScratch(maxRecordsPerBatch), out: makeOpScratch(maxOps) }),
+    );
+    try {
+      yield* this.opsInRange(fromOp, toOp, maxOps, buffers.scratch, buffers.out);
+    } finally {
+      this.opBuffers.give(buffers);
+    }
+  }
+
+  private *opsInRange(
+    fromOp: number,
+    toOp: number,
+    maxOps: number,
+    scratch: OpScratch,
+    out: OpScratch,
+  ): Generator<OpBatch, void, undefined> {
     const t = this.trace;
     const limits = {
       tracks: t.tracks.length,
       strings: t.strings.count,
       launches: t.launches.count,
     };
-    const scratch = makeOpScratch(maxRecordsPerBatch);
-    const out: OpScratch = makeOpScratch(maxOps);
     let filled = 0;
     let firstIndex = fromOp;
     for (const { first, count, reader } of this.payloads(BatchKind.Ops)) {
@@ -134,40 +166,54 @@ export class OpBatchReader implements RecordBatches {
 
   /** Flows in index order, one stored batch (at most `maxRecordsPerBatch`) at a time. */
   *flowBatches(): Generator<FlowBatch, void, undefined> {
-    const s = makeFlowScratch(maxRecordsPerBatch);
-    for (const { first, count, reader } of this.payloads(BatchKind.Flows)) {
-      this.guard(() => decodeFlowRecords(reader, count, this.counts.ops, s));
-      yield {
-        firstIndex: first,
-        flows: {
-          count,
-          fromOp: s.fromOp.subarray(0, count),
-          toOp: s.toOp.subarray(0, count),
-          kind: s.kind.subarray(0, count),
-        },
-      };
+    const s = this.flowScratch.take(
+      () => true,
+      () => makeFlowScratch(maxRecordsPerBatch),
+    );
+    try {
+      for (const { first, count, reader } of this.payloads(BatchKind.Flows)) {
+        this.guard(() => decodeFlowRecords(reader, count, this.counts.ops, s));
+        yield {
+          firstIndex: first,
+          flows: {
+            count,
+            fromOp: s.fromOp.subarray(0, count),
+            toOp: s.toOp.subarray(0, count),
+            kind: s.kind.subarray(0, count),
+          },
+        };
+      }
+    } finally {
+      this.flowScratch.give(s);
     }
   }
 
   /** Ranges in index order, one stored batch at a time. */
   *rangeBatches(): Generator<RangeBatch, void, undefined> {
     const t = this.trace;
-    const s = makeRangeScratch(maxRecordsPerBatch);
-    for (const { first, count, reader } of this.payloads(BatchKind.Ranges)) {
-      this.guard(() => decodeRangeRecords(reader, count, t.tracks.length, t.strings.count, s));
-      yield {
-        firstIndex: first,
-        ranges: {
-          count,
-          startNs: s.startNs.subarray(0, count),
-          endNs: s.endNs.subarray(0, count),
-          track: s.track.subarray(0, count),
-          nameId: s.nameId.subarray(0, count),
-          domainId: s.domainId.subarray(0, count),
-          depth: s.depth.subarray(0, count),
-          kind: s.kind.subarray(0, count),
-        },
-      };
+    const s = this.rangeScratch.take(
+      () => true,
+      () => makeRangeScratch(maxRecordsPerBatch),
+    );
+    try {
+      for (const { first, count, reader } of this.payloads(BatchKind.Ranges)) {
+        this.guard(() => decodeRangeRecords(reader, count, t.tracks.length, t.strings.count, s));
+        yield {
+          firstIndex: first,
+          ranges: {
+            count,
+            startNs: s.startNs.subarray(0, count),
+            endNs: s.endNs.subarray(0, count),
+            track: s.track.subarray(0, count),
+            nameId: s.nameId.subarray(0, count),
+            domainId: s.domainId.subarray(0, count),
+            depth: s.depth.subarray(0, count),
+            kind: s.kind.subarray(0, count),
+          },
+        };
+      }
+    } finally {
+      this.rangeScratch.give(s);
     }
   }
 
@@ -176,9 +222,21 @@ export class OpBatchReader implements RecordBatches {
    * the file; what is checked again here names the place if the file changed since.
    */
   private *payloads(kind: BatchKind): Generator<RecordPayload, void, undefined> {
+    const through = this.readBuffers.take(() => true, readBuffer);
+    try {
+      yield* this.payloadsThrough(kind, through);
+    } finally {
+      this.readBuffers.give(through);
+    }
+  }
+
+  private *payloadsThrough(
+    kind: BatchKind,
+    through: ReadBuffer,
+  ): Generator<RecordPayload, void, undefined> {
     let index = 0;
     let held = 0;
-    for (const run of batchRuns(this.file)) {
+    for (const run of batchRuns(this.file, through)) {
       const bytes = run.bytes;
       for (let at = 0; at < bytes.length; index++) {
         const header = this.guard(() => readBatchHeader(bytes, at, index, run.offset));
@@ -215,6 +273,20 @@ export class OpBatchReader implements RecordBatches {
     } catch (error) {
       throw inFile(this.file, error);
     }
+  }
+}
+
+/** Buffers not in use, for the next pass to take instead of allocating its own. */
+class Spares<T> {
+  private readonly items: T[] = [];
+
+  take(fits: (item: T) => boolean, make: () => T): T {
+    const at = this.items.findIndex(fits);
+    return at < 0 ? make() : this.items.splice(at, 1)[0]!;
+  }
+
+  give(item: T): void {
+    this.items.push(item);
   }
 }
 
