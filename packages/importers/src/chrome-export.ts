@@ -1,5 +1,7 @@
-import type { Trace, TraceMeta, TrackInfo } from '@streamscope/trace';
-import { FlowKind, opKindName, trackLabel } from '@streamscope/trace';
+import type { RecordBatches, Trace, TraceMeta, TrackInfo } from '@streamscope/trace';
+import { opKindName, trackLabel, traceRecordBatches } from '@streamscope/trace';
+import type { Place } from './chrome-export-flows.ts';
+import { flowEvents, us } from './chrome-export-flows.ts';
 
 // Synthetic pids for GPUs in the output, far above real pids (Linux pids stay below 2^22).
 const gpuPidBase = 1 << 24;
@@ -40,17 +42,30 @@ export function chromeTraceHead(meta: TraceMeta): string {
  * and the consumer's pace is the exporter's (pull = backpressure). The head
  * (`chromeTraceHead`) comes first as a chunk of its own, unless `withHead` is false.
  */
-export function* chromeTraceChunks(
+export function chromeTraceChunks(
   trace: Trace,
   chunkChars: number = chromeChunkChars,
   withHead = true,
 ): Generator<string, void, undefined> {
+  return chromeBatchChunks(traceRecordBatches(trace), chunkChars, withHead);
+}
+
+/**
+ * `chromeTraceChunks` of a trace read a batch at a time (a stored file through `OpBatchReader`):
+ * the same JSON to the byte, in memory bounded by a few batches and one window of flows, however
+ * many ops the trace holds.
+ */
+export function* chromeBatchChunks(
+  source: RecordBatches,
+  chunkChars: number = chromeChunkChars,
+  withHead = true,
+): Generator<string, void, undefined> {
   if (withHead) {
-    yield chromeTraceHead(trace.meta);
+    yield chromeTraceHead(source.trace.meta);
   }
   let chunk = '';
   let first = true;
-  for (const event of chromeEvents(trace)) {
+  for (const event of chromeEvents(source)) {
     chunk += first ? event : `,\n${event}`;
     first = false;
     if (chunk.length >= chunkChars) {
@@ -62,7 +77,8 @@ export function* chromeTraceChunks(
 }
 
 /** Each event's JSON, in file order: track names, process names, ops, ranges, flows. */
-function* chromeEvents(trace: Trace): Generator<string, void, undefined> {
+function* chromeEvents(source: RecordBatches): Generator<string, void, undefined> {
+  const trace = source.trace;
   const where = trace.tracks.map((track, i) => place(track, i));
   const pidNames = new Map<number, string>();
   const processName = new Map(trace.processes.map((p) => [p.pid, p.name]));
@@ -88,7 +104,6 @@ function* chromeEvents(trace: Trace): Generator<string, void, undefined> {
   for (const [pid, name] of pidNames) {
     yield meta('process_name', pid, 0, name);
   }
-  const ops = trace.ops.columns();
   const names = new Map<number, string>();
   const nameOf = (id: number): string => {
     let text = names.get(id);
@@ -98,53 +113,36 @@ function* chromeEvents(trace: Trace): Generator<string, void, undefined> {
     }
     return text;
   };
-  for (let i = 0; i < ops.count; i++) {
-    const { pid, tid } = where[ops.track[i]!]!;
-    const args = [`"op":${i}`];
-    if (ops.bytes[i]! > 0) {
-      args.push(`"bytes":${ops.bytes[i]}`);
+  for (const { firstIndex, ops } of source.opBatches()) {
+    for (let j = 0; j < ops.count; j++) {
+      const { pid, tid } = where[ops.track[j]!]!;
+      const args = [`"op":${firstIndex + j}`];
+      if (ops.bytes[j]! > 0) {
+        args.push(`"bytes":${ops.bytes[j]}`);
+      }
+      if (ops.correlationId[j]! > 0) {
+        args.push(`"correlation":${ops.correlationId[j]}`);
+      }
+      yield (
+        `{"ph":"X","cat":"${opKindName(ops.kind[j]!)}","name":${nameOf(ops.nameId[j]!)},"pid":${pid},"tid":${tid},` +
+        `"ts":${us(ops.startNs[j]!)},"dur":${us(ops.endNs[j]! - ops.startNs[j]!)},"args":{${args.join(',')}}}`
+      );
     }
-    if (ops.correlationId[i]! > 0) {
-      args.push(`"correlation":${ops.correlationId[i]}`);
+  }
+  for (const { ranges } of source.rangeBatches()) {
+    for (let j = 0; j < ranges.count; j++) {
+      const { pid, tid } = where[ranges.track[j]!]!;
+      const domain = ranges.domainId[j]! === 0 ? 'nvtx' : trace.name(ranges.domainId[j]!);
+      yield (
+        `{"ph":"X","cat":${JSON.stringify(domain)},"name":${nameOf(ranges.nameId[j]!)},"pid":${pid},"tid":${tid},` +
+        `"ts":${us(ranges.startNs[j]!)},"dur":${us(ranges.endNs[j]! - ranges.startNs[j]!)}}`
+      );
     }
-    yield (
-      `{"ph":"X","cat":"${opKindName(ops.kind[i]!)}","name":${nameOf(ops.nameId[i]!)},"pid":${pid},"tid":${tid},` +
-      `"ts":${us(ops.startNs[i]!)},"dur":${us(ops.endNs[i]! - ops.startNs[i]!)},"args":{${args.join(',')}}}`
-    );
   }
-  const ranges = trace.ranges.columns();
-  for (let i = 0; i < ranges.count; i++) {
-    const { pid, tid } = where[ranges.track[i]!]!;
-    const domain = ranges.domainId[i]! === 0 ? 'nvtx' : trace.name(ranges.domainId[i]!);
-    yield (
-      `{"ph":"X","cat":${JSON.stringify(domain)},"name":${nameOf(ranges.nameId[i]!)},"pid":${pid},"tid":${tid},` +
-      `"ts":${us(ranges.startNs[i]!)},"dur":${us(ranges.endNs[i]! - ranges.startNs[i]!)}}`
-    );
-  }
-  const flows = trace.flows.columns();
-  for (let i = 0; i < flows.count; i++) {
-    const from = flows.fromOp[i]!;
-    const to = flows.toOp[i]!;
-    if (from >= ops.count || to >= ops.count) {
-      continue;
-    }
-    const a = where[ops.track[from]!]!;
-    const b = where[ops.track[to]!]!;
-    const name =
-      flows.kind[i] === FlowKind.ApiToGpu
-        ? 'launch'
-        : flows.kind[i] === FlowKind.EventRecordToWait
-          ? 'event'
-          : 'graph';
-    // The arrow leaves the API call at its start (a record at its end) and binds to the op's start.
-    const fromNs =
-      flows.kind[i] === FlowKind.EventRecordToWait ? ops.endNs[from]! : ops.startNs[from]!;
-    yield `{"ph":"s","cat":"${name}","name":"${name}","id":${i + 1},"pid":${a.pid},"tid":${a.tid},"ts":${us(fromNs)}}`;
-    yield `{"ph":"f","bp":"e","cat":"${name}","name":"${name}","id":${i + 1},"pid":${b.pid},"tid":${b.tid},"ts":${us(ops.startNs[to]!)}}`;
-  }
+  yield* flowEvents(source, where);
 }
 
-function place(track: TrackInfo, index: number): { pid: number; tid: number } {
+function place(track: TrackInfo, index: number): Place {
   if (track.kind === 'host-thread') {
     return { pid: track.pid, tid: track.tid };
   }
@@ -153,9 +151,4 @@ function place(track: TrackInfo, index: number): { pid: number; tid: number } {
 
 function meta(name: string, pid: number, tid: number, value: string): string {
   return `{"ph":"M","name":"${name}","pid":${pid},"tid":${tid},"args":{"name":${JSON.stringify(value)}}}`;
-}
-
-/** ns → µs with ns precision kept as three decimals. */
-function us(ns: number): string {
-  return (ns / 1000).toFixed(3);
 }

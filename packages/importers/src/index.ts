@@ -19,7 +19,12 @@ export { loadSqlJs } from './nsys/load-sqljs.ts';
 export type { NsysJsonReader } from './nsys/nsys-json.ts';
 export type { ImportSummary } from './summary.ts';
 export { importSummary } from './summary.ts';
-export { chromeTraceChunks, chromeTraceHead, exportChromeTrace } from './chrome-export.ts';
+export {
+  chromeBatchChunks,
+  chromeTraceChunks,
+  chromeTraceHead,
+  exportChromeTrace,
+} from './chrome-export.ts';
 /** For tests and benchmarks: a trace whose Chrome export is as large as asked. */
 export { exportTestTrace } from './export-test-trace.ts';
 export { dumpTrace } from './dump-trace.ts';

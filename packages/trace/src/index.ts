@@ -47,9 +47,26 @@ export {
   maxRecordsPerBatch,
 } from './codec/batch-format.ts';
 export { TraceEncoder, saveTrace } from './codec/trace-encoder.ts';
-export type { ApplyResult, EndCounts } from './codec/trace-decoder.ts';
+export type {
+  ApplyResult,
+  EndCounts,
+  RecordCounts,
+  TraceDecoderOptions,
+} from './codec/trace-decoder.ts';
 export { TraceDecoder, loadTrace } from './codec/trace-decoder.ts';
 export { ByteWriter } from './codec/byte-writer.ts';
+export type { PositionedFile } from './codec/batch-runs.ts';
+export { bytesFile } from './codec/batch-runs.ts';
+export type {
+  FlowBatch,
+  OpBatch,
+  OpBatchRange,
+  RangeBatch,
+  RecordBatches,
+} from './codec/record-batches.ts';
+export { traceRecordBatches } from './codec/record-batches.ts';
+export type { OpBatchReaderOptions } from './codec/op-batch-reader.ts';
+export { OpBatchReader } from './codec/op-batch-reader.ts';
 export { kernelRunTrace, syntheticTrace } from './test-traces.ts';
 export type { TileSet } from './codec/tile-wire.ts';
 export { decodeTiles, encodeTiles, tileSetBytes, noKind } from './codec/tile-wire.ts';

@@ -294,12 +294,14 @@ describe('the server under memory attacks', () => {
     // The bound, from what the server holds by design (figures from `pnpm bench server` on the
     // 2-core test machine): about 200 MiB for the idle process (two V8 isolates, the event
     // loop's and a warm worker's, with their compiled sources, and sql.js); plus, one at a
-    // time, sql.js's copy of the 48 MiB database or the export worker's decoded trace (about
-    // 55 bytes per op: 27 MiB) with its heap churn (up to 64 MiB); plus per subscriber its
-    // socket's 1 MiB high-water mark and one frame (24 MiB). About 330 MiB; 420 leaves room for
-    // allocator slack. Each old fault alone broke it: the export built its JSON as one string
+    // time, sql.js's copy of the 48 MiB database or the export worker's buffers (it reads the
+    // trace a batch at a time, whatever its size: two 1 MiB reads and 4 MiB of op columns for
+    // each of two passes at once, a 7 MiB window of flows; about 17 MiB, where the decoded trace
+    // it once held was 27 MiB) with its heap churn (up to 64 MiB); plus per subscriber its
+    // socket's 1 MiB high-water mark and one frame (24 MiB). About 320 MiB; 405 leaves the room
+    // for allocator slack that 420 left. Each old fault alone broke it: the export built its JSON as one string
     // (125 MB, twice over as it was encoded), each never-reading subscriber held the whole run
     // (25-30 MB each: 600 MB), and the inflated SQLite was held in memory beside sql.js's copy.
-    expect(peakMiB).toBeLessThan(420);
+    expect(peakMiB).toBeLessThan(405);
   }, 180_000);
 });

@@ -1,6 +1,8 @@
-import { readSync } from 'node:fs';
-import type { Trace, TraceMeta } from '@streamscope/trace';
-import { TraceDecoder } from '@streamscope/trace';
+import { fstatSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { PositionedFile, Trace, TraceMeta } from '@streamscope/trace';
+import { OpBatchReader, TraceDecoder } from '@streamscope/trace';
 import { forEachBatchRun, indexBatches, withTraceFile } from './batch-file.ts';
 import type { TraceFileRef } from './protocol.ts';
 
@@ -42,4 +44,37 @@ export async function readTraceMeta(ref: TraceFileRef, signal?: AbortSignal): Pr
     }
     return Promise.resolve(decoder.trace.meta);
   });
+}
+
+/**
+ * A stored trace file read a batch of ops at a time (`OpBatchReader`): the file is checked once
+ * as `loadTraceFile` checks it, then ops, flows and ranges are read from it as `use` asks, so
+ * memory stays that of a few batches whatever the trace's size. Errors name the file (its base
+ * name) and the byte.
+ */
+export async function withTraceBatches<T>(
+  ref: TraceFileRef,
+  signal: AbortSignal | undefined,
+  use: (reader: OpBatchReader) => Promise<T>,
+): Promise<T> {
+  return withTraceFile(ref.path, async (fd) => {
+    const reader = await OpBatchReader.open(descriptorFile(fd, path.basename(ref.path)), {
+      partial: ref.partial,
+      // A turn of the thread's loop between reads: an abort message gets in.
+      between: async () => {
+        await nextTurn();
+        signal?.throwIfAborted();
+      },
+    });
+    return use(reader);
+  });
+}
+
+/** An open file read by position (synchronous reads: this is a worker thread). */
+export function descriptorFile(fd: number, name: string): PositionedFile {
+  return {
+    name,
+    byteLength: fstatSync(fd).size,
+    read: (into, position) => readSync(fd, into, 0, into.length, position),
+  };
 }

@@ -16,6 +16,8 @@ export class ByteReader {
     start: number,
     readonly end: number,
     private readonly where: (record: number) => string,
+    /** Where `bytes[0]` lies in the file or stream, so messages name the byte there. */
+    readonly base = 0,
   ) {
     this.at = start;
   }
@@ -26,8 +28,8 @@ export class ByteReader {
 
   fail(field: string, problem: string): never {
     throw new CodecError(
-      `${this.where(this.record)}, field '${field}': ${problem} at byte ${this.at}`,
-      this.at,
+      `${this.where(this.record)}, field '${field}': ${problem} at byte ${this.base + this.at}`,
+      this.base + this.at,
     );
   }
 

@@ -1,12 +1,18 @@
 import { isValidOpKind, OpKind } from '../op-kind.ts';
 import type { OpColumns } from '../op-table.ts';
 import { noRef } from '../op-table.ts';
-import type { Trace } from '../trace.ts';
 import type { ByteReader } from './byte-reader.ts';
 import { checkedVarint, fastVarint, unzigzag, varintEnd } from './byte-reader.ts';
 import { OpField } from './batch-format.ts';
 
 export type OpScratch = Omit<OpColumns, 'count'>;
+
+/** What op records may name: how many tracks, strings and launch configs are held. */
+export interface OpRecordLimits {
+  readonly tracks: number;
+  readonly strings: number;
+  readonly launches: number;
+}
 
 export function makeOpScratch(capacity: number): OpScratch {
   return {
@@ -25,14 +31,19 @@ export function makeOpScratch(capacity: number): OpScratch {
 
 /**
  * Reads `count` op records (the layout is in trace-encoder.ts) into `s`, checking every field
- * against what `t` holds. Nothing is appended: the caller appends only a batch that read whole.
+ * against what is held (`limits`). Nothing is appended: the caller appends only a batch that read whole.
  * The position lives in a local (`at`) and goes back to the reader before any failure, so the
  * errors name the same byte as the reader's own checks.
  */
-export function decodeOpRecords(reader: ByteReader, count: number, t: Trace, s: OpScratch): void {
-  const trackCount = t.tracks.length;
-  const stringCount = t.strings.count;
-  const launchCount = t.launches.count;
+export function decodeOpRecords(
+  reader: ByteReader,
+  count: number,
+  limits: OpRecordLimits,
+  s: OpScratch,
+): void {
+  const trackCount = limits.tracks;
+  const stringCount = limits.strings;
+  const launchCount = limits.launches;
   const bytes = reader.bytes;
   const end = reader.end;
   let at = reader.at;

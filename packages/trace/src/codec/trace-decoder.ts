@@ -1,19 +1,19 @@
-import type { FlowColumns, LaunchConfig } from '../side-tables.ts';
+import type { LaunchConfig } from '../side-tables.ts';
 import { launchConfigFields } from '../side-tables.ts';
 import { Trace } from '../trace.ts';
 import { ByteReader } from './byte-reader.ts';
 import { CodecError } from './codec-error.ts';
 import type { OpScratch } from './decode-ops.ts';
 import { decodeOpRecords, makeOpScratch } from './decode-ops.ts';
+import type { FlowScratch, RangeScratch } from './decode-side-records.ts';
 import {
-  BatchKind,
-  batchHeaderBytes,
-  batchKindName,
-  batchMagic,
-  codecVersion,
-  maxPayloadBytes,
-  maxRecordsPerBatch,
-} from './batch-format.ts';
+  decodeFlowRecords,
+  decodeRangeRecords,
+  makeFlowScratch,
+  makeRangeScratch,
+} from './decode-side-records.ts';
+import { BatchKind, batchHeaderBytes, batchMagic, maxRecordsPerBatch } from './batch-format.ts';
+import { readBatchHeader } from './batch-header.ts';
 import { ShapeError, checkMeta, checkStructure } from './structure-check.ts';
 
 /** Final counts carried by an end batch. */
@@ -35,6 +35,22 @@ export interface ApplyResult {
   readonly end?: EndCounts;
 }
 
+export interface TraceDecoderOptions {
+  /**
+   * False: ops, flows and ranges are checked exactly as when kept, and counted
+   * (`recordCounts`), but not kept; the trace holds the rest (meta, strings, structure,
+   * launches). A reader that streams the records from the file later opens it so.
+   */
+  readonly keepRecords?: boolean;
+}
+
+/** Ops, flows and ranges received so far (kept or not). */
+export interface RecordCounts {
+  readonly ops: number;
+  readonly flows: number;
+  readonly ranges: number;
+}
+
 /**
  * Applies record-stream batches to a trace. Each batch is validated whole before any of it is
  * applied, so a corrupt batch leaves the trace as it was; the error names the batch, the
@@ -43,14 +59,30 @@ export interface ApplyResult {
 export class TraceDecoder {
   readonly trace: Trace;
   private batchIndex = 0;
+  private readonly keepRecords: boolean;
+  private readonly counted = { ops: 0, flows: 0, ranges: 0 };
   private scratch: OpScratch | undefined;
-  private flowScratch: Omit<FlowColumns, 'count'> | undefined;
+  private flowScratch: FlowScratch | undefined;
+  private rangeScratch: RangeScratch | undefined;
 
-  constructor(trace: Trace = new Trace()) {
+  constructor(trace: Trace = new Trace(), options: TraceDecoderOptions = {}) {
     this.trace = trace;
+    this.keepRecords = options.keepRecords ?? true;
   }
 
-  apply(bytes: Uint8Array): ApplyResult {
+  /** Ops, flows and ranges received so far, kept or not. */
+  get recordCounts(): RecordCounts {
+    const t = this.trace;
+    return this.keepRecords
+      ? { ops: t.ops.count, flows: t.flows.count, ranges: t.ranges.count }
+      : { ...this.counted };
+  }
+
+  /**
+   * Applies the whole batches in `bytes`. `base` is where `bytes[0]` lies in the file or stream
+   * read, so an error names the byte there.
+   */
+  apply(bytes: Uint8Array, base = 0): ApplyResult {
     this.reserveFor(bytes);
     let at = 0;
     let batches = 0;
@@ -58,50 +90,22 @@ export class TraceDecoder {
     let end: EndCounts | undefined;
     while (at < bytes.length) {
       if (end !== undefined) {
-        throw new CodecError(`data follows the end batch at byte ${at}`, at);
+        throw new CodecError(`data follows the end batch at byte ${base + at}`, base + at);
       }
       const index = this.batchIndex;
-      if (bytes.length - at < batchHeaderBytes) {
-        throw new CodecError(
-          `batch ${index}: header truncated (${bytes.length - at} of ${batchHeaderBytes} bytes) at byte ${at}`,
-          at,
-        );
-      }
-      const view = new DataView(bytes.buffer, bytes.byteOffset + at, batchHeaderBytes);
-      const magic = view.getUint32(0, true);
-      if (magic !== batchMagic) {
-        throw new CodecError(
-          `batch ${index}: bad magic 0x${magic.toString(16).padStart(8, '0')} at byte ${at} (not a streamscope record stream, or misaligned)`,
-          at,
-        );
-      }
-      const version = view.getUint8(4);
-      if (version !== codecVersion) {
-        throw new CodecError(
-          `batch ${index}: codec version ${version} at byte ${at}; this build reads version ${codecVersion}`,
-          at,
-        );
-      }
-      const kind = view.getUint8(5);
-      const count = view.getUint32(8, true);
-      const payloadBytes = view.getUint32(12, true);
-      const name = batchKindName(kind);
-      const payloadStart = at + batchHeaderBytes;
-      if (payloadBytes > maxPayloadBytes || payloadBytes > bytes.length - payloadStart) {
-        throw new CodecError(
-          `batch ${index} (${name}): payload of ${payloadBytes} bytes runs past the end of the buffer (${bytes.length - payloadStart} left) at byte ${payloadStart}: truncated`,
-          payloadStart,
-        );
-      }
-      if (count > maxRecordsPerBatch && kind !== BatchKind.End) {
-        throw new CodecError(
-          `batch ${index} (${name}): record count ${count} exceeds ${maxRecordsPerBatch} at byte ${at + 8}`,
-          at + 8,
-        );
-      }
-      const payloadEnd = payloadStart + payloadBytes;
-      const reader = new ByteReader(bytes, payloadStart, payloadEnd, (record) =>
-        record < 0 ? `batch ${index} (${name})` : `batch ${index} (${name}), record ${record}`,
+      const { kind, name, count, payloadStart, payloadEnd } = readBatchHeader(
+        bytes,
+        at,
+        index,
+        base,
+      );
+      const reader = new ByteReader(
+        bytes,
+        payloadStart,
+        payloadEnd,
+        (record) =>
+          record < 0 ? `batch ${index} (${name})` : `batch ${index} (${name}), record ${record}`,
+        base,
       );
       switch (kind) {
         case BatchKind.Meta:
@@ -130,8 +134,8 @@ export class TraceDecoder {
           break;
         default:
           throw new CodecError(
-            `batch ${index}: unknown batch kind ${kind} at byte ${at + 5}`,
-            at + 5,
+            `batch ${index}: unknown batch kind ${kind} at byte ${base + at + 5}`,
+            base + at + 5,
           );
       }
       if (reader.remaining !== 0) {
@@ -244,6 +248,9 @@ export class TraceDecoder {
    * cannot reserve more than the input could hold; the main pass still checks everything.
    */
   private reserveFor(bytes: Uint8Array): void {
+    if (!this.keepRecords) {
+      return;
+    }
     let ops = 0;
     let flows = 0;
     let at = 0;
@@ -272,76 +279,56 @@ export class TraceDecoder {
   }
 
   private applyOps(reader: ByteReader, count: number): number {
-    this.first(reader, 'firstIndex', this.trace.ops.count);
+    const t = this.trace;
+    this.first(reader, 'firstIndex', this.recordCounts.ops);
     this.scratch ??= makeOpScratch(maxRecordsPerBatch);
-    decodeOpRecords(reader, count, this.trace, this.scratch);
-    this.trace.ops.appendColumns(this.scratch, count);
+    const limits = {
+      tracks: t.tracks.length,
+      strings: t.strings.count,
+      launches: t.launches.count,
+    };
+    decodeOpRecords(reader, count, limits, this.scratch);
+    if (this.keepRecords) {
+      t.ops.appendColumns(this.scratch, count);
+    } else {
+      this.counted.ops += count;
+    }
     return count;
   }
 
   private applyFlows(reader: ByteReader, count: number): void {
-    const t = this.trace;
-    this.first(reader, 'firstIndex', t.flows.count);
-    const opCount = t.ops.count;
-    this.flowScratch ??= {
-      fromOp: new Uint32Array(maxRecordsPerBatch),
-      toOp: new Uint32Array(maxRecordsPerBatch),
-      kind: new Uint8Array(maxRecordsPerBatch),
-    };
-    const s = this.flowScratch;
-    for (let r = 0; r < count; r++) {
-      reader.record = r;
-      const kind = reader.u8('kind');
-      if (kind > 2) {
-        reader.fail('kind', `unknown flow kind ${kind}`);
-      }
-      const fromOp = reader.varint('fromOp');
-      const toOp = fromOp + reader.zigzag('toOp');
-      if (fromOp >= opCount) {
-        reader.fail('fromOp', `op ${fromOp} does not exist (${opCount} ops)`);
-      }
-      if (toOp < 0 || toOp >= opCount) {
-        reader.fail('toOp', `op ${toOp} does not exist (${opCount} ops)`);
-      }
-      s.kind[r] = kind;
-      s.fromOp[r] = fromOp;
-      s.toOp[r] = toOp;
+    const held = this.recordCounts;
+    this.first(reader, 'firstIndex', held.flows);
+    this.flowScratch ??= makeFlowScratch(maxRecordsPerBatch);
+    decodeFlowRecords(reader, count, held.ops, this.flowScratch);
+    if (this.keepRecords) {
+      this.trace.flows.appendColumns(this.flowScratch, count);
+    } else {
+      this.counted.flows += count;
     }
-    t.flows.appendColumns(s, count);
   }
 
   private applyRanges(reader: ByteReader, count: number): void {
     const t = this.trace;
-    this.first(reader, 'firstIndex', t.ranges.count);
-    const trackCount = t.tracks.length;
-    const stringCount = t.strings.count;
-    const records: Parameters<typeof t.ranges.append>[0][] = [];
-    let prevStartNs = 0;
-    for (let r = 0; r < count; r++) {
-      reader.record = r;
-      const kind = reader.u8('kind');
-      if (kind > 2) {
-        reader.fail('kind', `unknown range kind ${kind}`);
-      }
-      const track = reader.varint('track');
-      if (track >= trackCount) {
-        reader.fail('track', `track ${track} does not exist (${trackCount} tracks)`);
-      }
-      const startNs = prevStartNs + reader.zigzag('startNs');
-      prevStartNs = startNs;
-      const endNs = startNs + reader.varint('durNs');
-      const nameId = reader.varint('nameId');
-      const domainId = reader.varint('domainId');
-      if (nameId >= stringCount || domainId >= stringCount) {
-        reader.fail(
-          nameId >= stringCount ? 'nameId' : 'domainId',
-          `string does not exist (${stringCount} strings)`,
-        );
-      }
-      const depth = reader.u8('depth');
-      records.push({ kind: kind as 0 | 1 | 2, track, startNs, endNs, nameId, domainId, depth });
+    this.first(reader, 'firstIndex', this.recordCounts.ranges);
+    this.rangeScratch ??= makeRangeScratch(maxRecordsPerBatch);
+    const s = this.rangeScratch;
+    decodeRangeRecords(reader, count, t.tracks.length, t.strings.count, s);
+    if (!this.keepRecords) {
+      this.counted.ranges += count;
+      return;
     }
-    records.forEach((range) => t.ranges.append(range));
+    for (let r = 0; r < count; r++) {
+      t.ranges.append({
+        kind: s.kind[r] as 0 | 1 | 2,
+        track: s.track[r]!,
+        startNs: s.startNs[r]!,
+        endNs: s.endNs[r]!,
+        nameId: s.nameId[r]!,
+        domainId: s.domainId[r]!,
+        depth: s.depth[r]!,
+      });
+    }
   }
 
   private readEnd(reader: ByteReader): EndCounts {
@@ -362,9 +349,7 @@ export class TraceDecoder {
       processes: t.processes.length,
       tracks: t.tracks.length,
       launches: t.launches.count,
-      ops: t.ops.count,
-      flows: t.flows.count,
-      ranges: t.ranges.count,
+      ...this.recordCounts,
     };
     for (const key of Object.keys(counts) as (keyof EndCounts)[]) {
       if (counts[key] !== held[key]) {

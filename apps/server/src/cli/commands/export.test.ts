@@ -34,6 +34,24 @@ describe('streamscope export', () => {
     expect(lines.out).toBe(expected);
   });
 
+  it('reads a stored trace from its file a batch at a time; a truncated one is refused by its name and byte', async () => {
+    const bytes = saveTrace(exportTestTrace(40_000, 12));
+    const whole = path.join(dir, 'whole.sstrace');
+    await writeFile(whole, bytes);
+    const r = await runCli(['export', whole, '--format', 'chrome'], true);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe(exportChromeTrace(loadTrace(bytes)));
+    const cut = path.join(dir, 'cut.sstrace');
+    await writeFile(cut, bytes.subarray(0, 200_000));
+    const refused = await runCli(['export', cut, '--format', 'chrome', '--out', '/dev/null']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toMatch(
+      new RegExp(
+        `^streamscope export: ${cut.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: batch \\d+ \\(ops\\): payload of \\d+ bytes runs past the end of the buffer \\(\\d+ left\\) at byte \\d+: truncated`,
+      ),
+    );
+  }, 60_000);
+
   it('reads a SQLite export page by page from disk, as import does (the error names the page)', async () => {
     // sql.js on the whole file would only say "database disk image is malformed".
     const fixture = path.resolve(

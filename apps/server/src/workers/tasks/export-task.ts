@@ -1,5 +1,5 @@
-import { chromeTraceChunks, chromeTraceHead } from '@streamscope/importers';
-import { loadTraceFile, readTraceMeta } from '../load-trace-file.ts';
+import { chromeBatchChunks, chromeTraceHead } from '@streamscope/importers';
+import { readTraceMeta, withTraceBatches } from '../load-trace-file.ts';
 import type { TraceFileRef } from '../protocol.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 import { throwIfAborted } from './task-context.ts';
@@ -10,9 +10,10 @@ const chunkBytes = 64 * 1024;
 /**
  * The Chrome export of a stored trace, sent as UTF-8 chunks (transferred) as fast as the event
  * loop passes them on: at most a few chunks are in flight, whatever the trace's size. The head
- * goes out once the file's framing is checked, before the trace is decoded, so the first byte
- * does not wait for a large trace to load. Each event is encoded into the chunk as it is made,
- * so no string outlives its event (the heap stays small however long the export runs).
+ * goes out once the file's framing is checked, before the trace is read, so the first byte
+ * does not wait for a large trace. The trace is never decoded whole: its ops, ranges and flows
+ * are read from the file a batch at a time (`withTraceBatches`), so memory does not grow with
+ * the trace. Each event is encoded into the chunk as it is made, so no string outlives its event.
  */
 export async function exportTask(ref: TraceFileRef, ctx: TaskContext): Promise<TaskResult> {
   const head = chromeTraceHead(await readTraceMeta(ref, ctx.signal));
@@ -46,11 +47,12 @@ export async function exportTask(ref: TraceFileRef, ctx: TaskContext): Promise<T
   };
   await write(head);
   await flush();
-  const trace = await loadTraceFile(ref, ctx.signal);
-  // chunkChars 1: the exporter yields each event as soon as it is made.
-  for (const text of chromeTraceChunks(trace, 1, false)) {
-    await write(text);
-  }
+  await withTraceBatches(ref, ctx.signal, async (reader) => {
+    // chunkChars 1: the exporter yields each event as soon as it is made.
+    for (const text of chromeBatchChunks(reader, 1, false)) {
+      await write(text);
+    }
+  });
   if (filled > 0) {
     await flush();
   }
