@@ -9,11 +9,15 @@ const poolBytes = maxEntries * 64;
 
 const ascii = new TextDecoder('latin1');
 
+// Slots looked at before a string is decoded without being kept: a bound on the work per
+// string even when many strings share a hash (they are hashed on a sample of their bytes).
+const maxProbes = 16;
+
 /**
  * Interns printable-ASCII strings from their bytes: the same bytes give the same JS string
  * object, so a million events naming a few thousand kernels build a few thousand strings, not a
- * million. The caller has checked the bytes (printable ASCII, no `"` or `\`) and hashed them
- * with `hashStep`.
+ * million. The caller has checked the bytes (printable ASCII, no `"` or `\`). A string is
+ * hashed on its length and 16 of its bytes, and found by comparing all of them, four at a time.
  */
 export class ByteStrings {
   /** Slot → entry + 1 (0 = empty); open addressing, linear probing. */
@@ -23,29 +27,41 @@ export class ByteStrings {
   private readonly lengths: number[] = [];
   private readonly strings: string[] = [];
   private pool = new Uint8Array(4096);
+  private poolView = new DataView(this.pool.buffer);
   private poolUsed = 0;
+  /** A view of the buffer last read from. */
+  private viewOf: Uint8Array | undefined;
+  private view: DataView = new DataView(new ArrayBuffer(0));
 
   get size(): number {
     return this.strings.length;
   }
 
-  /** The string of `buf[start, end)`, whose bytes hash to `hash`. */
-  get(buf: Uint8Array, start: number, end: number, hash: number): string {
+  /** The string of `buf[start, end)`. */
+  get(buf: Uint8Array, start: number, end: number): string {
     const length = end - start;
     if (length > maxInternBytes) {
       return ascii.decode(buf.subarray(start, end));
     }
+    if (buf !== this.viewOf) {
+      this.viewOf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    const hash = sampleHash(buf, start, length);
     const mask = tableSlots - 1;
     let slot = (hash ^ length) & mask;
-    for (;;) {
+    for (let probe = 0; ; probe++) {
       const entry = this.slots[slot]! - 1;
       if (entry < 0) {
         break;
       }
+      if (probe === maxProbes) {
+        return ascii.decode(buf.subarray(start, end));
+      }
       if (
         this.hashes[entry] === hash &&
         this.lengths[entry] === length &&
-        this.same(entry, buf, start, length)
+        sameBytes(this.poolView, this.starts[entry]!, this.view, start, length)
       ) {
         return this.strings[entry]!;
       }
@@ -64,17 +80,6 @@ export class ByteStrings {
     return value;
   }
 
-  private same(entry: number, buf: Uint8Array, start: number, length: number): boolean {
-    const pool = this.pool;
-    const at = this.starts[entry]!;
-    for (let k = 0; k < length; k++) {
-      if (pool[at + k] !== buf[start + k]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private keep(buf: Uint8Array, start: number, length: number): void {
     if (this.poolUsed + length > this.pool.length) {
       const grown = new Uint8Array(
@@ -82,13 +87,41 @@ export class ByteStrings {
       );
       grown.set(this.pool.subarray(0, this.poolUsed));
       this.pool = grown;
+      this.poolView = new DataView(grown.buffer);
     }
     this.pool.set(buf.subarray(start, start + length), this.poolUsed);
     this.poolUsed += length;
   }
 }
 
-/** One byte into a string's hash (the scanner hashes as it checks each byte). */
-export function hashStep(hash: number, c: number): number {
-  return (Math.imul(hash, 31) + c) | 0;
+/** A hash of a string's length and 16 of its bytes, spread over it (all of a short one). */
+function sampleHash(buf: Uint8Array, start: number, length: number): number {
+  let hash = length;
+  if (length <= 16) {
+    for (let k = 0; k < length; k++) {
+      hash = (Math.imul(hash, 31) + buf[start + k]!) | 0;
+    }
+    return hash;
+  }
+  const last = length - 1;
+  for (let k = 0; k < 16; k++) {
+    hash = (Math.imul(hash, 31) + buf[start + ((last * k) >> 4) + (k === 15 ? 1 : 0)]!) | 0;
+  }
+  return hash;
+}
+
+/** Whether `length` bytes at `a[at]` equal those at `b[bt]`, four at a time. */
+function sameBytes(a: DataView, at: number, b: DataView, bt: number, length: number): boolean {
+  let k = 0;
+  for (; k + 4 <= length; k += 4) {
+    if (a.getInt32(at + k, true) !== b.getInt32(bt + k, true)) {
+      return false;
+    }
+  }
+  for (; k < length; k++) {
+    if (a.getUint8(at + k) !== b.getUint8(bt + k)) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -27,79 +27,105 @@ export const enum ArgKey {
   Other,
 }
 
-const topNames: readonly [string, TopKey][] = [
-  ['ph', TopKey.Ph],
-  ['cat', TopKey.Cat],
-  ['name', TopKey.Name],
-  ['pid', TopKey.Pid],
-  ['tid', TopKey.Tid],
-  ['ts', TopKey.Ts],
-  ['dur', TopKey.Dur],
-  ['args', TopKey.Args],
-];
+const encoder = new TextEncoder();
+const sharedMemory = encoder.encode('shared memory');
+const registers = encoder.encode('registers per thread');
+const recordCorrelation = encoder.encode('wait_on_cuda_event_record_corr_id');
+const correlation = encoder.encode('correlation');
+const context = encoder.encode('context');
+const device = encoder.encode('device');
+const stream = encoder.encode('stream');
 
-const argNames: readonly [string, ArgKey][] = [
-  ['device', ArgKey.Device],
-  ['stream', ArgKey.Stream],
-  ['context', ArgKey.Context],
-  ['correlation', ArgKey.Correlation],
-  ['bytes', ArgKey.Bytes],
-  ['size', ArgKey.Size],
-  ['wait_on_cuda_event_record_corr_id', ArgKey.RecordCorrelation],
-  ['shared memory', ArgKey.SharedMemory],
-  ['registers per thread', ArgKey.Registers],
-  ['grid', ArgKey.Grid],
-  ['block', ArgKey.Block],
-];
-
-const maxKeyLength = 40;
-
-/**
- * Finds a key among a few names by its raw bytes: candidates by length, then by first byte,
- * then byte by byte. Raw bytes suffice: the scanner leaves keys with escapes to JSON.parse.
- */
-class KeyTable {
-  /** Per length: the candidates' bytes and ids. */
-  private readonly byLength: { readonly bytes: Uint8Array; readonly id: number }[][] = [];
-
-  constructor(
-    names: readonly (readonly [string, number])[],
-    private readonly other: number,
-  ) {
-    for (let n = 0; n <= maxKeyLength; n++) {
-      this.byLength.push([]);
-    }
-    for (const [name, id] of names) {
-      this.byLength[name.length]!.push({ bytes: new TextEncoder().encode(name), id });
+/** Whether `buf[start…]` holds `name` (the caller has checked the length). */
+function same(buf: Uint8Array, start: number, name: Uint8Array): boolean {
+  for (let k = 0; k < name.length; k++) {
+    if (buf[start + k] !== name[k]) {
+      return false;
     }
   }
+  return true;
+}
 
-  find(buf: Uint8Array, start: number, length: number): number {
-    if (length > maxKeyLength) {
-      return this.other;
+/**
+ * An event key by its raw bytes (`length` bytes at `buf[start]`): raw bytes suffice, since the
+ * scanner leaves keys with escapes to JSON.parse. By length, then bytes: most keys are rejected
+ * by their length alone.
+ */
+export function topKeyOf(buf: Uint8Array, start: number, length: number): TopKey {
+  const a = buf[start];
+  const b = buf[start + 1];
+  switch (length) {
+    case 2:
+      if (a === 0x70 && b === 0x68) {
+        return TopKey.Ph;
+      }
+      return a === 0x74 && b === 0x73 ? TopKey.Ts : TopKey.Other;
+    case 3: {
+      const c = buf[start + 2];
+      if (a === 0x63 && b === 0x61 && c === 0x74) {
+        return TopKey.Cat;
+      }
+      if (b === 0x69 && c === 0x64) {
+        return a === 0x70 ? TopKey.Pid : a === 0x74 ? TopKey.Tid : TopKey.Other;
+      }
+      return a === 0x64 && b === 0x75 && c === 0x72 ? TopKey.Dur : TopKey.Other;
     }
-    const candidates = this.byLength[length]!;
-    for (let c = 0; c < candidates.length; c++) {
-      const { bytes, id } = candidates[c]!;
-      if (bytes[0] !== buf[start]) {
-        continue;
+    case 4: {
+      const c = buf[start + 2];
+      const d = buf[start + 3];
+      if (a === 0x6e && b === 0x61 && c === 0x6d && d === 0x65) {
+        return TopKey.Name;
       }
-      let k = 1;
-      while (k < length && bytes[k] === buf[start + k]) {
-        k++;
-      }
-      if (k === length) {
-        return id;
-      }
+      return a === 0x61 && b === 0x72 && c === 0x67 && d === 0x73 ? TopKey.Args : TopKey.Other;
     }
-    return this.other;
+    default:
+      return TopKey.Other;
   }
 }
 
-const top = new KeyTable(topNames, TopKey.Other);
-const arg = new KeyTable(argNames, ArgKey.Other);
-
-export const keyTables = {
-  top: (buf: Uint8Array, start: number, length: number): TopKey => top.find(buf, start, length),
-  arg: (buf: Uint8Array, start: number, length: number): ArgKey => arg.find(buf, start, length),
-};
+/** A key of `args` by its raw bytes, as `topKeyOf`. */
+export function argKeyOf(buf: Uint8Array, start: number, length: number): ArgKey {
+  const a = buf[start];
+  switch (length) {
+    case 4: {
+      const b = buf[start + 1];
+      const c = buf[start + 2];
+      const d = buf[start + 3];
+      if (a === 0x73 && b === 0x69 && c === 0x7a && d === 0x65) {
+        return ArgKey.Size;
+      }
+      return a === 0x67 && b === 0x72 && c === 0x69 && d === 0x64 ? ArgKey.Grid : ArgKey.Other;
+    }
+    case 5: {
+      const b = buf[start + 1];
+      const c = buf[start + 2];
+      const d = buf[start + 3];
+      const e = buf[start + 4];
+      if (a === 0x62 && b === 0x79 && c === 0x74 && d === 0x65 && e === 0x73) {
+        return ArgKey.Bytes;
+      }
+      return a === 0x62 && b === 0x6c && c === 0x6f && d === 0x63 && e === 0x6b
+        ? ArgKey.Block
+        : ArgKey.Other;
+    }
+    case 6:
+      if (a === 0x64) {
+        return same(buf, start, device) ? ArgKey.Device : ArgKey.Other;
+      }
+      return a === 0x73 && same(buf, start, stream) ? ArgKey.Stream : ArgKey.Other;
+    case 7:
+      return a === 0x63 && same(buf, start, context) ? ArgKey.Context : ArgKey.Other;
+    case 11:
+      return a === 0x63 && same(buf, start, correlation) ? ArgKey.Correlation : ArgKey.Other;
+    case 13:
+      return a === 0x73 && same(buf, start, sharedMemory) ? ArgKey.SharedMemory : ArgKey.Other;
+    case 20:
+      return a === 0x72 && same(buf, start, registers) ? ArgKey.Registers : ArgKey.Other;
+    case 33:
+      return a === 0x77 && same(buf, start, recordCorrelation)
+        ? ArgKey.RecordCorrelation
+        : ArgKey.Other;
+    default:
+      return ArgKey.Other;
+  }
+}

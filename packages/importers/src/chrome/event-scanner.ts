@@ -1,7 +1,7 @@
 import { ByteStrings } from './byte-strings.ts';
 import type { ChromeEvent, IdValue } from './chrome-event.ts';
-import { keyTables } from './event-keys.ts';
-import { ArgKey, TopKey } from './event-keys.ts';
+import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
+import { plainEnd } from './plain-strings.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -20,15 +20,6 @@ const maxNesting = 32;
 /** A number with more digits than this may not be exact in the digit loop: Number() reads it. */
 const maxFastDigits = 15;
 
-/**
- * 1 for the bytes a string holds as they are: printable ASCII (and DEL) but `"` and `\`. Any
- * other byte (an escape, a control byte, UTF-8) sends the event to JSON.parse, which then
- * decides exactly as it always did: what it accepts, and the error it gives otherwise.
- */
-const plainByte = new Uint8Array(256);
-for (let c = 0x20; c < 0x80; c++) {
-  plainByte[c] = c === QUOTE || c === 0x5c ? 0 : 1;
-}
 const spaceByte = new Uint8Array(256);
 spaceByte[0x20] = spaceByte[0x0a] = spaceByte[0x0d] = spaceByte[0x09] = 1;
 
@@ -67,7 +58,7 @@ export class ChromeEventScanner {
       if (i < 0) {
         return -1;
       }
-      const key = keyTables.top(buf, keyStart, i - keyStart);
+      const key = topKeyOf(buf, keyStart, i - keyStart);
       i = skipSpace(buf, i + 1, end);
       if (i >= end || buf[i] !== COLON) {
         return -1;
@@ -166,7 +157,7 @@ export class ChromeEventScanner {
       if (i < 0) {
         return -1;
       }
-      const key = keyTables.arg(buf, keyStart, i - keyStart);
+      const key = argKeyOf(buf, keyStart, i - keyStart);
       i = skipSpace(buf, i + 1, end);
       if (i >= end || buf[i] !== COLON) {
         return -1;
@@ -263,20 +254,11 @@ export class ChromeEventScanner {
     const c = buf[i]!;
     if (c === QUOTE) {
       const start = i + 1;
-      let hash = 0;
-      let j = start;
-      while (j < end) {
-        const b = buf[j]!;
-        if (plainByte[b] === 0) {
-          break;
-        }
-        hash = (Math.imul(hash, 31) + b) | 0;
-        j++;
-      }
-      if (j >= end || buf[j] !== QUOTE) {
+      const j = plainEnd(buf, start, end);
+      if (j < 0) {
         return -1;
       }
-      this.value = this.strings.get(buf, start, j, hash);
+      this.value = this.strings.get(buf, start, j);
       return j + 1;
     }
     if (c === MINUS || (c >= ZERO && c <= NINE)) {
@@ -439,18 +421,6 @@ function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
   }
 }
 
-/** The index of the closing quote of a plain string whose content starts at `i`, or -1. */
-function plainEnd(buf: Uint8Array, i: number, end: number): number {
-  while (i < end) {
-    const c = buf[i]!;
-    if (plainByte[c] === 0) {
-      return c === QUOTE ? i : -1;
-    }
-    i++;
-  }
-  return -1;
-}
-
 /** An object key at `buf[i]` (`"key"`, space, `:`, space): the index of its value, or -1. */
 function keyEnd(buf: Uint8Array, i: number, end: number): number {
   if (i >= end || buf[i] !== QUOTE) {
@@ -468,7 +438,11 @@ function keyEnd(buf: Uint8Array, i: number, end: number): number {
 }
 
 function skipSpace(buf: Uint8Array, i: number, end: number): number {
-  while (i < end && spaceByte[buf[i]!] === 1) {
+  while (i < end) {
+    const c = buf[i]!;
+    if (c > 0x20 || spaceByte[c] === 0) {
+      return i;
+    }
     i++;
   }
   return i;
