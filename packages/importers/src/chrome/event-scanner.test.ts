@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../import-error.ts';
@@ -177,12 +178,9 @@ describe('hostile events get what JSON.parse gives them', () => {
     for (let at = 0; at < bytes.length; at += chunkBytes) {
       chunks.push(bytes.subarray(at, at + chunkBytes));
     }
-    const source = async function* (): AsyncGenerator<Uint8Array> {
-      for await (const chunk of chunks) {
-        yield chunk;
-      }
-    };
-    return importTrace(source(), { fileName: 'hostile.json' });
+    return importTrace(Readable.from(chunks) as AsyncIterable<Uint8Array>, {
+      fileName: 'hostile.json',
+    });
   }
 
   it('reads 100,000 levels of nesting in an event as JSON.parse does, without a stack overflow', async () => {
