@@ -8,6 +8,7 @@ const tableSlots = maxEntries * 2;
 const poolBytes = maxEntries * 64;
 
 const ascii = new TextDecoder('latin1');
+const oneByte = Array.from({ length: 256 }, (_, c) => String.fromCharCode(c));
 
 // Slots looked at before a string is decoded without being kept: a bound on the work per
 // string even when many strings share a hash (they are hashed on a sample of their bytes).
@@ -40,6 +41,9 @@ export class ByteStrings {
   /** The string of `buf[start, end)`. */
   get(buf: Uint8Array, start: number, end: number): string {
     const length = end - start;
+    if (length === 1) {
+      return oneByte[buf[start]!]!; // ph
+    }
     if (length > maxInternBytes) {
       return ascii.decode(buf.subarray(start, end));
     }

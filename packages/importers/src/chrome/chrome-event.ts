@@ -1,3 +1,4 @@
+import type { ByteStrings } from './byte-strings.ts';
 import type { Json } from './chrome-metadata.ts';
 import { isObject } from './chrome-metadata.ts';
 
@@ -19,7 +20,11 @@ export class ChromeEvent {
   bytes: Uint8Array = noBytes;
   ph: string | undefined = undefined;
   cat: string | undefined = undefined;
-  name: string | undefined = undefined;
+  private nameValue: string | undefined = undefined;
+  /** The scanner leaves `name` as the byte range of a plain string, decoded when first read. */
+  private nameStart = -1;
+  private nameEnd = -1;
+  private nameStrings: ByteStrings | undefined = undefined;
   pid: IdValue = undefined;
   tid: IdValue = undefined;
   /** The value of `ts` in `bytes` (a string keeps its quotes), or -1 without one. */
@@ -47,9 +52,30 @@ export class ChromeEvent {
   /** The JSON.parse'd event when it came that way (metadata events always do), else undefined. */
   parsed: Json | undefined = undefined;
 
+  get name(): string | undefined {
+    if (this.nameStart >= 0) {
+      this.nameValue = this.nameStrings!.get(this.bytes, this.nameStart, this.nameEnd);
+      this.nameStart = -1;
+    }
+    return this.nameValue;
+  }
+
+  set name(value: string | undefined) {
+    this.nameValue = value;
+    this.nameStart = -1;
+  }
+
+  /** `name` is the plain string `bytes[start, end)`, interned by `strings` when read. */
+  nameAt(start: number, end: number, strings: ByteStrings): void {
+    this.nameStart = start;
+    this.nameEnd = end;
+    this.nameStrings = strings;
+  }
+
   reset(bytes: Uint8Array): void {
     this.bytes = bytes;
-    this.ph = this.cat = this.name = undefined;
+    this.ph = this.cat = this.nameValue = undefined;
+    this.nameStart = -1;
     this.pid = this.tid = undefined;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
     this.resetArgs();

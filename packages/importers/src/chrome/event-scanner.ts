@@ -76,20 +76,31 @@ export class ChromeEventScanner {
       }
       switch (key) {
         case TopKey.Ph:
-        case TopKey.Cat:
-        case TopKey.Name: {
+        case TopKey.Cat: {
           i = this.idValue(buf, i, end);
           const v = this.value;
           const s = typeof v === 'string' ? v : undefined;
           if (key === TopKey.Ph) {
             e.ph = s;
-          } else if (key === TopKey.Cat) {
-            e.cat = s;
           } else {
-            e.name = s;
+            e.cat = s;
           }
           break;
         }
+        case TopKey.Name:
+          // Decoded only if read: flows, instants and skipped categories never need theirs.
+          if (buf[i] === QUOTE) {
+            const at = i + 1;
+            i = plainEnd(buf, at, end);
+            if (i < 0) {
+              return -1;
+            }
+            e.nameAt(at, i, this.strings);
+            i++;
+          } else {
+            i = this.skipValue(buf, i, end);
+          }
+          break;
         case TopKey.Pid:
           i = this.idValue(buf, i, end);
           e.pid = this.value;

@@ -9,6 +9,7 @@ import type { ChromeMetadata } from './chrome-metadata.ts';
 import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { KinetoLinks } from './kineto-links.ts';
+import { LaunchMemo } from './launch-memo.ts';
 
 /** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
 const gpuCategories = new Set([
@@ -62,6 +63,7 @@ export class KinetoEvents {
   private readonly firstProc: number;
   private firstPid: number | undefined;
   private readonly links = new KinetoLinks();
+  private readonly launchMemo: LaunchMemo;
   private readonly gpuKeys = new Map<string, number>();
   private readonly hostProcs = new Map<string, number>();
   private readonly hostThreads = new Map<string, HostThread>();
@@ -81,6 +83,7 @@ export class KinetoEvents {
     private readonly name: (value: string) => number,
   ) {
     this.firstProc = builder.lanes.processFor('kineto-main', 0);
+    this.launchMemo = new LaunchMemo(launches);
   }
 
   /** One complete event of a kineto category, its times already read into `times`. */
@@ -279,7 +282,7 @@ export class KinetoEvents {
   }
 
   private launchConfig(e: ChromeEvent): number {
-    return this.launches.intern({
+    return this.launchMemo.intern({
       gridX: intOr(e.gridX, 0),
       gridY: intOr(e.gridY, 0),
       gridZ: intOr(e.gridZ, 0),
