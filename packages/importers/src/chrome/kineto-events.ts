@@ -9,7 +9,7 @@ import type { ChromeMetadata } from './chrome-metadata.ts';
 import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { KinetoLinks } from './kineto-links.ts';
-import { LaunchMemo } from './launch-memo.ts';
+import { LaunchMemo } from '../launch-memo.ts';
 
 /** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
 const gpuCategories = new Set([
