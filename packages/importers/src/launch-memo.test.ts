@@ -38,7 +38,7 @@ describe('LaunchMemo', () => {
         expect(id).toBe(plain.intern(config));
       }
     }
-    expect(memoTable.slice()).toEqual(plain.slice());
+    expect(memoTable.slice(0)).toEqual(plain.slice(0));
     expect(memoTable.calls).toBeGreaterThan(configs.length); // slots were taken over
   });
 
