@@ -1,6 +1,7 @@
 import { ByteStrings } from './byte-strings.ts';
 import type { ChromeEvent, IdValue } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
+import { fractionEnd, skipSpace, skipValue } from './json-skip.ts';
 import { plainEnd } from './plain-strings.ts';
 
 const QUOTE = 0x22;
@@ -19,9 +20,6 @@ const RBRACE = 0x7d;
 const maxNesting = 32;
 /** A number with more digits than this may not be exact in the digit loop: Number() reads it. */
 const maxFastDigits = 15;
-
-const spaceByte = new Uint8Array(256);
-spaceByte[0x20] = spaceByte[0x0a] = spaceByte[0x0d] = spaceByte[0x09] = 1;
 
 /**
  * Reads one Chrome trace event straight from its bytes into a ChromeEvent, in one pass: it
@@ -98,7 +96,7 @@ export class ChromeEventScanner {
             e.nameAt(at, i, this.strings);
             i++;
           } else {
-            i = this.skipValue(buf, i, end);
+            i = skipValue(buf, i, end, this.nesting);
           }
           break;
         case TopKey.Pid:
@@ -116,7 +114,7 @@ export class ChromeEventScanner {
             return -1; // EventTimes quotes such a value as its own scan cuts it
           }
           const at = i;
-          i = this.skipValue(buf, i, end);
+          i = skipValue(buf, i, end, this.nesting);
           if (key === TopKey.Ts) {
             e.tsAt = at;
             e.tsEnd = i;
@@ -127,10 +125,10 @@ export class ChromeEventScanner {
           break;
         }
         case TopKey.Args:
-          i = buf[i] === LBRACE ? this.args(buf, i, end, e) : this.skipValue(buf, i, end);
+          i = buf[i] === LBRACE ? this.args(buf, i, end, e) : skipValue(buf, i, end, this.nesting);
           break;
         default:
-          i = this.skipValue(buf, i, end);
+          i = skipValue(buf, i, end, this.nesting);
       }
       if (i < 0) {
         return -1;
@@ -178,7 +176,7 @@ export class ChromeEventScanner {
         return -1;
       }
       if (key === ArgKey.Other) {
-        i = this.skipValue(buf, i, end);
+        i = skipValue(buf, i, end, this.nesting);
       } else {
         const bit = 1 << key;
         if ((seen & bit) !== 0) {
@@ -186,7 +184,10 @@ export class ChromeEventScanner {
         }
         seen |= bit;
         if (key === ArgKey.Grid || key === ArgKey.Block) {
-          i = buf[i] === LBRACKET ? this.triple(buf, i, end, e, key) : this.skipValue(buf, i, end);
+          i =
+            buf[i] === LBRACKET
+              ? this.triple(buf, i, end, e, key)
+              : skipValue(buf, i, end, this.nesting);
         } else {
           i = this.idValue(buf, i, end);
           setArg(e, key, this.value);
@@ -238,7 +239,7 @@ export class ChromeEventScanner {
           e.blockZ = v;
         }
       } else {
-        i = this.skipValue(buf, i, end);
+        i = skipValue(buf, i, end, this.nesting);
       }
       if (i < 0) {
         return -1;
@@ -276,7 +277,7 @@ export class ChromeEventScanner {
       return this.number(buf, i, end);
     }
     this.value = undefined;
-    return this.skipValue(buf, i, end);
+    return skipValue(buf, i, end, this.nesting);
   }
 
   /** A JSON number at `buf[i]` into `this.value`; -1 when it is not JSON's number syntax. */
@@ -319,83 +320,6 @@ export class ChromeEventScanner {
     this.value = digits > maxFastDigits ? Number(latin1(buf, start, i)) : negative ? -v : v;
     return i;
   }
-
-  /** Skips any JSON value at `buf[i]`, checking it; the index past it, or -1. */
-  private skipValue(buf: Uint8Array, i: number, end: number): number {
-    const nesting = this.nesting;
-    let depth = 0;
-    for (;;) {
-      // A value starts at buf[i] (no space before it).
-      if (i >= end) {
-        return -1;
-      }
-      let c = buf[i]!;
-      if (c === LBRACE || c === LBRACKET) {
-        if (depth === maxNesting) {
-          return -1;
-        }
-        const object = c === LBRACE;
-        nesting[depth++] = object ? 1 : 0;
-        i = skipSpace(buf, i + 1, end);
-        if (i >= end) {
-          return -1;
-        }
-        c = buf[i]!;
-        if (c === (object ? RBRACE : RBRACKET)) {
-          depth--;
-          i++;
-        } else {
-          if (object) {
-            i = keyEnd(buf, i, end);
-            if (i < 0) {
-              return -1;
-            }
-          }
-          continue;
-        }
-      } else if (c === QUOTE) {
-        i = plainEnd(buf, i + 1, end);
-        if (i < 0) {
-          return -1;
-        }
-        i++;
-      } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-        i = numberEnd(buf, i, end);
-      } else {
-        i = literalEnd(buf, i, end);
-      }
-      if (i < 0) {
-        return -1;
-      }
-      // After a value: close containers, or go on to the next element.
-      for (;;) {
-        if (depth === 0) {
-          return i;
-        }
-        i = skipSpace(buf, i, end);
-        if (i >= end) {
-          return -1;
-        }
-        c = buf[i]!;
-        const object = nesting[depth - 1] === 1;
-        if (c === COMMA) {
-          i = skipSpace(buf, i + 1, end);
-          if (object) {
-            i = keyEnd(buf, i, end);
-            if (i < 0) {
-              return -1;
-            }
-          }
-          break;
-        }
-        if (c !== (object ? RBRACE : RBRACKET)) {
-          return -1;
-        }
-        depth--;
-        i++;
-      }
-    }
-  }
 }
 
 function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
@@ -430,116 +354,6 @@ function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
     default:
       break;
   }
-}
-
-/** An object key at `buf[i]` (`"key"`, space, `:`, space): the index of its value, or -1. */
-function keyEnd(buf: Uint8Array, i: number, end: number): number {
-  if (i >= end || buf[i] !== QUOTE) {
-    return -1;
-  }
-  i = plainEnd(buf, i + 1, end);
-  if (i < 0) {
-    return -1;
-  }
-  i = skipSpace(buf, i + 1, end);
-  if (i >= end || buf[i] !== COLON) {
-    return -1;
-  }
-  return skipSpace(buf, i + 1, end);
-}
-
-function skipSpace(buf: Uint8Array, i: number, end: number): number {
-  while (i < end) {
-    const c = buf[i]!;
-    if (c > 0x20 || spaceByte[c] === 0) {
-      return i;
-    }
-    i++;
-  }
-  return i;
-}
-
-/** The index past a JSON number at `buf[i]`, or -1 when it is not one. */
-function numberEnd(buf: Uint8Array, i: number, end: number): number {
-  if (buf[i] === MINUS) {
-    i++;
-  }
-  if (i >= end) {
-    return -1;
-  }
-  let c = buf[i]!;
-  if (c === ZERO) {
-    i++;
-  } else if (c > ZERO && c <= NINE) {
-    i = digitsEnd(buf, i + 1, end);
-  } else {
-    return -1;
-  }
-  if (i < end) {
-    c = buf[i]!;
-    if (c === DOT || c === 0x65 || c === 0x45) {
-      return fractionEnd(buf, i, end);
-    }
-  }
-  return i;
-}
-
-/** The index past the fraction and exponent starting at `buf[i]` ('.', 'e' or 'E'), or -1. */
-function fractionEnd(buf: Uint8Array, i: number, end: number): number {
-  if (buf[i] === DOT) {
-    const from = i + 1;
-    i = digitsEnd(buf, from, end);
-    if (i === from) {
-      return -1;
-    }
-  }
-  if (i < end && (buf[i] === 0x65 || buf[i] === 0x45)) {
-    i++;
-    if (i < end && (buf[i] === 0x2b || buf[i] === MINUS)) {
-      i++;
-    }
-    const from = i;
-    i = digitsEnd(buf, from, end);
-    if (i === from) {
-      return -1;
-    }
-  }
-  return i;
-}
-
-function digitsEnd(buf: Uint8Array, i: number, end: number): number {
-  while (i < end) {
-    const c = buf[i]!;
-    if (c < ZERO || c > NINE) {
-      break;
-    }
-    i++;
-  }
-  return i;
-}
-
-/** The index past `true`, `false` or `null` at `buf[i]`, or -1. */
-function literalEnd(buf: Uint8Array, i: number, end: number): number {
-  const c = buf[i];
-  if (c === 0x74 || c === 0x6e) {
-    if (i + 4 > end) {
-      return -1;
-    }
-    const ok =
-      c === 0x74
-        ? buf[i + 1] === 0x72 && buf[i + 2] === 0x75 && buf[i + 3] === 0x65
-        : buf[i + 1] === 0x75 && buf[i + 2] === 0x6c && buf[i + 3] === 0x6c;
-    return ok ? i + 4 : -1;
-  }
-  if (c === 0x66) {
-    if (i + 5 > end) {
-      return -1;
-    }
-    const ok =
-      buf[i + 1] === 0x61 && buf[i + 2] === 0x6c && buf[i + 3] === 0x73 && buf[i + 4] === 0x65;
-    return ok ? i + 5 : -1;
-  }
-  return -1;
 }
 
 function latin1(buf: Uint8Array, start: number, end: number): string {
