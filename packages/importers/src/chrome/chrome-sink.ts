@@ -1,6 +1,7 @@
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
+import type { ChromeEvent } from './chrome-event.ts';
 import { ChromeMetadata, isObject } from './chrome-metadata.ts';
 import { EventTimes } from './event-times.ts';
 import type { GenericPlaced } from './generic-events.ts';
@@ -40,6 +41,10 @@ export class ChromeEventSink {
   private events = 0;
   private timedEvents = 0;
   private schemaVersion: number | undefined;
+  /** The event being read, for messages: `${where}[${index}]`. */
+  private where = '';
+  private index = 0;
+  private readonly pathOf = (): string => `${this.where}[${this.index}]`;
 
   constructor(
     private readonly builder: TraceBuilder,
@@ -53,29 +58,31 @@ export class ChromeEventSink {
     this.job = new KinetoJob(builder);
   }
 
-  event(e: unknown, _index: number, bytes: Uint8Array, path: string): void {
-    if (!isObject(e)) {
-      throw new ImportError({ file: this.file, path }, 'an event must be an object');
-    }
+  event(e: ChromeEvent, index: number, where: string): void {
     this.events++;
-    const ph = e['ph'];
+    const ph = e.ph;
     if (ph === 'M') {
-      this.meta.add(e);
+      // The scanner leaves metadata events to JSON.parse, so they always come parsed.
+      if (e.parsed !== undefined) {
+        this.meta.add(e.parsed);
+      }
       return;
     }
     if (ph !== 'X' && ph !== 'B' && ph !== 'E') {
       return; // flows (we join by correlation id instead), instants, counters, async events
     }
+    this.index = index;
+    this.where = where;
     this.timedEvents++;
-    const cat = typeof e['cat'] === 'string' ? e['cat'] : '';
+    const cat = e.cat ?? '';
     if (ph === 'X' && isKinetoCategory(cat)) {
       this.kinetoFile = true;
-      this.times.read(bytes, path);
+      this.times.read(e, this.pathOf);
       this.kineto.event(e, cat, this.times);
     } else if (this.kinetoFile) {
       this.skip(cat);
     } else {
-      this.times.read(bytes, path);
+      this.times.read(e, this.pathOf);
       this.generic.add(e, ph, this.times, this.name);
     }
   }

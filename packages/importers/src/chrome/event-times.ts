@@ -1,4 +1,5 @@
 import { ImportError } from '../import-error.ts';
+import type { ChromeEvent } from './chrome-event.ts';
 import type { Micros } from './micros.ts';
 import { MicrosRead, readMicros } from './micros.ts';
 
@@ -20,10 +21,6 @@ export class EventTimes {
   durNs = 0;
   private baseUs = Number.NaN;
   private readonly value: Micros = { us: 0, ns: 0, negative: false };
-  private tsAt = -1;
-  private tsEnd = -1;
-  private durAt = -1;
-  private durEnd = -1;
 
   constructor(
     private readonly file: string,
@@ -36,35 +33,33 @@ export class EventTimes {
   }
 
   /**
-   * Sets `startNs` and `durNs` from the event's bytes (valid JSON: the splitter parsed them).
-   * A missing `dur` is 0.
+   * Sets `startNs` and `durNs` from the byte ranges of the event's `ts` and `dur` (valid JSON:
+   * the scanner or JSON.parse read them). A missing `dur` is 0. `pathOf` names the event for
+   * messages (built only when one is needed).
    */
-  read(bytes: Uint8Array, path: string): void {
-    this.locate(bytes);
-    if (this.tsAt < 0) {
+  read(e: ChromeEvent, pathOf: () => string): void {
+    const bytes = e.bytes;
+    if (e.tsAt < 0) {
       throw new ImportError(
-        { file: this.file, path: `${path}.ts` },
+        { file: this.file, path: `${pathOf()}.ts` },
         'ts is missing: a complete or begin/end event needs a time in µs',
       );
     }
-    this.startNs = this.tsNs(bytes, path);
-    this.durNs = this.durAt < 0 ? 0 : this.durOf(bytes, path);
+    this.startNs = this.tsNs(bytes, e.tsAt, e.tsEnd, pathOf);
+    this.durNs = e.durAt < 0 ? 0 : this.durOf(bytes, e.durAt, e.durEnd, pathOf);
     if (this.startNs + this.durNs > Number.MAX_SAFE_INTEGER) {
       throw this.error(
-        `${path}.dur`,
+        `${pathOf()}.dur`,
         `the event ends more than ${maxOffsetUs} µs (about 52 days) after the first event's ${this.baseUs} µs`,
       );
     }
   }
 
-  /** `path` is the event's; messages name its `.ts`. */
-  private tsNs(bytes: Uint8Array, path: string): number {
-    const v = this.number(bytes, this.tsAt, this.tsEnd, path, 'ts');
+  /** `pathOf()` is the event's; messages name its `.ts`. */
+  private tsNs(bytes: Uint8Array, at: number, end: number, pathOf: () => string): number {
+    const v = this.number(bytes, at, end, pathOf, 'ts');
     if (v.negative && (v.us > 0 || v.ns > 0)) {
-      throw this.error(
-        `${path}.ts`,
-        `ts must be ≥ 0 µs, got ${this.text(bytes, this.tsAt, this.tsEnd)}`,
-      );
+      throw this.error(`${pathOf()}.ts`, `ts must be ≥ 0 µs, got ${this.text(bytes, at, end)}`);
     }
     if (Number.isNaN(this.baseUs)) {
       this.baseUs = v.us;
@@ -74,105 +69,51 @@ export class EventTimes {
     const fromBaseUs = v.us - this.baseUs;
     if (Math.abs(fromBaseUs) > maxOffsetUs) {
       throw this.error(
-        `${path}.ts`,
-        `ts ${this.text(bytes, this.tsAt, this.tsEnd)} µs is ${Math.abs(fromBaseUs)} µs from the first event's ${this.baseUs} µs; events may lie at most ${maxOffsetUs} µs (about 52 days) either side of it`,
+        `${pathOf()}.ts`,
+        `ts ${this.text(bytes, at, end)} µs is ${Math.abs(fromBaseUs)} µs from the first event's ${this.baseUs} µs; events may lie at most ${maxOffsetUs} µs (about 52 days) either side of it`,
       );
     }
     return fromBaseUs * 1000 + v.ns + biasNs;
   }
 
-  private durOf(bytes: Uint8Array, path: string): number {
-    const v = this.number(bytes, this.durAt, this.durEnd, path, 'dur');
+  private durOf(bytes: Uint8Array, at: number, end: number, pathOf: () => string): number {
+    const v = this.number(bytes, at, end, pathOf, 'dur');
     if (v.us > maxOffsetUs) {
       throw this.error(
-        `${path}.dur`,
-        `dur must be at most ${maxOffsetUs} µs (about 52 days), got ${this.text(bytes, this.durAt, this.durEnd)}`,
+        `${pathOf()}.dur`,
+        `dur must be at most ${maxOffsetUs} µs (about 52 days), got ${this.text(bytes, at, end)}`,
       );
     }
     if (v.negative && (v.us > 0 || v.ns > 0)) {
-      this.onNegativeDur(path);
+      this.onNegativeDur(pathOf());
       return 0;
     }
     return v.us * 1000 + v.ns;
   }
 
   /** The number at [at, end), unquoted if it is a JSON string; errors name `path.key`. */
-  private number(bytes: Uint8Array, at: number, end: number, path: string, key: string): Micros {
+  private number(
+    bytes: Uint8Array,
+    at: number,
+    end: number,
+    pathOf: () => string,
+    key: string,
+  ): Micros {
     const quoted = bytes[at] === 0x22;
     const read = readMicros(bytes, quoted ? at + 1 : at, quoted ? end - 1 : end, this.value);
     if (read === MicrosRead.NotANumber) {
       throw this.error(
-        `${path}.${key}`,
+        `${pathOf()}.${key}`,
         `${key} must be a number of µs, got ${this.text(bytes, at, end)}`,
       );
     }
     if (read === MicrosRead.TooLarge) {
       throw this.error(
-        `${path}.${key}`,
+        `${pathOf()}.${key}`,
         `${key} must be below 2^53 µs (9007199254740992 µs), got ${this.text(bytes, at, end)}`,
       );
     }
     return this.value;
-  }
-
-  /**
-   * Finds the values of the top-level keys `ts` and `dur` (byte ranges; a string value keeps
-   * its quotes). Kineto writes both before `args`, so the walk usually stops early.
-   */
-  private locate(bytes: Uint8Array): void {
-    this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
-    const n = bytes.length;
-    let i = bytes.indexOf(0x7b) + 1;
-    let depth = 1;
-    while (i > 0 && i < n) {
-      const c = bytes[i]!;
-      if (c === 0x22) {
-        const keyStart = i + 1;
-        i = stringEnd(bytes, keyStart);
-        if (depth !== 1) {
-          i++;
-          continue;
-        }
-        let j = skipSpace(bytes, i + 1);
-        if (bytes[j] !== 0x3a) {
-          i++; // a string value at depth 1
-          continue;
-        }
-        j = skipSpace(bytes, j + 1);
-        const len = i - keyStart;
-        const isTs = len === 2 && bytes[keyStart] === 0x74 && bytes[keyStart + 1] === 0x73;
-        const isDur =
-          len === 3 &&
-          bytes[keyStart] === 0x64 &&
-          bytes[keyStart + 1] === 0x75 &&
-          bytes[keyStart + 2] === 0x72;
-        if (!isTs && !isDur) {
-          i = j;
-          continue;
-        }
-        const end = bytes[j] === 0x22 ? stringEnd(bytes, j + 1) + 1 : scalarEnd(bytes, j);
-        if (isTs) {
-          this.tsAt = j;
-          this.tsEnd = end;
-        } else {
-          this.durAt = j;
-          this.durEnd = end;
-        }
-        if (this.tsAt >= 0 && this.durAt >= 0) {
-          return;
-        }
-        i = end;
-        continue;
-      }
-      if (c === 0x7b || c === 0x5b) {
-        depth++;
-      } else if (c === 0x7d || c === 0x5d) {
-        if (--depth === 0) {
-          return;
-        }
-      }
-      i++;
-    }
   }
 
   /** The raw value for a message, shortened. */
@@ -228,4 +169,66 @@ function skipSpace(bytes: Uint8Array, i: number): number {
     i++;
   }
   return i;
+}
+
+/**
+ * Finds the values of the top-level keys `ts` and `dur` in a JSON.parse'd event's text `e.bytes`
+ * (byte ranges; a string value keeps its quotes). Kineto writes both before `args`, so the walk
+ * usually stops early.
+ */
+export function locateTimes(e: ChromeEvent): void {
+  const bytes = e.bytes;
+  e.tsAt = e.tsEnd = e.durAt = e.durEnd = -1;
+  const n = bytes.length;
+  let i = bytes.indexOf(0x7b) + 1;
+  let depth = 1;
+  while (i > 0 && i < n) {
+    const c = bytes[i]!;
+    if (c === 0x22) {
+      const keyStart = i + 1;
+      i = stringEnd(bytes, keyStart);
+      if (depth !== 1) {
+        i++;
+        continue;
+      }
+      let j = skipSpace(bytes, i + 1);
+      if (bytes[j] !== 0x3a) {
+        i++; // a string value at depth 1
+        continue;
+      }
+      j = skipSpace(bytes, j + 1);
+      const len = i - keyStart;
+      const isTs = len === 2 && bytes[keyStart] === 0x74 && bytes[keyStart + 1] === 0x73;
+      const isDur =
+        len === 3 &&
+        bytes[keyStart] === 0x64 &&
+        bytes[keyStart + 1] === 0x75 &&
+        bytes[keyStart + 2] === 0x72;
+      if (!isTs && !isDur) {
+        i = j;
+        continue;
+      }
+      const end = bytes[j] === 0x22 ? stringEnd(bytes, j + 1) + 1 : scalarEnd(bytes, j);
+      if (isTs) {
+        e.tsAt = j;
+        e.tsEnd = end;
+      } else {
+        e.durAt = j;
+        e.durEnd = end;
+      }
+      if (e.tsAt >= 0 && e.durAt >= 0) {
+        return;
+      }
+      i = end;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) {
+        return;
+      }
+    }
+    i++;
+  }
 }

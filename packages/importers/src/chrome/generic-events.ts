@@ -2,15 +2,9 @@ import { OpFlag, OpKind, RangeKind } from '@streamscope/trace';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import type { ChromeMetadata, Json } from './chrome-metadata.ts';
-import {
-  deviceNamedBy,
-  idKey,
-  intOr,
-  isObject,
-  streamNamedBy,
-  trailingNumber,
-} from './chrome-metadata.ts';
+import type { ChromeEvent } from './chrome-event.ts';
+import type { ChromeMetadata } from './chrome-metadata.ts';
+import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 
 // Ids for string pids and tids that end in no number, above any real pid or tid.
@@ -64,8 +58,8 @@ export class GenericEvents {
   }
 
   /** One X, B or E event, its times already read into `times`. */
-  add(e: Json, ph: string, times: EventTimes, name: (value: string) => number): void {
-    const t = this.trackOf(e['pid'], e['tid']);
+  add(e: ChromeEvent, ph: string, times: EventTimes, name: (value: string) => number): void {
+    const t = this.trackOf(e.pid, e.tid);
     const startNs = times.startNs;
     if (ph === 'E') {
       const begin = this.open[t]!.pop();
@@ -79,16 +73,15 @@ export class GenericEvents {
     }
     const i = this.n++;
     const endNs = ph === 'X' ? startNs + times.durNs : Number.NaN;
-    const args = isObject(e['args']) ? e['args'] : {};
-    const cat = typeof e['cat'] === 'string' ? e['cat'] : '';
+    const cat = e.cat ?? '';
     this.track.at(i)[i] = t;
     this.startNs.at(i)[i] = startNs;
     this.endNs.at(i)[i] = endNs;
-    const eventName = typeof e['name'] === 'string' ? e['name'] : cat;
+    const eventName = e.name ?? cat;
     this.nameRef.at(i)[i] = name(eventName);
     this.kind.at(i)[i] = gpuKindOf(eventName);
     this.catRef.at(i)[i] = cat === '' ? 0 : name(cat);
-    const bytes = intOr(args['bytes'], intOr(args['size'], -1));
+    const bytes = intOr(e.bytesArg, intOr(e.size, -1));
     this.bytes.at(i)[i] = bytes < 0 ? Number.NaN : bytes;
     if (ph === 'B') {
       this.open[t]!.push(i);

@@ -5,7 +5,7 @@ function split(chunks: readonly Uint8Array[]): unknown[] {
   const events: unknown[] = [];
   const splitter = new JsonEventSplitter(
     't.json',
-    { event: (v) => events.push(v), topValue: () => undefined },
+    { event: (e) => events.push(e.parsed), topValue: () => undefined },
     new Set(),
   );
   for (const chunk of chunks) {

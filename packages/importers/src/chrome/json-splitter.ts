@@ -1,4 +1,8 @@
 import { ImportError } from '../import-error.ts';
+import { ChromeEvent, fillFromParsed } from './chrome-event.ts';
+import { isObject } from './chrome-metadata.ts';
+import { locateTimes } from './event-times.ts';
+import { ChromeEventScanner } from './event-scanner.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** One event or one top-level value (e.g. deviceProperties) may not exceed this. */
@@ -18,11 +22,11 @@ const enum State {
 
 export interface SplitEvents {
   /**
-   * A parsed element of the events array (`traceEvents` or the top-level array), by index, with
-   * its JSON text (valid only during the call) for values a double cannot hold exactly, and its
-   * JSON path for messages (`traceEvents[12]`, or `[12]` in a bare array).
+   * An element of the events array (`traceEvents` or the top-level array) by index, read into
+   * `e` (valid only during the call, like the bytes it points into). `where` is the array's JSON
+   * path (`traceEvents`, or '' for a bare array): the event's is `${where}[${index}]`.
    */
-  event(value: unknown, index: number, bytes: Uint8Array, path: string): void;
+  event(e: ChromeEvent, index: number, where: string): void;
   /**
    * A top-level key's value other than `traceEvents`; only keys in `wantKeys` are parsed. `bytes`
    * is its JSON text (valid only during the call), for integers a double cannot hold exactly.
@@ -38,9 +42,15 @@ export interface SplitResult {
   readonly droppedTailBytes: number;
 }
 
+/** `fast: false` reads every event through JSON.parse (the reference for the scanner's tests). */
+export interface SplitOptions {
+  readonly fast?: boolean;
+}
+
 /**
  * Cuts a Chrome trace (`{"traceEvents":[…], …}` or a bare `[…]`) into its events as bytes
- * arrive, and JSON.parses each event on its own: the file never becomes one string.
+ * arrive: the file never becomes one string. Each event is read by the byte scanner where it
+ * can (ChromeEventScanner), else JSON.parsed on its own; both fill the same ChromeEvent.
  */
 export class JsonEventSplitter {
   private state = State.Start;
@@ -55,12 +65,18 @@ export class JsonEventSplitter {
   private partBytes = 0;
   private events = 0;
   private byteOffset = 0;
+  private readonly rec = new ChromeEvent();
+  private readonly scanner = new ChromeEventScanner();
+  private readonly fast: boolean;
 
   constructor(
     private readonly file: string,
     private readonly sink: SplitEvents,
     private readonly wantKeys: ReadonlySet<string>,
-  ) {}
+    options: SplitOptions = {},
+  ) {
+    this.fast = options.fast ?? true;
+  }
 
   push(chunk: Uint8Array): void {
     let i = 0;
@@ -136,6 +152,15 @@ export class JsonEventSplitter {
           break;
         case State.Array:
           if (c === 0x7b) {
+            if (this.fast) {
+              // Most events are read here, straight from the chunk; the rest as below.
+              const end = this.scanner.scan(chunk, i, n, this.rec);
+              if (end >= 0) {
+                this.sink.event(this.rec, this.events++, this.where());
+                i = end;
+                continue;
+              }
+            }
             this.state = State.Element;
             capStart = i;
             this.depth = 0;
@@ -296,8 +321,17 @@ export class JsonEventSplitter {
   private finishElement(chunk: Uint8Array, start: number, end: number, at: number): void {
     const bytes = this.take(chunk, Math.max(0, start), end);
     const index = this.events++;
-    const path = `${this.where()}[${index}]`;
-    this.sink.event(this.parse(bytes, at, path), index, bytes, path);
+    const e = this.rec;
+    if (!this.fast || this.scanner.scan(bytes, 0, bytes.length, e) !== bytes.length) {
+      const path = `${this.where()}[${index}]`;
+      const value = this.parse(bytes, at, path);
+      if (!isObject(value)) {
+        throw new ImportError({ file: this.file, path }, 'an event must be an object');
+      }
+      fillFromParsed(e, value, bytes);
+      locateTimes(e);
+    }
+    this.sink.event(e, index, this.where());
   }
 
   private finishValue(chunk: Uint8Array, start: number, end: number, at: number): void {

@@ -4,10 +4,12 @@ import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import { noId32 } from '../nsys/nsys-enums.ts';
-import type { ChromeMetadata, Json } from './chrome-metadata.ts';
-import { idKey, intOr, isObject } from './chrome-metadata.ts';
+import type { ChromeEvent, IdValue } from './chrome-event.ts';
+import type { ChromeMetadata } from './chrome-metadata.ts';
+import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { KinetoLinks } from './kineto-links.ts';
+import { LaunchMemo } from '../launch-memo.ts';
 
 /** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
 const gpuCategories = new Set([
@@ -61,9 +63,15 @@ export class KinetoEvents {
   private readonly firstProc: number;
   private firstPid: number | undefined;
   private readonly links = new KinetoLinks();
+  private readonly launchMemo: LaunchMemo;
   private readonly gpuKeys = new Map<string, number>();
   private readonly hostProcs = new Map<string, number>();
   private readonly hostThreads = new Map<string, HostThread>();
+  private lastPid: IdValue = undefined;
+  private lastTid: IdValue = undefined;
+  private lastLane = -1;
+  private lastGpuPid: IdValue = undefined;
+  private lastGpuKey = -1;
   /** GPU ops added, streamless syncs included. */
   gpuOps = 0;
   kept = 0;
@@ -75,10 +83,11 @@ export class KinetoEvents {
     private readonly name: (value: string) => number,
   ) {
     this.firstProc = builder.lanes.processFor('kineto-main', 0);
+    this.launchMemo = new LaunchMemo(launches);
   }
 
   /** One complete event of a kineto category, its times already read into `times`. */
-  event(e: Json, cat: string, times: EventTimes): void {
+  event(e: ChromeEvent, cat: string, times: EventTimes): void {
     if (oldCategories.has(cat)) {
       this.sawOld = true;
     }
@@ -90,7 +99,7 @@ export class KinetoEvents {
     } else {
       const lane = this.hostLane(e);
       const startNs = times.startNs;
-      const name = this.name(typeof e['name'] === 'string' ? e['name'] : cat);
+      const name = this.name(e.name ?? cat);
       this.builder.addRange(
         lane,
         startNs,
@@ -121,23 +130,22 @@ export class KinetoEvents {
     }
   }
 
-  private gpuOp(e: Json, cat: string, times: EventTimes): void {
-    const args = isObject(e['args']) ? e['args'] : {};
+  private gpuOp(e: ChromeEvent, cat: string, times: EventTimes): void {
     const op = clearStagedOp(this.op);
     op.startNs = times.startNs;
     op.endNs = times.startNs + times.durNs;
-    const deviceId = intOr(args['device'], intOr(e['pid'], 0));
-    const streamId = intOr(args['stream'], streamFromTid(e['tid']));
-    const contextId = intOr(args['context'], 0);
-    const corr = Math.max(0, intOr(args['correlation'], 0));
-    const name = typeof e['name'] === 'string' ? e['name'] : cat;
-    const gpuKey = this.gpuKey(idKey(e['pid']));
+    const deviceId = intOr(e.device, intOr(e.pid, 0));
+    const streamId = intOr(e.stream, streamFromTid(e.tid));
+    const contextId = intOr(e.context, 0);
+    const corr = Math.max(0, intOr(e.correlation, 0));
+    const name = e.name ?? cat;
+    const gpuKey = this.gpuKey(e.pid);
     op.correlationId = corr;
     op.nameRef = this.name(name);
     let needsBytes = false;
     if (cat === 'kernel' || cat === 'Kernel') {
       op.kind = OpKind.Kernel;
-      op.refId = this.launchConfig(args);
+      op.refId = this.launchConfig(e);
     } else if (
       cat === 'gpu_memcpy' ||
       cat === 'Memcpy' ||
@@ -147,12 +155,12 @@ export class KinetoEvents {
       const isCopy = cat === 'gpu_memcpy' || cat === 'Memcpy';
       op.kind = isCopy ? copyKindFromName(name) : OpKind.Memset;
       op.memKinds = memKindsFromName(name);
-      const bytes = intOr(args['bytes'], -1);
+      const bytes = intOr(e.bytesArg, -1);
       needsBytes = bytes < 0;
       op.bytes = Math.max(0, bytes);
     } else {
       op.kind = syncKindByName[name] ?? OpKind.StreamSync;
-      const recordCorr = intOr(args['wait_on_cuda_event_record_corr_id'], 0);
+      const recordCorr = intOr(e.recordCorrelation, 0);
       if (streamId < 0) {
         // Not a stream's record: the host thread that called it waited (see KinetoLinks).
         this.links.addStreamlessSync({
@@ -205,19 +213,18 @@ export class KinetoEvents {
     return at;
   }
 
-  private apiCall(e: Json, times: EventTimes): void {
-    const args = isObject(e['args']) ? e['args'] : {};
+  private apiCall(e: ChromeEvent, times: EventTimes): void {
     const op = clearStagedOp(this.op);
     op.kind = OpKind.ApiCall;
     op.startNs = times.startNs;
     op.endNs = times.startNs + times.durNs;
     op.lane = this.hostLane(e);
     op.proc = this.builder.lanes.laneProc(op.lane);
-    op.correlationId = Math.max(0, intOr(args['correlation'], 0));
-    op.nameRef = this.name(typeof e['name'] === 'string' ? e['name'] : 'CUDA API');
+    op.correlationId = Math.max(0, intOr(e.correlation, 0));
+    op.nameRef = this.name(e.name ?? 'CUDA API');
     this.builder.addOp(op);
     // ROCm writes a copy's size on its hipMemcpy* call (`"bytes": "4096"`), not on the copy.
-    const bytes = intOr(args['bytes'], -1);
+    const bytes = intOr(e.bytesArg, -1);
     this.links.addApiCall(
       op.correlationId,
       op.proc,
@@ -227,12 +234,16 @@ export class KinetoEvents {
     );
   }
 
-  private hostLane(e: Json): number {
-    const pidKey = idKey(e['pid']);
-    const tidKey = idKey(e['tid']);
+  private hostLane(e: ChromeEvent): number {
+    // Events come in runs on one thread: the last thread's lane is kept.
+    if (e.pid === this.lastPid && e.tid === this.lastTid && this.lastLane >= 0) {
+      return this.lastLane;
+    }
+    const pidKey = idKey(e.pid);
+    const tidKey = idKey(e.tid);
     let proc = this.hostProcs.get(pidKey);
     if (proc === undefined) {
-      const pid = intOr(e['pid'], 0);
+      const pid = intOr(e.pid, 0);
       if (this.firstPid === undefined) {
         this.firstPid = pid;
         this.builder.lanes.setProcessPid(this.firstProc, pid);
@@ -246,33 +257,40 @@ export class KinetoEvents {
     const key = `${pidKey}\u0000${tidKey}`;
     let thread = this.hostThreads.get(key);
     if (thread === undefined) {
-      thread = { proc, tid: intOr(e['tid'], 0), pidKey, tidKey };
+      thread = { proc, tid: intOr(e.tid, 0), pidKey, tidKey };
       this.hostThreads.set(key, thread);
     }
-    return this.builder.lanes.hostLane(proc, thread.tid);
+    this.lastPid = e.pid;
+    this.lastTid = e.tid;
+    this.lastLane = this.builder.lanes.hostLane(proc, thread.tid);
+    return this.lastLane;
   }
 
-  private gpuKey(pidKey: string): number {
+  private gpuKey(pid: IdValue): number {
+    if (pid === this.lastGpuPid && this.lastGpuKey >= 0) {
+      return this.lastGpuKey;
+    }
+    const pidKey = idKey(pid);
     let key = this.gpuKeys.get(pidKey);
     if (key === undefined) {
       key = this.gpuKeys.size;
       this.gpuKeys.set(pidKey, key);
     }
+    this.lastGpuPid = pid;
+    this.lastGpuKey = key;
     return key;
   }
 
-  private launchConfig(args: Json): number {
-    const grid = triple(args['grid']);
-    const block = triple(args['block']);
-    return this.launches.intern({
-      gridX: grid[0],
-      gridY: grid[1],
-      gridZ: grid[2],
-      blockX: block[0],
-      blockY: block[1],
-      blockZ: block[2],
-      sharedMemBytes: intOr(args['shared memory'], 0),
-      registersPerThread: intOr(args['registers per thread'], 0),
+  private launchConfig(e: ChromeEvent): number {
+    return this.launchMemo.intern({
+      gridX: intOr(e.gridX, 0),
+      gridY: intOr(e.gridY, 0),
+      gridZ: intOr(e.gridZ, 0),
+      blockX: intOr(e.blockX, 0),
+      blockY: intOr(e.blockY, 0),
+      blockZ: intOr(e.blockZ, 0),
+      sharedMemBytes: intOr(e.sharedMemory, 0),
+      registersPerThread: intOr(e.registers, 0),
     });
   }
 }
@@ -284,11 +302,6 @@ function streamFromTid(tid: unknown): number {
     return match === null ? 0 : Number(match[1]);
   }
   return intOr(tid, 0);
-}
-
-function triple(value: unknown): [number, number, number] {
-  const a = Array.isArray(value) ? value : [];
-  return [intOr(a[0], 0), intOr(a[1], 0), intOr(a[2], 0)];
 }
 
 /** "Memcpy HtoD (Pinned -> Device)" → the copy kind. */

@@ -20,7 +20,7 @@ export async function readChromeTrace(
   const splitter = new JsonEventSplitter(
     file,
     {
-      event: (value, index, bytes, path) => sink.event(value, index, bytes, path),
+      event: (e, index, where) => sink.event(e, index, where),
       topValue: (key, value, bytes) => sink.topValue(key, value, bytes),
     },
     new Set(kinetoTopKeys),

@@ -1,6 +1,7 @@
 import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
+import { LaunchMemo } from '../launch-memo.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
@@ -36,14 +37,18 @@ export class NsysEventSink {
   private readonly nameIds = new Map<string, number>();
   private lastLaunch = new Float64Array(8).fill(-1);
   private lastLaunchId = 0;
+  /** Kernels of a few hundred configurations interleave: those past the last one, memoized. */
+  private readonly launchMemo: LaunchMemo;
   private readonly lastGpuLane = new Float64Array(5).fill(-1);
   line = 0;
 
   constructor(
     private readonly builder: TraceBuilder,
-    private readonly launches: LaunchTable,
+    launches: LaunchTable,
     private readonly file: string,
-  ) {}
+  ) {
+    this.launchMemo = new LaunchMemo(launches);
+  }
 
   handle(type: number, rec: NsysRecord): void {
     switch (type) {
@@ -359,7 +364,7 @@ export class NsysEventSink {
       return this.lastLaunchId;
     }
     last.set([gx, gy, gz, bx, by, bz, smem, regs]);
-    this.lastLaunchId = this.launches.intern({
+    this.lastLaunchId = this.launchMemo.intern({
       gridX: gx,
       gridY: gy,
       gridZ: gz,
