@@ -85,6 +85,20 @@ export class OpStaging {
     }
   }
 
+  /**
+   * Shrinks the columns to the ops staged when a reservation overshot by more than an eighth:
+   * the op table adopts these arrays, so room past the count would be held for the trace's life.
+   * One column is copied at a time (the transient is one column).
+   */
+  fit(): void {
+    const slack = this.capacity - this.count;
+    if (slack <= 1024 || slack * 8 <= this.count) {
+      return;
+    }
+    this.capacity = Math.max(this.count, 1);
+    this.resize();
+  }
+
   add(op: StagedOp): number {
     const i = this.count;
     if (i >= this.capacity) {

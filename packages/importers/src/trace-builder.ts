@@ -124,6 +124,7 @@ export class TraceBuilder {
       throw new Error('a TraceBuilder builds once: its staging is released by build()');
     }
     this.built = true;
+    this.ops.fit();
     const trace = this.trace;
     const apiByCorr = this.indexApiCalls();
     this.placeUntimedRecords(apiByCorr);
@@ -148,12 +149,8 @@ export class TraceBuilder {
     const startNs = starts;
     const endNs = ends;
     const track = new Uint16Array(n);
-    // Not in place: isSyncApi reads the name ref of an earlier API op.
-    const nameId = new Uint32Array(n);
     const flags = this.ops.flags.data;
     let orphans = 0;
-    let lastRef = 0;
-    let lastId = 0;
     for (let i = 0; i < n; i++) {
       const kind = kinds[i]!;
       const api = corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(proc[i]!, corr[i]!) : -1;
@@ -177,6 +174,16 @@ export class TraceBuilder {
       startNs[i] = s - originNs;
       endNs[i] = Math.max(ends[i]!, s) - originNs;
       track[i] = trackOf[lanes[i]!]!;
+    }
+    // Lanes are tracks now: their staging goes before the op table indexes the ops by track.
+    this.ops.lane.release();
+    // Name refs become trace string ids in place (ids are ≥ 0, so the same bytes read as
+    // Uint32): no second name column at the peak. A pass of its own, after every isSyncApi read
+    // of an API op's name ref.
+    const nameId = new Uint32Array(nameRefs.buffer, nameRefs.byteOffset, nameRefs.length);
+    let lastRef = 0;
+    let lastId = 0;
+    for (let i = 0; i < n; i++) {
       const ref = nameRefs[i]!;
       if (i === 0 || ref !== lastRef) {
         lastRef = ref;

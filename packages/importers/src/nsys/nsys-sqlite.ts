@@ -4,12 +4,15 @@ import { ImportError } from '../import-error.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { SqliteGpuActivity } from './sqlite-gpu-activity.ts';
+import { SqliteGpuActivity, gpuActivityTables } from './sqlite-gpu-activity.ts';
 import type { SqlValue } from './sqlite-rows.ts';
 import { SqliteRowReader, col, tidCol } from './sqlite-rows.ts';
 import type { SqliteSource } from './sqlite-source.ts';
 import { SqliteTables } from './sqlite-tables.ts';
 import { SqliteTargetInfo } from './sqlite-target-info.ts';
+
+/** A bound on the reservation from row hints (rowids far apart would overstate the rows). */
+const maxReservedOps = 1 << 28;
 
 /**
  * Reads `nsys export --type sqlite` through a SqliteSource (sql.js in the browser, our file reader
@@ -55,6 +58,11 @@ export class NsysSqliteReader extends SqliteRowReader {
     if (!activity.some((name) => t.has(name)) && !t.has('CUPTI_ACTIVITY_KIND_SYNCHRONIZATION')) {
       this.builder.warnings.add('the export has no CUDA or NVTX tables (was CUDA tracing on?)');
     }
+    // Every row of these tables may become an op: the staging is sized once, not grown (growth
+    // holds the old and the new columns at once, the peak of a big import).
+    const opTables = [...activity.slice(0, 4), ...gpuActivityTables];
+    const opRows = opTables.reduce((sum, name) => sum + t.rowCountHint(name), 0);
+    this.builder.reserve(Math.min(opRows, maxReservedOps));
     await between('strings');
     this.strings();
     await new SqliteGpuActivity(this.t, this.file, this.builder, this.launches).read(between);

@@ -16,6 +16,13 @@ import {
   syncTypeFromName,
 } from './sync-kinds.ts';
 
+/** The tables besides kernels, copies and memsets whose rows become ops here. */
+export const gpuActivityTables = [
+  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+  'CUPTI_ACTIVITY_KIND_CUDA_EVENT',
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
+];
+
 /**
  * The GPU activity tables of an nsys SQLite export, one scan each: kernels, copies, memsets,
  * synchronizations, CUDA event records and graph launches, each drawn on its stream's lane.

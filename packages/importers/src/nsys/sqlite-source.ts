@@ -35,6 +35,13 @@ export interface SqliteSource {
     columns: readonly ScanColumn[],
     row: (values: SqlValue[]) => boolean | void,
   ): void;
+  /**
+   * About how many rows `table` holds, at most (its largest rowid), found without a scan; undefined
+   * when unknown. Lets the importer size its columns once.
+   */
+  rowCountHint?(table: string): number | undefined;
+  /** Frees what the engine holds for reading (its page cache) once the import has read all. */
+  release?(): void;
   /** Bytes read from the file so far (progress), where the engine reads from a file. */
   readonly bytesRead?: number;
 }

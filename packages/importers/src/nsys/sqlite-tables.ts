@@ -17,6 +17,15 @@ export class SqliteTables {
     return this.tables.has(table);
   }
 
+  /** At most how many rows `table` holds, when the engine can tell without a scan (else 0). */
+  rowCountHint(table: string): number {
+    if (!this.tables.has(table)) {
+      return 0;
+    }
+    const hint = this.source.rowCountHint?.(table);
+    return hint !== undefined && Number.isSafeInteger(hint) && hint > 0 ? hint : 0;
+  }
+
   /** The first of `names` that exists. */
   firstOf(...names: string[]): string | undefined {
     return names.find((name) => this.tables.has(name));

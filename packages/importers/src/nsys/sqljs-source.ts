@@ -16,6 +16,18 @@ export class SqlJsSource implements SqliteSource {
     return out;
   }
 
+  rowCountHint(table: string): number | undefined {
+    let max: number | undefined;
+    try {
+      this.each(`SELECT max(rowid) FROM ${quote(table)}`, (v) => {
+        max = typeof v[0] === 'number' ? v[0] : 0;
+      });
+    } catch {
+      return undefined; // a damaged file fails with its own error in the scan
+    }
+    return max;
+  }
+
   columns(table: string): string[] {
     let found = this.columnCache.get(table);
     if (found === undefined) {

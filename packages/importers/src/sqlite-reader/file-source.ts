@@ -20,6 +20,15 @@ export class FileSqliteSource implements SqliteSource {
     return this.db.tableNames();
   }
 
+  release(): void {
+    this.db.dropCache();
+  }
+
+  rowCountHint(table: string): number | undefined {
+    const shape = this.db.table(table);
+    return shape === undefined ? undefined : this.db.maxRowid(shape);
+  }
+
   columns(table: string): readonly string[] {
     return this.db.table(table)?.columns ?? [];
   }

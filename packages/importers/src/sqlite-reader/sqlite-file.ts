@@ -1,5 +1,6 @@
 import type { TableShape } from './create-table.ts';
 import { parseCreateTable } from './create-table.ts';
+import { maxRowid } from './max-rowid.ts';
 import { PageCache, defaultCacheBytes } from './page-cache.ts';
 import type { RandomAccessFile } from './random-access.ts';
 import { RecordDecoder, RowSlots } from './record.ts';
@@ -88,12 +89,22 @@ export class SqliteFile {
     return this.cache.bytesRead;
   }
 
+  /** Drops the cached pages; a later read fetches them again. */
+  dropCache(): void {
+    this.cache.clear();
+  }
+
   tableNames(): string[] {
     return [...this.tables.keys()];
   }
 
   table(name: string): SqliteTable | undefined {
     return this.tables.get(name);
+  }
+
+  /** The table's largest rowid (an upper bound on its rows), read down its right edge; a hint. */
+  maxRowid(table: SqliteTable): number | undefined {
+    return table.withoutRowid ? undefined : maxRowid(this.cache, table.rootPage);
   }
 
   /**
