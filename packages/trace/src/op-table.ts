@@ -145,6 +145,21 @@ export class OpTable {
     this.kindCol.adopt(source.kind);
     this.memKindsCol.adopt(source.memKinds);
     this.flagsCol.adopt(source.flags);
+    // Each track's order array is allocated once at its final size: growing them would copy
+    // (and briefly double) an index as large as a column at the peak of a big import.
+    const perTrack: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const t = source.track[k]!;
+      perTrack[t] = (perTrack[t] ?? 0) + 1;
+    }
+    perTrack.forEach((ops, t) => {
+      while (this.byTrack.length <= t) {
+        this.byTrack.push(new GrowableColumn(Uint32Array, 64));
+        this.byTrackCount.push(0);
+        this.maxDurNsByTrack.push(0);
+      }
+      this.byTrack[t] = new GrowableColumn(Uint32Array, ops);
+    });
     for (let k = 0; k < count; k++) {
       this.indexByTrack(k, source.track[k]!, source.startNs[k]!, source.endNs[k]!);
     }
