@@ -34,7 +34,8 @@ export class PageCache {
     cacheBytes = defaultCacheBytes,
   ) {
     this.pageCount = Math.floor(file.sizeBytes / pageSize);
-    this.pagesPerBlock = Math.max(1, Math.floor(blockBytes / pageSize));
+    // At least 4 blocks fit the bound (a small cache reads smaller blocks).
+    this.pagesPerBlock = Math.max(1, Math.floor(Math.min(blockBytes, cacheBytes / 4) / pageSize));
     this.maxBlocks = Math.max(4, Math.floor(cacheBytes / (this.pagesPerBlock * pageSize)));
   }
 

@@ -5,6 +5,7 @@ import { PageCache, defaultCacheBytes } from './page-cache.ts';
 import type { RandomAccessFile } from './random-access.ts';
 import { RecordDecoder, RowSlots } from './record.ts';
 import { SqliteFormatError } from './sqlite-format-error.ts';
+import type { RecordSink, RowidVisitor } from './table-scan.ts';
 import { TableScan } from './table-scan.ts';
 
 const magic = 'SQLite format 3\u0000';
@@ -112,6 +113,20 @@ export class SqliteFile {
    * table.columns) decoded into slots 0… in that order; the others are skipped unread.
    */
   scan(table: SqliteTable, columns: readonly number[], visit: RowVisitor): void {
+    const slotOf = new Int32Array(table.columns.length).fill(-1);
+    columns.forEach((column, slot) => {
+      slotOf[column] = slot;
+    });
+    const slots = new RowSlots(columns.length);
+    const decoder = new RecordDecoder(slotOf, table.rowidColumn, this.encoding, slots);
+    this.scanInto(table, decoder, (rowid) => visit(slots, rowid));
+  }
+
+  /**
+   * Visits every row of `table` in rowid order, each decoded by `sink` (which decides what it
+   * reads of the record) before `visit` is called with its rowid.
+   */
+  scanInto(table: SqliteTable, sink: RecordSink, visit: RowidVisitor): void {
     if (table.withoutRowid) {
       throw new SqliteFormatError(
         table.rootPage,
@@ -119,15 +134,7 @@ export class SqliteFile {
         `table ${table.name} is WITHOUT ROWID, which this reader does not read`,
       );
     }
-    const slotOf = new Int32Array(table.columns.length).fill(-1);
-    columns.forEach((column, slot) => {
-      slotOf[column] = slot;
-    });
-    const decoder = new RecordDecoder(slotOf, table.rowidColumn, this.encoding);
-    new TableScan(this.cache, this.usableSize, decoder, new RowSlots(columns.length)).run(
-      table.rootPage,
-      visit,
-    );
+    new TableScan(this.cache, this.usableSize, sink).run(table.rootPage, visit);
   }
 
   private readSchema(): void {
