@@ -29,6 +29,8 @@ export class RowDecoder implements RecordSink {
   /** Reads of a column beyond its first (a column asked for twice), by column. */
   private readonly more: (ColumnRead[] | undefined)[] = [];
   private readonly lastColumn: number;
+  /** 1 where a column is read once, as its value: its integers take the inline path. */
+  private readonly plain: Uint8Array;
   private readonly text: { decode(bytes: Uint8Array): string };
   private readonly utf8: boolean;
   private readonly f64 = new Float64Array(1);
@@ -57,6 +59,14 @@ export class RowDecoder implements RecordSink {
       last = Math.max(last, read.column);
     }
     this.lastColumn = last;
+    this.plain = new Uint8Array(columns);
+    for (let c = 0; c < columns; c++) {
+      const once = this.more[c] === undefined;
+      this.plain[c] =
+        this.slotOf[c]! >= 0 && this.modeOf[c] === SlotMode.Value && once && c !== rowidColumn
+          ? 1
+          : 0;
+    }
     this.text = new TextDecoder(encoding);
     this.utf8 = encoding === 'utf-8';
   }
@@ -70,6 +80,9 @@ export class RowDecoder implements RecordSink {
     pageBase: number,
   ): void {
     const slotOf = this.slotOf;
+    const plain = this.plain;
+    const num = this.row.num;
+    const type = this.row.type;
     const last = this.lastColumn;
     let p = start;
     let headerBytes = buf[p]!;
@@ -117,12 +130,33 @@ export class RowDecoder implements RecordSink {
             `column ${column} runs past the end of its record`,
           );
         }
-        const rowidHere = column === this.rowidColumn ? rowid : Number.NaN;
-        this.put(buf, body, t, size, slot, this.modeOf[column]!, rowidHere, page, pageBase);
-        const more = this.more[column];
-        if (more !== undefined) {
-          for (const read of more) {
-            this.put(buf, body, t, size, read.slot, read.mode, rowidHere, page, pageBase);
+        if (t >= 1 && t <= 6 && plain[column] === 1) {
+          // The common cell: an integer read as its value, decoded here (big-endian).
+          let v = (buf[body]! << 24) >> 24;
+          if (t <= 4) {
+            for (let i = 1; i < t; i++) {
+              v = (v << 8) | buf[body + i]!;
+            }
+          } else {
+            const lo = body + (t === 5 ? 2 : 4); // the low 4 bytes follow 2 or 4 high bytes
+            for (let i = body + 1; i < lo; i++) {
+              v = (v << 8) | buf[i]!;
+            }
+            v =
+              v * twoTo32 +
+              (((buf[lo]! << 24) | (buf[lo + 1]! << 16) | (buf[lo + 2]! << 8) | buf[lo + 3]!) >>>
+                0);
+          }
+          num[slot] = v;
+          type[slot] = SlotType.Number;
+        } else {
+          const rowidHere = column === this.rowidColumn ? rowid : Number.NaN;
+          this.put(buf, body, t, size, slot, this.modeOf[column]!, rowidHere, page, pageBase);
+          const more = this.more[column];
+          if (more !== undefined) {
+            for (const read of more) {
+              this.put(buf, body, t, size, read.slot, read.mode, rowidHere, page, pageBase);
+            }
           }
         }
       }
