@@ -10,7 +10,7 @@ describe('CorrelationIndex over sparse ids', () => {
     const corr = new Uint32Array([900_000, 700, 5, 12, 99_999, 700, 41]);
     const procs = new Uint32Array([3, 3, 3, 3, 3, 3, 3]);
     const kinds = new Uint8Array([api, api, api, api, api, api, 1]);
-    const index = new CorrelationIndex(procs, corr, kinds, api, 7);
+    const index = new CorrelationIndex((op) => procs[op]!, corr, kinds, api, 7);
     expect(index.get(3, 900_000)).toBe(0);
     expect(index.get(3, 700)).toBe(5);
     expect(index.get(3, 5)).toBe(2);
@@ -30,7 +30,7 @@ describe('CorrelationIndex over sparse ids', () => {
     const corr = new Uint32Array([3_000_000, 1, 2_000_000, 2, 1_000_000, 3, 4]);
     const procs = new Uint32Array([1, 0, 1, 0, 1, 0, 0]);
     const kinds = new Uint8Array(7).fill(api);
-    const index = new CorrelationIndex(procs, corr, kinds, api, 7);
+    const index = new CorrelationIndex((op) => procs[op]!, corr, kinds, api, 7);
     expect([1, 2, 3, 4].map((id) => index.get(0, id))).toEqual([1, 3, 5, 6]);
     expect([1e6, 2e6, 3e6].map((id) => index.get(1, id))).toEqual([4, 2, 0]);
     expect(index.get(0, 1e6)).toBe(-1);

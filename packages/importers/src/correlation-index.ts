@@ -6,7 +6,7 @@ const denseSlack = 1 << 16;
  * (process, correlation id) → op index, for the ops of one kind that carry a correlation id, in
  * typed arrays only. A process whose ids are dense gets a table indexed by id (O(1), at most
  * about 6 bytes an op); the others share one array of op indices sorted by id within each
- * process (4 bytes an op, found by binary search): nsys exports skip most ids (API calls of
+ * process, 4 bytes an op, found by binary search: nsys exports skip most ids (API calls of
  * other kinds take them), and a table of every id would hold 4 bytes for each skipped one.
  * Where two ops share (process, id), the later op wins.
  */
@@ -18,7 +18,7 @@ export class CorrelationIndex {
   private readonly sorted: Uint32Array;
 
   constructor(
-    procs: Uint32Array,
+    procOf: (op: number) => number,
     private readonly corr: Uint32Array,
     kinds: Uint8Array,
     kind: number,
@@ -28,7 +28,7 @@ export class CorrelationIndex {
     const countByProc: number[] = [];
     for (let i = 0; i < count; i++) {
       if (kinds[i] === kind && corr[i] !== 0) {
-        const p = procs[i]!;
+        const p = procOf(i);
         maxByProc[p] = Math.max(maxByProc[p] ?? 0, corr[i]!);
         countByProc[p] = (countByProc[p] ?? 0) + 1;
       }
@@ -47,7 +47,7 @@ export class CorrelationIndex {
     this.sorted = new Uint32Array(sparseOps);
     for (let i = 0; i < count; i++) {
       if (kinds[i] === kind && corr[i] !== 0) {
-        const p = procs[i]!;
+        const p = procOf(i);
         const table = this.dense[p];
         if (table === undefined) {
           this.sorted[this.to[p]!++] = i;
