@@ -66,6 +66,8 @@ describe('the SQLite file reader', () => {
     const file = new FileSqliteSource(bytesAsRandomAccess(bytes), 2048);
     const got = rows(file, 't', columns);
     expect(got.length).toBe(3000);
+    // The row hint comes down the tree's right edge alone: the largest rowid, 3000.
+    expect(file.rowCountHint('t')).toBe(3000);
     expect(got).toEqual(expected);
     // Skipping columns reads the same values for the ones asked for.
     expect(rows(file, 't', [{ name: 'f' }, { name: 'a' }])).toEqual(
