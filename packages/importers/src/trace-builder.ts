@@ -30,6 +30,8 @@ export class TraceBuilder {
   private readonly ranges = new RangeStaging();
   /** Staged ops whose process differs from their lane's, op → its process: our importers stage none. */
   private readonly procExceptions = new IdHashMap();
+  private checkedLane = -1;
+  private checkedLaneProc = -1;
 
   /** Record→wait links that the source states directly (kineto): wait op → record correlation. */
   private readonly waitOnCorrelation = new Map<number, number>();
@@ -77,7 +79,12 @@ export class TraceBuilder {
 
   addOp(op: StagedOp): number {
     const i = this.ops.add(op);
-    if (op.proc !== this.lanes.laneProc(op.lane)) {
+    // Ops mostly repeat the last lane: its process is looked up once per run.
+    if (op.lane !== this.checkedLane) {
+      this.checkedLane = op.lane;
+      this.checkedLaneProc = this.lanes.laneProc(op.lane);
+    }
+    if (op.proc !== this.checkedLaneProc) {
       this.procExceptions.set(i, op.proc);
     }
     return i;
