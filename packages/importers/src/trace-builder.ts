@@ -300,7 +300,7 @@ export class TraceBuilder {
     if (exceptions.size === 0) {
       return (op) => laneProcs[lanes[op]!]!;
     }
-    return (op) => exceptions.get(op, laneProcs[lanes[op]!]!);
+    return (op) => exceptions.get(op, laneProcs[lanes[op]!]);
   }
 
   /** (process, correlation id) → the API op. */
