@@ -3,13 +3,12 @@ import { SqliteFormatError } from './sqlite-format-error.ts';
 
 /**
  * Default bound of the cache: what an import holds of the database at once. Scans go in page
- * order and keep their interior pages themselves, so a few blocks serve them.
+ * order and hold views of the interior pages they descend through, so a few blocks serve them.
  */
 export const defaultCacheBytes = 8 << 20;
 /**
  * Pages are read from disk in blocks of about this size (nsys writes tables mostly in order):
- * few large sequential reads, and blocks big enough to be mapped and unmapped on their own (not
- * left in the allocator's heap once freed).
+ * few large sequential reads (1,333 for a 349 MB export).
  */
 const blockBytes = 1 << 18;
 
