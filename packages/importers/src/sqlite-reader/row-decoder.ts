@@ -149,6 +149,11 @@ export class RowDecoder implements RecordSink {
           }
           num[slot] = v;
           type[slot] = SlotType.Number;
+        } else if ((t === 8 || t === 9) && plain[column] === 1) {
+          num[slot] = t - 8; // the constants 0 and 1, stored in the header alone
+          type[slot] = SlotType.Number;
+        } else if (t === 0 && plain[column] === 1) {
+          type[slot] = SlotType.Null; // not the rowid column: a plain NULL
         } else {
           const rowidHere = column === this.rowidColumn ? rowid : Number.NaN;
           this.put(buf, body, t, size, slot, this.modeOf[column]!, rowidHere, page, pageBase);
