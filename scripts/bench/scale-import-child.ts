@@ -2,15 +2,18 @@ import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSyn
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import type { RandomAccessFile } from '@streamscope/importers';
-import { SqliteFile, importTrace, loadSqlJs } from '@streamscope/importers';
+import { SqliteFile, importTrace, loadSqlJs, sqliteReadFloor } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
 
 // One measurement of `pnpm bench scale` in a fresh process, so that its peak RSS (VmHWM) is its
 // own: `import FILE` imports an export (SQLite read from disk page by page, JSON streamed);
 // `json-parse FILE` is the JSON baseline, a streaming JSON.parse of each event (one per line in
-// the generated files); `sqlite-scan FILE` is the SQLite baseline, every column of every row of
-// the tables the importer reads, through the same reader. Prints one JSON line of figures.
+// the generated files); `sqlite-scan FILE` is the SQLite baseline, a SELECT * of every table the
+// importer reads through the same reader (every column of every row decoded to a value, each
+// row handed out as an array of its own, as an engine's step loop does); `sqlite-floor FILE` is
+// the import's own scans with no row handled (what reading alone costs it). Prints one JSON line
+// of figures.
 
 const [mode, file] = process.argv.slice(2) as [string, string];
 
@@ -38,8 +41,15 @@ const tables = [
   'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
   'CUPTI_ACTIVITY_KIND_RUNTIME',
   'NVTX_EVENTS',
+  'ENUM_CUPTI_SYNC_TYPE',
   'ThreadNames',
+  'PROCESSES',
   'TARGET_INFO_CUDA_STREAM',
+  'TARGET_INFO_CUDA_CONTEXT_INFO',
+  'TARGET_INFO_GPU',
+  'TARGET_INFO_CUDA_GPU',
+  'META_DATA_EXPORT',
+  'TARGET_INFO_SESSION_START_TIME',
 ];
 
 async function measure(): Promise<Record<string, number>> {
@@ -98,6 +108,14 @@ async function measure(): Promise<Record<string, number>> {
         );
       }
       return { rows, cells };
+    } finally {
+      handle.close();
+    }
+  }
+  if (mode === 'sqlite-floor') {
+    const handle = openFile(file);
+    try {
+      return { rows: await sqliteReadFloor(handle) };
     } finally {
       handle.close();
     }

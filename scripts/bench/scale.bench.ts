@@ -16,8 +16,11 @@ import type { Report } from './report.ts';
 //  - import.<format>_peak_rss_mb_per_1m_gpu_ops: the child's VmHWM per million GPU ops;
 //  - import.nsys_json_vs_json_parse, import.kineto_vs_json_parse: the importer's MB/s over a
 //    streaming per-event JSON.parse of the same file (the baseline's CPU time over the import's);
-//  - import.sqlite_vs_scan: the same over a full scan of every column of the tables the importer
-//    reads, through the same page reader;
+//  - import.sqlite_vs_scan: the same over SELECT * of the tables the importer reads through the
+//    same page reader (every column of every row decoded to a value, a fresh array per row);
+//  - import.sqlite_floor_vs_scan: that baseline over the import's own scans with no row handled
+//    (the columns it needs, decoded to typed slots): the most import.sqlite_vs_scan could be if
+//    building the trace cost nothing;
 //  - import.sqlite_vs_sqljs_select: the same over SELECT * of those tables through sql.js, the
 //    engine SQLite imports used before (up to 1M GPU ops: sql.js holds the whole database);
 //  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
@@ -86,6 +89,10 @@ export async function run(report: Report): Promise<void> {
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
         const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
         report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        if (format === 'nsys-sqlite') {
+          const floor = await runChild('sqlite-floor', file);
+          report(`import.sqlite_floor_vs_scan_${tag}`, base.cpuS / floor.cpuS, 'x');
+        }
         if (format === 'nsys-sqlite' && size <= 1_000_000) {
           // sql.js holds the whole database: only at sizes where that fits comfortably.
           const select = await runChild('sqljs-select', file);

@@ -1,22 +1,25 @@
-import { IdHashMap } from './id-hash-map.ts';
-
-/** Dense tables are used while the largest correlation id stays below this many entries per op. */
-const denseSlackEntries = 1 << 20;
+/** A process gets a dense table while its largest id stays below this many slots per op plus slack. */
+const denseSlotsPerOp = 1.5;
+const denseSlack = 1 << 16;
 
 /**
- * (process, correlation id) → op index, for the ops of one kind that carry a correlation id.
- * Correlation ids are small and dense per process, so each process gets a typed table indexed by
- * id; sparse processes share one typed-array hash table keyed by (process, id).
+ * (process, correlation id) → op index, for the ops of one kind that carry a correlation id, in
+ * typed arrays only. A process whose ids are dense gets a table indexed by id (O(1), at most
+ * about 6 bytes an op); the others share one array of op indices sorted by id within each
+ * process, 4 bytes an op, found by binary search: nsys exports skip most ids (API calls of
+ * other kinds take them), and a table of every id would hold 4 bytes for each skipped one.
+ * Where two ops share (process, id), the later op wins.
  */
 export class CorrelationIndex {
   private readonly dense: (Int32Array | undefined)[] = [];
-  /** Key proc * 2^32 + corr: exact below 2^53 for up to 2^21 processes. */
-  private readonly sparse = new IdHashMap();
-  private readonly isSparse: boolean[] = [];
+  /** Per sparse process: where its run of `sorted` starts and ends. */
+  private readonly from: number[] = [];
+  private readonly to: number[] = [];
+  private readonly sorted: Uint32Array;
 
   constructor(
-    procs: Uint32Array,
-    corr: Uint32Array,
+    procOf: (op: number) => number,
+    private readonly corr: Uint32Array,
     kinds: Uint8Array,
     kind: number,
     count: number,
@@ -25,29 +28,35 @@ export class CorrelationIndex {
     const countByProc: number[] = [];
     for (let i = 0; i < count; i++) {
       if (kinds[i] === kind && corr[i] !== 0) {
-        const p = procs[i]!;
+        const p = procOf(i);
         maxByProc[p] = Math.max(maxByProc[p] ?? 0, corr[i]!);
         countByProc[p] = (countByProc[p] ?? 0) + 1;
       }
     }
+    let sparseOps = 0;
     maxByProc.forEach((max, p) => {
-      if (max < 4 * (countByProc[p] ?? 0) + denseSlackEntries) {
+      const ops = countByProc[p] ?? 0;
+      if (max < denseSlotsPerOp * ops + denseSlack) {
         this.dense[p] = new Int32Array(max + 1).fill(-1);
       } else {
-        this.isSparse[p] = true;
+        this.from[p] = sparseOps;
+        this.to[p] = sparseOps;
+        sparseOps += ops;
       }
     });
+    this.sorted = new Uint32Array(sparseOps);
     for (let i = 0; i < count; i++) {
       if (kinds[i] === kind && corr[i] !== 0) {
-        const p = procs[i]!;
+        const p = procOf(i);
         const table = this.dense[p];
         if (table === undefined) {
-          this.sparse.set(p * 4294967296 + corr[i]!, i);
+          this.sorted[this.to[p]!++] = i;
         } else {
           table[corr[i]!] = i;
         }
       }
     }
+    this.from.forEach((start, p) => this.sortRun(start, this.to[p]!));
   }
 
   /** The op for (proc, corr), or -1. */
@@ -56,10 +65,39 @@ export class CorrelationIndex {
     if (table !== undefined) {
       return corr < table.length ? table[corr]! : -1;
     }
-    return this.isSparse[proc] === true ? this.sparse.get(proc * 4294967296 + corr) : -1;
+    const start = this.from[proc];
+    if (start === undefined) {
+      return -1;
+    }
+    // The last op whose id is ≤ corr, then whether it is corr.
+    const ids = this.corr;
+    const sorted = this.sorted;
+    let lo = start;
+    let hi = this.to[proc]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[sorted[mid]!]! <= corr) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo > start && ids[sorted[lo - 1]!] === corr ? sorted[lo - 1]! : -1;
   }
 
   hasProcess(proc: number): boolean {
-    return this.dense[proc] !== undefined || this.isSparse[proc] === true;
+    return this.dense[proc] !== undefined || this.from[proc] !== undefined;
+  }
+
+  /** Sorts a run (op indices, ascending) by id, ties by op index; sources mostly give ids in order. */
+  private sortRun(start: number, end: number): void {
+    const ids = this.corr;
+    const run = this.sorted.subarray(start, end);
+    for (let k = 1; k < run.length; k++) {
+      if (ids[run[k]!]! < ids[run[k - 1]!]!) {
+        run.sort((a, b) => ids[a]! - ids[b]! || a - b);
+        return;
+      }
+    }
   }
 }

@@ -8,7 +8,7 @@ import type { Warnings } from './warnings.ts';
 export interface EventColumns {
   readonly count: number;
   readonly kind: Uint8Array;
-  readonly proc: Uint32Array;
+  procOf(op: number): number;
   readonly corr: Uint32Array;
   /** Op `op`'s event id and sync id; NaN when it has none. */
   eventId(op: number): number;
@@ -34,7 +34,7 @@ export function linkEventRecords(
   const records = new Map<string, EventRecords>();
   for (let i = 0; i < ops.count; i++) {
     if (ops.kind[i] === OpKind.EventRecord && !Number.isNaN(ops.eventId(i))) {
-      const key = `${ops.proc[i]},${ops.eventId(i)}`;
+      const key = `${ops.procOf(i)},${ops.eventId(i)}`;
       const group = records.get(key);
       if (group === undefined) {
         records.set(key, { list: [i] });
@@ -52,10 +52,10 @@ export function linkEventRecords(
     const direct = waitOnCorrelation.get(i);
     let from: number | undefined;
     if (direct !== undefined) {
-      const api = apiByCorr.get(ops.proc[i]!, direct);
+      const api = apiByCorr.get(ops.procOf(i), direct);
       from = api < 0 ? undefined : api;
     } else if (!Number.isNaN(ops.eventId(i))) {
-      from = findRecord(ops, records.get(`${ops.proc[i]},${ops.eventId(i)}`), i);
+      from = findRecord(ops, records.get(`${ops.procOf(i)},${ops.eventId(i)}`), i);
     } else {
       continue;
     }

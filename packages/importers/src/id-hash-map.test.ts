@@ -60,7 +60,7 @@ describe('CorrelationIndex', () => {
     const corr = new Uint32Array([4_000_000_000, 5, 3_999_999_999, 1, 2, 3]);
     const procs = new Uint32Array([0, 0, 0, 1, 1, 1]);
     const kinds = new Uint8Array(6).fill(9);
-    const index = new CorrelationIndex(procs, corr, kinds, 9, 6);
+    const index = new CorrelationIndex((op) => procs[op]!, corr, kinds, 9, 6);
     expect(index.get(0, 4_000_000_000)).toBe(0);
     expect(index.get(0, 5)).toBe(1);
     expect(index.get(0, 3_999_999_999)).toBe(2);

@@ -196,7 +196,10 @@ async function readSqlite(
       }
       options.onStage?.(stage);
     };
-    return await new NsysSqliteReader(source, file, builder, launches).read(between);
+    const read = await new NsysSqliteReader(source, file, builder, launches).read(between);
+    // Before the trace is built: the cache is no part of the peak that building makes.
+    source.release?.();
+    return read;
   } catch (error) {
     if (error instanceof ImportError || error instanceof RangeError) {
       throw error;

@@ -29,3 +29,28 @@ describe('OpStaging event ids', () => {
     expect(staging.eventId(6000)).toBeNaN();
   });
 });
+
+describe('OpStaging.fit', () => {
+  it('shrinks columns a reservation overshot to the ops staged, and leaves a close one alone', () => {
+    const staging = new OpStaging();
+    staging.reserve(100_000);
+    const op = newStagedOp();
+    for (let i = 0; i < 3000; i++) {
+      op.startNs = i;
+      staging.add(op);
+    }
+    staging.fit();
+    // 97,000 spare slots of 100,000: cut to the 3000 ops, values kept.
+    expect(staging.startNs.data.length).toBe(3000);
+    expect(staging.kind.data.length).toBe(3000);
+    expect(staging.startNs.data[2999]).toBe(2999);
+    // 100 spare of 3100 (under an eighth of the ops): kept as it is.
+    const close = new OpStaging();
+    close.reserve(3100);
+    for (let i = 0; i < 3000; i++) {
+      close.add(op);
+    }
+    close.fit();
+    expect(close.startNs.data.length).toBe(3100);
+  });
+});

@@ -8,7 +8,7 @@ export interface StagedOp {
   endNs: number;
   /** Index from `processFor()`. */
   proc: number;
-  /** Index from `gpuLane()` or `hostLane()`. */
+  /** Index from `gpuLane()` or `hostLane()`; the lane's process is the op's (else the builder notes it). */
   lane: number;
   /** `name()` result: a trace string id (≥ 0) or a deferred source string (< 0). */
   nameRef: number;
@@ -68,8 +68,8 @@ export class OpStaging {
   private readonly eventOp = new StagingColumn(Uint32Array);
   private readonly eventIds = new StagingColumn(Float64Array);
   private readonly eventSyncIds = new StagingColumn(Float64Array);
+  // No process column: an op's process is its lane's (the builder keeps the rare exception).
   readonly lane = new StagingColumn(Uint32Array);
-  readonly proc = new StagingColumn(Uint32Array);
   readonly nameRef = new StagingColumn(Int32Array);
   readonly corr = new StagingColumn(Uint32Array);
   readonly refId = new StagingColumn(Uint32Array);
@@ -83,6 +83,20 @@ export class OpStaging {
       this.capacity = Math.ceil(ops);
       this.resize();
     }
+  }
+
+  /**
+   * Shrinks the columns to the ops staged when a reservation overshot by more than an eighth:
+   * the op table adopts these arrays, so room past the count would be held for the trace's life.
+   * One column is copied at a time (the transient is one column).
+   */
+  fit(): void {
+    const slack = this.capacity - this.count;
+    if (slack <= 1024 || slack * 8 <= this.count) {
+      return;
+    }
+    this.capacity = Math.max(this.count, 1);
+    this.resize();
   }
 
   add(op: StagedOp): number {
@@ -101,7 +115,6 @@ export class OpStaging {
       this.eventSyncIds.at(e)[e] = op.eventSyncId;
     }
     this.lane.data[i] = op.lane;
-    this.proc.data[i] = op.proc;
     this.nameRef.data[i] = op.nameRef;
     this.corr.data[i] = op.correlationId;
     this.refId.data[i] = op.refId;
@@ -142,8 +155,7 @@ export class OpStaging {
 
   /**
    * Drops the columns the op table has copied (times, sizes, refs, lanes, names, flags) so that
-   * a big import's peak holds them once; kind, process, correlation and event ids stay for
-   * linking. No op may be added afterwards.
+   * a big import's peak holds them once; kind, correlation and event ids stay for linking. No op may be added afterwards.
    */
   releaseCopied(): void {
     for (const column of [
@@ -167,7 +179,6 @@ export class OpStaging {
       this.endNs,
       this.bytes,
       this.lane,
-      this.proc,
       this.nameRef,
       this.corr,
       this.refId,

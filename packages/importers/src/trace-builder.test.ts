@@ -36,4 +36,34 @@ describe('TraceBuilder.build', () => {
     builder.build();
     expect(() => builder.build()).toThrow(/builds once/);
   });
+
+  it("joins a GPU op staged with a process other than its lane's to that process's API call", () => {
+    // Processes a and b each make an API call with correlation id 7. The kernel is drawn on a
+    // lane of a but staged as b's: its flow comes from b's call (op 1), as the source said.
+    const builder = new TraceBuilder({});
+    const a = builder.lanes.processFor('a', 1);
+    const b = builder.lanes.processFor('b', 2);
+    const op = newStagedOp();
+    for (const proc of [a, b]) {
+      op.kind = OpKind.ApiCall;
+      op.startNs = 100;
+      op.endNs = 110;
+      op.proc = proc;
+      op.lane = builder.lanes.hostLane(proc, 1);
+      op.correlationId = 7;
+      op.nameRef = builder.name('cudaLaunchKernel');
+      builder.addOp(op);
+    }
+    op.kind = OpKind.Kernel;
+    op.startNs = 120;
+    op.endNs = 130;
+    op.proc = b;
+    op.lane = builder.lanes.gpuLane(a, 0, 1, 7);
+    op.nameRef = builder.name('k');
+    builder.addOp(op);
+    const { flows } = builder.build();
+    const { fromOp, toOp, count } = flows.columns();
+    expect(count).toBe(1);
+    expect([fromOp[0], toOp[0]]).toEqual([1, 2]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { DeviceInfo, LaunchTable, TraceMeta } from '@streamscope/trace';
 import { FlowKind, OpFlag, OpKind, Trace, isCopyKind } from '@streamscope/trace';
 import { CorrelationIndex } from './correlation-index.ts';
+import { IdHashMap } from './id-hash-map.ts';
 import { linkEventRecords } from './event-links.ts';
 import { LaneRegistry } from './lane-registry.ts';
 import type { StagedOp } from './op-staging.ts';
@@ -27,6 +28,10 @@ export class TraceBuilder {
   private readonly devices = new Map<number, DeviceInfo>();
 
   private readonly ranges = new RangeStaging();
+  /** Staged ops whose process differs from their lane's, op → its process: our importers stage none. */
+  private readonly procExceptions = new IdHashMap();
+  private checkedLane = -1;
+  private checkedLaneProc = -1;
 
   /** Record→wait links that the source states directly (kineto): wait op → record correlation. */
   private readonly waitOnCorrelation = new Map<number, number>();
@@ -73,13 +78,24 @@ export class TraceBuilder {
   }
 
   addOp(op: StagedOp): number {
-    return this.ops.add(op);
+    const i = this.ops.add(op);
+    // Ops mostly repeat the last lane: its process is looked up once per run.
+    if (op.lane !== this.checkedLane) {
+      this.checkedLane = op.lane;
+      this.checkedLaneProc = this.lanes.laneProc(op.lane);
+    }
+    if (op.proc !== this.checkedLaneProc) {
+      this.procExceptions.set(i, op.proc);
+    }
+    return i;
   }
 
   /** Moves staged op `op` to another process and lane: for sources that learn its owner later. */
   moveOp(op: number, proc: number, lane: number): void {
-    this.ops.proc.data[op] = proc;
     this.ops.lane.data[op] = lane;
+    if (proc !== this.lanes.laneProc(lane) || this.procExceptions.get(op) >= 0) {
+      this.procExceptions.set(op, proc);
+    }
   }
 
   /** Sets staged op `op`'s bytes and adds `flags` to its flags (a size learned from its API call). */
@@ -124,77 +140,21 @@ export class TraceBuilder {
       throw new Error('a TraceBuilder builds once: its staging is released by build()');
     }
     this.built = true;
+    this.ops.fit();
     const trace = this.trace;
-    const apiByCorr = this.indexApiCalls();
-    this.placeUntimedRecords(apiByCorr);
-    const originNs = this.earliestNs();
-    const used = new Uint8Array(this.lanes.count);
-    for (let i = 0; i < this.ops.count; i++) {
-      used[this.ops.lane.data[i]!] = 1;
-    }
-    this.ranges.markLanes(used);
-    const trackOf = this.lanes.addTracks(trace, used, (ref) => this.resolveText(ref));
-    this.addDevices(trace);
+    const { trackOf, originNs, track, nameId } = this.finishOps(trace);
     const n = this.ops.count;
-    const kinds = this.ops.kind.data;
-    const corr = this.ops.corr.data;
-    const proc = this.ops.proc.data;
-    const lanes = this.ops.lane.data;
-    const starts = this.ops.startNs.data;
-    const ends = this.ops.endNs.data;
-    const nameRefs = this.ops.nameRef.data;
-    // Times and flags are finished in the staging columns themselves (no second copy of them
-    // while the trace's own columns are filled); the staging is released once copied.
-    const startNs = starts;
-    const endNs = ends;
-    const track = new Uint16Array(n);
-    // Not in place: isSyncApi reads the name ref of an earlier API op.
-    const nameId = new Uint32Array(n);
-    const flags = this.ops.flags.data;
-    let orphans = 0;
-    let lastRef = 0;
-    let lastId = 0;
-    for (let i = 0; i < n; i++) {
-      const kind = kinds[i]!;
-      const api = corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(proc[i]!, corr[i]!) : -1;
-      if (api >= 0) {
-        // Flows name ops by index: the op table need not hold them yet.
-        trace.flows.append(api, i, FlowKind.ApiToGpu);
-      }
-      if (kind !== OpKind.ApiCall && kind !== OpKind.HostWork) {
-        if (api < 0 && apiByCorr.hasProcess(proc[i]!)) {
-          flags[i] = flags[i]! | OpFlag.Orphan;
-          orphans++;
-        } else if (
-          api >= 0 &&
-          (isCopyKind(kind) || kind === OpKind.Memset) &&
-          this.isSyncApi(api)
-        ) {
-          flags[i] = flags[i]! | OpFlag.Sync;
-        }
-      }
-      const s = starts[i]!;
-      startNs[i] = s - originNs;
-      endNs[i] = Math.max(ends[i]!, s) - originNs;
-      track[i] = trackOf[lanes[i]!]!;
-      const ref = nameRefs[i]!;
-      if (i === 0 || ref !== lastRef) {
-        lastRef = ref;
-        lastId = this.resolveName(ref);
-      }
-      nameId[i] = lastId;
-    }
     const columns = {
-      startNs,
-      endNs,
+      startNs: this.ops.startNs.data,
+      endNs: this.ops.endNs.data,
       bytes: this.ops.bytes.data,
       track,
       nameId,
-      correlationId: corr,
+      correlationId: this.ops.corr.data,
       refId: this.ops.refId.data,
-      kind: kinds,
+      kind: this.ops.kind.data,
       memKinds: this.ops.memKinds.data,
-      flags,
+      flags: this.ops.flags.data,
     };
     // An empty table takes the columns as they are (each held once at the peak of a big
     // import); one that already holds ops gets one bulk copy per column.
@@ -205,25 +165,6 @@ export class TraceBuilder {
     }
     trace.version++;
     this.ops.releaseCopied();
-    if (orphans > 0) {
-      this.warnings.add(
-        `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
-      );
-    }
-    linkEventRecords(
-      {
-        count: n,
-        kind: kinds,
-        proc,
-        corr,
-        eventId: (op) => this.ops.eventId(op),
-        eventSyncId: (op) => this.ops.eventSyncId(op),
-      },
-      this.waitOnCorrelation,
-      apiByCorr,
-      trace.flows,
-      this.warnings,
-    );
     this.ranges.appendTo(
       trace,
       trackOf,
@@ -243,32 +184,139 @@ export class TraceBuilder {
     return trace;
   }
 
+  /**
+   * Joins API calls to GPU ops (flows, orphan and sync flags), links event records to waits,
+   * moves times to the origin and turns lanes into tracks and name refs into name ids, all in
+   * the staging columns. The correlation index, lanes and processes are released on return, so
+   * none of them is held while the op table indexes its tracks (the peak of a big import).
+   */
+  private finishOps(trace: Trace): {
+    trackOf: Uint32Array;
+    originNs: number;
+    track: Uint16Array;
+    nameId: Uint32Array;
+  } {
+    const procOf = this.procOf();
+    const apiByCorr = this.indexApiCalls(procOf);
+    this.placeUntimedRecords(apiByCorr, procOf);
+    const originNs = this.earliestNs();
+    const used = new Uint8Array(this.lanes.count);
+    for (let i = 0; i < this.ops.count; i++) {
+      used[this.ops.lane.data[i]!] = 1;
+    }
+    this.ranges.markLanes(used);
+    const trackOf = this.lanes.addTracks(trace, used, (ref) => this.resolveText(ref));
+    this.addDevices(trace);
+    const n = this.ops.count;
+    const kinds = this.ops.kind.data;
+    const corr = this.ops.corr.data;
+    const lanes = this.ops.lane.data;
+    const starts = this.ops.startNs.data;
+    const ends = this.ops.endNs.data;
+    const nameRefs = this.ops.nameRef.data;
+    // Times and flags are finished in the staging columns themselves (no second copy of them
+    // while the trace's own columns are filled); the staging is released once copied.
+    const startNs = starts;
+    const endNs = ends;
+    const track = new Uint16Array(n);
+    const flags = this.ops.flags.data;
+    let orphans = 0;
+    for (let i = 0; i < n; i++) {
+      const kind = kinds[i]!;
+      const api =
+        corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(procOf(i), corr[i]!) : -1;
+      if (api >= 0) {
+        // Flows name ops by index: the op table need not hold them yet.
+        trace.flows.append(api, i, FlowKind.ApiToGpu);
+      }
+      if (kind !== OpKind.ApiCall && kind !== OpKind.HostWork) {
+        if (api < 0 && apiByCorr.hasProcess(procOf(i))) {
+          flags[i] = flags[i]! | OpFlag.Orphan;
+          orphans++;
+        } else if (
+          api >= 0 &&
+          (isCopyKind(kind) || kind === OpKind.Memset) &&
+          this.isSyncApi(api)
+        ) {
+          flags[i] = flags[i]! | OpFlag.Sync;
+        }
+      }
+      const s = starts[i]!;
+      startNs[i] = s - originNs;
+      endNs[i] = Math.max(ends[i]!, s) - originNs;
+      track[i] = trackOf[lanes[i]!]!;
+    }
+    // Name refs become trace string ids in place (ids are ≥ 0, so the same bytes read as
+    // Uint32): no second name column at the peak. A pass of its own, after every isSyncApi read
+    // of an API op's name ref.
+    const nameId = new Uint32Array(nameRefs.buffer, nameRefs.byteOffset, nameRefs.length);
+    let lastRef = 0;
+    let lastId = 0;
+    for (let i = 0; i < n; i++) {
+      const ref = nameRefs[i]!;
+      if (i === 0 || ref !== lastRef) {
+        lastRef = ref;
+        lastId = this.resolveName(ref);
+      }
+      nameId[i] = lastId;
+    }
+    if (orphans > 0) {
+      this.warnings.add(
+        `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
+      );
+    }
+    linkEventRecords(
+      {
+        count: n,
+        kind: kinds,
+        procOf,
+        corr,
+        eventId: (op) => this.ops.eventId(op),
+        eventSyncId: (op) => this.ops.eventSyncId(op),
+      },
+      this.waitOnCorrelation,
+      apiByCorr,
+      trace.flows,
+      this.warnings,
+    );
+    this.ops.lane.release();
+    return { trackOf, originNs, track, nameId };
+  }
+
   private isSyncApi(apiOp: number): boolean {
     const ref = this.ops.nameRef.data[apiOp]!;
     const name = this.resolveText(ref);
     return /^(cuda|cu)Mem(cpy|set)/.test(name) && !name.includes('Async');
   }
 
+  /** Op → its process: its lane's, or the exception noted when it was staged. */
+  private procOf(): (op: number) => number {
+    const laneProcs = new Uint32Array(this.lanes.count);
+    for (let lane = 0; lane < laneProcs.length; lane++) {
+      laneProcs[lane] = this.lanes.laneProc(lane);
+    }
+    const lanes = this.ops.lane.data;
+    const exceptions = this.procExceptions;
+    if (exceptions.size === 0) {
+      return (op) => laneProcs[lanes[op]!]!;
+    }
+    return (op) => exceptions.get(op, laneProcs[lanes[op]!]);
+  }
+
   /** (process, correlation id) → the API op. */
-  private indexApiCalls(): CorrelationIndex {
+  private indexApiCalls(procOf: (op: number) => number): CorrelationIndex {
     const ops = this.ops;
-    return new CorrelationIndex(
-      ops.proc.data,
-      ops.corr.data,
-      ops.kind.data,
-      OpKind.ApiCall,
-      ops.count,
-    );
+    return new CorrelationIndex(procOf, ops.corr.data, ops.kind.data, OpKind.ApiCall, ops.count);
   }
 
   /** nsys writes event records with time 0 unless device timestamps were taken: put them at their API call. */
-  private placeUntimedRecords(apiByCorr: CorrelationIndex): void {
+  private placeUntimedRecords(apiByCorr: CorrelationIndex, procOf: (op: number) => number): void {
     let unplaced = 0;
     for (let i = 0; i < this.ops.count; i++) {
       if (this.ops.kind.data[i] !== OpKind.EventRecord || this.ops.startNs.data[i] !== 0) {
         continue;
       }
-      const api = apiByCorr.get(this.ops.proc.data[i]!, this.ops.corr.data[i]!);
+      const api = apiByCorr.get(procOf(i), this.ops.corr.data[i]!);
       if (api < 0) {
         unplaced++;
         this.ops.startNs.data[i] = Number.NaN; // dropped from the origin; placed at the origin

@@ -145,9 +145,48 @@ export class OpTable {
     this.kindCol.adopt(source.kind);
     this.memKindsCol.adopt(source.memKinds);
     this.flagsCol.adopt(source.flags);
+    // Each track's order array is allocated once at its final size: growing them would copy
+    // (and briefly double) an index as large as a column at the peak of a big import.
+    const perTrack: number[] = [];
     for (let k = 0; k < count; k++) {
-      this.indexByTrack(k, source.track[k]!, source.startNs[k]!, source.endNs[k]!);
+      const t = source.track[k]!;
+      perTrack[t] = (perTrack[t] ?? 0) + 1;
     }
+    perTrack.forEach((ops, t) => {
+      while (this.byTrack.length <= t) {
+        this.byTrack.push(new GrowableColumn(Uint32Array, 64));
+        this.byTrackCount.push(0);
+        this.maxDurNsByTrack.push(0);
+      }
+      this.byTrack[t] = new GrowableColumn(Uint32Array, ops);
+    });
+    // indexByTrack's work in one loop over the columns (no call per op), same results.
+    const orders = this.byTrack.map((column) => column.buffer);
+    const filled = this.byTrackCount;
+    const maxDur = this.maxDurNsByTrack;
+    const tracks = source.track;
+    const starts = source.startNs;
+    const ends = source.endNs;
+    let endNsMax = this.endNsMax;
+    for (let k = 0; k < count; k++) {
+      const track = tracks[k]!;
+      const startNs = starts[k]!;
+      const endNs = ends[k]!;
+      const order = orders[track]!;
+      const at = filled[track]!;
+      if (at > 0 && starts[order[at - 1]!]! > startNs) {
+        this.unsortedTracks.add(track);
+      }
+      order[at] = k;
+      filled[track] = at + 1;
+      if (endNs - startNs > maxDur[track]!) {
+        maxDur[track] = endNs - startNs;
+      }
+      if (endNs > endNsMax) {
+        endNsMax = endNs;
+      }
+    }
+    this.endNsMax = endNsMax;
     this.n = count;
   }
 

@@ -4,12 +4,15 @@ import { ImportError } from '../import-error.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { SqliteGpuActivity } from './sqlite-gpu-activity.ts';
-import type { SqlValue } from './sqlite-rows.ts';
+import { SqliteGpuActivity, gpuActivityTables } from './sqlite-gpu-activity.ts';
 import { SqliteRowReader, col, tidCol } from './sqlite-rows.ts';
-import type { SqliteSource } from './sqlite-source.ts';
+import type { ScanRow, SqliteSource } from './sqlite-source.ts';
+import { SlotType } from './sqlite-source.ts';
 import { SqliteTables } from './sqlite-tables.ts';
 import { SqliteTargetInfo } from './sqlite-target-info.ts';
+
+/** A bound on the reservation from row hints (rowids far apart would overstate the rows). */
+const maxReservedOps = 1 << 28;
 
 /**
  * Reads `nsys export --type sqlite` through a SqliteSource (sql.js in the browser, our file reader
@@ -21,6 +24,8 @@ import { SqliteTargetInfo } from './sqlite-target-info.ts';
  */
 export class NsysSqliteReader extends SqliteRowReader {
   private readonly op: StagedOp = newStagedOp();
+  private lastText: string | undefined;
+  private lastTextRef = 0;
 
   constructor(
     source: SqliteSource,
@@ -55,6 +60,11 @@ export class NsysSqliteReader extends SqliteRowReader {
     if (!activity.some((name) => t.has(name)) && !t.has('CUPTI_ACTIVITY_KIND_SYNCHRONIZATION')) {
       this.builder.warnings.add('the export has no CUDA or NVTX tables (was CUDA tracing on?)');
     }
+    // Every row of these tables may become an op: the staging is sized once, not grown (growth
+    // holds the old and the new columns at once, the peak of a big import).
+    const opTables = [...activity.slice(0, 4), ...gpuActivityTables];
+    const opRows = opTables.reduce((sum, name) => sum + t.rowCountHint(name), 0);
+    this.builder.reserve(Math.min(opRows, maxReservedOps));
     await between('strings');
     this.strings();
     await new SqliteGpuActivity(this.t, this.file, this.builder, this.launches).read(between);
@@ -68,9 +78,10 @@ export class NsysSqliteReader extends SqliteRowReader {
 
   private strings(): void {
     this.t.requireColumns('StringIds', ['id', 'value']);
-    this.rows('StringIds', ['id', 'value'], (v) => {
-      const id = this.int(v[0], 'id');
-      this.builder.setSourceString(id, typeof v[1] === 'string' ? v[1] : String(v[1] ?? ''));
+    this.scanRows('StringIds', ['id', 'value'], (r) => {
+      const id = this.intAt(r, 0, 'id');
+      const value = r.value(1);
+      this.builder.setSourceString(id, typeof value === 'string' ? value : String(value ?? ''));
     });
   }
 
@@ -90,19 +101,19 @@ export class NsysSqliteReader extends SqliteRowReader {
       col('eventClass', 0),
     ];
     const op = this.op;
-    this.rows(table, cols, (v) => {
-      const eventClass = v[7];
-      if (eventClass !== 0 && eventClass !== 1) {
+    this.scanRows(table, cols, (r) => {
+      const eventClass = r.num[7];
+      if (r.type[7] !== SlotType.Number || (eventClass !== 0 && eventClass !== 1)) {
         return;
       }
       clearStagedOp(op);
       op.kind = OpKind.ApiCall;
-      op.startNs = this.time(v[0], 'start');
-      op.endNs = this.time(v[1], 'end');
-      op.proc = this.proc(v[2], v[3]);
-      op.lane = this.hostLane(op.proc, this.int(v[4], 'globalTid'));
-      op.correlationId = this.int(v[5], 'correlationId');
-      op.nameRef = this.builder.sourceName(this.int(v[6], 'nameId'));
+      op.startNs = this.timeAt(r, 0, 'start');
+      op.endNs = this.timeAt(r, 1, 'end');
+      op.proc = this.procAt(r, 2);
+      op.lane = this.hostLane(op.proc, this.intAt(r, 4, 'globalTid'));
+      op.correlationId = this.intAt(r, 5, 'correlationId');
+      op.nameRef = this.builder.sourceName(this.intAt(r, 6, 'nameId'));
       this.builder.addOp(op);
     });
   }
@@ -115,9 +126,9 @@ export class NsysSqliteReader extends SqliteRowReader {
     this.t.requireColumns(table, ['start', 'eventType', 'globalTid']);
     const domainId = col('domainId', 0);
     const domains = new Map<number, number>();
-    this.rows(table, [domainId, col('text'), col('textId'), 'eventType'], (v) => {
-      if (v[3] === 75) {
-        domains.set(this.int(v[0], 'domainId'), this.textRef(v[1], v[2]));
+    this.scanRows(table, [domainId, col('text'), col('textId'), 'eventType'], (r) => {
+      if (r.type[3] === SlotType.Number && r.num[3] === 75) {
+        domains.set(this.intAt(r, 0, 'domainId'), this.textRef(r, 1, 2));
       }
     });
     const cols = [
@@ -129,36 +140,42 @@ export class NsysSqliteReader extends SqliteRowReader {
       tidCol('globalTid'),
       domainId,
     ];
-    this.rows(table, cols, (v) => {
-      if (v[2] !== 34 && v[2] !== 59 && v[2] !== 60) {
+    this.scanRows(table, cols, (r) => {
+      const type = r.num[2];
+      if (r.type[2] !== SlotType.Number || (type !== 34 && type !== 59 && type !== 60)) {
         return;
       }
-      const type = this.int(v[2], 'eventType');
       const kind =
         type === 59 ? RangeKind.PushPop : type === 60 ? RangeKind.StartEnd : RangeKind.Mark;
-      const startNs = this.time(v[0], 'start');
-      const endNs = v[1] === null ? -1 : this.time(v[1], 'end');
-      const lane = this.hostLane(this.proc(v[5], v[6]), this.int(v[7], 'globalTid'));
-      const domain = this.int(v[8], 'domainId');
+      const startNs = this.timeAt(r, 0, 'start');
+      const endNs = r.type[1] === SlotType.Null ? -1 : this.timeAt(r, 1, 'end');
+      const lane = this.hostLane(this.procAt(r, 5), this.intAt(r, 7, 'globalTid'));
+      const domain = this.intAt(r, 8, 'domainId');
       const domainRef =
         domain === 0 ? 0 : (domains.get(domain) ?? this.literal(`domain ${domain}`));
       this.builder.addRange(
         lane,
         startNs,
         kind === RangeKind.Mark ? startNs : endNs,
-        this.textRef(v[3], v[4]),
+        this.textRef(r, 3, 4),
         domainRef,
         kind,
       );
     });
   }
 
-  private textRef(text: SqlValue | undefined, textId: SqlValue | undefined): number {
-    if (typeof text === 'string') {
-      return this.builder.name(text);
+  /** The name of a row's text (slot `text`, interned; the same text as the last row's is not looked up again) or its textId. */
+  private textRef(r: ScanRow, text: number, textId: number): number {
+    if (r.type[text] === SlotType.Text) {
+      const value = r.ref[text] as string;
+      if (value !== this.lastText) {
+        this.lastText = value;
+        this.lastTextRef = this.builder.name(value);
+      }
+      return this.lastTextRef;
     }
-    return textId === null || textId === undefined
+    return r.type[textId] === SlotType.Null
       ? 0
-      : this.builder.sourceName(this.int(textId, 'textId'));
+      : this.builder.sourceName(this.intAt(r, textId, 'textId'));
   }
 }

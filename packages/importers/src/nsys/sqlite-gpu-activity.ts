@@ -3,10 +3,11 @@ import { MemKind, OpFlag, OpKind, packMemKinds } from '@streamscope/trace';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
+import { LaunchMemo } from './launch-memo.ts';
 import { copyKindLabel, copyOpKind, noId32, nsysMemKind } from './nsys-enums.ts';
-import type { SqlValue } from './sqlite-rows.ts';
 import { SqliteRowReader, col, pidCol } from './sqlite-rows.ts';
-import type { ScanColumn } from './sqlite-source.ts';
+import type { ScanColumn, ScanRow } from './sqlite-source.ts';
+import { SlotType } from './sqlite-source.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
 import {
   SyncType,
@@ -15,6 +16,13 @@ import {
   syncTypeFromCupti,
   syncTypeFromName,
 } from './sync-kinds.ts';
+
+/** The tables besides kernels, copies and memsets whose rows become ops here. */
+export const gpuActivityTables = [
+  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+  'CUPTI_ACTIVITY_KIND_CUDA_EVENT',
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
+];
 
 /**
  * The GPU activity tables of an nsys SQLite export, one scan each: kernels, copies, memsets,
@@ -66,22 +74,23 @@ export class SqliteGpuActivity extends SqliteRowReader {
       ...['gridX', 'gridY', 'gridZ', 'blockX', 'blockY', 'blockZ'].map(c),
       ...['staticSharedMemory', 'dynamicSharedMemory', 'registersPerThread', 'graphNodeId'].map(c),
     ];
-    this.rows(table, cols, (v) => {
-      const op = this.gpuOp(v, true);
+    const launches = new LaunchMemo(this.launches);
+    this.scanRows(table, cols, (r) => {
+      const op = this.gpuOp(r, true);
       op.kind = OpKind.Kernel;
-      op.nameRef = this.builder.sourceName(this.int(v[8], nameCol));
-      op.refId = this.launches.intern({
-        gridX: this.int(v[9], 'gridX'),
-        gridY: this.int(v[10], 'gridY'),
-        gridZ: this.int(v[11], 'gridZ'),
-        blockX: this.int(v[12], 'blockX'),
-        blockY: this.int(v[13], 'blockY'),
-        blockZ: this.int(v[14], 'blockZ'),
-        sharedMemBytes:
-          this.int(v[15], 'staticSharedMemory') + this.int(v[16], 'dynamicSharedMemory'),
-        registersPerThread: this.int(v[17], 'registersPerThread'),
-      });
-      if (v[18] !== null && v[18] !== 0) {
+      op.nameRef = this.builder.sourceName(this.intAt(r, 8, nameCol));
+      op.refId = launches.id(
+        this.intAt(r, 9, 'gridX'),
+        this.intAt(r, 10, 'gridY'),
+        this.intAt(r, 11, 'gridZ'),
+        this.intAt(r, 12, 'blockX'),
+        this.intAt(r, 13, 'blockY'),
+        this.intAt(r, 14, 'blockZ'),
+        this.intAt(r, 15, 'staticSharedMemory') + this.intAt(r, 16, 'dynamicSharedMemory'),
+        this.intAt(r, 17, 'registersPerThread'),
+      );
+      const graphNode = r.value(18);
+      if (graphNode !== null && graphNode !== 0) {
         op.flags = OpFlag.InGraph; // --cuda-graph-trace=node: a node of a graph launch
       }
       this.builder.addOp(op);
@@ -95,9 +104,9 @@ export class SqliteGpuActivity extends SqliteRowReader {
     }
     this.t.requireColumns(table, ['bytes', 'copyKind']);
     const cols = [...this.gpuCols(), 'bytes', 'copyKind', col('srcKind', 7), col('dstKind', 7)];
-    this.rows(table, cols, (v) => {
-      const op = this.gpuOp(v, true);
-      const kind = copyOpKind(this.int(v[9], 'copyKind'));
+    this.scanRows(table, cols, (r) => {
+      const op = this.gpuOp(r, true);
+      const kind = copyOpKind(this.intAt(r, 9, 'copyKind'));
       if (kind < 0) {
         this.builder.warnings.add(
           'copies of unknown kind drawn as device-to-device',
@@ -105,10 +114,10 @@ export class SqliteGpuActivity extends SqliteRowReader {
         );
       }
       op.kind = kind < 0 ? OpKind.CopyDtoD : kind;
-      op.bytes = this.int(v[8], 'bytes');
+      op.bytes = this.intAt(r, 8, 'bytes');
       op.memKinds = packMemKinds(
-        nsysMemKind(this.int(v[10], 'srcKind')),
-        nsysMemKind(this.int(v[11], 'dstKind')),
+        nsysMemKind(this.intAt(r, 10, 'srcKind')),
+        nsysMemKind(this.intAt(r, 11, 'dstKind')),
       );
       op.nameRef = this.literal(copyKindLabel[op.kind] ?? 'Memcpy');
       this.builder.addOp(op);
@@ -121,11 +130,11 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['bytes']);
-    this.rows(table, [...this.gpuCols(), 'bytes', col('memKind', 7)], (v) => {
-      const op = this.gpuOp(v, true);
+    this.scanRows(table, [...this.gpuCols(), 'bytes', col('memKind', 7)], (r) => {
+      const op = this.gpuOp(r, true);
       op.kind = OpKind.Memset;
-      op.bytes = this.int(v[8], 'bytes');
-      op.memKinds = packMemKinds(MemKind.Unknown, nsysMemKind(this.int(v[9], 'memKind')));
+      op.bytes = this.intAt(r, 8, 'bytes');
+      op.memKinds = packMemKinds(MemKind.Unknown, nsysMemKind(this.intAt(r, 9, 'memKind')));
       op.nameRef = this.literal('Memset');
       this.builder.addOp(op);
     });
@@ -139,19 +148,20 @@ export class SqliteGpuActivity extends SqliteRowReader {
     this.t.requireColumns(table, ['syncType']);
     const syncTypeOf = this.syncTypes();
     const cols = [...this.gpuCols(), 'syncType', col('eventId', noId32), col('eventSyncId')];
-    this.rows(table, cols, (v) => {
-      const op = this.gpuOp(v);
-      const streamId = this.int(v[4], 'streamId');
-      const eventId = this.int(v[9], 'eventId');
-      op.kind = syncOpKind(syncTypeOf(this.int(v[8], 'syncType')), streamId, eventId);
+    this.scanRows(table, cols, (r) => {
+      const op = this.gpuOp(r);
+      const streamId = this.intAt(r, 4, 'streamId');
+      const eventId = this.intAt(r, 9, 'eventId');
+      op.kind = syncOpKind(syncTypeOf(this.intAt(r, 8, 'syncType')), streamId, eventId);
       op.nameRef = this.literal(syncNames[op.kind] ?? 'Synchronize');
       if (eventId !== noId32) {
         op.eventId = eventId;
-        op.eventSyncId = v[10] === null ? Number.NaN : this.int(v[10], 'eventSyncId');
+        op.eventSyncId =
+          r.type[10] === SlotType.Null ? Number.NaN : this.intAt(r, 10, 'eventSyncId');
         op.refId = eventId;
       }
       if (streamId === noId32) {
-        this.builder.lanes.nameLane(op.lane, `Context ${this.int(v[3], 'contextId')} sync`);
+        this.builder.lanes.nameLane(op.lane, `Context ${this.intAt(r, 3, 'contextId')} sync`);
       }
       this.builder.addOp(op);
     });
@@ -205,11 +215,11 @@ export class SqliteGpuActivity extends SqliteRowReader {
       'eventId',
       col('eventSyncId'),
     ];
-    this.rows(table, cols, (v) => {
-      const op = this.gpuOp(v);
+    this.scanRows(table, cols, (r) => {
+      const op = this.gpuOp(r);
       op.kind = OpKind.EventRecord;
-      op.eventId = this.int(v[8], 'eventId');
-      op.eventSyncId = v[9] === null ? Number.NaN : this.int(v[9], 'eventSyncId');
+      op.eventId = this.intAt(r, 8, 'eventId');
+      op.eventSyncId = r.type[9] === SlotType.Null ? Number.NaN : this.intAt(r, 9, 'eventSyncId');
       op.refId = op.eventId;
       op.nameRef = this.literal('Event record');
       this.builder.addOp(op);
@@ -222,9 +232,9 @@ export class SqliteGpuActivity extends SqliteRowReader {
       return;
     }
     this.t.requireColumns(table, ['graphId']);
-    this.rows(table, [...this.gpuCols(), 'graphId'], (v) => {
-      const op = this.gpuOp(v);
-      const graphId = this.int(v[8], 'graphId');
+    this.scanRows(table, [...this.gpuCols(), 'graphId'], (r) => {
+      const op = this.gpuOp(r);
+      const graphId = this.intAt(r, 8, 'graphId');
       op.kind = OpKind.GraphLaunch;
       op.refId = graphId;
       op.nameRef = this.literal(`CUDA graph ${graphId}`);
@@ -265,14 +275,14 @@ export class SqliteGpuActivity extends SqliteRowReader {
    * (kernel, copy and memset rows); sync rows carry 0 whatever the context (CUPTI's sync record
    * has no device), so lanes without it take the device of their context when the trace is built.
    */
-  private gpuOp(v: SqlValue[], deviceVouched = false): StagedOp {
+  private gpuOp(r: ScanRow, deviceVouched = false): StagedOp {
     const op = clearStagedOp(this.op);
-    op.startNs = this.time(v[0], 'start');
-    op.endNs = this.time(v[1], 'end');
-    op.proc = this.proc(v[6], v[7]);
-    const deviceId = this.int(v[2], 'deviceId');
-    const contextId = this.int(v[3], 'contextId');
-    const streamId = this.int(v[4], 'streamId');
+    op.startNs = this.timeAt(r, 0, 'start');
+    op.endNs = this.timeAt(r, 1, 'end');
+    op.proc = this.procAt(r, 6);
+    const deviceId = this.intAt(r, 2, 'deviceId');
+    const contextId = this.intAt(r, 3, 'contextId');
+    const streamId = this.intAt(r, 4, 'streamId');
     const key = this.lastKey;
     if (
       op.proc !== key[0] ||
@@ -292,7 +302,7 @@ export class SqliteGpuActivity extends SqliteRowReader {
       this.lastVouched = deviceVouched;
     }
     op.lane = this.lastGpuLane;
-    op.correlationId = this.int(v[5], 'correlationId');
+    op.correlationId = this.intAt(r, 5, 'correlationId');
     return op;
   }
 }

@@ -1,6 +1,7 @@
 import { ImportError } from '../import-error.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import type { ScanColumn, SqlValue } from './sqlite-source.ts';
+import type { ScanColumn, ScanRow, SqlValue } from './sqlite-source.ts';
+import { SlotType } from './sqlite-source.ts';
 import type { SqliteTables } from './sqlite-tables.ts';
 
 export type { SqlValue } from './sqlite-source.ts';
@@ -50,6 +51,19 @@ export class SqliteRowReader {
     return proc;
   }
 
+  /** proc() of the (vm, pid) pair in slots `i`, `i + 1` of a scanned row. */
+  protected procAt(r: ScanRow, i: number): number {
+    const type = r.type;
+    if (type[i] === SlotType.Number && type[i + 1] === SlotType.Number) {
+      const vm = r.num[i]!;
+      const pid = r.num[i + 1]!;
+      if (this.lastProc >= 0 && vm === this.lastVm && pid === this.lastPid) {
+        return this.lastProc;
+      }
+    }
+    return this.proc(r.value(i), r.value(i + 1));
+  }
+
   protected hostLane(proc: number, tid: number): number {
     if (proc !== this.lastLaneProc || tid !== this.lastTid) {
       this.lastLane = this.builder.lanes.hostLane(proc, tid);
@@ -68,19 +82,59 @@ export class SqliteRowReader {
     return id;
   }
 
-  /** Reads every row of `table` in rowid order; `row` returns false to stop. */
+  /** Reads every row of `table` in rowid order as values (small tables); `row` returns false to stop. */
   protected rows(
     table: string,
     columns: readonly (ScanColumn | string)[],
     row: (values: SqlValue[]) => boolean | void,
   ): void {
+    const values: SqlValue[] = [];
+    this.scanRows(table, columns, (r) => {
+      for (let i = 0; i < r.width; i++) {
+        values[i] = r.value(i);
+      }
+      return row(values);
+    });
+  }
+
+  /** Reads every row of `table` in rowid order in typed slots (big tables); `row` returns false to stop. */
+  protected scanRows(
+    table: string,
+    columns: readonly (ScanColumn | string)[],
+    row: (r: ScanRow) => boolean | void,
+  ): void {
     this.table = table;
     this.rowIndex = 0;
     const scan = columns.map((c) => (typeof c === 'string' ? { name: c } : c));
-    this.t.each(table, scan, (values) => {
+    this.t.each(table, scan, (r) => {
       this.rowIndex++;
-      return row(values);
+      return row(r);
     });
+  }
+
+  /** int() of slot `i` of a scanned row. */
+  protected intAt(r: ScanRow, i: number, column: string): number {
+    const type = r.type[i];
+    if (type === SlotType.Number) {
+      const value = r.num[i]!;
+      if (Number.isInteger(value) && Math.abs(value) < maxSafe) {
+        return value;
+      }
+    } else if (type === SlotType.Null) {
+      return 0;
+    }
+    return this.int(r.value(i), column);
+  }
+
+  /** time() of slot `i` of a scanned row. */
+  protected timeAt(r: ScanRow, i: number, column: string): number {
+    if (r.type[i] === SlotType.Number) {
+      const ns = r.num[i]!;
+      if (Number.isInteger(ns) && ns >= 0 && ns < maxSafe) {
+        return ns;
+      }
+    }
+    return this.time(r.value(i), column);
   }
 
   protected int(value: SqlValue | undefined, column: string): number {

@@ -1,5 +1,5 @@
 import { ImportError } from '../import-error.ts';
-import type { ScanColumn, SqlValue, SqliteSource } from './sqlite-source.ts';
+import type { ScanColumn, ScanRow, SqliteSource } from './sqlite-source.ts';
 
 /** Table and column lookups over an nsys SQLite export whose schema varies by version. */
 export class SqliteTables {
@@ -15,6 +15,15 @@ export class SqliteTables {
 
   has(table: string): boolean {
     return this.tables.has(table);
+  }
+
+  /** At most how many rows `table` holds, when the engine can tell without a scan (else 0). */
+  rowCountHint(table: string): number {
+    if (!this.tables.has(table)) {
+      return 0;
+    }
+    const hint = this.source.rowCountHint?.(table);
+    return hint !== undefined && Number.isSafeInteger(hint) && hint > 0 ? hint : 0;
   }
 
   /** The first of `names` that exists. */
@@ -48,16 +57,12 @@ export class SqliteTables {
    * Scans `table` (every row, rowid order) with `columns`; a damaged file fails with an
    * ImportError naming the table and, from our file reader, the page and offset.
    */
-  each(
-    table: string,
-    columns: readonly ScanColumn[],
-    row: (values: SqlValue[]) => boolean | void,
-  ): void {
+  each(table: string, columns: readonly ScanColumn[], row: (row: ScanRow) => boolean | void): void {
     let fromRow: unknown;
     try {
-      this.source.scan(table, columns, (values) => {
+      this.source.scan(table, columns, (r) => {
         try {
-          return row(values);
+          return row(r);
         } catch (error) {
           fromRow = error;
           throw error;

@@ -1,6 +1,6 @@
 import type initSqlJs from 'sql.js';
 import type { ScanColumn, SqlValue, SqliteSource } from './sqlite-source.ts';
-import { columnWidth } from './sqlite-source.ts';
+import { ScanRow, columnWidth } from './sqlite-source.ts';
 
 /** The scans of SqliteSource as one `SELECT … FROM table` each, through sql.js (the browser's engine). */
 export class SqlJsSource implements SqliteSource {
@@ -16,6 +16,18 @@ export class SqlJsSource implements SqliteSource {
     return out;
   }
 
+  rowCountHint(table: string): number | undefined {
+    let max: number | undefined;
+    try {
+      this.each(`SELECT max(rowid) FROM ${quote(table)}`, (v) => {
+        max = typeof v[0] === 'number' ? v[0] : 0;
+      });
+    } catch {
+      return undefined; // a damaged file fails with its own error in the scan
+    }
+    return max;
+  }
+
   columns(table: string): string[] {
     let found = this.columnCache.get(table);
     if (found === undefined) {
@@ -29,11 +41,7 @@ export class SqlJsSource implements SqliteSource {
     return found;
   }
 
-  scan(
-    table: string,
-    columns: readonly ScanColumn[],
-    row: (values: SqlValue[]) => boolean | void,
-  ): void {
+  scan(table: string, columns: readonly ScanColumn[], row: (row: ScanRow) => boolean | void): void {
     const have = new Set(this.columns(table));
     const exprs = columns.map((c) => {
       if (!have.has(c.name)) {
@@ -53,7 +61,13 @@ export class SqlJsSource implements SqliteSource {
           return q;
       }
     });
-    this.each(`SELECT ${exprs.join(', ')} FROM ${quote(table)}`, row);
+    const out = new ScanRow(columns.reduce((sum, c) => sum + columnWidth(c), 0));
+    this.each(`SELECT ${exprs.join(', ')} FROM ${quote(table)}`, (values) => {
+      for (let i = 0; i < values.length; i++) {
+        out.set(i, values[i]!);
+      }
+      return row(out);
+    });
   }
 
   private each(sql: string, row: (values: SqlValue[]) => boolean | void): void {

@@ -1,8 +1,11 @@
-import type { ScanColumn, SqlValue, SqliteSource } from '../nsys/sqlite-source.ts';
-import { columnWidth } from '../nsys/sqlite-source.ts';
+import type { ScanColumn, SqliteSource } from '../nsys/sqlite-source.ts';
+import { ScanRow, columnWidth } from '../nsys/sqlite-source.ts';
 import type { RandomAccessFile } from './random-access.ts';
-import type { RowSlots } from './record.ts';
+import type { ColumnRead } from './row-decoder.ts';
+import { RowDecoder, SlotMode } from './row-decoder.ts';
 import { SqliteFile } from './sqlite-file.ts';
+
+const modes = { value: SlotMode.Value, proc: SlotMode.Proc, thread: SlotMode.Thread };
 
 /** SqliteSource over our page-by-page reader: the database stays on disk, a bounded cache in memory. */
 export class FileSqliteSource implements SqliteSource {
@@ -20,112 +23,49 @@ export class FileSqliteSource implements SqliteSource {
     return this.db.tableNames();
   }
 
+  release(): void {
+    this.db.dropCache();
+  }
+
+  rowCountHint(table: string): number | undefined {
+    const shape = this.db.table(table);
+    return shape === undefined ? undefined : this.db.maxRowid(shape);
+  }
+
   columns(table: string): readonly string[] {
     return this.db.table(table)?.columns ?? [];
   }
 
-  scan(
-    table: string,
-    columns: readonly ScanColumn[],
-    row: (values: SqlValue[]) => boolean | void,
-  ): void {
+  scan(table: string, columns: readonly ScanColumn[], row: (row: ScanRow) => boolean | void): void {
     const shape = this.db.table(table);
     if (shape === undefined) {
       throw new Error(`no such table: ${table}`);
     }
-    // Each asked-for column present in the table is read once, into its own slot.
-    const read: number[] = [];
-    const slotOf = columns.map((c) => {
-      const at = shape.columns.indexOf(c.name);
-      if (at < 0) {
-        return -1;
-      }
-      const seen = read.indexOf(at);
-      if (seen >= 0) {
-        return seen;
-      }
-      read.push(at);
-      return read.length - 1;
-    });
-    const width = columns.reduce((sum, c) => sum + columnWidth(c), 0);
-    const out = new Array<SqlValue>(width).fill(null);
-    const plain = columns.every((c, i) => (c.as ?? 'value') === 'value' && slotOf[i] === i);
-    this.db.scan(shape, read, (slots) => {
-      if (plain) {
-        for (let i = 0; i < out.length; i++) {
-          out[i] = slots.values[i]!;
+    const out = new ScanRow(columns.reduce((sum, c) => sum + columnWidth(c), 0));
+    // Each asked-for column the table has is decoded straight into its slots; a column it lacks
+    // holds `ifMissing` in every part, set once (no row writes there).
+    const reads: ColumnRead[] = [];
+    let slot = 0;
+    for (const c of columns) {
+      const column = shape.columns.indexOf(c.name);
+      const width = columnWidth(c);
+      if (column < 0) {
+        for (let k = 0; k < width; k++) {
+          out.set(slot + k, c.ifMissing ?? null);
         }
       } else {
-        spread(columns, slotOf, slots, out);
+        const mode = c.as === 'int-text' ? SlotMode.IntText : modes[c.as ?? 'value'];
+        reads.push({ column, slot, mode });
       }
-      return row(out);
-    });
+      slot += width;
+    }
+    const decoder = new RowDecoder(
+      shape.columns.length,
+      reads,
+      shape.rowidColumn,
+      this.db.encoding,
+      out,
+    );
+    this.db.scanInto(shape, decoder, () => row(out));
   }
-}
-
-function spread(
-  columns: readonly ScanColumn[],
-  slotOf: readonly number[],
-  slots: RowSlots,
-  out: SqlValue[],
-): void {
-  let o = 0;
-  for (let i = 0; i < columns.length; i++) {
-    const c = columns[i]!;
-    const slot = slotOf[i]!;
-    const as = c.as ?? 'value';
-    if (slot < 0) {
-      const missing = c.ifMissing ?? null;
-      for (let k = columnWidth(c); k > 0; k--) {
-        out[o++] = missing;
-      }
-      continue;
-    }
-    const value = slots.values[slot]!;
-    if (as === 'value') {
-      out[o++] = value;
-      continue;
-    }
-    if (value === null) {
-      for (let k = columnWidth(c); k > 0; k--) {
-        out[o++] = null;
-      }
-      continue;
-    }
-    let hi: number;
-    let lo: number;
-    if (slots.isInt[slot] === 1) {
-      hi = slots.hi[slot]!;
-      lo = slots.lo[slot]!;
-    } else {
-      const big = BigInt.asIntN(64, toInt64(value));
-      hi = Number(BigInt.asIntN(32, big >> 32n));
-      lo = Number(BigInt.asUintN(32, big));
-    }
-    if (as === 'int-text') {
-      out[o++] = slots.isInt[slot] === 1 ? ((BigInt(hi) << 32n) + BigInt(lo)).toString() : null;
-      continue;
-    }
-    out[o++] = hi >> 16; // id >> 48, arithmetic like SQLite's
-    out[o++] = ((hi << 8) | (lo >>> 24)) & 0xffffff;
-    if (as === 'thread') {
-      out[o++] = lo & 0xffffff;
-    }
-  }
-}
-
-/** SQLite's conversion of a non-integer to an integer for its bit operators. */
-function toInt64(value: SqlValue): bigint {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) {
-      return 0n;
-    }
-    const clamped = Math.max(-(2 ** 63), Math.min(2 ** 63 - 1024, Math.trunc(value)));
-    return BigInt(clamped);
-  }
-  if (typeof value === 'string') {
-    const m = /^\s*([+-]?\d+)/.exec(value);
-    return m === null ? 0n : BigInt(m[1]!);
-  }
-  return 0n;
 }

@@ -1,4 +1,5 @@
 import { SqliteFormatError } from './sqlite-format-error.ts';
+import type { RecordSink } from './table-scan.ts';
 
 /** A value as SQLite stores it: NULL, integer or real (as a number), text, blob. */
 export type CellValue = number | string | Uint8Array | null;
@@ -48,7 +49,7 @@ export function serialSize(t: number): number {
  * past the end of the record (added by ALTER TABLE) are NULL; the INTEGER PRIMARY KEY column
  * takes the rowid.
  */
-export class RecordDecoder {
+export class RecordDecoder implements RecordSink {
   private readonly text: { decode(bytes: Uint8Array): string };
   private readonly view = new Float64Array(1);
   private readonly viewBytes = new Uint8Array(this.view.buffer);
@@ -59,6 +60,7 @@ export class RecordDecoder {
     private readonly slotOf: Int32Array,
     private readonly rowidColumn: number,
     encoding: string,
+    private readonly slots: RowSlots,
   ) {
     this.text = new TextDecoder(encoding);
     this.utf8 = encoding === 'utf-8';
@@ -69,10 +71,10 @@ export class RecordDecoder {
     start: number,
     end: number,
     rowid: number,
-    slots: RowSlots,
     page: number,
     pageBase: number,
   ): void {
+    const slots = this.slots;
     const slotOf = this.slotOf;
     const columns = slotOf.length;
     let p = start;
@@ -229,18 +231,29 @@ export class RecordDecoder {
   }
 
   private decodeText(buf: Uint8Array, at: number, size: number): string {
-    if (size <= 24 && this.utf8) {
-      // Short ASCII (most names and numbers-as-text): no decoder call.
-      let s = '';
-      for (let i = at; i < at + size; i++) {
-        const c = buf[i]!;
-        if (c >= 0x80) {
-          return this.text.decode(buf.subarray(at, at + size));
-        }
-        s += String.fromCharCode(c);
-      }
-      return s;
-    }
-    return this.text.decode(buf.subarray(at, at + size));
+    return textAt(buf, at, size, this.text, this.utf8);
   }
+}
+
+/** The text of `size` bytes at `at`, decoded by `text` (`utf8`: whether it decodes UTF-8). */
+export function textAt(
+  buf: Uint8Array,
+  at: number,
+  size: number,
+  text: { decode(bytes: Uint8Array): string },
+  utf8: boolean,
+): string {
+  if (size <= 24 && utf8) {
+    // Short ASCII (most names and numbers-as-text): no decoder call.
+    let s = '';
+    for (let i = at; i < at + size; i++) {
+      const c = buf[i]!;
+      if (c >= 0x80) {
+        return text.decode(buf.subarray(at, at + size));
+      }
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return text.decode(buf.subarray(at, at + size));
 }

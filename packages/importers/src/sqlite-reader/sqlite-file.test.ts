@@ -25,8 +25,13 @@ function rows(
   columns: readonly ScanColumn[],
 ): SqlValue[][] {
   const out: SqlValue[][] = [];
-  source.scan(table, columns, (v) => {
-    out.push(v.map((x) => (x instanceof Uint8Array ? Array.from(x).join(',') : x)));
+  source.scan(table, columns, (r) => {
+    const v: SqlValue[] = [];
+    for (let i = 0; i < r.width; i++) {
+      const x = r.value(i);
+      v.push(x instanceof Uint8Array ? Array.from(x).join(',') : x);
+    }
+    out.push(v);
   });
   return out;
 }
@@ -61,6 +66,8 @@ describe('the SQLite file reader', () => {
     const file = new FileSqliteSource(bytesAsRandomAccess(bytes), 2048);
     const got = rows(file, 't', columns);
     expect(got.length).toBe(3000);
+    // The row hint comes down the tree's right edge alone: the largest rowid, 3000.
+    expect(file.rowCountHint('t')).toBe(3000);
     expect(got).toEqual(expected);
     // Skipping columns reads the same values for the ones asked for.
     expect(rows(file, 't', [{ name: 'f' }, { name: 'a' }])).toEqual(
@@ -76,6 +83,8 @@ describe('the SQLite file reader', () => {
     const bytes = await database(4096, [
       'CREATE TABLE "ids" ("id" INTEGER NOT NULL PRIMARY KEY, g INTEGER, s INTEGER)',
       `INSERT INTO ids VALUES (5, ${id}, 1700000000123456789), (9, ${huge}, NULL), (12, -5, 'text')`,
+      // A real and a text where an id is split: SQLite's >> and & convert them to integers.
+      `INSERT INTO ids VALUES (15, 2.5, '99 bottles'), (16, 'x', 3.75)`,
     ]);
     const SQL = await loadSqlJs();
     const db = new SQL.Database(bytes);
@@ -84,10 +93,39 @@ describe('the SQLite file reader', () => {
       { name: 'g', as: 'thread' },
       { name: 'g', as: 'proc' },
       { name: 's', as: 'int-text' },
+      // Asked for again, split another way: each read fills its own slots.
+      { name: 's', as: 'proc' },
+      { name: 's' },
     ];
     const got = rows(new FileSqliteSource(bytesAsRandomAccess(bytes)), 'ids', columns);
-    expect(got[0]).toEqual([5, 1, 42, 7, 1, 42, '1700000000123456789']);
-    expect(got[1]).toEqual([9, 0x7fff, 0xabcdef, 0x123456, 0x7fff, 0xabcdef, null]);
+    // 1700000000123456789 >> 48 = 6039, (>> 24) & 0xFFFFFF = 10288701.
+    expect(got[0]).toEqual([
+      5,
+      1,
+      42,
+      7,
+      1,
+      42,
+      '1700000000123456789',
+      6039,
+      10288701,
+      1.7e18 + 123456789,
+    ]);
+    expect(got[1]).toEqual([
+      9,
+      0x7fff,
+      0xabcdef,
+      0x123456,
+      0x7fff,
+      0xabcdef,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    // 2.5 splits as 2 (tid 2); '99 bottles' as 99; 'x' as 0; 3.75 as 3.
+    expect(got[3]).toEqual([15, 0, 0, 2, 0, 0, null, 0, 0, '99 bottles']);
+    expect(got[4]).toEqual([16, 0, 0, 0, 0, 0, null, 0, 0, 3.75]);
     expect(got).toEqual(rows(new SqlJsSource(db), 'ids', columns));
     db.close();
   });

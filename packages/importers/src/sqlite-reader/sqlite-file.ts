@@ -1,9 +1,11 @@
 import type { TableShape } from './create-table.ts';
 import { parseCreateTable } from './create-table.ts';
+import { maxRowid } from './max-rowid.ts';
 import { PageCache, defaultCacheBytes } from './page-cache.ts';
 import type { RandomAccessFile } from './random-access.ts';
 import { RecordDecoder, RowSlots } from './record.ts';
 import { SqliteFormatError } from './sqlite-format-error.ts';
+import type { RecordSink, RowidVisitor } from './table-scan.ts';
 import { TableScan } from './table-scan.ts';
 
 const magic = 'SQLite format 3\u0000';
@@ -88,6 +90,11 @@ export class SqliteFile {
     return this.cache.bytesRead;
   }
 
+  /** Drops the cached pages; a later read fetches them again. */
+  dropCache(): void {
+    this.cache.clear();
+  }
+
   tableNames(): string[] {
     return [...this.tables.keys()];
   }
@@ -96,11 +103,30 @@ export class SqliteFile {
     return this.tables.get(name);
   }
 
+  /** The table's largest rowid (an upper bound on its rows), read down its right edge; a hint. */
+  maxRowid(table: SqliteTable): number | undefined {
+    return table.withoutRowid ? undefined : maxRowid(this.cache, table.rootPage);
+  }
+
   /**
    * Visits every row of `table` in rowid order with the columns at `columns` (indexes into
    * table.columns) decoded into slots 0… in that order; the others are skipped unread.
    */
   scan(table: SqliteTable, columns: readonly number[], visit: RowVisitor): void {
+    const slotOf = new Int32Array(table.columns.length).fill(-1);
+    columns.forEach((column, slot) => {
+      slotOf[column] = slot;
+    });
+    const slots = new RowSlots(columns.length);
+    const decoder = new RecordDecoder(slotOf, table.rowidColumn, this.encoding, slots);
+    this.scanInto(table, decoder, (rowid) => visit(slots, rowid));
+  }
+
+  /**
+   * Visits every row of `table` in rowid order, each decoded by `sink` (which decides what it
+   * reads of the record) before `visit` is called with its rowid.
+   */
+  scanInto(table: SqliteTable, sink: RecordSink, visit: RowidVisitor): void {
     if (table.withoutRowid) {
       throw new SqliteFormatError(
         table.rootPage,
@@ -108,15 +134,7 @@ export class SqliteFile {
         `table ${table.name} is WITHOUT ROWID, which this reader does not read`,
       );
     }
-    const slotOf = new Int32Array(table.columns.length).fill(-1);
-    columns.forEach((column, slot) => {
-      slotOf[column] = slot;
-    });
-    const decoder = new RecordDecoder(slotOf, table.rowidColumn, this.encoding);
-    new TableScan(this.cache, this.usableSize, decoder, new RowSlots(columns.length)).run(
-      table.rootPage,
-      visit,
-    );
+    new TableScan(this.cache, this.usableSize, sink).run(table.rootPage, visit);
   }
 
   private readSchema(): void {

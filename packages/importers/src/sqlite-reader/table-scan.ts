@@ -1,8 +1,20 @@
 import type { PageCache } from './page-cache.ts';
-import type { RecordDecoder, RowSlots } from './record.ts';
 import { SqliteFormatError } from './sqlite-format-error.ts';
 
-type RowVisitor = (slots: RowSlots, rowid: number) => boolean | void;
+/** Decodes a record (`buf[start, end)`, a row of page `page` at file offset `pageBase + start`). */
+export interface RecordSink {
+  decode(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    rowid: number,
+    page: number,
+    pageBase: number,
+  ): void;
+}
+
+/** Called after each row was decoded; return false to stop the scan. */
+export type RowidVisitor = (rowid: number) => boolean | void;
 
 const interiorTable = 5;
 const leafTable = 13;
@@ -25,14 +37,13 @@ export class TableScan {
   constructor(
     private readonly cache: PageCache,
     private readonly usable: number,
-    private readonly decoder: RecordDecoder,
-    private readonly slots: RowSlots,
+    private readonly decoder: RecordSink,
   ) {
     this.maxLocal = usable - 35;
     this.minLocal = Math.floor(((usable - 12) * 32) / 255) - 23;
   }
 
-  run(rootPage: number, visit: RowVisitor): void {
+  run(rootPage: number, visit: RowidVisitor): void {
     const pageOf: number[] = [];
     const cellOf: number[] = [];
     const viewOf: Uint8Array[] = [];
@@ -103,9 +114,8 @@ export class TableScan {
     pageNo: number,
     hdr: number,
     cells: number,
-    visit: RowVisitor,
+    visit: RowidVisitor,
   ): boolean {
-    const slots = this.slots;
     const decoder = this.decoder;
     const base = this.base(pageNo);
     for (let cell = 0; cell < cells; cell++) {
@@ -123,12 +133,12 @@ export class TableScan {
             `a ${payload}-byte row runs past the end of its page`,
           );
         }
-        decoder.decode(page, start, start + payload, rowid, slots, pageNo, base);
+        decoder.decode(page, start, start + payload, rowid, pageNo, base);
       } else {
         const whole = this.gather(page, pageNo, start, payload);
-        decoder.decode(whole, 0, payload, rowid, slots, pageNo, base + start);
+        decoder.decode(whole, 0, payload, rowid, pageNo, base + start);
       }
-      if (visit(slots, rowid) === false) {
+      if (visit(rowid) === false) {
         return false;
       }
     }
