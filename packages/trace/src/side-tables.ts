@@ -187,21 +187,92 @@ export const launchConfigFields = [
 
 export class LaunchTable {
   private readonly configs: LaunchConfig[] = [];
+  /** Exact: a key string of the fields, for a configuration the hash below cannot settle. */
   private readonly ids = new Map<string, number>();
+  /**
+   * Fast: a hash of the eight numbers to the first configuration with that hash, so the millions
+   * of kernels of a big import find their configuration without building a key string each.
+   */
+  private readonly idByHash = new Map<number, number>();
 
   get count(): number {
     return this.configs.length;
   }
 
   intern(config: LaunchConfig): number {
-    const key = launchConfigFields.map((f) => config[f]).join(',');
-    const existing = this.ids.get(key);
-    if (existing !== undefined) {
-      return existing;
+    return this.internFields(
+      config.gridX,
+      config.gridY,
+      config.gridZ,
+      config.blockX,
+      config.blockY,
+      config.blockZ,
+      config.sharedMemBytes,
+      config.registersPerThread,
+    );
+  }
+
+  /** `intern` without a config object: the same ids. */
+  internFields(
+    gridX: number,
+    gridY: number,
+    gridZ: number,
+    blockX: number,
+    blockY: number,
+    blockZ: number,
+    sharedMemBytes: number,
+    registersPerThread: number,
+  ): number {
+    let hash = 0x811c9dc5;
+    for (const x of [
+      gridX,
+      gridY,
+      gridZ,
+      blockX,
+      blockY,
+      blockZ,
+      sharedMemBytes,
+      registersPerThread,
+    ]) {
+      hash = Math.imul(hash ^ (x | 0), 0x01000193);
+      hash = Math.imul(hash ^ ((x / 4294967296) | 0), 0x01000193);
     }
-    const id = this.configs.length;
-    this.configs.push({ ...config });
-    this.ids.set(key, id);
+    const known = this.idByHash.get(hash);
+    if (known !== undefined) {
+      const c = this.configs[known]!;
+      // === as the key string compares (-0 is "0"); NaN never matches and takes the exact path.
+      if (
+        c.gridX === gridX &&
+        c.gridY === gridY &&
+        c.gridZ === gridZ &&
+        c.blockX === blockX &&
+        c.blockY === blockY &&
+        c.blockZ === blockZ &&
+        c.sharedMemBytes === sharedMemBytes &&
+        c.registersPerThread === registersPerThread
+      ) {
+        return known;
+      }
+    }
+    const key = `${gridX},${gridY},${gridZ},${blockX},${blockY},${blockZ},${sharedMemBytes},${registersPerThread}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.configs.length;
+      this.configs.push({
+        gridX,
+        gridY,
+        gridZ,
+        blockX,
+        blockY,
+        blockZ,
+        sharedMemBytes,
+        registersPerThread,
+      });
+      this.ids.set(key, id);
+    }
+    if (known === undefined) {
+      this.idByHash.set(hash, id);
+    }
     return id;
   }
 

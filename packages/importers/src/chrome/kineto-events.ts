@@ -9,7 +9,6 @@ import type { ChromeMetadata } from './chrome-metadata.ts';
 import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { KinetoLinks } from './kineto-links.ts';
-import { LaunchMemo } from '../launch-memo.ts';
 
 /** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
 const gpuCategories = new Set([
@@ -63,7 +62,6 @@ export class KinetoEvents {
   private readonly firstProc: number;
   private firstPid: number | undefined;
   private readonly links = new KinetoLinks();
-  private readonly launchMemo: LaunchMemo;
   private readonly gpuKeys = new Map<string, number>();
   private readonly hostProcs = new Map<string, number>();
   private readonly hostThreads = new Map<string, HostThread>();
@@ -83,7 +81,6 @@ export class KinetoEvents {
     private readonly name: (value: string) => number,
   ) {
     this.firstProc = builder.lanes.processFor('kineto-main', 0);
-    this.launchMemo = new LaunchMemo(launches);
   }
 
   /** One complete event of a kineto category, its times already read into `times`. */
@@ -282,16 +279,16 @@ export class KinetoEvents {
   }
 
   private launchConfig(e: ChromeEvent): number {
-    return this.launchMemo.intern({
-      gridX: intOr(e.gridX, 0),
-      gridY: intOr(e.gridY, 0),
-      gridZ: intOr(e.gridZ, 0),
-      blockX: intOr(e.blockX, 0),
-      blockY: intOr(e.blockY, 0),
-      blockZ: intOr(e.blockZ, 0),
-      sharedMemBytes: intOr(e.sharedMemory, 0),
-      registersPerThread: intOr(e.registers, 0),
-    });
+    return this.launches.internFields(
+      intOr(e.gridX, 0),
+      intOr(e.gridY, 0),
+      intOr(e.gridZ, 0),
+      intOr(e.blockX, 0),
+      intOr(e.blockY, 0),
+      intOr(e.blockZ, 0),
+      intOr(e.sharedMemory, 0),
+      intOr(e.registers, 0),
+    );
   }
 }
 

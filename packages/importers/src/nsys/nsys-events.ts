@@ -1,7 +1,6 @@
 import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
-import { LaunchMemo } from '../launch-memo.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
@@ -37,18 +36,14 @@ export class NsysEventSink {
   private readonly nameIds = new Map<string, number>();
   private lastLaunch = new Float64Array(8).fill(-1);
   private lastLaunchId = 0;
-  /** Kernels of a few hundred configurations interleave: those past the last one, memoized. */
-  private readonly launchMemo: LaunchMemo;
   private readonly lastGpuLane = new Float64Array(5).fill(-1);
   line = 0;
 
   constructor(
     private readonly builder: TraceBuilder,
-    launches: LaunchTable,
+    private readonly launches: LaunchTable,
     private readonly file: string,
-  ) {
-    this.launchMemo = new LaunchMemo(launches);
-  }
+  ) {}
 
   handle(type: number, rec: NsysRecord): void {
     switch (type) {
@@ -364,16 +359,7 @@ export class NsysEventSink {
       return this.lastLaunchId;
     }
     last.set([gx, gy, gz, bx, by, bz, smem, regs]);
-    this.lastLaunchId = this.launchMemo.intern({
-      gridX: gx,
-      gridY: gy,
-      gridZ: gz,
-      blockX: bx,
-      blockY: by,
-      blockZ: bz,
-      sharedMemBytes: smem,
-      registersPerThread: regs,
-    });
+    this.lastLaunchId = this.launches.internFields(gx, gy, gz, bx, by, bz, smem, regs);
     return this.lastLaunchId;
   }
 }

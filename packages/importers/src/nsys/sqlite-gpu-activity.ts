@@ -3,7 +3,6 @@ import { MemKind, OpFlag, OpKind, packMemKinds } from '@streamscope/trace';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
-import { LaunchMemo } from './launch-memo.ts';
 import { copyKindLabel, copyOpKind, noId32, nsysMemKind } from './nsys-enums.ts';
 import { SqliteRowReader, col, pidCol } from './sqlite-rows.ts';
 import type { ScanColumn, ScanRow } from './sqlite-source.ts';
@@ -74,12 +73,12 @@ export class SqliteGpuActivity extends SqliteRowReader {
       ...['gridX', 'gridY', 'gridZ', 'blockX', 'blockY', 'blockZ'].map(c),
       ...['staticSharedMemory', 'dynamicSharedMemory', 'registersPerThread', 'graphNodeId'].map(c),
     ];
-    const launches = new LaunchMemo(this.launches);
+    const launches = this.launches;
     this.scanRows(table, cols, (r) => {
       const op = this.gpuOp(r, true);
       op.kind = OpKind.Kernel;
       op.nameRef = this.builder.sourceName(this.intAt(r, 8, nameCol));
-      op.refId = launches.id(
+      op.refId = launches.internFields(
         this.intAt(r, 9, 'gridX'),
         this.intAt(r, 10, 'gridY'),
         this.intAt(r, 11, 'gridZ'),

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { LaunchConfig } from './side-tables.ts';
+import { LaunchTable, launchConfigFields } from './side-tables.ts';
+
+/** What intern promises, the plain way: one id per distinct key string, in first-seen order. */
+function referenceIds(configs: readonly LaunchConfig[]): number[] {
+  const ids = new Map<string, number>();
+  return configs.map((c) => {
+    const key = launchConfigFields.map((f) => c[f]).join(',');
+    if (!ids.has(key)) {
+      ids.set(key, ids.size);
+    }
+    return ids.get(key)!;
+  });
+}
+
+describe('LaunchTable.intern', () => {
+  it('gives one id per configuration, as key strings would, for -0, NaN and 2^32-apart values', () => {
+    const configs: LaunchConfig[] = [];
+    for (let k = 0; k < 3000; k++) {
+      const j = (k * 1103) % 3000;
+      configs.push({
+        gridX: j % 97,
+        gridY: (j * 7) % 13,
+        gridZ: j % 17 === 0 ? 4294967296 + (j % 2) : 1,
+        blockX: 32 * (j % 5),
+        blockY: j % 3 === 0 ? -0 : j % 3 === 1 ? 0 : 1,
+        blockZ: 1,
+        sharedMemBytes: j % 11 === 0 ? Number.NaN : j * 16,
+        registersPerThread: j % 64,
+      });
+    }
+    const table = new LaunchTable();
+    const twice = [...configs, ...configs];
+    expect(twice.map((c) => table.intern(c))).toEqual(referenceIds(twice));
+    // internFields is the same table without an object.
+    const fields = new LaunchTable();
+    const ids = twice.map((c) =>
+      fields.internFields(
+        c.gridX,
+        c.gridY,
+        c.gridZ,
+        c.blockX,
+        c.blockY,
+        c.blockZ,
+        c.sharedMemBytes,
+        c.registersPerThread,
+      ),
+    );
+    expect(ids).toEqual(referenceIds(twice));
+    expect(fields.slice(0)).toEqual(table.slice(0));
+  });
+});
