@@ -355,8 +355,8 @@ export class TileFile {
       name: this.names[rows[r + OpCol.nameId]!] ?? '',
       correlationId: rows[r + OpCol.correlationId]!,
       track,
-      kind: opKindName(rows[r + OpCol.kind]!),
-      flags: rows[r + OpCol.flags]!,
+      kind: opKindName(rows[r + OpCol.kinds]! & 0xff),
+      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
     };
   }
 

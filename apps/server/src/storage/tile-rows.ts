@@ -12,7 +12,10 @@ export const FieldCoding = {
 } as const;
 export type FieldCoding = (typeof FieldCoding)[keyof typeof FieldCoding];
 
-/** An op row: start, duration, name, correlation, op index, bytes, refId + 1, kind, flags, mem kinds. */
+/**
+ * An op row: start, duration, name, correlation, op index, bytes, refId + 1, and kind, flags and
+ * mem kinds in one field (`packOpKinds`: one byte for an op without flags or mem kinds).
+ */
 export const opRowFields: readonly FieldCoding[] = [
   FieldCoding.Delta, // startNs
   FieldCoding.Value, // durNs
@@ -21,9 +24,7 @@ export const opRowFields: readonly FieldCoding[] = [
   FieldCoding.Delta, // op index in the trace
   FieldCoding.Value, // bytes
   FieldCoding.Value, // refId + 1 (noRef wraps to 0)
-  FieldCoding.Value, // kind
-  FieldCoding.Value, // flags
-  FieldCoding.Value, // memKinds
+  FieldCoding.Value, // kind + 256 × (flags + 256 × memKinds)
 ];
 export const OpCol = {
   startNs: 0,
@@ -33,10 +34,13 @@ export const OpCol = {
   index: 4,
   bytes: 5,
   refIdPlus1: 6,
-  kind: 7,
-  flags: 8,
-  memKinds: 9,
+  kinds: 7,
 } as const;
+
+/** An op's kind, flags and mem kinds (a byte each) as one row field. */
+export function packOpKinds(kind: number, flags: number, memKinds: number): number {
+  return kind + 256 * (flags + 256 * memKinds);
+}
 
 /** A range row: start, duration, name, domain, depth, kind, range index. */
 export const rangeRowFields: readonly FieldCoding[] = [
@@ -66,50 +70,68 @@ const maxVarintBytes = 8;
  * `fields.length` numbers each, row-major.
  */
 export class RowBlockWriter {
-  private bytes: Uint8Array;
+  private readonly bytes: Uint8Array;
   private readonly prev: Float64Array;
+  /** Per field, 1 where it is written as a delta. */
+  private readonly delta: Uint8Array;
 
-  constructor(
-    private readonly fields: readonly FieldCoding[],
-    maxRows: number,
-  ) {
+  constructor(fields: readonly FieldCoding[], maxRows: number) {
     this.bytes = new Uint8Array(maxRows * fields.length * maxVarintBytes);
     this.prev = new Float64Array(fields.length);
+    this.delta = Uint8Array.from(fields, (c) => (c === FieldCoding.Delta ? 1 : 0));
   }
 
   /** The encoded block (a view of the writer's buffer, valid until the next call). */
   encode(rows: Float64Array, count: number): Uint8Array {
-    const fields = this.fields;
-    const f = fields.length;
+    const delta = this.delta;
+    const f = delta.length;
     const prev = this.prev;
     prev.fill(0);
     const b = this.bytes;
     let at = 0;
-    for (let r = 0; r < count; r++) {
-      for (let k = 0; k < f; k++) {
-        const v = rows[r * f + k]!;
-        if (!(Math.abs(v) <= 2 ** 52 && Math.floor(v) === v)) {
-          throw new Error(`a tiles row field holds ${v}: only whole numbers up to 2^52 fit`);
-        }
-        let z: number;
-        if (fields[k] === FieldCoding.Delta) {
-          const d = v - prev[k]!;
-          prev[k] = v;
-          z = d >= 0 ? d * 2 : -d * 2 - 1;
-        } else if (v >= 0) {
-          z = v;
-        } else {
-          throw new Error(`a tiles row field holds ${v}: only deltas may be negative`);
-        }
-        // Varint, 7 bits a byte, low first (arithmetic, not bit operators: values pass 2^32).
-        while (z >= 128) {
-          b[at++] = (z % 128) | 128;
-          z = Math.floor(z / 128);
-        }
-        b[at++] = z;
+    let bad = false;
+    const n = count * f;
+    for (let o = 0, k = 0; o < n; o++, k = k + 1 === f ? 0 : k + 1) {
+      const v = rows[o]!;
+      let z: number;
+      if (delta[k] === 1) {
+        const d = v - prev[k]!;
+        prev[k] = v;
+        z = d >= 0 ? d * 2 : -d * 2 - 1;
+      } else {
+        z = v;
       }
+      // Whole, and a delta's zigzag or a value within 2^53 (a NaN fails both).
+      if (!(z >= 0 && z <= 2 ** 53 && z === Math.floor(z))) {
+        bad = true;
+        break;
+      }
+      // Varint, 7 bits a byte, low first: bit operators below 2^31, arithmetic beyond.
+      while (z >= 2 ** 31) {
+        b[at++] = (z % 128) | 128;
+        z = Math.floor(z / 128);
+      }
+      while (z >= 128) {
+        b[at++] = (z & 127) | 128;
+        z >>= 7;
+      }
+      b[at++] = z;
+    }
+    if (bad) {
+      throw new Error(this.badValue(rows, count));
     }
     return b.subarray(0, at);
+  }
+
+  private badValue(rows: Float64Array, count: number): string {
+    const f = this.delta.length;
+    for (let o = 0; o < count * f; o++) {
+      const v = rows[o]!;
+      if (!(Math.abs(v) <= 2 ** 52 && Math.floor(v) === v) || (this.delta[o % f] === 0 && v < 0)) {
+        return `a tiles row field holds ${v}: only whole numbers up to 2^52 fit (negative ones only as deltas)`;
+      }
+    }
+    return 'a tiles row field is out of range';
   }
 }
 

@@ -53,13 +53,14 @@ export async function windowFromTiles(tilesPath: string, window: TraceWindow): P
           const refIdPlus1 = rows[r + OpCol.refIdPlus1]!;
           op.startNs = startNs;
           op.endNs = endNs;
-          op.kind = rows[r + OpCol.kind]!;
+          const kinds = rows[r + OpCol.kinds]!;
+          op.kind = kinds & 0xff;
+          op.flags = (kinds >> 8) & 0xff;
+          op.memKinds = (kinds >> 16) & 0xff;
           op.nameId = rows[r + OpCol.nameId]!;
           op.bytes = rows[r + OpCol.bytes]!;
-          op.memKinds = rows[r + OpCol.memKinds]!;
           op.correlationId = rows[r + OpCol.correlationId]!;
           op.refId = refIdPlus1 === 0 ? noRef : refIdPlus1 - 1;
-          op.flags = rows[r + OpCol.flags]!;
           sub.ops.append(op);
         }
       });

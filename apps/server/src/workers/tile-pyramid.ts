@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
-import type { Trace } from '@streamscope/trace';
-import { saveTrace } from '@streamscope/trace';
+import type { OpColumns, Trace } from '@streamscope/trace';
+import { noRef, saveTrace } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
 import { windowOf } from '../storage/trace-window.ts';
 import {
@@ -18,10 +18,11 @@ import {
   trackDirFields,
   writeHeader,
 } from '../storage/tile-format.ts';
-import { RecordBlock } from './tile-levels.ts';
+import { KindEntries, RecordBlock, coarser, entriesOfOps } from './tile-levels.ts';
 import {
   OpCol,
   RangeCol,
+  packOpKinds,
   RowBlockWriter,
   opRowFields,
   rangeRowFields,
@@ -102,6 +103,8 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const rows = new Float64Array(rowsPerBlock * opRowFields.length);
   const writer = new RowBlockWriter(opRowFields, rowsPerBlock);
   const records = new RecordBlock();
+  const entriesA = new KindEntries();
+  const entriesB = new KindEntries();
   let position = 0;
   for (let track = 0; track < trackCount; track++) {
     signal?.throwIfAborted();
@@ -115,43 +118,34 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     trackDir[d] = opBlocks.length / blockDirFields;
     trackDir[d + 2] = count;
     trackDir[d + 3] = position;
+    for (let k = 0; k < count; k++) {
+      const i = order[k]!;
+      startNs[k] = ops.startNs[i]!;
+      endNs[k] = ops.endNs[i]!;
+      kind[k] = ops.kind[i]!;
+      positions[i] = position + k;
+    }
+    position += count;
     for (let first = 0; first < count; first += rowsPerBlock) {
       const last = Math.min(count, first + rowsPerBlock);
-      let maxEndNs = -Infinity;
-      for (let k = first; k < last; k++) {
-        const i = order[k]!;
-        startNs[k] = ops.startNs[i]!;
-        endNs[k] = ops.endNs[i]!;
-        kind[k] = ops.kind[i]!;
-        positions[i] = position++;
-        // As the codec stores them (trace-encoder.ts): whole ns, a duration never negative.
-        const s = Math.round(ops.startNs[i]!);
-        const durNs = Math.max(0, Math.round(ops.endNs[i]!) - s);
-        maxEndNs = Math.max(maxEndNs, s + durNs);
-        const r = (k - first) * opRowFields.length;
-        rows[r + OpCol.startNs] = s;
-        rows[r + OpCol.durNs] = durNs;
-        rows[r + OpCol.nameId] = ops.nameId[i]!;
-        rows[r + OpCol.correlationId] = ops.correlationId[i]!;
-        rows[r + OpCol.index] = i;
-        rows[r + OpCol.bytes] = Math.round(ops.bytes[i]!);
-        rows[r + OpCol.refIdPlus1] = (ops.refId[i]! + 1) % 2 ** 32;
-        rows[r + OpCol.kind] = ops.kind[i]!;
-        rows[r + OpCol.flags] = ops.flags[i]!;
-        rows[r + OpCol.memKinds] = ops.memKinds[i]!;
-      }
+      const maxEndNs = fillOpRows(ops, order, first, last, rows);
       const block = writer.encode(rows, last - first);
       opBlocks.push(out.at, block.length, rows[OpCol.startNs]!, maxEndNs);
       out.write(block);
     }
     trackDir[d + 1] = opBlocks.length / blockDirFields - trackDir[d];
     let bucketNs = level0BucketNs;
+    let entries = entriesA;
+    let next = entriesB;
+    entriesOfOps(count, startNs, endNs, kind, bucketNs, entries);
     for (let level = 0; level < levelCount; level++) {
-      records.fill(count, startNs, endNs, kind, bucketNs);
+      records.fill(entries, bucketNs);
       const t = (level * trackCount + track) * 2;
       tileDir[t] = out.at;
       tileDir[t + 1] = records.count;
       out.write(records.bytes, records.count * tileRecordBytes);
+      coarser(entries, tileFanout, next);
+      [entries, next] = [next, entries];
       bucketNs *= tileFanout;
     }
   }
@@ -239,6 +233,40 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     skeletonBytes: skeleton.length,
   });
   writeSync(fd, header, 0, headerBytes, 0);
+}
+
+/**
+ * Rows of ops `order[first…last)` as the codec stores them (trace-encoder.ts: whole ns, a
+ * duration never negative, whole bytes); returns their latest end.
+ */
+function fillOpRows(
+  ops: OpColumns,
+  order: Uint32Array,
+  first: number,
+  last: number,
+  rows: Float64Array,
+): number {
+  const { startNs, endNs, nameId, correlationId, bytes, refId, kind, flags, memKinds } = ops;
+  const f = opRowFields.length;
+  let maxEndNs = -Infinity;
+  for (let k = first, r = 0; k < last; k++, r += f) {
+    const i = order[k]!;
+    const s = Math.round(startNs[i]!);
+    const durNs = Math.max(0, Math.round(endNs[i]!) - s);
+    if (s + durNs > maxEndNs) {
+      maxEndNs = s + durNs;
+    }
+    rows[r + OpCol.startNs] = s;
+    rows[r + OpCol.durNs] = durNs;
+    rows[r + OpCol.nameId] = nameId[i]!;
+    rows[r + OpCol.correlationId] = correlationId[i]!;
+    rows[r + OpCol.index] = i;
+    rows[r + OpCol.bytes] = Math.round(bytes[i]!);
+    // noRef (2^32 - 1) wraps to 0.
+    rows[r + OpCol.refIdPlus1] = refId[i]! === noRef ? 0 : refId[i]! + 1;
+    rows[r + OpCol.kinds] = packOpKinds(kind[i]!, flags[i]!, memKinds[i]!);
+  }
+  return maxEndNs;
 }
 
 /** Writes every track's ranges in blocks; fills the track directory's range fields. */
