@@ -159,12 +159,12 @@ export class RecordBlock {
         opCount += ops;
         busyNs += entries.durNs[k]!;
         busy[c] = entries.durNs[k]! + ops * instantNs;
-        if (best < 0 || busy[c]! > busy[best]! || (busy[c] === busy[best] && c < best)) {
+        if (best < 0 || busy[c] > busy[best]! || (busy[c] === busy[best] && c < best)) {
           second = best;
           best = c;
         } else if (
           second < 0 ||
-          busy[c]! > busy[second]! ||
+          busy[c] > busy[second]! ||
           (busy[c] === busy[second] && c < second)
         ) {
           second = c;
