@@ -91,6 +91,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     progressIntervalMs: timing.progressIntervalMs,
     watchdogGraceMs: timing.watchdogGraceMs,
     log,
+    ...(options.tools?.buildTiles !== undefined ? { buildTiles: options.tools.buildTiles } : {}),
     ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
   });
   const imports = new ImportService(

@@ -6,6 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TraceEntry } from '../api-types.ts';
 import { ApiError } from '../http/api-error.ts';
+import { adoptPyramid } from '../storage/tile-pyramids.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import { newId } from '../storage/trace-store.ts';
 import type { ContentCoding, DecodeFailure } from './content-encoding.ts';
@@ -144,6 +145,7 @@ export class ImportService {
     // The final phase is reported only after the part file is gone, so an uploader that sees
     // 'done' or 'failed' never finds a leftover of its upload.
     let final: UploadProgress | undefined;
+    let imported: ImportedTrace | undefined;
     try {
       const limit = this.maxBytes;
       // Bytes on the wire (progress, against Content-Length) and bytes stored (decoded): both
@@ -204,7 +206,7 @@ export class ImportService {
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
       let parsedBytes = 0;
-      const imported = await this.parse(
+      imported = await this.parse(
         partPath,
         fileName,
         signal,
@@ -240,6 +242,10 @@ export class ImportService {
       throw problem;
     } finally {
       await rm(partPath, { force: true });
+      // A pyramid made at import and not moved beside a stored trace (a failure, a cancel).
+      if (imported?.tilesPath !== undefined) {
+        await rm(imported.tilesPath, { force: true });
+      }
       if (final !== undefined) {
         this.setProgress(final);
       }
@@ -295,6 +301,7 @@ export class ImportService {
   ): Promise<TraceEntry> {
     const id = newId();
     const fileBytes = await this.store.writeTraceFile(id, imported.traceBytes);
+    await adoptPyramid(imported.tilesPath, this.store.tilesPath(id), this.log);
     const { title, warnings } = imported;
     const entry: TraceEntry = {
       id,

@@ -14,6 +14,8 @@ export interface ImportedTrace {
   /** The trace's own title ('untitled' or empty when it has none). */
   readonly title: string;
   readonly sourceFormat: string;
+  /** The pyramid made with it (a big trace: workers/tile-pyramid.ts pyramidAtImport), to move beside it. */
+  readonly tilesPath?: string;
 }
 
 /** Encodes a trace for storing (on the thread that made it: a worker, or a test). */

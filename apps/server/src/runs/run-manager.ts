@@ -5,8 +5,11 @@ import type { TraceEntry } from '../api-types.ts';
 import { ApiError, badRequest, conflict, notFound } from '../http/api-error.ts';
 import type { RunSummaryInfo, ServerMessage } from '../live/protocol.ts';
 import { RunLog } from '../live/run-log.ts';
+import { tilesAtImportMinOps } from '../storage/tile-format.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import { newId } from '../storage/trace-store.ts';
+import type { TraceFileRef } from '../workers/protocol.ts';
+import { storedTraceFile } from '../workers/trace-files.ts';
 import { FrameFlusher } from './frame-flusher.ts';
 import { finalMessage, messageOf } from './run-outcome.ts';
 import { checkTarget } from './target-check.ts';
@@ -49,6 +52,8 @@ export interface RunManagerOptions {
   /** How long after its time limit a run that ignores cancel is abandoned as failed. */
   readonly watchdogGraceMs: number;
   readonly summarize?: (trace: Trace) => unknown;
+  /** Builds a stored run's level-of-detail file (a big run's, as it is stored: tile-format.ts). */
+  readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
   readonly log: (line: string) => void;
 }
 
@@ -327,6 +332,7 @@ export class RunManager {
     try {
       fileBytes = await store.writeTraceFile(run.id, run.log.recordStream());
       await store.writeFrameEnds(run.id, run.log.frameEnds);
+      await this.buildTilesOf(run.id, trace.ops.count);
     } catch (error) {
       final = { status: 'failed', reason: `could not store the trace: ${messageOf(error)}` };
       this.options.log(`run ${run.id}: ${final.reason}`);
@@ -349,6 +355,22 @@ export class RunManager {
     });
     await store.flush();
     this.close(run, finalMessage(run.id, final, run.log.frameCount, summary));
+  }
+
+  /** A big run's pyramid, as an import's, before the run is said to be stored; a failure is logged. */
+  private async buildTilesOf(id: string, opCount: number): Promise<void> {
+    const build = this.options.buildTiles;
+    if (build === undefined || opCount < tilesAtImportMinOps) {
+      return;
+    }
+    const { store } = this.options;
+    try {
+      await build(storedTraceFile(store.tracePath(id), opCount).ref, store.tilesPath(id));
+    } catch (error) {
+      this.options.log(
+        `run ${id}: its tiles were not built (${messageOf(error)}); a first open builds them`,
+      );
+    }
   }
 
   private analysisOf(trace: Trace): { analysis?: unknown } {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OpKind, StreamType, Trace, decodeTiles, encodeTiles } from '@streamscope/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOrder, writeTilePyramid } from '../workers/tile-pyramid.ts';
+import { startOrder } from '../workers/tile-order.ts';
+import { writeTilePyramid } from '../workers/tile-pyramid.ts';
 import { TileFile } from './tile-file.ts';
 import { finestBucketNs, levelCountFor, tileFanout } from './tile-format.ts';
 

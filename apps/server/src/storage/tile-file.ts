@@ -3,7 +3,16 @@ import { open } from 'node:fs/promises';
 import { opKindName } from '@streamscope/trace';
 import type { TileSet } from '@streamscope/trace';
 import type { TileHeader } from './tile-format.ts';
-import { headerBytes, opRowBytes, readHeader, tileRecordBytes } from './tile-format.ts';
+import {
+  blockDirFields,
+  headerBytes,
+  readHeader,
+  rowsPerBlock,
+  tileRecordBytes,
+  trackDirFields,
+} from './tile-format.ts';
+import type { FieldCoding } from './tile-rows.ts';
+import { OpCol, decodeRowBlock, opRowFields, rangeRowFields } from './tile-rows.ts';
 
 /** One op as a details or search answer gives it. */
 export interface OpRow {
@@ -25,32 +34,49 @@ export interface SearchAnswer {
   readonly matches: readonly OpRow[];
 }
 
+/** Which rows: the ops' or the ranges'. */
+export type RowSection = 'ops' | 'ranges';
+
 /** Most buckets one tiles answer may hold per track (px × fan-out bounds it well below). */
 const maxBucketsPerTrack = 1 << 18;
+/** Most bytes of blocks one read of a window takes (a window reads a track in such pieces). */
+const maxReadBytes = 4 << 20;
+/** Decoded blocks kept for random reads (a search's binary search and its matches). */
+const cachedBlocks = 16;
+
+interface Section {
+  readonly fields: readonly FieldCoding[];
+  /** Per block: offset, bytes, first start, latest end (blockDirFields f64). */
+  readonly blocks: Float64Array;
+  /** Per block: the latest end of its track's blocks up to it (a window's first block). */
+  readonly reach: Float64Array;
+  /** Track directory fields: first block, block count, row count. */
+  readonly dir: readonly [number, number, number];
+}
 
 /**
- * A trace's level-of-detail file, open for reading by offset (tile-format.ts): the header,
- * directories and names are read at open; tiles, ops and postings are read per request with
- * positioned reads, so memory does not grow with the trace. Reads are asynchronous: the event
- * loop never waits on the disk.
+ * A trace's level-of-detail file, open for reading by offset (tile-format.ts): the header and
+ * directories are read at open (about 0.2 bytes an op); tiles, rows and postings are read per
+ * request with positioned reads, so memory does not grow with the trace. Reads are
+ * asynchronous: the event loop never waits on the disk.
  */
 export class TileFile {
   readonly header: TileHeader;
   readonly names: readonly string[];
-  private readonly tileDir: Float64Array;
-  private readonly postingDir: Float64Array;
+  private readonly cache = new Map<number, Float64Array>();
   private closed = false;
 
   private constructor(
     private readonly handle: FileHandle,
+    private readonly file: string,
     header: TileHeader,
-    tileDir: Float64Array,
-    postingDir: Float64Array,
+    private readonly trackDir: Float64Array,
+    private readonly tileDir: Float64Array,
+    private readonly postingDir: Float64Array,
+    private readonly sections: { readonly ops: Section; readonly ranges: Section },
     names: readonly string[],
   ) {
     this.header = header;
-    this.tileDir = tileDir;
-    this.postingDir = postingDir;
     this.names = names;
   }
 
@@ -58,17 +84,33 @@ export class TileFile {
     const handle = await open(file, 'r');
     try {
       const size = (await handle.stat()).size;
-      const header = readHeader(await readAt(handle, 0, headerBytes), size, file);
-      const h = header;
-      const tileDir = f64(await readAt(handle, h.tileDirOffset, h.levelCount * h.trackCount * 16));
-      const postingDir = f64(await readAt(handle, h.postingDirOffset, h.nameCount * 16));
+      const h = readHeader(await readAt(handle, 0, headerBytes), size, file);
+      const f64At = async (offset: number, count: number): Promise<Float64Array> =>
+        f64(await readAt(handle, offset, count * 8));
+      const trackDir = await f64At(h.trackDirOffset, h.trackCount * trackDirFields);
+      const section = async (
+        fields: readonly FieldCoding[],
+        dirOffset: number,
+        blockCount: number,
+        dir: readonly [number, number, number],
+      ): Promise<Section> => {
+        const blocks = await f64At(dirOffset, blockCount * blockDirFields);
+        return { fields, blocks, reach: reachOf(blocks, trackDir, dir[0], dir[1]), dir };
+      };
+      const sections = {
+        ops: await section(opRowFields, h.opBlockDirOffset, h.opBlockCount, [0, 1, 2]),
+        ranges: await section(rangeRowFields, h.rangeBlockDirOffset, h.rangeBlockCount, [4, 5, 6]),
+      };
+      const tileDir = await f64At(h.tileDirOffset, h.levelCount * h.trackCount * 2);
+      const postingDir = await f64At(h.postingDirOffset, h.nameCount * 2);
       const names: unknown = JSON.parse(
         (await readAt(handle, h.namesOffset, h.namesBytes)).toString('utf8'),
       );
       if (!Array.isArray(names) || names.length !== h.nameCount) {
         throw new Error(`${file}: names section does not hold ${h.nameCount} strings`);
       }
-      return new TileFile(handle, header, tileDir, postingDir, names as string[]);
+      const parts = [trackDir, tileDir, postingDir, sections] as const;
+      return new TileFile(handle, file, h, ...parts, names as string[]);
     } catch (error) {
       await handle.close();
       throw error;
@@ -145,25 +187,20 @@ export class TileFile {
     return set;
   }
 
-  /** The trace with only its ops at time 0 (every track and string), in the codec's container. */
+  /** The trace with only its ops and ranges at time 0 (every track and string), in the codec's container. */
   skeleton(): Promise<Buffer> {
     return this.read(this.header.skeletonOffset, this.header.skeletonBytes);
   }
 
+  /** The trace without ops and ranges (every track and string): what a window is made on. */
+  base(): Promise<Buffer> {
+    return this.read(this.header.baseOffset, this.header.baseBytes);
+  }
+
   /** Op `op` of the trace (0 ≤ op < opCount). */
   async op(op: number): Promise<OpRow> {
-    const b = await this.read(this.header.opsOffset + op * opRowBytes, opRowBytes);
-    return {
-      op,
-      startNs: b.readDoubleLE(0),
-      endNs: b.readDoubleLE(8),
-      bytes: b.readDoubleLE(16),
-      name: this.names[b.readUInt32LE(24)] ?? '',
-      correlationId: b.readUInt32LE(28),
-      track: b.readUInt16LE(32),
-      kind: opKindName(b[34]!),
-      flags: b[35]!,
-    };
+    const position = (await this.read(this.header.positionsOffset + op * 4, 4)).readUInt32LE(0);
+    return this.opAt(position);
   }
 
   /** String ids whose name matches. */
@@ -207,9 +244,9 @@ export class TileFile {
       if (take <= 0) {
         continue;
       }
-      const indices = await this.read(head.offset + head.at * 4, take * 4);
+      const positions = await this.read(head.offset + head.at * 4, take * 4);
       for (let k = 0; k < take; k++) {
-        candidates.push(await this.op(indices.readUInt32LE(k * 4)));
+        candidates.push(await this.opAt(positions.readUInt32LE(k * 4)));
       }
     }
     candidates.sort((a, b) => a.startNs - b.startNs || a.op - b.op);
@@ -220,14 +257,134 @@ export class TileFile {
     return { count, matches };
   }
 
-  /** First position in a posting list whose op starts at or after `fromNs`. */
+  /**
+   * Calls `visit` with the decoded rows (row-major, the section's fields) of every block of
+   * `track` that may hold a row overlapping [fromNs, toNs], in start order: the caller keeps the
+   * rows that do. Blocks are read a few MB at a time, so memory stays that whatever the window.
+   */
+  async forEachBlockInWindow(
+    section: RowSection,
+    track: number,
+    fromNs: number,
+    toNs: number,
+    visit: (rows: Float64Array, count: number) => void,
+  ): Promise<void> {
+    const s = this.sections[section];
+    const d = track * trackDirFields;
+    const first = this.trackDir[d + s.dir[0]]!;
+    const end = first + this.trackDir[d + s.dir[1]]!;
+    const rowCount = this.trackDir[d + s.dir[2]]!;
+    const b = s.blocks;
+    // Blocks that start by toNs, from the first whose track has reached fromNs by its end.
+    let lo = first;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s.reach[mid]! < fromNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    let stop = lo;
+    while (stop < end && b[stop * blockDirFields + 2]! <= toNs) {
+      stop++;
+    }
+    const rows = new Float64Array(rowsPerBlock * s.fields.length);
+    let k = lo;
+    while (k < stop) {
+      if (b[k * blockDirFields + 3]! < fromNs) {
+        k++;
+        continue;
+      }
+      // A run of adjacent blocks, read at once.
+      const runStart = b[k * blockDirFields]!;
+      let runEnd = k + 1;
+      while (
+        runEnd < stop &&
+        b[runEnd * blockDirFields + 3]! >= fromNs &&
+        b[runEnd * blockDirFields]! + b[runEnd * blockDirFields + 1]! - runStart <= maxReadBytes
+      ) {
+        runEnd++;
+      }
+      const last = (runEnd - 1) * blockDirFields;
+      const bytes = await this.read(runStart, b[last]! + b[last + 1]! - runStart);
+      for (let j = k; j < runEnd; j++) {
+        const o = b[j * blockDirFields]! - runStart;
+        const count = Math.min(rowsPerBlock, rowCount - (j - first) * rowsPerBlock);
+        const block = bytes.subarray(o, o + b[j * blockDirFields + 1]!);
+        decodeRowBlock(block, count, s.fields, rows, `${this.file}: ${section} block ${j}`);
+        visit(rows, count);
+      }
+      k = runEnd;
+    }
+  }
+
+  /** The op at row `position` (its track's first position plus its rank in start order). */
+  private async opAt(position: number): Promise<OpRow> {
+    const { trackCount } = this.header;
+    // The last track whose first position is at most `position` and that has ops.
+    let lo = 0;
+    let hi = trackCount - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.trackDir[mid * trackDirFields + 3]! <= position) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    let track = lo;
+    while (track > 0 && this.trackDir[track * trackDirFields + 2] === 0) {
+      track--;
+    }
+    const d = track * trackDirFields;
+    const local = position - this.trackDir[d + 3]!;
+    const block = this.trackDir[d]! + Math.floor(local / rowsPerBlock);
+    const rows = await this.opBlock(
+      block,
+      Math.min(rowsPerBlock, this.trackDir[d + 2]! - (block - this.trackDir[d]!) * rowsPerBlock),
+    );
+    const r = (local % rowsPerBlock) * opRowFields.length;
+    const startNs = rows[r + OpCol.startNs]!;
+    return {
+      op: rows[r + OpCol.index]!,
+      startNs,
+      endNs: startNs + rows[r + OpCol.durNs]!,
+      bytes: rows[r + OpCol.bytes]!,
+      name: this.names[rows[r + OpCol.nameId]!] ?? '',
+      correlationId: rows[r + OpCol.correlationId]!,
+      track,
+      kind: opKindName(rows[r + OpCol.kinds]! & 0xff),
+      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
+    };
+  }
+
+  private async opBlock(block: number, count: number): Promise<Float64Array> {
+    const cached = this.cache.get(block);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const b = this.sections.ops.blocks;
+    const o = block * blockDirFields;
+    const rows = new Float64Array(count * opRowFields.length);
+    const where = `${this.file}: ops block ${block}`;
+    decodeRowBlock(await this.read(b[o]!, b[o + 1]!), count, opRowFields, rows, where);
+    this.cache.set(block, rows);
+    if (this.cache.size > cachedBlocks) {
+      this.cache.delete(this.cache.keys().next().value!);
+    }
+    return rows;
+  }
+
+  /** First place in a posting list whose op starts at or after `fromNs`. */
   private async firstStartingAt(offset: number, n: number, fromNs: number): Promise<number> {
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      const op = (await this.read(offset + mid * 4, 4)).readUInt32LE(0);
-      if ((await this.read(this.header.opsOffset + op * opRowBytes, 8)).readDoubleLE(0) < fromNs) {
+      const position = (await this.read(offset + mid * 4, 4)).readUInt32LE(0);
+      if ((await this.opAt(position)).startNs < fromNs) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -254,6 +411,28 @@ export class TileFile {
   private read(position: number, length: number): Promise<Buffer> {
     return readAt(this.handle, position, length);
   }
+}
+
+/**
+ * Per block, the latest end of its track's blocks up to and including it: non-decreasing within
+ * a track, so a window's first block is a binary search.
+ */
+function reachOf(
+  blocks: Float64Array,
+  trackDir: Float64Array,
+  firstField: number,
+  countField: number,
+): Float64Array {
+  const reach = new Float64Array(blocks.length / blockDirFields);
+  for (let d = 0; d < trackDir.length; d += trackDirFields) {
+    const first = trackDir[d + firstField]!;
+    let latest = -Infinity;
+    for (let k = first; k < first + trackDir[d + countField]!; k++) {
+      latest = Math.max(latest, blocks[k * blockDirFields + 3]!);
+      reach[k] = latest;
+    }
+  }
+  return reach;
 }
 
 /** `length` bytes at `position`, all of them (a short read is the file ending early). */

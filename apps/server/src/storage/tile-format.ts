@@ -1,23 +1,36 @@
+import { open } from 'node:fs/promises';
+
 // The level-of-detail file kept beside a stored trace (`<id>.tiles`), read by offset, never
 // whole. Little-endian. Sections, in file order:
-//   header      (headerBytes)  the fields of TileHeader at the offsets below
-//   ops         opRowBytes per op, in trace order: what a details or search answer needs
+//   header      magic, version, field count, then the fields of TileHeader as f64
+//   op rows     per track, its ops in start order (the track's trackOrder), in blocks of
+//               rowsPerBlock rows, each block delta-encoded (tile-rows.ts): a window of a track is
+//               one contiguous read, and an op costs about 12 bytes instead of its 40 raw
+//   op blocks   per block, f64 offset, f64 bytes, f64 first start, f64 latest end
+//   range rows  the same for ranges (NVTX and the like), per track in start order
+//   range blocks
+//   track dir   per track, trackDirFields f64 (where its op and range blocks are)
+//   positions   u32 per op, in trace order: the op's row position (track's first + rank in it)
 //   tiles       per level, per track, tileRecordBytes per non-empty bucket, sorted by bucket
 //   tile dir    levelCount * trackCount * (f64 offset, f64 record count), level-major
-//   postings    per string id, the u32 op indices that carry that name, in start order
+//   postings    per string id, the u32 row positions of the ops that carry that name, in start order
 //   posting dir nameCount * (f64 offset, f64 count)
 //   names       the trace's strings as a JSON array (id = index)
-//   skeleton    the trace with only its ops and ranges at time 0 (every track and string), in
-//               the codec's container: what a tiled view opens with
+//   base        the trace without ops and ranges (every string, device, process, track and launch
+//               config), in the codec's container: what a window answer is made on
+//   skeleton    the same with the ops and ranges at time 0: what a tiled view opens with
 
-export const tileFileMagic = 'SSTILES1';
-export const tileFileVersion = 1;
+export const tileFileMagic = 'SSTILES2';
+export const tileFileVersion = 2;
 export const tileFileExtension = '.tiles';
-export const headerBytes = 112;
-/** f64 startNs, f64 endNs, f64 bytes, u32 nameId, u32 correlationId, u16 track, u8 kind, u8 flags, u8 memKinds, 3 spare. */
-export const opRowBytes = 40;
 /** u32 bucket, u32 ops, f32 busyNs, f32 spanNs, u16 kinds, 2 spare. */
 export const tileRecordBytes = 20;
+/** Rows per encoded block: a random read (one op, a search match) decodes at most this many. */
+export const rowsPerBlock = 256;
+/** f64 offset, f64 bytes, f64 first start, f64 latest end. */
+export const blockDirFields = 4;
+/** f64 first op block, op blocks, ops, first op position, first range block, range blocks, ranges. */
+export const trackDirFields = 7;
 /** Buckets of a level merge this many of the level below. */
 export const tileFanout = 4;
 /** The finest level splits the trace's span into at most this many buckets. */
@@ -27,75 +40,82 @@ export const finestBucketsPerSpan = 2 ** 20;
  * one op per record, which costs more than the exact ops a view fetches at that zoom.
  */
 export const finestOpsPerBucket = 64;
+/**
+ * Imports of at least this many ops build their pyramid at import, in the worker that made the
+ * trace (it is in memory there: no second decode). The browser opens traces above 2M ops from
+ * tiles (apps/web tiled-loader.ts), so each of those has its pyramid before its first open, with
+ * a margin should that threshold come down. Below, a trace opens whole; its pyramid is built
+ * only when a view asks for tiles (`?tiles=1`), at about 0.3 µs an op (under 0.3 s here), rather
+ * than costing every small import time and a file of about twice the trace's size.
+ */
+export const tilesAtImportMinOps = 1_000_000;
 
-export interface TileHeader {
-  readonly fanout: number;
-  readonly level0BucketNs: number;
-  readonly levelCount: number;
-  readonly trackCount: number;
-  readonly opCount: number;
-  readonly nameCount: number;
-  readonly namesBytes: number;
-  readonly opsOffset: number;
-  readonly postingsOffset: number;
-  readonly namesOffset: number;
-  readonly tileDirOffset: number;
-  readonly postingDirOffset: number;
-  readonly spanNs: number;
-  readonly skeletonOffset: number;
-  readonly skeletonBytes: number;
-}
+const headerFields = [
+  'fanout',
+  'level0BucketNs',
+  'levelCount',
+  'trackCount',
+  'opCount',
+  'rangeCount',
+  'nameCount',
+  'spanNs',
+  'opRowsOffset',
+  'opBlockDirOffset',
+  'opBlockCount',
+  'rangeRowsOffset',
+  'rangeBlockDirOffset',
+  'rangeBlockCount',
+  'trackDirOffset',
+  'positionsOffset',
+  'tileDirOffset',
+  'postingsOffset',
+  'postingDirOffset',
+  'namesOffset',
+  'namesBytes',
+  'baseOffset',
+  'baseBytes',
+  'skeletonOffset',
+  'skeletonBytes',
+] as const;
+
+export type TileHeader = { readonly [K in (typeof headerFields)[number]]: number };
+
+/** Magic (8), version (u32), field count (u32), then one f64 per field. */
+export const headerBytes = 16 + headerFields.length * 8;
 
 export function writeHeader(h: TileHeader): Buffer {
   const b = Buffer.alloc(headerBytes);
   b.write(tileFileMagic, 0, 'latin1');
   b.writeUInt32LE(tileFileVersion, 8);
-  b.writeUInt32LE(h.fanout, 12);
-  b.writeDoubleLE(h.level0BucketNs, 16);
-  b.writeUInt32LE(h.levelCount, 24);
-  b.writeUInt32LE(h.trackCount, 28);
-  b.writeDoubleLE(h.opCount, 32);
-  b.writeUInt32LE(h.nameCount, 40);
-  b.writeUInt32LE(h.namesBytes, 44);
-  b.writeDoubleLE(h.opsOffset, 48);
-  b.writeDoubleLE(h.postingsOffset, 56);
-  b.writeDoubleLE(h.namesOffset, 64);
-  b.writeDoubleLE(h.tileDirOffset, 72);
-  b.writeDoubleLE(h.postingDirOffset, 80);
-  b.writeDoubleLE(h.spanNs, 88);
-  b.writeDoubleLE(h.skeletonOffset, 96);
-  b.writeDoubleLE(h.skeletonBytes, 104);
+  b.writeUInt32LE(headerFields.length, 12);
+  headerFields.forEach((field, k) => b.writeDoubleLE(h[field], 16 + k * 8));
   return b;
 }
 
 /** Reads a header; throws naming the field when the file is not a tiles file of this version. */
 export function readHeader(b: Buffer, fileBytes: number, file: string): TileHeader {
-  if (b.length < headerBytes || b.toString('latin1', 0, 8) !== tileFileMagic) {
+  const magic = b.length >= 8 ? b.toString('latin1', 0, 8) : '';
+  if (!magic.startsWith('SSTILES')) {
     throw new Error(`${file}: not a tiles file (magic)`);
   }
-  const version = b.readUInt32LE(8);
-  if (version !== tileFileVersion) {
+  const version = b.length >= 12 ? b.readUInt32LE(8) : 0;
+  if (magic !== tileFileMagic || version !== tileFileVersion) {
     throw new Error(`${file}: tiles file version ${version}, expected ${tileFileVersion}`);
   }
-  const h: TileHeader = {
-    fanout: b.readUInt32LE(12),
-    level0BucketNs: b.readDoubleLE(16),
-    levelCount: b.readUInt32LE(24),
-    trackCount: b.readUInt32LE(28),
-    opCount: b.readDoubleLE(32),
-    nameCount: b.readUInt32LE(40),
-    namesBytes: b.readUInt32LE(44),
-    opsOffset: b.readDoubleLE(48),
-    postingsOffset: b.readDoubleLE(56),
-    namesOffset: b.readDoubleLE(64),
-    tileDirOffset: b.readDoubleLE(72),
-    postingDirOffset: b.readDoubleLE(80),
-    spanNs: b.readDoubleLE(88),
-    skeletonOffset: b.readDoubleLE(96),
-    skeletonBytes: b.readDoubleLE(104),
-  };
+  if (b.length < headerBytes || b.readUInt32LE(12) !== headerFields.length) {
+    throw new Error(
+      `${file}: the header holds ${b.readUInt32LE(12)} fields, expected ${headerFields.length}`,
+    );
+  }
+  const h = Object.fromEntries(
+    headerFields.map((field, k) => [field, b.readDoubleLE(16 + k * 8)]),
+  ) as TileHeader;
   const end = h.skeletonOffset + h.skeletonBytes;
-  if (end !== fileBytes || h.namesOffset + h.namesBytes !== h.skeletonOffset) {
+  if (
+    end !== fileBytes ||
+    h.namesOffset + h.namesBytes !== h.baseOffset ||
+    h.baseOffset + h.baseBytes !== h.skeletonOffset
+  ) {
     throw new Error(
       `${file}: sections end at ${end} but the file is ${fileBytes} bytes (truncated?)`,
     );
@@ -104,6 +124,22 @@ export function readHeader(b: Buffer, fileBytes: number, file: string): TileHead
     throw new Error(`${file}: bad pyramid shape (fanout ${h.fanout}, levels ${h.levelCount})`);
   }
   return h;
+}
+
+/** Whether a file is a tiles file of an older version (it is then built again). */
+export async function isOlderTileFileAt(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, 12, 0);
+    return (
+      bytesRead === 12 &&
+      head.toString('latin1', 0, 7) === 'SSTILES' &&
+      head.readUInt32LE(8) < tileFileVersion
+    );
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

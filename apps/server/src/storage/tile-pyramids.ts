@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import type { TraceFileRef } from '../workers/protocol.ts';
 import { TileFile } from './tile-file.ts';
+import { isOlderTileFileAt } from './tile-format.ts';
 
 /** Open tile files kept at once; the least recently used one is closed beyond this. */
 const openLimit = 8;
 
 /**
- * The level-of-detail files of stored traces: built once per trace on first use (in a worker,
- * by `build`), kept beside the trace file, opened for reading by offset. Concurrent first uses
- * of one trace share one build.
+ * The level-of-detail files of stored traces, kept beside the trace file and opened for reading
+ * by offset. A big trace's is made at import (pyramidAtImport, then adoptPyramid); any other's
+ * (a small trace, one stored before pyramids were made at import, or one of an older format) is
+ * built on first use, in a worker, by `build`. Concurrent first uses of one trace share one build.
  */
 export class TilePyramids {
   private readonly open = new Map<string, TileFile>();
@@ -30,6 +33,9 @@ export class TilePyramids {
         return cached;
       }
       this.forget(id);
+    }
+    if (existsSync(filePath) && (await isOlderTileFileAt(filePath))) {
+      await rm(filePath, { force: true });
     }
     if (!existsSync(filePath)) {
       let pending = this.building.get(id);
@@ -67,5 +73,27 @@ export class TilePyramids {
     for (const id of [...this.open.keys()]) {
       this.forget(id);
     }
+  }
+}
+
+/**
+ * Moves a pyramid made at import (`builtPath`, beside the upload) to `finalPath`, beside the
+ * trace just stored. A failure removes it and is not the import's: the first open builds one.
+ */
+export async function adoptPyramid(
+  builtPath: string | undefined,
+  finalPath: string,
+  log: (line: string) => void,
+): Promise<void> {
+  if (builtPath === undefined) {
+    return;
+  }
+  try {
+    await rename(builtPath, finalPath);
+  } catch (error) {
+    log(
+      `the tiles made at import were not kept (${(error as Error).message}); a first open builds them`,
+    );
+    await rm(builtPath, { force: true });
   }
 }

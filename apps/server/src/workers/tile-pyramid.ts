@@ -1,27 +1,39 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
-import type { Trace } from '@streamscope/trace';
-import { opKindCount, saveTrace } from '@streamscope/trace';
+import type { OpColumns, Trace } from '@streamscope/trace';
+import { noRef, saveTrace } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
 import { windowOf } from '../storage/trace-window.ts';
 import {
+  blockDirFields,
   finestBucketNs,
   headerBytes,
   levelCountFor,
-  opRowBytes,
+  rowsPerBlock,
   tileFanout,
+  tileFileExtension,
   tileRecordBytes,
+  tilesAtImportMinOps,
+  trackDirFields,
   writeHeader,
 } from '../storage/tile-format.ts';
-
-/** Ops written per chunk of the ops section (so the chunk buffer stays a few MB). */
-const opChunk = 65_536;
+import { KindEntries, RecordBlock, coarser, entriesOfOps } from './tile-levels.ts';
+import {
+  OpCol,
+  RangeCol,
+  packOpKinds,
+  RowBlockWriter,
+  opRowFields,
+  rangeRowFields,
+} from '../storage/tile-rows.ts';
+import { rangeTrackOrder, startOrder } from './tile-order.ts';
 
 /**
  * Writes the level-of-detail file of `trace` to `filePath` (tile-format.ts): a temporary file
  * renamed into place, so a reader never sees half of one. Memory beyond the trace: one track's
- * records of one level, the start order and the postings (4 bytes per op each).
+ * columns in start order (17 bytes an op), the row positions, the start order and the postings
+ * (4 bytes an op each).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
@@ -37,6 +49,37 @@ export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortS
   }
 }
 
+/**
+ * At import (in the worker that made `trace`): the pyramid of a trace of at least
+ * tilesAtImportMinOps ops, written beside `besidePath` (`<besidePath>.tiles`), for the caller to
+ * move beside the stored trace once it is stored (`tilesPath`); nothing for a smaller trace.
+ */
+export function pyramidAtImport(
+  trace: Trace,
+  besidePath: string,
+  signal?: AbortSignal,
+): { tilesPath?: string } {
+  if (trace.ops.count < tilesAtImportMinOps) {
+    return {};
+  }
+  const tilesPath = `${besidePath}${tileFileExtension}`;
+  writeTilePyramid(trace, tilesPath, signal);
+  return { tilesPath };
+}
+
+/** A file written from offset headerBytes on, in order. */
+class Out {
+  at = headerBytes;
+  constructor(private readonly fd: number) {}
+  write(b: Uint8Array, length = b.length): void {
+    writeSync(this.fd, b, 0, length, this.at);
+    this.at += length;
+  }
+  writeF64(values: Float64Array): void {
+    this.write(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  }
+}
+
 function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined): void {
   if (endianness() !== 'LE') {
     throw new Error(
@@ -49,273 +92,218 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const level0BucketNs = finestBucketNs(spanNs, n);
   const levelCount = levelCountFor(spanNs, level0BucketNs, tileFanout);
   const trackCount = trace.tracks.length;
-  let at = headerBytes;
-  const write = (b: Uint8Array, length = b.length): void => {
-    writeSync(fd, b, 0, length, at);
-    at += length;
-  };
+  const out = new Out(fd);
 
-  // Ops, in trace order.
-  const opsOffset = at;
-  // Typed views over the chunk (the file is little-endian, as the host: checked at the start).
-  const rows = new ArrayBuffer(opChunk * opRowBytes);
-  const rowBytes = new Uint8Array(rows);
-  const f64 = new Float64Array(rows);
-  const u32 = new Uint32Array(rows);
-  const u16 = new Uint16Array(rows);
-  for (let first = 0; first < n; first += opChunk) {
+  // Per track: its op rows in blocks, then its tiles of every level (the directories say where).
+  const opRowsOffset = out.at;
+  const trackDir = new Float64Array(trackCount * trackDirFields);
+  const opBlocks: number[] = [];
+  const tileDir = new Float64Array(levelCount * trackCount * 2);
+  const positions = new Uint32Array(n);
+  const rows = new Float64Array(rowsPerBlock * opRowFields.length);
+  const writer = new RowBlockWriter(opRowFields, rowsPerBlock);
+  const records = new RecordBlock();
+  const entriesA = new KindEntries();
+  const entriesB = new KindEntries();
+  let position = 0;
+  for (let track = 0; track < trackCount; track++) {
     signal?.throwIfAborted();
-    const last = Math.min(n, first + opChunk);
-    rowBytes.fill(0);
-    for (let i = first; i < last; i++) {
-      const r = i - first;
-      f64[r * 5] = ops.startNs[i]!;
-      f64[r * 5 + 1] = ops.endNs[i]!;
-      f64[r * 5 + 2] = ops.bytes[i]!;
-      u32[r * 10 + 6] = ops.nameId[i]!;
-      u32[r * 10 + 7] = ops.correlationId[i]!;
-      u16[r * 20 + 16] = ops.track[i]!;
-      rowBytes[r * 40 + 34] = ops.kind[i]!;
-      rowBytes[r * 40 + 35] = ops.flags[i]!;
-      rowBytes[r * 40 + 36] = ops.memKinds[i]!;
+    const order = trace.ops.trackOrder(track);
+    const count = order.length;
+    // The track's columns in start order, gathered once: each level below is a sequential pass.
+    const startNs = new Float64Array(count);
+    const endNs = new Float64Array(count);
+    const kind = new Uint8Array(count);
+    const d = track * trackDirFields;
+    trackDir[d] = opBlocks.length / blockDirFields;
+    trackDir[d + 2] = count;
+    trackDir[d + 3] = position;
+    for (let k = 0; k < count; k++) {
+      const i = order[k]!;
+      startNs[k] = ops.startNs[i]!;
+      endNs[k] = ops.endNs[i]!;
+      kind[k] = ops.kind[i]!;
+      positions[i] = position + k;
     }
-    write(rowBytes, (last - first) * opRowBytes);
-  }
-
-  // Tiles: per level, per track.
-  const tileDir = Buffer.alloc(levelCount * trackCount * 16);
-  const block = new RecordBlock();
-  let bucketNs = level0BucketNs;
-  for (let level = 0; level < levelCount; level++) {
-    for (let track = 0; track < trackCount; track++) {
-      signal?.throwIfAborted();
-      block.fill(trace.ops.trackOrder(track), ops.startNs, ops.endNs, ops.kind, bucketNs);
-      const d = (level * trackCount + track) * 16;
-      tileDir.writeDoubleLE(at, d);
-      tileDir.writeDoubleLE(block.count, d + 8);
-      write(block.bytes, block.count * tileRecordBytes);
+    position += count;
+    for (let first = 0; first < count; first += rowsPerBlock) {
+      const last = Math.min(count, first + rowsPerBlock);
+      const maxEndNs = fillOpRows(ops, order, first, last, rows);
+      const block = writer.encode(rows, last - first);
+      opBlocks.push(out.at, block.length, rows[OpCol.startNs]!, maxEndNs);
+      out.write(block);
     }
-    bucketNs *= tileFanout;
+    trackDir[d + 1] = opBlocks.length / blockDirFields - trackDir[d];
+    let bucketNs = level0BucketNs;
+    let entries = entriesA;
+    let next = entriesB;
+    entriesOfOps(count, startNs, endNs, kind, bucketNs, entries);
+    for (let level = 0; level < levelCount; level++) {
+      records.fill(entries, bucketNs);
+      const t = (level * trackCount + track) * 2;
+      tileDir[t] = out.at;
+      tileDir[t + 1] = records.count;
+      out.write(records.bytes, records.count * tileRecordBytes);
+      coarser(entries, tileFanout, next);
+      [entries, next] = [next, entries];
+      bucketNs *= tileFanout;
+    }
   }
-  const tileDirOffset = at;
-  write(tileDir);
+  const opBlockDirOffset = out.at;
+  out.writeF64(Float64Array.from(opBlocks));
 
-  // Postings: op indices per name, in start order (a stable counting sort of the start order).
+  // Ranges, per track in start order, in blocks like the ops.
+  const rangeRowsOffset = out.at;
+  const rangeBlocks = writeRanges(trace, out, trackDir);
+  const rangeBlockDirOffset = out.at;
+  out.writeF64(Float64Array.from(rangeBlocks));
+
+  const trackDirOffset = out.at;
+  out.writeF64(trackDir);
+  const positionsOffset = out.at;
+  out.write(new Uint8Array(positions.buffer));
+  const tileDirOffset = out.at;
+  out.writeF64(tileDir);
+
+  // Postings: row positions per name, in start order (a stable counting sort of the start order).
+  signal?.throwIfAborted();
   const names = trace.strings.slice(0);
   const nameCount = names.length;
   const order = startOrder(trace);
-  const postingCounts = new Float64Array(nameCount);
-  for (let i = 0; i < n; i++) {
-    postingCounts[ops.nameId[i]!]!++;
-  }
   const postingFirst = new Float64Array(nameCount + 1);
+  for (let i = 0; i < n; i++) {
+    postingFirst[ops.nameId[i]! + 1]!++;
+  }
+  const postingDir = new Float64Array(nameCount * 2);
   for (let id = 0; id < nameCount; id++) {
-    postingFirst[id + 1] = postingFirst[id]! + postingCounts[id]!;
+    postingDir[id * 2 + 1] = postingFirst[id + 1]!;
+    postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
   }
   const postings = new Uint32Array(n);
   const fillAt = postingFirst.slice(0, nameCount);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     const id = ops.nameId[i]!;
-    postings[fillAt[id]!] = i;
+    postings[fillAt[id]!] = positions[i]!;
     fillAt[id]!++;
   }
-  const postingsOffset = at;
-  write(new Uint8Array(postings.buffer, postings.byteOffset, postings.byteLength));
-  const postingDir = Buffer.alloc(nameCount * 16);
+  const postingsOffset = out.at;
+  out.write(new Uint8Array(postings.buffer));
   for (let id = 0; id < nameCount; id++) {
-    postingDir.writeDoubleLE(postingsOffset + postingFirst[id]! * 4, id * 16);
-    postingDir.writeDoubleLE(postingCounts[id]!, id * 16 + 8);
+    postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
   }
-  const postingDirOffset = at;
-  write(postingDir);
+  const postingDirOffset = out.at;
+  out.writeF64(postingDir);
 
   const namesJson = Buffer.from(JSON.stringify(names), 'utf8');
-  const namesOffset = at;
-  write(namesJson);
+  const namesOffset = out.at;
+  out.write(namesJson);
+  const base = saveTrace(windowOf(trace, { fromNs: 0, toNs: 0, tracks: [] }));
+  const baseOffset = out.at;
+  out.write(base);
   const skeleton = saveTrace(windowOf(trace, { fromNs: 0, toNs: 0 }));
-  const skeletonOffset = at;
-  write(skeleton);
+  const skeletonOffset = out.at;
+  out.write(skeleton);
 
-  writeSync(
-    fd,
-    writeHeader({
-      fanout: tileFanout,
-      level0BucketNs,
-      levelCount,
-      trackCount,
-      opCount: n,
-      nameCount,
-      namesBytes: namesJson.length,
-      opsOffset,
-      postingsOffset,
-      namesOffset,
-      tileDirOffset,
-      postingDirOffset,
-      spanNs,
-      skeletonOffset,
-      skeletonBytes: skeleton.length,
-    }),
-    0,
-    headerBytes,
-    0,
-  );
+  const header = writeHeader({
+    fanout: tileFanout,
+    level0BucketNs,
+    levelCount,
+    trackCount,
+    opCount: n,
+    rangeCount: trace.ranges.count,
+    nameCount,
+    spanNs,
+    opRowsOffset,
+    opBlockDirOffset,
+    opBlockCount: opBlocks.length / blockDirFields,
+    rangeRowsOffset,
+    rangeBlockDirOffset,
+    rangeBlockCount: rangeBlocks.length / blockDirFields,
+    trackDirOffset,
+    positionsOffset,
+    tileDirOffset,
+    postingsOffset,
+    postingDirOffset,
+    namesOffset,
+    namesBytes: namesJson.length,
+    baseOffset,
+    baseBytes: base.length,
+    skeletonOffset,
+    skeletonBytes: skeleton.length,
+  });
+  writeSync(fd, header, 0, headerBytes, 0);
 }
 
 /**
- * Op indices in start order over all tracks: a merge of the tracks' own start orders (each
- * already sorted), so the cost is ops × log(tracks), with no comparator sort of millions.
+ * Rows of ops `order[first…last)` as the codec stores them (trace-encoder.ts: whole ns, a
+ * duration never negative, whole bytes); returns their latest end.
  */
-export function startOrder(trace: Trace): Uint32Array {
-  const startNs = trace.ops.columns().startNs;
-  const lists = trace.tracks.map((_, t) => trace.ops.trackOrder(t)).filter((l) => l.length > 0);
-  const pos = new Uint32Array(lists.length);
-  // A binary min-heap of list indices keyed by the start of each list's next op.
-  const heap: number[] = lists.map((_, k) => k);
-  const keyOf = (k: number): number => startNs[lists[k]![pos[k]!]!]!;
-  const less = (a: number, b: number): boolean => {
-    const ka = keyOf(a);
-    const kb = keyOf(b);
-    return ka < kb || (ka === kb && a < b);
-  };
-  const down = (from: number): void => {
-    let i = from;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && less(heap[l]!, heap[m]!)) {
-        m = l;
-      }
-      if (r < heap.length && less(heap[r]!, heap[m]!)) {
-        m = r;
-      }
-      if (m === i) {
-        return;
-      }
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
+function fillOpRows(
+  ops: OpColumns,
+  order: Uint32Array,
+  first: number,
+  last: number,
+  rows: Float64Array,
+): number {
+  const { startNs, endNs, nameId, correlationId, bytes, refId, kind, flags, memKinds } = ops;
+  const f = opRowFields.length;
+  let maxEndNs = -Infinity;
+  for (let k = first, r = 0; k < last; k++, r += f) {
+    const i = order[k]!;
+    const s = Math.round(startNs[i]!);
+    const durNs = Math.max(0, Math.round(endNs[i]!) - s);
+    if (s + durNs > maxEndNs) {
+      maxEndNs = s + durNs;
     }
-  };
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) {
-    down(i);
+    rows[r + OpCol.startNs] = s;
+    rows[r + OpCol.durNs] = durNs;
+    rows[r + OpCol.nameId] = nameId[i]!;
+    rows[r + OpCol.correlationId] = correlationId[i]!;
+    rows[r + OpCol.index] = i;
+    rows[r + OpCol.bytes] = Math.round(bytes[i]!);
+    // noRef (2^32 - 1) wraps to 0.
+    rows[r + OpCol.refIdPlus1] = refId[i]! === noRef ? 0 : refId[i]! + 1;
+    rows[r + OpCol.kinds] = packOpKinds(kind[i]!, flags[i]!, memKinds[i]!);
   }
-  const out = new Uint32Array(trace.ops.count);
-  let k = 0;
-  while (heap.length > 0) {
-    const top = heap[0]!;
-    out[k++] = lists[top]![pos[top]!]!;
-    pos[top]!++;
-    if (pos[top] === lists[top]!.length) {
-      heap[0] = heap[heap.length - 1]!;
-      heap.pop();
-    }
-    down(0);
-  }
-  return out;
+  return maxEndNs;
 }
 
-/** The records of one track at one level, in a buffer reused (and grown) across blocks. */
-class RecordBlock {
-  bytes = new Uint8Array(1 << 16);
-  count = 0;
-  private u32 = new Uint32Array(this.bytes.buffer);
-  private f32 = new Float32Array(this.bytes.buffer);
-  private readonly busyByKind = new Float64Array(opKindCount + 1);
-  /** Kinds with busy time in the open bucket (so a flush reads and clears only those). */
-  private readonly touched = new Uint8Array(opKindCount + 1);
-  private touchedCount = 0;
-
-  fill(
-    order: Uint32Array,
-    startNs: Float64Array,
-    endNs: Float64Array,
-    kind: Uint8Array,
-    bucketNs: number,
-  ): void {
-    this.count = 0;
-    const busyByKind = this.busyByKind;
-    const instantNs = bucketNs / 64;
-    let bucket = -1;
-    let opCount = 0;
-    let busyNs = 0;
-    let maxEndNs = 0;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      const s = startNs[i]!;
-      const b = Math.floor(s / bucketNs);
-      if (b !== bucket) {
-        if (opCount > 0) {
-          this.push(bucket, opCount, busyNs, maxEndNs - bucket * bucketNs, bucketNs);
-        }
-        bucket = b;
-        opCount = 0;
-        busyNs = 0;
-        maxEndNs = 0;
+/** Writes every track's ranges in blocks; fills the track directory's range fields. */
+function writeRanges(trace: Trace, out: Out, trackDir: Float64Array): number[] {
+  const ranges = trace.ranges.columns();
+  const { order, trackFirst } = rangeTrackOrder(trace);
+  const rows = new Float64Array(rowsPerBlock * rangeRowFields.length);
+  const writer = new RowBlockWriter(rangeRowFields, rowsPerBlock);
+  const blocks: number[] = [];
+  for (let track = 0; track < trace.tracks.length; track++) {
+    const d = track * trackDirFields;
+    trackDir[d + 4] = blocks.length / blockDirFields;
+    const from = trackFirst[track]!;
+    const to = trackFirst[track + 1]!;
+    trackDir[d + 6] = to - from;
+    for (let first = from; first < to; first += rowsPerBlock) {
+      const last = Math.min(to, first + rowsPerBlock);
+      let maxEndNs = -Infinity;
+      for (let k = first; k < last; k++) {
+        const i = order[k]!;
+        const s = Math.round(ranges.startNs[i]!);
+        const durNs = Math.max(0, Math.round(ranges.endNs[i]!) - s);
+        maxEndNs = Math.max(maxEndNs, s + durNs);
+        const r = (k - first) * rangeRowFields.length;
+        rows[r + RangeCol.startNs] = s;
+        rows[r + RangeCol.durNs] = durNs;
+        rows[r + RangeCol.nameId] = ranges.nameId[i]!;
+        rows[r + RangeCol.domainId] = ranges.domainId[i]!;
+        rows[r + RangeCol.depth] = ranges.depth[i]!;
+        rows[r + RangeCol.kind] = ranges.kind[i]!;
+        rows[r + RangeCol.index] = i;
       }
-      const e = endNs[i]!;
-      const durNs = e - s;
-      opCount++;
-      busyNs += durNs;
-      // Instants weigh a little, so a bucket of only event records still takes their kind.
-      const c = Math.min(kind[i]!, opKindCount);
-      if (busyByKind[c] === 0) {
-        this.touched[this.touchedCount++] = c;
-      }
-      busyByKind[c] = busyByKind[c]! + durNs + instantNs;
-      if (e > maxEndNs) {
-        maxEndNs = e;
-      }
+      const block = writer.encode(rows, last - first);
+      blocks.push(out.at, block.length, rows[RangeCol.startNs]!, maxEndNs);
+      out.write(block);
     }
-    if (opCount > 0) {
-      this.push(bucket, opCount, busyNs, maxEndNs - bucket * bucketNs, bucketNs);
-    }
+    trackDir[d + 5] = blocks.length / blockDirFields - trackDir[d + 4]!;
   }
-
-  private push(
-    bucket: number,
-    opCount: number,
-    busyNs: number,
-    spanNs: number,
-    bucketNs: number,
-  ): void {
-    const o = this.count * tileRecordBytes;
-    if (o + tileRecordBytes > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
-      this.u32 = new Uint32Array(grown.buffer);
-      this.f32 = new Float32Array(grown.buffer);
-    }
-    // Dominant kind by busy time, and a second one when it kept the bucket a third as busy.
-    const busy = this.busyByKind;
-    let best = -1;
-    let second = -1;
-    for (let t = 0; t < this.touchedCount; t++) {
-      const c = this.touched[t]!;
-      if (best < 0 || busy[c]! > busy[best]! || (busy[c] === busy[best] && c < best)) {
-        second = best;
-        best = c;
-      } else if (
-        second < 0 ||
-        busy[c]! > busy[second]! ||
-        (busy[c] === busy[second] && c < second)
-      ) {
-        second = c;
-      }
-    }
-    const mix = second >= 0 && busy[second]! * 3 >= busy[best]! ? second : 0xff;
-    for (let t = 0; t < this.touchedCount; t++) {
-      busy[this.touched[t]!] = 0;
-    }
-    this.touchedCount = 0;
-    // 20 bytes = 5 words: bucket, ops, busy (f32), span (f32), kinds (low u16; the rest zero).
-    const w = this.count * 5;
-    this.u32[w] = bucket;
-    this.u32[w + 1] = opCount;
-    this.f32[w + 2] = busyNs;
-    this.f32[w + 3] = Math.max(bucketNs, spanNs);
-    this.u32[w + 4] = Math.max(0, best) | (mix << 8);
-    this.count++;
-  }
+  return blocks;
 }

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { TraceEntry } from '../../api-types.ts';
+import { adoptPyramid } from '../../storage/tile-pyramids.ts';
 import { isValidId, newId } from '../../storage/trace-store.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
@@ -46,6 +47,7 @@ export function mergeRoutes(services: AppServices): Router {
     const { warnings } = merged;
     const id = newId();
     const fileBytes = await store.writeTraceFile(id, merged.traceBytes);
+    await adoptPyramid(merged.tilesPath, store.tilesPath(id), services.log);
     const now = new Date().toISOString();
     const entry: TraceEntry = {
       id,

@@ -3,6 +3,7 @@ import { CodecError, TraceDecoder } from '@streamscope/trace';
 import { ApiError } from '../../http/api-error.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
 import { forEachBatchRun } from '../batch-file.ts';
+import { pyramidAtImport } from '../tile-pyramid.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 
 /**
@@ -33,7 +34,10 @@ export async function containerTask(
       throw new CodecError('no end batch: the file is truncated', 0);
     }
     const trace = decoder.trace;
-    const result = importedTraceOf(trace, trace.meta.warnings ?? []);
+    const result = {
+      ...importedTraceOf(trace, trace.meta.warnings ?? []),
+      ...pyramidAtImport(trace, filePath, ctx.signal),
+    };
     return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
   } catch (error) {
     if (error instanceof CodecError) {

@@ -5,6 +5,7 @@ import { openRandomAccess } from '../../imports/file-random-access.ts';
 import { isSqlite } from '../../imports/inflate-sqlite.ts';
 import { uploadLimitHint } from '../../imports/import-failures.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
+import { pyramidAtImport } from '../tile-pyramid.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 
 /**
@@ -29,8 +30,12 @@ export async function importTask(
       onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
     }).finally(() => file?.close());
-    // The trace as stored (an ImportedTrace), its bytes transferred, not copied.
-    const result = importedTraceOf(trace, warnings);
+    // The trace as stored (an ImportedTrace), its bytes transferred, not copied; a big one's
+    // pyramid made here, from the trace in memory, beside the received file.
+    const result = {
+      ...importedTraceOf(trace, warnings),
+      ...pyramidAtImport(trace, filePath, ctx.signal),
+    };
     return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
   } catch (error) {
     if (error instanceof ImportLimitError) {

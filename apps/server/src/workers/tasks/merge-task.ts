@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { ImportError, mergeRanks } from '@streamscope/importers';
 import { ApiError } from '../../http/api-error.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
 import { loadTraceFile } from '../load-trace-file.ts';
+import { pyramidAtImport } from '../tile-pyramid.ts';
 import type { TraceFileRef } from '../protocol.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 
@@ -27,6 +30,15 @@ export async function mergeTask(
     }
     throw error;
   }
-  const result = importedTraceOf(merged.trace, merged.warnings);
+  // A big merge's pyramid goes beside the inputs, under a name no trace has (startup removes it
+  // if the route never moves it beside the merged trace).
+  const beside = path.join(
+    path.dirname(inputs[0]!.trace.path),
+    `merge-${randomBytes(6).toString('hex')}`,
+  );
+  const result = {
+    ...importedTraceOf(merged.trace, merged.warnings),
+    ...pyramidAtImport(merged.trace, beside, ctx.signal),
+  };
   return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
 }

@@ -1,5 +1,6 @@
 import { saveTrace } from '@streamscope/trace';
 import { ApiError } from '../../http/api-error.ts';
+import { tilesBeside, windowFromTiles } from '../../storage/tile-window.ts';
 import type { TraceWindow } from '../../storage/trace-window.ts';
 import { windowOf } from '../../storage/trace-window.ts';
 import { loadTraceFile } from '../load-trace-file.ts';
@@ -21,13 +22,19 @@ export async function windowTask(
 
 /**
  * The window (or the whole trace) of a trace file as codec bytes, on the calling thread: a
- * worker's, or the server's own where it was built without worker threads.
+ * worker's, or the server's own where it was built without worker threads. A window of a stored
+ * trace with a tiles file beside it (a big trace, whose view zooms in from tiles) is read from
+ * that file's rows, at the cost of the window's ops; otherwise the trace is decoded whole.
  */
 export async function cutTraceFile(
   ref: TraceFileRef,
   window: TraceWindow | undefined,
   signal?: AbortSignal,
 ): Promise<Uint8Array> {
+  const tilesPath = window === undefined || ref.partial ? undefined : await tilesBeside(ref.path);
+  if (window !== undefined && tilesPath !== undefined) {
+    return windowFromTiles(tilesPath, window);
+  }
   const trace = await loadTraceFile(ref, signal);
   if (window === undefined) {
     return saveTrace(trace);
