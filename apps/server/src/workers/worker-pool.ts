@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../http/api-error.ts';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
 import { fromWorkerError } from './protocol.ts';
+import { threadScript } from './thread-script.ts';
 
 export interface WorkerPoolOptions {
   /** Worker threads at most; os.availableParallelism() by default (at least 1). */
@@ -51,10 +52,8 @@ interface Slot {
   abortTimer?: NodeJS.Timeout;
 }
 
-// The worker entry is TypeScript: a plain module registers tsx's loader in the thread first
-// (a worker thread does not get the loader the server was started with), then imports it.
-const bootstrapUrl = new URL('./worker-bootstrap.mjs', import.meta.url);
-const entryUrl = new URL('./worker-main.ts', import.meta.url).href;
+// The worker entry: worker-main.ts through tsx's bootstrap, or worker-main.mjs in a bundle.
+const workerScript = threadScript('worker-main', import.meta.url);
 
 /**
  * A few worker threads for the work that would block the event loop: expanding workloads,
@@ -156,8 +155,8 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(bootstrapUrl, {
-      workerData: { entry: entryUrl, niceness: this.niceness },
+    const worker = new Worker(workerScript.url, {
+      workerData: { entry: workerScript.entry, niceness: this.niceness },
     });
     const slot: Slot = { worker };
     this.slots.add(slot);
