@@ -58,8 +58,19 @@ export type FromWorker =
   /** The export has its trace loaded and starts sending chunks. */
   | { readonly type: 'started'; readonly taskId: number }
   | { readonly type: 'chunk'; readonly taskId: number; readonly bytes: Uint8Array }
-  | { readonly type: 'done'; readonly taskId: number; readonly result: unknown }
-  | { readonly type: 'failed'; readonly taskId: number; readonly error: WorkerError };
+  | {
+      readonly type: 'done';
+      readonly taskId: number;
+      readonly result: unknown;
+      /** The worker's memory once its task ended (heapBytes): the pool retires a grown worker. */
+      readonly heapBytes: number;
+    }
+  | {
+      readonly type: 'failed';
+      readonly taskId: number;
+      readonly error: WorkerError;
+      readonly heapBytes: number;
+    };
 
 /** An error as it crosses from a worker: an ApiError keeps its status, code and path. */
 export interface WorkerError {

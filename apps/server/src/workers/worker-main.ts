@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
 import { exportCredits, toWorkerError } from './protocol.ts';
@@ -93,12 +94,21 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
   };
   try {
     const { result, transfer } = await run(task, ctx);
-    send({ type: 'done', taskId, result }, transfer);
+    send({ type: 'done', taskId, result, heapBytes: heapBytes() }, transfer);
   } catch (error) {
-    send({ type: 'failed', taskId, error: toWorkerError(error) });
+    send({ type: 'failed', taskId, error: toWorkerError(error), heapBytes: heapBytes() });
   } finally {
     running.delete(taskId);
   }
+}
+
+/**
+ * What this thread's isolate holds now: its V8 heap as committed (V8 keeps the pages a big task
+ * grew, and gives few back while idle) plus the ArrayBuffers and other memory outside it.
+ */
+function heapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory + heap.malloced_memory;
 }
 
 // Loaded while the thread is idle, so a task finds its modules ready (a failure surfaces when
