@@ -1,5 +1,6 @@
 import { ApiError } from '../http/api-error.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
+import type { NameQuery } from './name-match.ts';
 
 // What the server's event loop and its worker threads say to each other. Workers are given
 // paths and ids and read the stored trace themselves: a trace never crosses postMessage, only
@@ -24,6 +25,8 @@ export type WorkerTask =
   | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
   | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
   | { readonly kind: 'build-tiles'; readonly trace: TraceFileRef; readonly outPath: string }
+  /** The name ids of a `.tiles` file that a search matches. */
+  | { readonly kind: 'match-names'; readonly tilesPath: string; readonly query: NameQuery }
   | {
       readonly kind: 'import';
       readonly filePath: string;

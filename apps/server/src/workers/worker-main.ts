@@ -121,6 +121,7 @@ void Promise.allSettled([
   import('./tasks/container-task.ts'),
   import('./tasks/window-task.ts'),
   import('./tasks/tile-task.ts'),
+  import('./tasks/match-names-task.ts'),
 ]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
@@ -131,6 +132,11 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       return (await import('./tasks/analyze-task.ts')).analyzeTask(task.trace, task.window, ctx);
     case 'export-chrome':
       return (await import('./tasks/export-task.ts')).exportTask(task.trace, ctx);
+    case 'match-names':
+      return (await import('./tasks/match-names-task.ts')).matchNamesTask(
+        task.tilesPath,
+        task.query,
+      );
     case 'build-tiles':
       return (await import('./tasks/tile-task.ts')).tileTask(task.trace, task.outPath, ctx);
     case 'import':

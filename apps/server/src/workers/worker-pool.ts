@@ -35,6 +35,11 @@ export interface WorkerPoolOptions {
 
 export interface TaskHandlers {
   readonly signal?: AbortSignal;
+  /**
+   * How long the task may run once a worker has it (waiting for one does not count); past it,
+   * it is aborted as with `signal`, with an error named 'TimeoutError'.
+   */
+  readonly runLimitMs?: number;
   /** Everything the task's worker says before it ends (progress, stages, export chunks). */
   readonly onMessage?: (
     message: FromWorker,
@@ -50,6 +55,7 @@ interface Job {
   readonly reject: (error: unknown) => void;
   settled: boolean;
   dropAbort?: () => void;
+  limitTimer?: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -211,6 +217,14 @@ export class WorkerPool {
     clearTimeout(slot.idleTimer);
     slot.job = job;
     slot.worker.ref();
+    const limitMs = job.handlers.runLimitMs;
+    if (limitMs !== undefined) {
+      job.limitTimer = setTimeout(() => {
+        const error = new Error(`the task ran past its limit of ${limitMs} ms`);
+        error.name = 'TimeoutError';
+        this.abort(job, error);
+      }, limitMs);
+    }
     this.post(slot, { type: 'run', taskId: job.taskId, task: job.task });
   }
 
@@ -276,6 +290,7 @@ export class WorkerPool {
   private settle(job: Job, how: () => void): void {
     if (!job.settled) {
       job.settled = true;
+      clearTimeout(job.limitTimer);
       job.dropAbort?.();
       how();
     }
