@@ -86,6 +86,9 @@ export class MetadataDb {
       const store = new MetadataDb(thread, filePath, answer.entries);
       thread.on('message', (message: FromMetadata) => store.onMessage(message));
       thread.on('exit', (code) => store.onExit(code));
+      // A thread that fails exits next: its waiting writes are failed there, not here. Without
+      // a listener, its error would end the server.
+      thread.on('error', () => undefined);
       // Idle, the thread never keeps the process alive; while a write waits on it, it does.
       thread.unref();
       return warning === undefined ? { db: store } : { db: store, warning };
