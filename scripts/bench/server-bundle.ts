@@ -24,7 +24,7 @@ const { nodeBundleOptions } = (await import(
 const entries = [
   path.join(serverRoot, 'src', 'cli', 'main.ts'),
   path.join(serverRoot, 'src', 'workers', 'worker-main.ts'),
-  path.join(serverRoot, 'src', 'storage', 'metadata-worker.ts'),
+  path.join(serverRoot, 'src', 'storage', 'metadata-worker.mjs'),
   path.join(root, 'scripts', 'bench', 'server-health-probe.ts'),
   path.join(root, 'scripts', 'bench', 'server-bench-bundled.ts'),
 ];
@@ -33,7 +33,7 @@ for (const entry of entries) {
   await build({
     ...nodeBundleOptions,
     entryPoints: [entry],
-    outfile: path.join(outDir, `${path.basename(entry, '.ts')}.mjs`),
+    outfile: path.join(outDir, `${path.basename(entry).replace(/\.m?[jt]s$/, '')}.mjs`),
   });
 }
 const wasm = createRequire(path.join(serverRoot, 'package.json')).resolve(

@@ -1,12 +1,22 @@
 import { existsSync } from 'node:fs';
 import { readFile, rename } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { TraceEntry } from '../api-types.ts';
-import { threadScript } from '../workers/thread-script.ts';
+import { besideBundle } from '../workers/thread-script.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import type { FromMetadata, ToMetadata } from './metadata-protocol.ts';
 import type { EntryPatch } from './metadata-rows.ts';
-import { newestFirst, patched, storedEntry } from './metadata-rows.ts';
+import {
+  addedColumns,
+  newestFirst,
+  patched,
+  rowToEntry,
+  schema,
+  selectAll,
+  storedEntry,
+  upsertOf,
+} from './metadata-rows.ts';
 
 export type { EntryPatch } from './metadata-rows.ts';
 
@@ -15,10 +25,23 @@ export interface StoredTrace {
   readonly entry: TraceEntry;
 }
 
-const metadataScript = threadScript('metadata-worker', import.meta.url);
+// A plain module, beside this one or beside the bundle: the thread needs no TypeScript loader.
+const metadataScript = new URL('./metadata-worker.mjs', import.meta.url);
 
 /**
- * Trace metadata: SQLite (sql.js) in its own thread, written to `streamscope.db` by temp file +
+ * sql.js's WebAssembly file: the one given, the one shipped beside a bundle, or the one inside
+ * the sql.js package (resolved, never a fixed path).
+ */
+function sqlWasm(given: string | undefined): string {
+  return (
+    given ??
+    besideBundle('sql-wasm.wasm') ??
+    createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')
+  );
+}
+
+/**
+ * Trace metadata: SQLite (sql.js) in its own thread (metadata-worker.mjs), written to `streamscope.db` by temp file +
  * rename, so the file on disk is always a whole database.
  *
  * The event loop keeps the entries in a map (reads are lookups) and sends each change to the
@@ -50,9 +73,7 @@ export class MetadataDb {
     filePath: string,
     sqlWasmPath?: string,
   ): Promise<{ db: MetadataDb; warning?: string }> {
-    const thread = new Worker(metadataScript.url, {
-      workerData: { entry: metadataScript.entry },
-    });
+    const thread = new Worker(metadataScript);
     const next = (): Promise<FromMetadata> =>
       new Promise((resolve, reject) => {
         const onExit = (code: number): void =>
@@ -65,17 +86,23 @@ export class MetadataDb {
           resolve(message);
         });
       });
-    const wasm = sqlWasmPath === undefined ? {} : { sqlWasmPath };
+    const opening = {
+      type: 'open',
+      sqlWasmPath: sqlWasm(sqlWasmPath),
+      setup: [schema],
+      addedColumns,
+      select: selectAll,
+    } as const;
     try {
       let warning: string | undefined;
       const bytes = existsSync(filePath) ? new Uint8Array(await readFile(filePath)) : undefined;
-      post(thread, { type: 'open', ...wasm, ...(bytes === undefined ? {} : { bytes }) });
+      post(thread, bytes === undefined ? opening : { ...opening, bytes });
       let answer = await next();
       if (answer.type === 'open-failed' && bytes !== undefined) {
         const aside = `${filePath}.corrupt-${Date.now()}`;
         await rename(filePath, aside);
         warning = `metadata database was unreadable (${answer.message}); moved to ${aside} and rebuilt from the trace files`;
-        post(thread, { type: 'open', ...wasm });
+        post(thread, opening);
         answer = await next();
       }
       if (answer.type !== 'opened') {
@@ -83,7 +110,7 @@ export class MetadataDb {
           `the metadata database could not be opened: ${answer.type === 'open-failed' ? answer.message : answer.type}`,
         );
       }
-      const store = new MetadataDb(thread, filePath, answer.entries);
+      const store = new MetadataDb(thread, filePath, answer.rows.map(rowToEntry));
       thread.on('message', (message: FromMetadata) => store.onMessage(message));
       thread.on('exit', (code) => store.onExit(code));
       // A thread that fails exits next: its waiting writes are failed there, not here. Without
@@ -101,7 +128,7 @@ export class MetadataDb {
   insert(entry: TraceEntry): void {
     const stored = storedEntry(entry);
     this.entries.set(stored.id, stored);
-    this.send({ type: 'put', entry: stored });
+    this.send({ type: 'run', ...upsertOf(stored) });
   }
 
   update(id: string, patch: EntryPatch): void {
@@ -111,12 +138,12 @@ export class MetadataDb {
     }
     const next = patched(entry, patch);
     this.entries.set(id, next);
-    this.send({ type: 'put', entry: next });
+    this.send({ type: 'run', ...upsertOf(next) });
   }
 
   delete(id: string): void {
     this.entries.delete(id);
-    this.send({ type: 'delete', id });
+    this.send({ type: 'run', sql: 'DELETE FROM traces WHERE id = ?', values: [id] });
   }
 
   get(id: string): StoredTrace | undefined {

@@ -1,4 +1,4 @@
-import type { Database, SqlValue } from 'sql.js';
+import type { SqlValue } from 'sql.js';
 import type { TraceEntry, TraceStatus } from '../api-types.ts';
 
 // The metadata's one table: its schema, and a trace entry as a row and back. Shared by the event
@@ -93,21 +93,14 @@ export function upsertOf(entry: TraceEntry): { sql: string; values: SqlValue[] }
   };
 }
 
-/** Every row of the table as entries (once, when the database is opened). */
-export function allEntries(db: Database): TraceEntry[] {
-  const statement = db.prepare('SELECT * FROM traces');
-  try {
-    const entries: TraceEntry[] = [];
-    while (statement.step()) {
-      entries.push(rowToEntry(statement.getAsObject()));
-    }
-    return entries;
-  } finally {
-    statement.free();
-  }
-}
+/** The rows' query when the database is opened (rowToEntry reads each). */
+export const selectAll = 'SELECT * FROM traces';
 
-function rowToEntry(row: Record<string, SqlValue>): TraceEntry {
+/** Columns added since the first schema, which an older database gains (empty) when opened. */
+export const addedColumns = [{ table: 'traces', column: 'content_sha256', type: 'TEXT' }] as const;
+
+/** A row as an entry. */
+export function rowToEntry(row: Record<string, SqlValue>): TraceEntry {
   const text = (key: string): string | undefined => {
     const value = row[key];
     return typeof value === 'string' ? value : undefined;
@@ -136,14 +129,6 @@ function rowToEntry(row: Record<string, SqlValue>): TraceEntry {
     contentSha256: text('content_sha256'),
     warnings: warnings === undefined ? undefined : (JSON.parse(warnings) as string[]),
   });
-}
-
-/** A database written before a column existed gets it (empty for the rows it has). */
-export function addMissingColumns(db: Database): void {
-  const columns = db.exec('PRAGMA table_info(traces)')[0]?.values.map((row) => row[1]) ?? [];
-  if (!columns.includes('content_sha256')) {
-    db.exec('ALTER TABLE traces ADD COLUMN content_sha256 TEXT');
-  }
 }
 
 /** Newest first, as `ORDER BY created_at DESC, id DESC` orders them (byte order of the text). */
