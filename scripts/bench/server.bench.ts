@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { saveTrace, syntheticTrace } from '@streamscope/trace';
-import { root, serve, stop, tsx } from './bench-server.ts';
+import { nodeScript, root, serve, stop } from './bench-server.ts';
 import type { Report } from './report.ts';
 
 // The server under hostile load, as `pnpm streamscope serve` runs it (tsx, worker threads), on
@@ -157,7 +157,7 @@ async function warmUp(base: string): Promise<void> {
 }
 
 async function probeWhile(base: string, work: () => Promise<void>): Promise<ProbeFigures> {
-  const probe = tsx(probeScript, [`${base}/api/health`]);
+  const probe = nodeScript(probeScript, [`${base}/api/health`]);
   const lines = createInterface({ input: probe.stdout });
   const figures = new Promise<string>((resolve) => lines.once('line', resolve));
   try {

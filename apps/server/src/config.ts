@@ -27,6 +27,8 @@ export interface ServerLimits {
   readonly maxSubscriptionsPerSocket: number;
   /** One client message on the live channel. */
   readonly liveMessageBytes: number;
+  /** How long a name search of a tiled trace may run on its worker (a regex that backtracks badly is ended). */
+  readonly searchMs: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -39,6 +41,7 @@ export const defaultLimits: ServerLimits = {
   liveHighWaterBytes: 1 << 20,
   maxSubscriptionsPerSocket: 16,
   liveMessageBytes: 16 * 1024,
+  searchMs: 5_000,
 };
 
 /** Tuning of the live channel and the run loop (tests and benchmarks shorten these). */

@@ -6,6 +6,7 @@ import type { BackendSet, RunManager } from '../runs/run-manager.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
+import type { NameQuery } from '../workers/name-match.ts';
 import type { TimeWindowNs, TraceFileRef } from '../workers/protocol.ts';
 import type { ChromeExport } from '../workers/server-workers.ts';
 import type { SecurityPolicy } from './security.ts';
@@ -45,6 +46,15 @@ export interface TraceTools {
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
   /** Writes the level-of-detail file of a stored trace to `outPath` (whole or not at all). */
   readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
+  /**
+   * The name ids of a `.tiles` file that a search matches (a user's regular expression among
+   * them), off the event loop; past `limitMs` of matching it rejects with a 'TimeoutError'.
+   */
+  readonly matchNames?: (
+    tilesPath: string,
+    query: NameQuery,
+    limitMs: number,
+  ) => Promise<Uint32Array>;
   /**
    * A window of the trace as codec bytes (GET /api/traces/:id/data with fromNs/toNs/tracks), or
    * the whole trace without one (a live run's snapshot); throws ApiError 400 naming `tracks`

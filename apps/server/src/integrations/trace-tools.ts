@@ -17,6 +17,7 @@ export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools
     mergeRanks: (inputs, title) => workers.mergeRanks(inputs, title),
     buildTiles: (trace, outPath) => workers.buildTiles(trace, outPath),
     query: (trace, query) => workers.query(trace, query),
+    matchNames: (tilesPath, query, limitMs) => workers.matchNames(tilesPath, query, limitMs),
   };
 }
 

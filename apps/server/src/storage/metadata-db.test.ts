@@ -1,9 +1,32 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TraceEntry } from '../api-types.ts';
 import { MetadataDb } from './metadata-db.ts';
+
+/** sql.js databases made, and exported, on this thread (the event loop's). */
+const onLoop = vi.hoisted(() => ({ databases: 0, exports: 0 }));
+
+vi.mock('sql.js', async (importOriginal) => {
+  const real = (await importOriginal<{ default: typeof initSqlJs }>()).default;
+  const counted = async (config?: Parameters<typeof initSqlJs>[0]) => {
+    const SQL = await real(config);
+    class Counted extends SQL.Database {
+      constructor(...args: ConstructorParameters<typeof SQL.Database>) {
+        super(...args);
+        onLoop.databases++;
+      }
+      override export(): Uint8Array {
+        onLoop.exports++;
+        return super.export();
+      }
+    }
+    return { ...SQL, Database: Counted };
+  };
+  return { default: counted };
+});
 
 let dir = '';
 
@@ -48,5 +71,75 @@ describe('a metadata database from before content hashes', () => {
     expect(db.get('old1')?.entry.title).toBe('before');
     expect(db.get('new1')?.entry.contentSha256).toBe(hash);
     await db.flush();
+  });
+});
+
+function entry(i: number): TraceEntry {
+  return {
+    id: `t${String(i).padStart(5, '0')}`,
+    source: 'import',
+    title: `trace ${i}`,
+    status: 'imported',
+    createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    opCount: i,
+    spanNs: i * 10,
+    format: 'nsys-json',
+    fileName: `t${i}.json`,
+  };
+}
+
+describe('metadata changes on the event loop', () => {
+  it('never make or export a SQLite database on the loop, and still reach the file', async () => {
+    const filePath = path.join(dir, 'streamscope.db');
+    const { db } = await MetadataDb.open(filePath);
+    for (let i = 0; i < 300; i++) {
+      db.insert(entry(i));
+    }
+    await db.flush();
+    onLoop.databases = 0;
+    onLoop.exports = 0;
+    db.insert(entry(300));
+    db.update('t00007', { status: 'failed', reason: 'gone', fileName: undefined });
+    db.delete('t00008');
+    // Reads answer from the loop's own copy at once, before anything is written.
+    expect(db.get('t00300')?.entry.opCount).toBe(300);
+    expect(db.get('t00007')?.entry).toMatchObject({ status: 'failed', reason: 'gone' });
+    expect(db.get('t00007')?.entry.fileName).toBeUndefined();
+    expect(db.get('t00008')).toBeUndefined();
+    expect(db.list()[0]?.entry.id).toBe('t00300');
+    await db.close();
+    // The whole O(database) job (sql.js insert, export) ran in the metadata thread.
+    expect(onLoop).toEqual({ databases: 0, exports: 0 });
+
+    const { db: reopened } = await MetadataDb.open(filePath);
+    const ids = reopened.list().map((row) => row.entry.id);
+    expect(ids).toHaveLength(300);
+    expect(ids[0]).toBe('t00300');
+    expect(ids).not.toContain('t00008');
+    expect(reopened.get('t00007')?.entry).toEqual({
+      ...entry(7),
+      status: 'failed',
+      reason: 'gone',
+      fileName: undefined,
+    });
+    await reopened.close();
+  });
+
+  it('keeps every change made while a write is on its way', async () => {
+    const filePath = path.join(dir, 'streamscope.db');
+    const { db } = await MetadataDb.open(filePath);
+    db.insert(entry(0));
+    // 200 changes while the first write is under way: none is lost between writes.
+    const written: Promise<void>[] = [];
+    for (let i = 1; i <= 200; i++) {
+      db.insert(entry(i));
+      written.push(db.flush());
+    }
+    await Promise.all(written);
+    await db.close();
+    const SQL = await initSqlJs();
+    const check = new SQL.Database(await readFile(filePath));
+    expect(check.exec('SELECT count(*) FROM traces')[0]?.values[0]?.[0]).toBe(201);
+    check.close();
   });
 });

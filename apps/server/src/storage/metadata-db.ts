@@ -1,196 +1,170 @@
 import { existsSync } from 'node:fs';
 import { readFile, rename } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { BindParams, Database, SqlJsStatic, SqlValue } from 'sql.js';
-import initSqlJs from 'sql.js';
-import type { TraceEntry, TraceStatus } from '../api-types.ts';
+import { Worker } from 'node:worker_threads';
+import type { TraceEntry } from '../api-types.ts';
+import { besideBundle } from '../workers/thread-script.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import type { FromMetadata, ToMetadata } from './metadata-protocol.ts';
+import type { EntryPatch } from './metadata-rows.ts';
+import {
+  addedColumns,
+  newestFirst,
+  patched,
+  rowToEntry,
+  schema,
+  selectAll,
+  storedEntry,
+  upsertOf,
+} from './metadata-rows.ts';
 
-const sqlModules = new Map<string, Promise<SqlJsStatic>>();
-
-/**
- * sql.js with its WebAssembly file: by default the one inside the sql.js package (resolved, never
- * a fixed path); a bundled server passes the file it ships beside itself.
- */
-function loadSql(wasmPath?: string): Promise<SqlJsStatic> {
-  const path = wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
-  let module = sqlModules.get(path);
-  if (module === undefined) {
-    module = initSqlJs({ locateFile: () => path });
-    sqlModules.set(path, module);
-  }
-  return module;
-}
-
-const schema = `
-CREATE TABLE IF NOT EXISTS traces (
-  id TEXT PRIMARY KEY,
-  source TEXT NOT NULL,
-  title TEXT NOT NULL,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  finished_at TEXT,
-  op_count INTEGER NOT NULL DEFAULT 0,
-  span_ns REAL NOT NULL DEFAULT 0,
-  format TEXT NOT NULL,
-  backend TEXT,
-  target TEXT,
-  reason TEXT,
-  preset TEXT,
-  file_name TEXT,
-  file_bytes INTEGER,
-  warnings TEXT,
-  content_sha256 TEXT
-);
-CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at);
-`;
+export type { EntryPatch } from './metadata-rows.ts';
 
 /** A stored row. */
 export interface StoredTrace {
   readonly entry: TraceEntry;
 }
 
-type Column = keyof typeof columnOf;
-const columnOf = {
-  source: 'source',
-  title: 'title',
-  status: 'status',
-  createdAt: 'created_at',
-  finishedAt: 'finished_at',
-  opCount: 'op_count',
-  spanNs: 'span_ns',
-  format: 'format',
-  backend: 'backend',
-  target: 'target',
-  reason: 'reason',
-  preset: 'preset',
-  fileName: 'file_name',
-  fileBytes: 'file_bytes',
-  contentSha256: 'content_sha256',
-} as const;
-
-export type EntryPatch = Partial<Omit<TraceEntry, 'id' | 'position'>>;
+// A plain module, beside this one or beside the bundle: the thread needs no TypeScript loader.
+const metadataScript = new URL('./metadata-worker.mjs', import.meta.url);
 
 /**
- * Trace metadata in SQLite (sql.js, in memory), written to `streamscope.db` after each change by
- * temp file + rename, so the file on disk is always a whole database.
+ * sql.js's WebAssembly file: the one given, the one shipped beside a bundle, or the one inside
+ * the sql.js package (resolved, never a fixed path).
+ */
+function sqlWasm(given: string | undefined): string {
+  return (
+    given ??
+    besideBundle('sql-wasm.wasm') ??
+    createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')
+  );
+}
+
+/**
+ * Trace metadata: SQLite (sql.js) in its own thread (metadata-worker.mjs), written to `streamscope.db` by temp file +
+ * rename, so the file on disk is always a whole database.
+ *
+ * The event loop keeps the entries in a map (reads are lookups) and sends each change to the
+ * metadata thread, one entry's worth of work. Changes that come while a write is on its way are
+ * coalesced into the next one; the thread exports the database and the loop writes the bytes
+ * with asynchronous I/O. So a change costs the loop O(entry) whatever the database's size.
  */
 export class MetadataDb {
+  private readonly entries = new Map<string, TraceEntry>();
   private writing: Promise<void> = Promise.resolve();
   private dirty = false;
   private closed = false;
+  private exitCode: number | undefined;
+  private nextRequestId = 1;
+  private readonly replies = new Map<number, (message: FromMetadata) => void>();
 
   private constructor(
-    private readonly db: Database,
+    private readonly thread: Worker,
     private readonly filePath: string,
-  ) {}
+    entries: readonly TraceEntry[],
+  ) {
+    for (const entry of entries) {
+      this.entries.set(entry.id, entry);
+    }
+  }
 
   /** Opens the database file, or starts a new one; a corrupt file is set aside, not lost. */
   static async open(
     filePath: string,
     sqlWasmPath?: string,
   ): Promise<{ db: MetadataDb; warning?: string }> {
-    const SQL = await loadSql(sqlWasmPath);
-    let warning: string | undefined;
-    let db: Database;
-    if (existsSync(filePath)) {
-      try {
-        db = new SQL.Database(await readFile(filePath));
-        db.exec('SELECT count(*) FROM sqlite_master');
-      } catch (error) {
+    const thread = new Worker(metadataScript);
+    const next = (): Promise<FromMetadata> =>
+      new Promise((resolve, reject) => {
+        const onExit = (code: number): void =>
+          reject(new Error(`the metadata thread stopped (exit code ${code})`));
+        thread.once('error', reject);
+        thread.once('exit', onExit);
+        thread.once('message', (message: FromMetadata) => {
+          thread.off('error', reject);
+          thread.off('exit', onExit);
+          resolve(message);
+        });
+      });
+    const opening = {
+      type: 'open',
+      sqlWasmPath: sqlWasm(sqlWasmPath),
+      setup: [schema],
+      addedColumns,
+      select: selectAll,
+    } as const;
+    try {
+      let warning: string | undefined;
+      const bytes = existsSync(filePath) ? new Uint8Array(await readFile(filePath)) : undefined;
+      post(thread, bytes === undefined ? opening : { ...opening, bytes });
+      let answer = await next();
+      if (answer.type === 'open-failed' && bytes !== undefined) {
         const aside = `${filePath}.corrupt-${Date.now()}`;
         await rename(filePath, aside);
-        warning = `metadata database was unreadable (${(error as Error).message}); moved to ${aside} and rebuilt from the trace files`;
-        db = new SQL.Database();
+        warning = `metadata database was unreadable (${answer.message}); moved to ${aside} and rebuilt from the trace files`;
+        post(thread, opening);
+        answer = await next();
       }
-    } else {
-      db = new SQL.Database();
+      if (answer.type !== 'opened') {
+        throw new Error(
+          `the metadata database could not be opened: ${answer.type === 'open-failed' ? answer.message : answer.type}`,
+        );
+      }
+      const store = new MetadataDb(thread, filePath, answer.rows.map(rowToEntry));
+      thread.on('message', (message: FromMetadata) => store.onMessage(message));
+      thread.on('exit', (code) => store.onExit(code));
+      // A thread that fails exits next: its waiting writes are failed there, not here. Without
+      // a listener, its error would end the server.
+      thread.on('error', () => undefined);
+      // Idle, the thread never keeps the process alive; while a write waits on it, it does.
+      thread.unref();
+      return warning === undefined ? { db: store } : { db: store, warning };
+    } catch (error) {
+      await thread.terminate();
+      throw error;
     }
-    db.exec(schema);
-    addMissingColumns(db);
-    const store = new MetadataDb(db, filePath);
-    return warning === undefined ? { db: store } : { db: store, warning };
   }
 
   insert(entry: TraceEntry): void {
-    this.db.run(
-      `INSERT INTO traces (id, source, title, status, created_at, finished_at, op_count, span_ns, format,
-        backend, target, reason, preset, file_name, file_bytes, warnings, content_sha256)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        entry.id,
-        entry.source,
-        entry.title,
-        entry.status,
-        entry.createdAt,
-        entry.finishedAt ?? null,
-        entry.opCount,
-        entry.spanNs,
-        entry.format,
-        entry.backend ?? null,
-        entry.target ?? null,
-        entry.reason ?? null,
-        entry.preset ?? null,
-        entry.fileName ?? null,
-        entry.fileBytes ?? null,
-        entry.warnings === undefined ? null : JSON.stringify(entry.warnings),
-        entry.contentSha256 ?? null,
-      ],
-    );
-    this.schedulePersist();
+    const stored = storedEntry(entry);
+    this.entries.set(stored.id, stored);
+    this.send({ type: 'run', ...upsertOf(stored) });
   }
 
   update(id: string, patch: EntryPatch): void {
-    const sets: string[] = [];
-    const values: SqlValue[] = [];
-    for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
-      if (key === 'warnings') {
-        sets.push('warnings = ?');
-        values.push(value === undefined ? null : JSON.stringify(value));
-      } else if (key in columnOf) {
-        sets.push(`${columnOf[key as Column]} = ?`);
-        values.push(value === undefined ? null : (value as SqlValue));
-      }
-    }
-    if (sets.length === 0) {
+    const entry = this.entries.get(id);
+    if (entry === undefined) {
       return;
     }
-    this.db.run(`UPDATE traces SET ${sets.join(', ')} WHERE id = ?`, [...values, id]);
-    this.schedulePersist();
+    const next = patched(entry, patch);
+    this.entries.set(id, next);
+    this.send({ type: 'run', ...upsertOf(next) });
   }
 
   delete(id: string): void {
-    this.db.run('DELETE FROM traces WHERE id = ?', [id]);
-    this.schedulePersist();
+    this.entries.delete(id);
+    this.send({ type: 'run', sql: 'DELETE FROM traces WHERE id = ?', values: [id] });
   }
 
   get(id: string): StoredTrace | undefined {
-    return this.select('WHERE id = ?', [id])[0];
+    const entry = this.entries.get(id);
+    return entry === undefined ? undefined : { entry };
   }
 
   /** Every row, newest first. */
   list(): StoredTrace[] {
-    return this.select('ORDER BY created_at DESC, id DESC', []);
+    return [...this.entries.values()].sort(newestFirst).map((entry) => ({ entry }));
   }
 
-  private select(clause: string, params: BindParams): StoredTrace[] {
-    const statement = this.db.prepare(`SELECT * FROM traces ${clause}`);
-    try {
-      statement.bind(params);
-      const rows: StoredTrace[] = [];
-      while (statement.step()) {
-        rows.push(rowToStored(statement.getAsObject()));
-      }
-      return rows;
-    } finally {
-      statement.free();
-    }
-  }
-
-  private schedulePersist(): void {
+  private send(message: ToMetadata): void {
     if (this.closed) {
       return;
     }
+    post(this.thread, message);
+    this.schedulePersist();
+  }
+
+  private schedulePersist(): void {
     if (this.dirty) {
       return; // a write is already queued and will carry this change
     }
@@ -201,10 +175,49 @@ export class MetadataDb {
       .catch(() => undefined)
       .then(async () => {
         this.dirty = false;
-        await writeFileAtomic(this.filePath, this.db.export());
+        await writeFileAtomic(this.filePath, await this.exportBytes());
       });
     // Handled here, so a failed write that nobody flushes cannot end the process.
     void this.writing.catch(() => undefined);
+  }
+
+  /** The database file as the metadata thread has it now, every change sent so far included. */
+  private exportBytes(): Promise<Uint8Array> {
+    const requestId = this.nextRequestId++;
+    return new Promise((resolve, reject) => {
+      if (this.exitCode !== undefined) {
+        reject(new Error(`the metadata thread stopped (exit code ${this.exitCode})`));
+        return;
+      }
+      this.thread.ref();
+      this.replies.set(requestId, (message) => {
+        this.replies.delete(requestId);
+        if (this.replies.size === 0) {
+          this.thread.unref();
+        }
+        if (message.type !== 'exported') {
+          reject(new Error(`the metadata thread stopped before writing (${message.type})`));
+        } else if (message.bytes === undefined) {
+          reject(new Error(`the metadata database refused a change: ${message.error}`));
+        } else {
+          resolve(message.bytes);
+        }
+      });
+      post(this.thread, { type: 'export', requestId });
+    });
+  }
+
+  private onMessage(message: FromMetadata): void {
+    if (message.type === 'exported') {
+      this.replies.get(message.requestId)?.(message);
+    }
+  }
+
+  private onExit(code: number): void {
+    this.exitCode = code;
+    for (const reply of [...this.replies.values()]) {
+      reply({ type: 'open-failed', message: `exit code ${code}` });
+    }
   }
 
   /** Resolves when every change so far is on disk. */
@@ -222,54 +235,11 @@ export class MetadataDb {
       await this.flush();
     } finally {
       this.closed = true;
-      this.db.close();
+      await this.thread.terminate();
     }
   }
 }
 
-function rowToStored(row: Record<string, SqlValue>): StoredTrace {
-  const text = (key: string): string | undefined => {
-    const value = row[key];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const num = (key: string): number | undefined => {
-    const value = row[key];
-    return typeof value === 'number' ? value : undefined;
-  };
-  const warnings = text('warnings');
-  const entry: TraceEntry = {
-    id: text('id') ?? '',
-    source: text('source') === 'import' ? 'import' : 'run',
-    title: text('title') ?? '',
-    status: (text('status') ?? 'failed') as TraceStatus,
-    createdAt: text('created_at') ?? '',
-    opCount: num('op_count') ?? 0,
-    spanNs: num('span_ns') ?? 0,
-    format: text('format') ?? '',
-    ...optional('finishedAt', text('finished_at')),
-    ...optional('backend', text('backend') as TraceEntry['backend']),
-    ...optional('target', text('target')),
-    ...optional('reason', text('reason')),
-    ...optional('preset', text('preset')),
-    ...optional('fileName', text('file_name')),
-    ...optional('fileBytes', num('file_bytes')),
-    ...optional('contentSha256', text('content_sha256')),
-    ...optional(
-      'warnings',
-      warnings === undefined ? undefined : (JSON.parse(warnings) as string[]),
-    ),
-  };
-  return { entry };
-}
-
-/** A database written before a column existed gets it (empty for the rows it has). */
-function addMissingColumns(db: Database): void {
-  const columns = db.exec('PRAGMA table_info(traces)')[0]?.values.map((row) => row[1]) ?? [];
-  if (!columns.includes('content_sha256')) {
-    db.exec('ALTER TABLE traces ADD COLUMN content_sha256 TEXT');
-  }
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+function post(thread: Worker, message: ToMetadata): void {
+  thread.postMessage(message);
 }

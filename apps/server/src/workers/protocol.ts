@@ -1,6 +1,7 @@
 import { ApiError } from '../http/api-error.ts';
 import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
+import type { NameQuery } from './name-match.ts';
 
 // What the server's event loop and its worker threads say to each other. Workers are given
 // paths and ids and read the stored trace themselves: a trace never crosses postMessage, only
@@ -25,6 +26,8 @@ export type WorkerTask =
   | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
   | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
   | { readonly kind: 'build-tiles'; readonly trace: TraceFileRef; readonly outPath: string }
+  /** The name ids of a `.tiles` file that a search matches. */
+  | { readonly kind: 'match-names'; readonly tilesPath: string; readonly query: NameQuery }
   | {
       readonly kind: 'import';
       readonly filePath: string;
@@ -61,8 +64,19 @@ export type FromWorker =
   /** The export has its trace loaded and starts sending chunks. */
   | { readonly type: 'started'; readonly taskId: number }
   | { readonly type: 'chunk'; readonly taskId: number; readonly bytes: Uint8Array }
-  | { readonly type: 'done'; readonly taskId: number; readonly result: unknown }
-  | { readonly type: 'failed'; readonly taskId: number; readonly error: WorkerError };
+  | {
+      readonly type: 'done';
+      readonly taskId: number;
+      readonly result: unknown;
+      /** The worker's memory once its task ended (heapBytes): the pool retires a grown worker. */
+      readonly heapBytes: number;
+    }
+  | {
+      readonly type: 'failed';
+      readonly taskId: number;
+      readonly error: WorkerError;
+      readonly heapBytes: number;
+    };
 
 /** An error as it crosses from a worker: an ApiError keeps its status, code and path. */
 export interface WorkerError {

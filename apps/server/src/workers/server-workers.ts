@@ -4,6 +4,7 @@ import type { ContainerReader, ForeignImporter } from '../imports/import-service
 import type { ImportedTrace } from '../imports/imported-trace.ts';
 import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
+import type { NameQuery } from './name-match.ts';
 import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
 import type { WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
@@ -41,6 +42,17 @@ export class ServerWorkers {
   /** Builds a stored trace's level-of-detail file at `outPath` (tile-pyramid.ts). */
   async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
     await this.pool.run({ kind: 'build-tiles', trace, outPath });
+  }
+
+  /**
+   * The ids of a tiled trace's names that a search matches. One that runs past `limitMs` on its
+   * worker rejects with a 'TimeoutError', and the worker is ended if it does not stop.
+   */
+  async matchNames(tilesPath: string, query: NameQuery, limitMs: number): Promise<Uint32Array> {
+    return (await this.pool.run(
+      { kind: 'match-names', tilesPath, query },
+      { runLimitMs: limitMs },
+    )) as Uint32Array;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
 import { exportCredits, toWorkerError } from './protocol.ts';
@@ -93,12 +94,21 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
   };
   try {
     const { result, transfer } = await run(task, ctx);
-    send({ type: 'done', taskId, result }, transfer);
+    send({ type: 'done', taskId, result, heapBytes: heapBytes() }, transfer);
   } catch (error) {
-    send({ type: 'failed', taskId, error: toWorkerError(error) });
+    send({ type: 'failed', taskId, error: toWorkerError(error), heapBytes: heapBytes() });
   } finally {
     running.delete(taskId);
   }
+}
+
+/**
+ * What this thread's isolate holds now: its V8 heap as committed (V8 keeps the pages a big task
+ * grew, and gives few back while idle) plus the ArrayBuffers and other memory outside it.
+ */
+function heapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory + heap.malloced_memory;
 }
 
 // Loaded while the thread is idle, so a task finds its modules ready (a failure surfaces when
@@ -112,6 +122,7 @@ void Promise.allSettled([
   import('./tasks/window-task.ts'),
   import('./tasks/tile-task.ts'),
   import('./tasks/query-task.ts'),
+  import('./tasks/match-names-task.ts'),
 ]);
 
 async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
@@ -122,6 +133,11 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       return (await import('./tasks/analyze-task.ts')).analyzeTask(task.trace, task.window, ctx);
     case 'export-chrome':
       return (await import('./tasks/export-task.ts')).exportTask(task.trace, ctx);
+    case 'match-names':
+      return (await import('./tasks/match-names-task.ts')).matchNamesTask(
+        task.tilesPath,
+        task.query,
+      );
     case 'build-tiles':
       return (await import('./tasks/tile-task.ts')).tileTask(task.trace, task.outPath, ctx);
     case 'import':

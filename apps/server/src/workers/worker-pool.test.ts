@@ -96,7 +96,7 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     const w = workers({ size: 1, maxQueued: 1 });
     // An export nobody reads holds its worker: it waits for room to send more.
     const held = await w.exportChrome(stored());
-    expect(w.pool.stats()).toEqual({ workers: 1, busy: 1, queued: 0 });
+    expect(w.pool.stats()).toEqual({ workers: 1, busy: 1, queued: 0, retired: 0 });
     const waiting = w.validateWorkload(bigSpec(1000));
     expect(w.pool.stats().queued).toBe(1);
     const refused = await w.validateWorkload(bigSpec(1000)).catch((error: unknown) => error);
@@ -148,6 +148,19 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     await expect(slow).rejects.toMatchObject({ name: 'AbortError' });
     await vi.waitFor(() => expect(w.pool.stats().workers).toBe(0), { timeout: 60_000 });
     expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+  });
+
+  it('retires a worker that a task left big before answering, and keeps one that stayed small', async () => {
+    const w = workers({ size: 1, warmWorkers: 1 });
+    expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+    expect(w.pool.stats()).toMatchObject({ workers: 1, retired: 0 });
+    // Two million expanded ops leave the worker's heap at about 185 MiB (an idle one holds
+    // 34 MiB), above the 128 MiB limit: it is ended before the verdict comes back, and a fresh
+    // warm worker takes its place.
+    expect(await w.validateWorkload(bigSpec(2_000_000))).toEqual({ ok: true });
+    expect(w.pool.stats()).toMatchObject({ workers: 1, busy: 0, retired: 1 });
+    expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+    expect(w.pool.stats()).toMatchObject({ workers: 1, retired: 1 });
   });
 
   it('rejects with the precise error a task throws in its worker', async () => {

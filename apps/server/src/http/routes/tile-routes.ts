@@ -2,6 +2,8 @@ import type { Request, Router } from 'express';
 import { encodeTiles } from '@streamscope/trace';
 import { TilePyramids } from '../../storage/tile-pyramids.ts';
 import type { TileFile } from '../../storage/tile-file.ts';
+import type { NameQuery } from '../../workers/name-match.ts';
+import { nameTest } from '../../workers/name-match.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
@@ -43,6 +45,28 @@ export function tileRoutes(services: AppServices): Router {
       throw new ApiError(501, 'not-available', 'tiles are not available in this build');
     }
     return pyramids.get(id, storedTraceFile(store.tracePath(id), stored.entry.opCount).ref);
+  };
+
+  const matchNames = services.tools.matchNames;
+  /** The name ids a search matches, found in a worker; one that runs past its time is a 422. */
+  const matchingNames = async (id: string, query: NameQuery): Promise<number[]> => {
+    if (matchNames === undefined) {
+      throw new ApiError(501, 'not-available', 'search is not available in this build');
+    }
+    const limitMs = services.limits.searchMs;
+    try {
+      return Array.from(await matchNames(store.tilesPath(id), query, limitMs));
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'TimeoutError') {
+        throw new ApiError(
+          422,
+          'search-too-slow',
+          `the search ran past its ${limitMs} ms over the trace's names and was stopped; use a simpler pattern`,
+          'q',
+        );
+      }
+      throw error;
+    }
   };
 
   router.get('/traces/:id/tiles/meta', async (req, res) => {
@@ -91,7 +115,7 @@ export function tileRoutes(services: AppServices): Router {
     if (q.length > maxQueryChars) {
       throw badRequest(`q must be at most ${maxQueryChars} characters`, 'q');
     }
-    const test = nameTest(q, queryString(req, 'regex'));
+    const query = nameQuery(q, queryString(req, 'regex'));
     const fromNs = queryNumber(req, 'fromNs') ?? -Infinity;
     const direction = queryString(req, 'direction') ?? 'next';
     if (direction !== 'next' && direction !== 'previous') {
@@ -105,7 +129,7 @@ export function tileRoutes(services: AppServices): Router {
       );
     }
     const file = await tilesOf(id);
-    res.json(await file.search(file.matchingNames(test), fromNs, direction, limit));
+    res.json(await file.search(await matchingNames(id, query), fromNs, direction, limit));
   });
 
   router.get('/traces/:id/ops/:index', async (req, res) => {
@@ -133,21 +157,18 @@ function requiredNumber(req: Request, name: string): number {
   return value;
 }
 
-/** Case-insensitive: a substring, or with regex=1 a regular expression. */
-function nameTest(q: string, regex: string | undefined): (name: string) => boolean {
+/** Case-insensitive: a substring, or with regex=1 a regular expression (checked here). */
+function nameQuery(q: string, regex: string | undefined): NameQuery {
   if (regex === undefined || regex === '0') {
-    const needle = q.trim().toLowerCase();
-    return (name) => name.toLowerCase().includes(needle);
+    return { q, regex: false };
   }
   if (regex !== '1') {
     throw badRequest(`regex must be '0' or '1', got '${regex}'`, 'regex');
   }
-  let pattern: RegExp;
   try {
-    pattern = new RegExp(q, 'i');
+    nameTest({ q, regex: true });
   } catch (error) {
     throw badRequest(`q is not a valid regular expression: ${(error as Error).message}`, 'q');
   }
-  // Names are tested once each (not once per op), at most 512 characters of each.
-  return (name) => pattern.test(name.slice(0, 512));
+  return { q, regex: true };
 }
