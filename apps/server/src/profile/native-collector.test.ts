@@ -323,7 +323,9 @@ exit
         opKindName(ops.kind[to]!) === 'stream-wait'
       ) {
         recordToWait++;
-        if (ops.startNs[from]! - ops.startNs[to]! !== 480) misplaced++;
+        if (ops.startNs[from]! - ops.startNs[to]! !== 480) {
+          misplaced++;
+        }
       }
     }
     expect([recordToWait, misplaced]).toEqual([pairs, 0]);
