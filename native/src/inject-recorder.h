@@ -12,39 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bounded-map.h"
 #include "cupti-session.h"
 #include "inject-api-calls.h"
 #include "inject-tracks.h"
 #include "record-sink.h"
 
 namespace streamscope {
-
-/** A map that forgets its oldest keys past a capacity, so links never grow without bound. */
-template <typename V>
-class BoundedMap {
- public:
-  explicit BoundedMap(size_t capacity) : capacity_(capacity) {}
-  V* find(uint64_t key) {
-    auto it = map_.find(key);
-    return it == map_.end() ? nullptr : &it->second;
-  }
-  V& at(uint64_t key) {
-    auto it = map_.find(key);
-    if (it != map_.end()) return it->second;
-    if (order_.size() >= capacity_) {
-      map_.erase(order_.front());
-      order_.pop_front();
-    }
-    order_.push_back(key);
-    return map_[key];
-  }
-  void erase(uint64_t key) { map_.erase(key); }  // its order_ slot expires harmlessly
-
- private:
-  size_t capacity_;
-  std::unordered_map<uint64_t, V> map_;
-  std::deque<uint64_t> order_;
-};
 
 struct RecorderCounts {
   uint64_t cuptiDropped = 0;

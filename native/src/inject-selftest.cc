@@ -15,11 +15,15 @@
 //   fork-exit (a child forked now leaves through exit(): it must end with status 0, not abort)
 //   cb runtime|driver enter|exit CBID CORR (our API callback, as CUPTI calls it on this thread)
 //   cb-burst N CBID CORR (N driver calls through the callback, correlation ids from CORR up)
+//   event-pairs N CTX REC_STREAM WAIT_STREAM TID (N cudaEventRecord + cudaStreamWaitEvent pairs:
+//     API, sync and event records in CUPTI's order, 256 pairs a buffer, the event records a
+//     buffer late, a flush every buffer; sync ids and correlations from 1 up)
 // A SIGINT is caught and, at the end, reported on stdout as a program would see it.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -82,6 +86,68 @@ void callback(Script& s, CUpti_CallbackDomain domain, CUpti_ApiCallbackSite site
   data.correlationId = corr;
   data.correlationData = s.callData(domain, corr);
   apiCallCallback(nullptr, domain, cbid, &data);
+}
+
+// per_call's event case as CUPTI hands it over: each buffer holds a batch's API calls and stream
+// waits, and the previous batch's event records (GPU timestamps complete later). Records live in
+// one reused buffer, so 150k pairs take no more memory than 256.
+void eventPairs(uint64_t pairs, uint32_t context, uint32_t recordStream, uint32_t waitStream, uint32_t tid) {
+  constexpr uint64_t kBatch = 256;
+  constexpr uint32_t kRecordCbid = 135;  // cudaEventRecord_v3020
+  constexpr uint32_t kWaitCbid = 147;    // cudaStreamWaitEvent_v3020
+  std::vector<CUpti_ActivityAPI> apis;
+  std::vector<CUpti_ActivitySynchronization2> syncs;
+  std::vector<CUpti_ActivityCudaEvent2> events;
+  std::vector<CUpti_ActivityCudaEvent2> lateEvents;
+  std::vector<const CUpti_Activity*> buffer;
+  int64_t origin = collectorOriginNs();
+  for (uint64_t first = 0; first < pairs || !lateEvents.empty(); first += kBatch) {
+    apis.clear();
+    syncs.clear();
+    events.clear();
+    for (uint64_t i = first; i < std::min(pairs, first + kBatch); i++) {
+      auto t = static_cast<uint64_t>(origin) + 1000 + 40 * i;
+      auto record = static_cast<uint32_t>(2 * i + 1);
+      CUpti_ActivityAPI a{};
+      a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+      a.threadId = tid;
+      a.cbid = kRecordCbid;
+      a.correlationId = record;
+      a.start = t;
+      a.end = t + 10;
+      apis.push_back(a);
+      a.cbid = kWaitCbid;
+      a.correlationId = record + 1;
+      a.start = t + 20;
+      a.end = t + 30;
+      apis.push_back(a);
+      CUpti_ActivitySynchronization2 y{};
+      y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+      y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+      y.contextId = context;
+      y.streamId = waitStream;
+      y.cudaEventSyncId = i + 1;
+      y.correlationId = record + 1;
+      y.start = t + 20;
+      y.end = t + 30;
+      syncs.push_back(y);
+      CUpti_ActivityCudaEvent2 e{};
+      e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+      e.contextId = context;
+      e.streamId = recordStream;
+      e.cudaEventSyncId = i + 1;
+      e.correlationId = record;
+      e.deviceTimestamp = t + 500;
+      events.push_back(e);
+    }
+    buffer.clear();
+    for (const auto& a : apis) buffer.push_back(reinterpret_cast<const CUpti_Activity*>(&a));
+    for (const auto& y : syncs) buffer.push_back(reinterpret_cast<const CUpti_Activity*>(&y));
+    for (const auto& e : lateEvents) buffer.push_back(reinterpret_cast<const CUpti_Activity*>(&e));
+    if (!buffer.empty()) collectorRecorder()->onRecords(buffer);
+    collectorAfterFlush();
+    lateEvents.swap(events);
+  }
 }
 
 // DEV CTX STREAM CORR START END: where a kernel, copy or memset ran and when.
@@ -220,6 +286,15 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
       callback(s, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_API_ENTER, cbid, corr + i);
       callback(s, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_API_EXIT, cbid, corr + i);
     }
+  } else if (op == "event-pairs") {
+    uint64_t pairs = u();
+    auto context = static_cast<uint32_t>(u());
+    auto recordStream = static_cast<uint32_t>(u());
+    auto waitStream = static_cast<uint32_t>(u());
+    auto tid = static_cast<uint32_t>(u());
+    if (in.fail()) return "event-pairs takes N CTX REC_STREAM WAIT_STREAM TID";
+    s.deliver();
+    eventPairs(pairs, context, recordStream, waitStream, tid);
   } else if (op == "dropped") {
     collectorRecorder()->onCuptiDropped(u());
   } else if (op == "sleep") {

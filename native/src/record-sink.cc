@@ -218,7 +218,7 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
     apiCorrelation.swap(readyOpApiCorrelation_);
     for (size_t i = 0; i < ops.size(); i++) {
       if (apiCorrelation[i] != 0) {
-        apiOpIndex_[apiCorrelation[i]] = firstOp + static_cast<uint32_t>(i);
+        apiOpIndex_.at(apiCorrelation[i]) = firstOp + static_cast<uint32_t>(i);
       }
     }
     // Join GPU records to the op that issued them; keep the unknown ones for a later drain.
@@ -273,9 +273,8 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
       op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
       uint32_t index = firstOp + static_cast<uint32_t>(ops.size());
       ops.push_back(op);
-      auto api = apiOpIndex_.find(r.correlationId);
-      if (api != apiOpIndex_.end()) {
-        flows.push_back(CodecFlow{api->second, index, kFlowApiToGpu});
+      if (const uint32_t* api = apiOpIndex_.find(r.correlationId)) {
+        flows.push_back(CodecFlow{*api, index, kFlowApiToGpu});
       }
       waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info->second.event : -1, index, r.endNs);
     }

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bounded-map.h"
 #include "codec-writer.h"
 #include "wait-linker.h"
 
@@ -173,7 +174,10 @@ class RecordSink {
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
   std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
   WaitLinker waits_;
-  std::unordered_map<uint32_t, uint32_t> apiOpIndex_;  // correlation id -> op index of the API call
+  // Correlation id -> op index of the API call, for GPU records still to come. Bounded: the
+  // injection collector pushes every op with its correlation (800k a second in per_call), and
+  // a record arrives within a few drains of its call.
+  BoundedMap<uint32_t> apiOpIndex_{1u << 17};
   uint32_t opsSent_ = 0;
   uint32_t flowsSent_ = 0;
   SinkCounts counts_;

@@ -1,6 +1,7 @@
 #include "wait-linker.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "record-sink.h"
 
@@ -85,17 +86,17 @@ void WaitLinker::emit(uint32_t firstIndex, int64_t originNs, bool final, std::ve
   auto rel = [originNs](int64_t absNs) { return absNs > originNs ? absNs - originNs : 0; };
   size_t kept = 0;
   // A stream passes its waits in order: one behind an unplaced wait on its stream waits too.
-  std::vector<uint32_t> heldTracks;
-  auto held = [&heldTracks](uint32_t track) {
-    return std::find(heldTracks.begin(), heldTracks.end(), track) != heldTracks.end();
-  };
+  // A set, each track once: thousands of waits held behind one record stay O(1) each (a list
+  // with a track per held wait made a drain quadratic in the waits pending).
+  std::unordered_set<uint32_t> heldTracks;
+  auto held = [&heldTracks](uint32_t track) { return heldTracks.count(track) != 0; };
   for (Pending& p : pending_) {
     resolve(p.before);
     resolve(p.record);
     bool ready = (p.before.correlation == 0 || p.before.matched) && (p.record.correlation == 0 || p.record.matched);
     if (!p.issue.onHost && held(p.issue.track)) ready = ready && final;
     if (!ready) {
-      if (!p.issue.onHost) heldTracks.push_back(p.issue.track);
+      if (!p.issue.onHost) heldTracks.insert(p.issue.track);
       if (final) {
         unresolved_++;
         release(p.before);

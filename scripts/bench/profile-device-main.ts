@@ -4,7 +4,8 @@
 //   node DIR/profile-bench.mjs gpu-bound [SETTING...]  the same with torch_streams.py --gpu-bound
 //   node DIR/profile-bench.mjs per-call [ARM...]       per_call.cu: µs each call gains
 // (env: NSYS, STREAMSCOPE_BENCH_PYTHON, STREAMSCOPE_BENCH_LOOP_S, STREAMSCOPE_BENCH_BUDGET_S,
-// STREAMSCOPE_BENCH_ROUNDS, STREAMSCOPE_BENCH_CALLS, STREAMSCOPE_BENCH_CASES, and
+// STREAMSCOPE_BENCH_ROUNDS, STREAMSCOPE_BENCH_CALLS, STREAMSCOPE_BENCH_CASES,
+// STREAMSCOPE_BENCH_ARM_TIMEOUT_S (default 120), and
 // STREAMSCOPE_BENCH_NSYS=0 to leave nsys's runs out). Prints each run as it ends on stderr and
 // the figures as `name: value unit` on stdout.
 import { mkdtemp } from 'node:fs/promises';
@@ -50,6 +51,7 @@ if (mode === 'per-call') {
       callsPerRep: Number(process.env['STREAMSCOPE_BENCH_CALLS'] ?? '25600'),
       repetitions: 5,
       cases: (process.env['STREAMSCOPE_BENCH_CASES'] ?? '').split(',').filter((c) => c !== ''),
+      armTimeoutMs: Number(process.env['STREAMSCOPE_BENCH_ARM_TIMEOUT_S'] ?? '120') * 1000,
       log: options.log,
     },
     printFigure,

@@ -36,6 +36,8 @@ export const perCallArms: readonly PerCallArm[] = [
   { name: 'gpu-only', tracer: 'ours', env: { STREAMSCOPE_PROFILE_OFF: 'runtime,driver,nvtx' } },
   { name: 'no-driver-api', tracer: 'ours', env: { STREAMSCOPE_PROFILE_DRIVER_API: '0' } },
   { name: 'no-cuda-events', tracer: 'ours', env: { STREAMSCOPE_PROFILE_EVENTS: '0' } },
+  // Synchronization records left off (stream waits, event and stream synchronizes).
+  { name: 'no-sync', tracer: 'ours', env: { STREAMSCOPE_PROFILE_OFF: 'sync' } },
   { name: 'flush-1s', tracer: 'ours', env: { STREAMSCOPE_PROFILE_FLUSH_MS: '1000' } },
   { name: 'buffer-1m', tracer: 'ours', env: { STREAMSCOPE_PROFILE_BUFFER_KB: '1024' } },
 ];
@@ -55,6 +57,8 @@ interface PerCallOptions {
   readonly repetitions: number;
   /** The cases to run (all of perCallCases when empty). */
   readonly cases: readonly string[];
+  /** A run past this many ms is killed (its cases then show '?'). */
+  readonly armTimeoutMs: number;
   readonly log: (line: string) => void;
 }
 
@@ -122,7 +126,7 @@ export async function perCallFigures(options: PerCallOptions, report: Report): P
     const order = arms.map((_, i) => arms[(i + round) % arms.length]!);
     for (const arm of order) {
       const [command, args, env] = armArgs(arm, options);
-      const ran = await runCommand(command, args, env, options.work, 120_000, true);
+      const ran = await runCommand(command, args, env, options.work, options.armTimeoutMs, true);
       const perCase = parsePerCall(ran.stdout);
       const said = ran.stderr
         .split('\n')

@@ -79,6 +79,7 @@ export async function run(report: Report): Promise<void> {
       // Not the event case: one event recorded and waited on 150k times does not finish in
       // 120 s under the collector (CUDA_EVENT or SYNCHRONIZATION records; profile-h100.txt).
       cases: perCallCases.filter((c) => c !== 'event'),
+      armTimeoutMs: 120_000,
       log,
     },
     report,

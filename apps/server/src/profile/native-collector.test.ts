@@ -286,6 +286,51 @@ exit
     );
   });
 
+  it('links every one of 150k event record/wait pairs (per_call event case), nothing dropped', async () => {
+    // One event recorded and waited on from another stream 150k times, as CUPTI hands the
+    // records over (the event records a buffer behind their waits). Linking is O(1) a record:
+    // this finishes in a second or two; the limit below only turns a hang into a failure.
+    const pairs = 150_000;
+    const ran = await runCheck(
+      `event-pairs ${pairs} 1 13 14 77\nexit\n`,
+      { STREAMSCOPE_PROFILE_OUT: 'out.sstrace' },
+      dir,
+    );
+    expect(ran.stderr).toBe('streamscope profile: wrote out.sstrace\n');
+    expect(ran.code).toBe(0);
+    const trace = loadTrace(new Uint8Array(await readFile(path.join(dir, 'out.sstrace'))));
+    const ops = trace.ops.columns();
+    const kinds = new Map<string, number>();
+    for (let i = 0; i < ops.count; i++) {
+      const k = opKindName(ops.kind[i]!);
+      kinds.set(k, (kinds.get(k) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(kinds)).toEqual({
+      'api-call': 2 * pairs,
+      'event-record': pairs,
+      'stream-wait': pairs,
+    });
+    // Each wait linked to its own record (same sync id: the record's timestamp is 480 ns
+    // after its wait began), and each GPU record to its call.
+    const flows = trace.flows.columns();
+    let recordToWait = 0;
+    let misplaced = 0;
+    for (let i = 0; i < flows.count; i++) {
+      const from = flows.fromOp[i]!;
+      const to = flows.toOp[i]!;
+      if (
+        opKindName(ops.kind[from]!) === 'event-record' &&
+        opKindName(ops.kind[to]!) === 'stream-wait'
+      ) {
+        recordToWait++;
+        if (ops.startNs[from]! - ops.startNs[to]! !== 480) {
+          misplaced++;
+        }
+      }
+    }
+    expect([recordToWait, misplaced]).toEqual([pairs, 0]);
+  }, 60_000);
+
   it('lets a child forked while the collector runs leave through exit() (no hang, no abort)', async () => {
     const script = `flush-thread 5\n${records}sleep 50\nfork-exit\nexit\n`;
     const ran = await runCheck(script, { STREAMSCOPE_PROFILE_OUT: 'forked.sstrace' }, dir);

@@ -259,4 +259,45 @@ describe.skipIf(!existsSync(defaultAddonPath))('a collective’s records (no GPU
     expect(flows).toEqual([]);
     expect(unmatched).toBe(0);
   });
+
+  it('places 150k waits held behind a late record beside 150k ready ones (no drain quadratic in them)', () => {
+    // per_call's event case at scale: stream A waits 150k times on event 0, whose record is late;
+    // stream B waits as often on event 1, already recorded. A drain that listed a held track once
+    // per held wait scanned that list for every ready wait: 150k * 150k / 2 = 1.1e10 steps.
+    const pairs = 150_000;
+    const steps: Step[] = [
+      { issue: { correlation: 1, track: streamA, event: 0 } },
+      { issue: { correlation: 2, track: streamA, event: 1 } },
+      { gpu: { correlation: 2, kind: OpKind.EventRecord, startNs: 50, endNs: 50 } },
+    ];
+    for (let i = 0; i < pairs; i++) {
+      const t = 100 + 20 * i;
+      steps.push({ api: { startNs: t, endNs: t + 5, track: host } });
+      steps.push({ wait: { track: streamA, event: 0, apiStartNs: t } });
+      steps.push({ api: { startNs: t + 10, endNs: t + 15, track: host } });
+      steps.push({ wait: { track: streamB, event: 1, apiStartNs: t + 10 } });
+    }
+    steps.push({ drain: { final: false } });
+    const lateNs = 100 + 20 * pairs;
+    steps.push({
+      gpu: { correlation: 1, kind: OpKind.EventRecord, startNs: lateNs, endNs: lateNs },
+    });
+    steps.push({ drain: { final: true } });
+    const { ops, flows, unresolvedWaits } = run(steps);
+    // First drain: the API calls, event 1's record, then stream B's waits; the last drain:
+    // event 0's record, then stream A's waits.
+    expect(ops.length).toBe(4 * pairs + 2);
+    const record1 = 2 * pairs;
+    const record0 = 3 * pairs + 1;
+    expect(ops[record1]).toMatchObject({ kind: OpKind.EventRecord, startNs: 50 });
+    expect(ops[record0]).toMatchObject({ kind: OpKind.EventRecord, startNs: lateNs });
+    const waitsB = ops.slice(record1 + 1, record0);
+    const waitsA = ops.slice(record0 + 1);
+    expect(waitsB.every((o) => o.kind === OpKind.StreamWait && o.track === streamB)).toBe(true);
+    expect(waitsA.every((o) => o.kind === OpKind.StreamWait && o.endNs === lateNs)).toBe(true);
+    const linkedTo = (record: number) =>
+      flows.filter((f) => f[0] === record && f[2] === FlowKind.EventRecordToWait).length;
+    expect([linkedTo(record1), linkedTo(record0)]).toEqual([pairs, pairs]);
+    expect(unresolvedWaits).toBe(0);
+  });
 });
