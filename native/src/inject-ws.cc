@@ -73,6 +73,21 @@ void WsClient::close() {
   in_.clear();
 }
 
+// A send that fails because the server closed the connection: what the server sent before it
+// closed (its "refused" with the reason) is still in the socket, so it is read first and stays
+// for receiveText, which says why instead of "the connection closed".
+void WsClient::closeKeepingWhatArrived() {
+  if (fd_ < 0) return;
+  uint8_t buf[16384];
+  while (in_.size() <= kMaxServerMessageBytes) {
+    ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+    if (n <= 0) break;
+    in_.insert(in_.end(), buf, buf + n);
+  }
+  ::close(fd_);
+  fd_ = -1;
+}
+
 std::string WsClient::open(const std::string& socketPath, const std::string& url, const std::string& path,
                            const std::string& token, int timeoutMs) {
   close();
@@ -169,7 +184,7 @@ bool WsClient::writeAll(const uint8_t* data, size_t size, int timeoutMs) {
       pollfd p{fd_, POLLOUT, 0};
       if (left > 0 && poll(&p, 1, static_cast<int>(left)) >= 0) continue;
     }
-    close();
+    closeKeepingWhatArrived();
     return false;
   }
   return fd_ >= 0;

@@ -39,6 +39,7 @@ class WsClient {
   bool sendFrame(uint8_t opcode, const uint8_t* data, size_t size, int timeoutMs);
   bool writeAll(const uint8_t* data, size_t size, int timeoutMs);
   int readSome(int waitMs);
+  void closeKeepingWhatArrived();
   bool parseFrame(uint8_t& opcode, std::string& payload);
 
   int fd_ = -1;
