@@ -86,4 +86,28 @@ describe('compare metrics', () => {
     expect(t.container.querySelector('[data-metric="Communication"]')).toBeNull();
     expect(t.container.querySelector('[data-metric="Median step"]')).toBeNull();
   });
+
+  it('leaves copy/compute overlap out where no run copied, and says how much slower B is', () => {
+    const run = (id: string, makespanNs: number, copyBusyNs: number): Side => ({
+      id,
+      title: id,
+      opCount: 1,
+      analysis: parseAnalysis({
+        metrics: { makespanNs, overlap: { all: 0, copyBusyNs, commCompute: null } },
+      }),
+    });
+    act(() => t.root.render(<MetricsTable a={run('a', 1000, 0)} b={run('b', 1250, 0)} />));
+    expect(t.container.querySelector('[data-metric="Copy/compute overlap"]')).toBeNull();
+    // B's makespan is 1.25× A's: "1.25× slower", not the 0.80 of makespan A / makespan B.
+    expect(t.container.querySelector('[data-testid=compare-speedup]')?.textContent).toBe(
+      'B runs 1.25× slower than A (makespan B / makespan A).',
+    );
+    act(() => t.root.render(<MetricsTable a={run('a', 1000, 0)} b={run('b', 500, 200)} />));
+    const cells = [
+      ...(t.container
+        .querySelector('[data-metric="Copy/compute overlap"]')
+        ?.querySelectorAll('td') ?? []),
+    ].map((td) => td.textContent);
+    expect(cells.slice(2)).toEqual(['—', '0.0', 'n/a (one run has none)']);
+  });
 });

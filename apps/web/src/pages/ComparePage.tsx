@@ -82,7 +82,6 @@ export function MetricsTable({ a, b }: { a: Side; b: Side }) {
   const rows: MetricRow[] = [
     durationRow('Makespan', ma.makespanNs, mb.makespanNs),
     percentRow('GPU busy', ma.deviceUtilization, mb.deviceUtilization),
-    percentRow('Copy/compute overlap', ma.copyComputeOverlap, mb.copyComputeOverlap),
     durationRow('Stream gap time', ma.gapTotalNs, mb.gapTotalNs),
     durationRow('Compute kernels', ma.computeNs, mb.computeNs),
     {
@@ -100,12 +99,26 @@ export function MetricsTable({ a, b }: { a: Side; b: Side }) {
       change: countChange(ma.findings.length, mb.findings.length),
     },
   ];
+  // A ratio over copies only where a run copied: "0.0" would read as "nothing overlapped".
+  if (ma.copyBusyNs > 0 || mb.copyBusyNs > 0) {
+    const overlap = (m: TraceAnalysis): number | null =>
+      m.copyBusyNs > 0 ? m.copyComputeOverlap : null;
+    rows.splice(2, 0, percentRow('Copy/compute overlap', overlap(ma), overlap(mb)));
+  }
   rows.splice(rows.length - 2, 0, ...classRows(ma, mb));
   return (
     <div className="stack">
       <p data-testid="compare-speedup">
-        B runs <strong>{speedup.toFixed(2)}×</strong> {speedup >= 1 ? 'faster' : 'slower'} than A
-        (makespan A / makespan B).
+        {speedup >= 1 || speedup === 0 ? (
+          <>
+            B runs <strong>{speedup.toFixed(2)}×</strong> faster than A (makespan A / makespan B).
+          </>
+        ) : (
+          <>
+            B runs <strong>{(1 / speedup).toFixed(2)}×</strong> slower than A (makespan B / makespan
+            A).
+          </>
+        )}
       </p>
       <table className="table compact compare-metrics" data-testid="compare-metrics">
         <thead>
