@@ -51,8 +51,8 @@ export function DetailsPanel() {
       <dl className="kv">
         <dt>Kind</dt>
         <dd data-testid="details-kind">{details.kind}</dd>
-        <dt>Stream</dt>
-        <dd>{details.track}</dd>
+        <dt>{details.trackHeading}</dt>
+        <dd data-testid="details-track">{details.track}</dd>
         <dt>Start</dt>
         <dd>{formatDurationNs(details.startNs)}</dd>
         <dt>Duration</dt>

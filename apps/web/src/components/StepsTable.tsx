@@ -21,48 +21,50 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
         {formatDurationNs(steps.medianStepNs)}, mean {formatDurationNs(steps.meanStepNs)}, max{' '}
         {formatDurationNs(steps.maxStepNs)}
       </p>
-      <table className="table compact" data-testid="steps-table">
-        <thead>
-          <tr>
-            <th>Slowest</th>
-            <th className="num">Time</th>
-            <th className="num">GPU busy</th>
-            <th className="num">Comm exposed</th>
-            <th className="num">Idle</th>
-          </tr>
-        </thead>
-        <tbody>
-          {steps.slowest.map((s) => (
-            <tr key={`${s.name}@${s.startNs}`} data-testid="step-row">
-              <td className="name">
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => zoomToStep(s.startNs, s.startNs + s.stepNs)}
-                >
-                  {s.name}
-                </button>
-                {skewed.has(s.name) && (
-                  <span
-                    className="muted"
-                    title="Host/GPU clock mismatch, not work"
-                    data-testid="step-skewed"
-                  >
-                    {' '}
-                    *
-                  </span>
-                )}
-              </td>
-              <td className="num">{formatDurationNs(s.stepNs)}</td>
-              <td className="num">{formatDurationNs(s.gpuBusyNs)}</td>
-              <td className="num">
-                {s.communicationNs > 0 ? formatDurationNs(s.exposedCommunicationNs) : '—'}
-              </td>
-              <td className="num">{formatDurationNs(s.idleNs)}</td>
+      <div className="steps-scroll">
+        <table className="table compact" data-testid="steps-table">
+          <thead>
+            <tr>
+              <th>Slowest</th>
+              <th className="num">Time</th>
+              <th className="num">GPU busy</th>
+              <th className="num">Comm exposed</th>
+              <th className="num">Idle</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {steps.slowest.map((s) => (
+              <tr key={`${s.name}@${s.startNs}`} data-testid="step-row">
+                <td className="name">
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => zoomToStep(s.startNs, s.startNs + s.stepNs)}
+                  >
+                    {s.name}
+                  </button>
+                  {skewed.has(s.name) && (
+                    <span
+                      className="muted"
+                      title="Host/GPU clock mismatch, not work"
+                      data-testid="step-skewed"
+                    >
+                      {' '}
+                      *
+                    </span>
+                  )}
+                </td>
+                <td className="num">{formatDurationNs(s.stepNs)}</td>
+                <td className="num">{formatDurationNs(s.gpuBusyNs)}</td>
+                <td className="num">
+                  {s.communicationNs > 0 ? formatDurationNs(s.exposedCommunicationNs) : '—'}
+                </td>
+                <td className="num">{formatDurationNs(s.idleNs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {anySkewedShown && (
         <p className="small muted" data-testid="steps-skewed-note">
           * longer than the GPU&apos;s whole span because the host and GPU clocks disagree (see the

@@ -21,6 +21,20 @@ describe('opDetails', () => {
     });
   });
 
+  it('heads a host thread\'s op "Thread", a GPU op "Stream"', () => {
+    const trace = sampleTrace();
+    const host = trace.addTrack({ kind: 'host-thread', name: 'main', pid: 1, tid: 853 });
+    const call = trace.addOp({
+      track: host,
+      kind: OpKind.ApiCall,
+      nameId: trace.strings.intern('cudaLaunchKernel'),
+      startNs: 0,
+      endNs: 10,
+    });
+    expect(opDetails(trace, call)?.trackHeading).toBe('Thread');
+    expect(opDetails(trace, 0)?.trackHeading).toBe('Stream');
+  });
+
   it('says a copy whose size the source did not record is of unknown size, not 0 GB/s', () => {
     const trace = sampleTrace();
     const copy = trace.addOp({

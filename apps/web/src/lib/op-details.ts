@@ -29,6 +29,8 @@ export interface OpDetails {
   readonly name: string;
   readonly kind: string;
   readonly track: string;
+  /** What the track is: "Stream" for a GPU stream, "Thread" for a host thread. */
+  readonly trackHeading: 'Stream' | 'Thread';
   readonly startNs: number;
   readonly durNs: number;
   readonly bytes: number;
@@ -108,6 +110,7 @@ export function opDetails(trace: Trace, op: number, withFlows = true): OpDetails
     name: trace.strings.get(ops.nameId[op]!),
     kind: opKindName(kind),
     track: trackName(trace, ops.track[op]!),
+    trackHeading: trace.tracks[ops.track[op]!]?.kind === 'host-thread' ? 'Thread' : 'Stream',
     startNs,
     durNs,
     bytes,
