@@ -3,11 +3,12 @@
 // writes build/status.json saying why and exits 0, so `pnpm install` works on machines without
 // CUDA and the simulator serves. STREAMSCOPE_NATIVE_REQUIRED=1 turns that into a failure (CI).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { buildInputsDigest } from './build-inputs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const buildDir = path.join(root, 'build');
@@ -31,12 +32,22 @@ const required = process.env.STREAMSCOPE_NATIVE_REQUIRED === '1';
 const stepTimeoutMs = 300_000; // one compile step; a hung compiler must not hang `pnpm install`
 const napiVersion = 8;
 
-function status(built, reason) {
+function status(built, reason, inputsDigest) {
   mkdirSync(buildDir, { recursive: true });
   writeFileSync(
     path.join(buildDir, 'status.json'),
-    JSON.stringify({ built, reason }, null, 2) + '\n',
+    JSON.stringify({ built, reason, ...(inputsDigest ? { inputsDigest } : {}) }, null, 2) + '\n',
   );
+}
+
+/** The digest of the last successful build, or undefined. */
+function lastBuiltDigest() {
+  try {
+    const last = JSON.parse(readFileSync(path.join(buildDir, 'status.json'), 'utf8'));
+    return last.built === true ? last.inputsDigest : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function giveUp(reason) {
@@ -116,8 +127,27 @@ const includes = [
   cuptiInclude,
 ];
 
-mkdirSync(objDir, { recursive: true });
 const src = path.join(root, 'src');
+const inputsDigest = buildInputsDigest(src, fileURLToPath(import.meta.url), [
+  nvcc,
+  top,
+  nodeInclude,
+  process.version,
+  process.versions.modules,
+  napiVersion,
+  ...includes,
+]);
+if (
+  !process.argv.includes('--force') &&
+  lastBuiltDigest() === inputsDigest &&
+  [output, injectOutput, checkOutput].every((file) => existsSync(file))
+) {
+  console.log(
+    'streamscope native addon up to date (sources and toolchain unchanged; --force rebuilds)',
+  );
+  process.exit(0);
+}
+mkdirSync(objDir, { recursive: true });
 const objects = [];
 const injectObjects = [];
 const toolObjects = [];
@@ -206,6 +236,6 @@ run('g++', [
   '-Wl,-z,defs',
 ]);
 run('g++', ['-o', checkOutput, ...toolObjects, '-ldl']);
-status(true, '');
+status(true, '', inputsDigest);
 console.log(`streamscope native addon built: ${path.relative(process.cwd(), output)}`);
 console.log(`streamscope injection collector built: ${path.relative(process.cwd(), injectOutput)}`);
