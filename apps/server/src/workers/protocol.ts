@@ -25,6 +25,8 @@ export type WorkerTask =
   | { readonly kind: 'validate-workload'; readonly workload: unknown }
   | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
   | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
+  /** A stored trace decoded and sorted for a replay run (its columns transferred back). */
+  | { readonly kind: 'replay-source'; readonly trace: TraceFileRef }
   | { readonly kind: 'build-tiles'; readonly trace: TraceFileRef; readonly outPath: string }
   /** The name ids of a `.tiles` file that a search matches. */
   | { readonly kind: 'match-names'; readonly tilesPath: string; readonly query: NameQuery }
