@@ -92,6 +92,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     watchdogGraceMs: timing.watchdogGraceMs,
     log,
     ...(options.tools?.buildTiles !== undefined ? { buildTiles: options.tools.buildTiles } : {}),
+    // The shared pool is made on the first replay, not with the server.
+    replaySource: options.tools?.replaySource ?? ((trace) => sharedWorkers().replaySource(trace)),
     ...(options.summarize !== undefined ? { summarize: options.summarize } : {}),
   });
   const imports = new ImportService(

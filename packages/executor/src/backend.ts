@@ -1,4 +1,5 @@
 import type { Trace } from '@streamscope/trace';
+import type { ReplaySource } from './replay-source.ts';
 
 /** The backends a run can use. `auto` resolves to `cuda` when a GPU is there, else `sim`. */
 export type BackendName = 'cuda' | 'sim' | 'replay';
@@ -25,8 +26,11 @@ export interface RunRequest {
   readonly workload: unknown;
   /** Device profile (sim) or device ordinal as a string (cuda); backend default when absent. */
   readonly target?: string;
-  /** Replay only: the stored trace to replay. */
-  readonly replayOf?: Trace;
+  /**
+   * Replay only: the stored trace to replay, as a trace (sorted at start) or already prepared
+   * (`replaySourceOf`, which a server runs in a worker thread).
+   */
+  readonly replayOf?: Trace | ReplaySource;
   /** Wall-clock limit; the watchdog ends the run past it with a reason. */
   readonly timeLimitMs: number;
   /** `realtime` paces the sim and replay backends at GPU speed; `fast` as fast as possible. */

@@ -11,6 +11,8 @@ export { LiveRun } from './live-run.ts';
 export { InvalidRunRequest } from './invalid-request.ts';
 export type { RequestIssue } from './invalid-request.ts';
 export { ReplayBackend } from './replay-backend.ts';
+export type { ReplaySource } from './replay-source.ts';
+export { replaySourceBuffers, replaySourceBytes, replaySourceOf } from './replay-source.ts';
 export { CudaBackend, CudaRun, executorProducer } from './cuda/cuda-backend.ts';
 export type { CudaBackendOptions, CudaRunOptions } from './cuda/cuda-backend.ts';
 export { defaultAddonPath } from './cuda/addon-path.ts';

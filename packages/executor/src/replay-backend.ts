@@ -3,6 +3,7 @@ import type { FlowKind, OpInput, RangeKind } from '@streamscope/trace';
 import { Trace } from '@streamscope/trace';
 import type { Backend, BackendStatus, RunHandle, RunRequest } from './backend.ts';
 import { LiveRun } from './live-run.ts';
+import { replaySourceOf, skeletonOf } from './replay-source.ts';
 
 const tickMs = 16;
 const fastChunk = 50_000;
@@ -24,31 +25,11 @@ export class ReplayBackend implements Backend {
     if (source === undefined) {
       throw new RangeError('the replay backend needs a stored trace (replayOf)');
     }
-    const trace = skeletonOf(source);
+    const replay = source instanceof Trace ? replaySourceOf(source) : source;
+    const trace = skeletonOf(replay);
     const run = new LiveRun(trace);
-    const ops = source.ops.columns();
-    const order = Array.from({ length: ops.count }, (_, i) => i).sort(
-      (a, b) => ops.endNs[a]! - ops.endNs[b]! || a - b,
-    );
+    const { ops, flows, ranges, opOrder: order, flowOrder, rangeOrder, firstStartNs } = replay;
     const newIndex = new Int32Array(ops.count).fill(-1);
-    const flows = source.flows.columns();
-    const flowOrder = Array.from({ length: flows.count }, (_, i) => i).sort(
-      (a, b) => flowReadyNs(a) - flowReadyNs(b) || a - b,
-    );
-    const ranges = source.ranges.columns();
-    const rangeOrder = Array.from({ length: ranges.count }, (_, i) => i).sort(
-      (a, b) => ranges.endNs[a]! - ranges.endNs[b]! || a - b,
-    );
-    function flowReadyNs(f: number): number {
-      return Math.max(ops.endNs[flows.fromOp[f]!] ?? 0, ops.endNs[flows.toOp[f]!] ?? 0);
-    }
-    let firstStartNs = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < ops.count; i++) {
-      firstStartNs = Math.min(firstStartNs, ops.startNs[i]!);
-    }
-    if (!Number.isFinite(firstStartNs)) {
-      firstStartNs = 0;
-    }
     let nextOp = 0;
     let nextFlow = 0;
     let nextRange = 0;
@@ -124,19 +105,4 @@ export class ReplayBackend implements Backend {
     timer = setTimeout(step, 0);
     return run;
   }
-}
-
-/** A new trace with the source's meta, names and structure, and no ops yet. */
-function skeletonOf(source: Trace): Trace {
-  const trace = new Trace(source.meta);
-  for (const value of source.strings.slice(1)) {
-    trace.strings.intern(value);
-  }
-  source.devices.forEach((d) => trace.addDevice(d));
-  source.processes.forEach((p) => trace.addProcess(p));
-  source.tracks.forEach((t) => trace.addTrack(t));
-  for (const config of source.launches.slice(0)) {
-    trace.launches.intern(config);
-  }
-  return trace;
 }

@@ -1,4 +1,4 @@
-import type { BackendChoice, BackendName } from '@streamscope/executor';
+import type { BackendChoice, BackendName, ReplaySource } from '@streamscope/executor';
 import type { ServerLimits } from '../config.ts';
 import type { ImportService } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
@@ -44,6 +44,8 @@ export interface TraceTools {
    * checked, so one that cannot be read rejects before a byte is sent. `signal` stops it.
    */
   readonly exportChrome?: (trace: TraceFileRef, signal: AbortSignal) => Promise<ChromeExport>;
+  /** A stored trace decoded and put in replay order (a replay run's source). */
+  readonly replaySource?: (trace: TraceFileRef) => Promise<ReplaySource>;
   /** Writes the level-of-detail file of a stored trace to `outPath` (whole or not at all). */
   readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
   /**

@@ -1,10 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Backend, ProbeReport } from '@streamscope/executor';
-import { CudaBackend, createBackends, defaultAddonPath, resolveAuto } from '@streamscope/executor';
+import {
+  CudaBackend,
+  SimBackend,
+  createBackends,
+  defaultAddonPath,
+  resolveAuto,
+} from '@streamscope/executor';
 import type { DeviceProfile } from '@streamscope/simulator';
 import { deviceProfiles, profileFromCalibration } from '@streamscope/simulator';
 import type { BackendSet } from '../runs/run-manager.ts';
+import { SimThreadBackend } from '../runs/sim-thread-backend.ts';
+import { sharedWorkers } from '../workers/server-workers.ts';
+import type { WorkerPool } from '../workers/worker-pool.ts';
 
 /** The simulator profile of this machine's GPU, as the Run page lists it. */
 export const calibratedProfileName = 'this GPU (calibrated)';
@@ -41,12 +50,19 @@ export async function storedCalibration(
 /**
  * The executor's backends (cuda in a child process, sim, replay), its `auto` rule, the CUDA
  * probe and the simulator's device profiles; with `calibrated`, the simulator also offers it
- * as "this GPU (calibrated)".
+ * as "this GPU (calibrated)". Simulator runs are validated, expanded and simulated on a thread
+ * of `pool` (the shared pool by default), never on the event loop.
  */
-export function executorBackends(calibrated?: DeviceProfile): BackendSet {
+export function executorBackends(
+  calibrated?: DeviceProfile,
+  pool: WorkerPool = sharedWorkers().pool,
+): BackendSet {
   const extraProfiles: Record<string, DeviceProfile> =
     calibrated === undefined ? {} : { [calibratedProfileName]: calibrated };
-  const backends = createBackends({ extraProfiles });
+  const created = createBackends({ extraProfiles });
+  const sim = created.sim;
+  const backends =
+    sim instanceof SimBackend ? { ...created, sim: new SimThreadBackend(sim, pool) } : created;
   const cuda: Backend = backends.cuda;
   return {
     backends,

@@ -16,6 +16,7 @@ export function traceTools(workers: ServerWorkers = sharedWorkers()): TraceTools
     window: (trace, window) => workers.window(trace, window),
     mergeRanks: (inputs, title) => workers.mergeRanks(inputs, title),
     buildTiles: (trace, outPath) => workers.buildTiles(trace, outPath),
+    replaySource: (trace) => workers.replaySource(trace),
     query: (trace, query) => workers.query(trace, query),
     matchNames: (tilesPath, query, limitMs) => workers.matchNames(tilesPath, query, limitMs),
   };

@@ -1,4 +1,11 @@
-import type { Backend, BackendChoice, BackendName, RunEnd, RunHandle } from '@streamscope/executor';
+import type {
+  Backend,
+  BackendChoice,
+  BackendName,
+  ReplaySource,
+  RunEnd,
+  RunHandle,
+} from '@streamscope/executor';
 import type { Trace } from '@streamscope/trace';
 import { TraceEncoder } from '@streamscope/trace';
 import type { TraceEntry } from '../api-types.ts';
@@ -13,6 +20,7 @@ import { storedTraceFile } from '../workers/trace-files.ts';
 import { FrameFlusher } from './frame-flusher.ts';
 import { finalMessage, messageOf } from './run-outcome.ts';
 import { checkTarget } from './target-check.ts';
+import { ReplaySourceCache } from './replay-sources.ts';
 import { RunQueue } from './run-queue.ts';
 import { watchdog } from './watchdog.ts';
 
@@ -54,6 +62,10 @@ export interface RunManagerOptions {
   readonly summarize?: (trace: Trace) => unknown;
   /** Builds a stored run's level-of-detail file (a big run's, as it is stored: tile-format.ts). */
   readonly buildTiles?: (trace: TraceFileRef, outPath: string) => Promise<void>;
+  /** A stored trace decoded and put in replay order, off the event loop (a worker thread). */
+  readonly replaySource: (trace: TraceFileRef) => Promise<ReplaySource>;
+  /** Replay sources kept decoded, in bytes of their columns (replay-sources.ts). */
+  readonly replayCacheBytes?: number;
   readonly log: (line: string) => void;
 }
 
@@ -68,9 +80,16 @@ interface LiveRun {
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
   private readonly queue: RunQueue;
+  /** Stored traces ready to replay, the recent ones kept up to a byte cap. */
+  readonly replaySources: ReplaySourceCache;
   private closing = false;
 
   constructor(private readonly options: RunManagerOptions) {
+    const { store } = options;
+    this.replaySources = new ReplaySourceCache((id) => {
+      const entry = store.get(id)?.entry;
+      return options.replaySource(storedTraceFile(store.tracePath(id), entry?.opCount ?? 0).ref);
+    }, options.replayCacheBytes);
     this.queue = new RunQueue(
       (lane) => (lane.startsWith('cuda:') ? 1 : options.concurrentRuns),
       (waiting) => {
@@ -90,7 +109,7 @@ export class RunManager {
     if (submission.target !== undefined) {
       await checkTarget(backend, submission.target);
     }
-    let replayOf: Trace | undefined;
+    let replayOf: ReplaySource | undefined;
     if (backend.name === 'replay') {
       replayOf = await this.replaySource(submission.replayOf);
     }
@@ -145,7 +164,7 @@ export class RunManager {
     return { backend, reason: '' };
   }
 
-  private async replaySource(traceId: string | undefined): Promise<Trace> {
+  private async replaySource(traceId: string | undefined): Promise<ReplaySource> {
     if (traceId === undefined) {
       throw badRequest("a replay run needs 'replayOf': the id of a stored trace", '$.replayOf');
     }
@@ -153,7 +172,7 @@ export class RunManager {
     if (stored === undefined || !this.options.store.hasTraceFile(traceId)) {
       throw new ApiError(422, 'not-found', `no stored trace '${traceId}' to replay`, '$.replayOf');
     }
-    return this.options.store.loadTrace(traceId);
+    return this.replaySources.get(traceId);
   }
 
   /** Runs ahead of a queued run, or undefined when it is not waiting. */
@@ -209,7 +228,7 @@ export class RunManager {
     run: LiveRun,
     backend: Backend,
     submission: RunSubmission,
-    replayOf: Trace | undefined,
+    replayOf: ReplaySource | undefined,
     reason: string,
   ): Promise<void> {
     if (run.cancelRequested) {

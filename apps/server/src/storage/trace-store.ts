@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Trace } from '@streamscope/trace';
 import { loadTrace } from '@streamscope/trace';
 import { tileFileExtension } from './tile-format.ts';
 import type { TraceEntry } from '../api-types.ts';
@@ -40,8 +39,6 @@ export function isValidId(id: string): boolean {
 export class TraceStore {
   readonly tracesDir: string;
   readonly uploadsDir: string;
-  private readonly cache = new Map<string, Trace>();
-  private static readonly cacheSize = 4;
 
   private constructor(
     readonly dataDir: string,
@@ -207,28 +204,8 @@ export class TraceStore {
     return existsSync(this.tracePath(id));
   }
 
-  /** The decoded trace of a stored file; a few recent ones stay decoded for windowed fetches. */
-  async loadTrace(id: string): Promise<Trace> {
-    const cached = this.cache.get(id);
-    if (cached !== undefined) {
-      this.cache.delete(id);
-      this.cache.set(id, cached);
-      return cached;
-    }
-    const trace = loadTrace(await this.readTraceFile(id));
-    this.cache.set(id, trace);
-    for (const key of this.cache.keys()) {
-      if (this.cache.size <= TraceStore.cacheSize) {
-        break;
-      }
-      this.cache.delete(key);
-    }
-    return trace;
-  }
-
   /** Removes the file first, then the row: a crash in between leaves a row that recovery drops. */
   async remove(id: string): Promise<void> {
-    this.cache.delete(id);
     await rm(this.tracePath(id), { force: true });
     await rm(this.framesPath(id), { force: true });
     await rm(this.tilesPath(id), { force: true });

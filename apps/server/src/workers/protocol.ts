@@ -20,11 +20,26 @@ export interface TimeWindowNs {
   readonly toNs: number;
 }
 
+/** A simulator run for a worker thread (simulate-task.ts). */
+export interface SimulateRequest {
+  /** The workload spec as sent: validated and expanded in the worker. */
+  readonly workload: unknown;
+  /** The device profile (a DeviceProfile, plain data). */
+  readonly profile: unknown;
+  readonly pace: 'realtime' | 'fast';
+  /** Realtime pace: GPU time runs this many times slower than wall time. */
+  readonly slowdown: number;
+}
+
 /** The work a worker thread does. */
 export type WorkerTask =
   | { readonly kind: 'validate-workload'; readonly workload: unknown }
   | { readonly kind: 'analyze'; readonly trace: TraceFileRef; readonly window?: TimeWindowNs }
   | { readonly kind: 'export-chrome'; readonly trace: TraceFileRef }
+  /** A simulator run: its trace comes back as codec chunks, a few ahead of the loop (credits). */
+  | { readonly kind: 'simulate'; readonly request: SimulateRequest }
+  /** A stored trace decoded and sorted for a replay run (its columns transferred back). */
+  | { readonly kind: 'replay-source'; readonly trace: TraceFileRef }
   | { readonly kind: 'build-tiles'; readonly trace: TraceFileRef; readonly outPath: string }
   /** The name ids of a `.tiles` file that a search matches. */
   | { readonly kind: 'match-names'; readonly tilesPath: string; readonly query: NameQuery }

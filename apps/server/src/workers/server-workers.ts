@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { ReplaySource } from '@streamscope/executor';
 import type { PathError } from '../http/services.ts';
 import type { ContainerReader, ForeignImporter } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
@@ -37,6 +38,11 @@ export class ServerWorkers {
         ? { kind: 'analyze' as const, trace }
         : { kind: 'analyze' as const, trace, window };
     return (await this.pool.run(task)) as string;
+  }
+
+  /** A stored trace decoded and put in replay order in a worker; its columns come transferred. */
+  async replaySource(trace: TraceFileRef): Promise<ReplaySource> {
+    return (await this.pool.run({ kind: 'replay-source', trace })) as ReplaySource;
   }
 
   /** Builds a stored trace's level-of-detail file at `outPath` (tile-pyramid.ts). */

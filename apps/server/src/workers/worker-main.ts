@@ -133,6 +133,10 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       return (await import('./tasks/analyze-task.ts')).analyzeTask(task.trace, task.window, ctx);
     case 'export-chrome':
       return (await import('./tasks/export-task.ts')).exportTask(task.trace, ctx);
+    case 'simulate':
+      return (await import('./tasks/simulate-task.ts')).simulateTask(task.request, ctx);
+    case 'replay-source':
+      return (await import('./tasks/replay-source-task.ts')).replaySourceTask(task.trace, ctx);
     case 'match-names':
       return (await import('./tasks/match-names-task.ts')).matchNamesTask(
         task.tilesPath,

@@ -59,6 +59,7 @@ export function traceRoutes(services: AppServices): Router {
       throw conflict(`run '${id}' is ${entry.status}; cancel it first`);
     }
     await store.remove(id);
+    runs.replaySources.forget(id);
     res.status(204).end();
   });
 
