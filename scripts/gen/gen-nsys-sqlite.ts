@@ -124,13 +124,14 @@ export function generateNsysSqlite(
     const kinds = table.columns.map((c) =>
       timeColumns.has(c) ? 1 : c === 'correlationId' ? 2 : c === 'eventSyncId' ? 3 : 0,
     );
+    const { rows, startNs, corr } = entry;
     function* shifted(): Generator<[number, StoredValue[]]> {
       let rowid = 0;
       const values: StoredValue[] = [];
       for (let c = 0; c < copies; c++) {
         const shift = [0, c * plan.strideNs, c * (maxCorr + 1), c * (maxSyncId + 1)];
-        for (const [r, row] of entry.rows.entries()) {
-          if (c > 0 && idleStart.has(entry.startNs[r]!, entry.corr[r]!)) {
+        for (const [r, row] of rows.entries()) {
+          if (c > 0 && idleStart.has(startNs[r]!, corr[r]!)) {
             continue;
           }
           for (let i = 0; i < row.values.length; i++) {
