@@ -3,6 +3,7 @@ import { SqliteFile, bytesAsRandomAccess } from '@streamscope/importers';
 import type { Generated } from './gen-nsys-json.ts';
 import type { StoredValue } from './sqlite-writer.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
+import { IdleStart, planReplicas } from './replica-plan.ts';
 
 const gpuTables = [
   'CUPTI_ACTIVITY_KIND_KERNEL',
@@ -21,8 +22,10 @@ const timeColumns = new Set(['start', 'end', 'timestamp']);
 
 /**
  * An nsys SQLite export made of `template`'s tables: the activity, runtime and NVTX tables
- * repeated until `gpuOps` GPU ops (times past the previous copy's span, correlation and event
- * sync ids past the previous copy's largest), every other table once. Written page by page.
+ * repeated until `gpuOps` GPU ops, every other table once. The recording's idle start is written
+ * once (replica-plan.ts) and its busy part repeated back to back: each copy's times move past the
+ * previous copy's busy part, its correlation and event sync ids past the template's largest.
+ * Written page by page.
  */
 export function generateNsysSqlite(
   template: Uint8Array,
@@ -46,61 +49,91 @@ export function generateNsysSqlite(
     );
     return rows;
   };
-  let minNs = Infinity;
-  let maxNs = 0;
+  // Each repeated table's rows, with the row's first time and correlation id (0 where none).
+  const tables = new Map<
+    string,
+    { rows: ReturnType<typeof rowsOf>; startNs: number[]; corr: number[] }
+  >();
+  const intervals: [number, number][] = [];
   let maxCorr = 0;
   let maxSyncId = 0;
-  let perCopy = 0;
   const names = db.tableNames();
   for (const name of names.filter((n) => repeated.has(n))) {
     const table = db.table(name)!;
-    for (const { values } of rowsOf(name)) {
+    const rows = rowsOf(name);
+    const entry = { rows, startNs: [] as number[], corr: [] as number[] };
+    for (const { values } of rows) {
+      let firstNs = 0;
+      let lastNs = 0;
+      let corr = 0;
       table.columns.forEach((column, i) => {
         const v = values[i];
         if (typeof v !== 'number') {
           return;
         }
         if (timeColumns.has(column) && v > 0) {
-          minNs = Math.min(minNs, v);
-          maxNs = Math.max(maxNs, v);
+          firstNs = firstNs === 0 ? v : Math.min(firstNs, v);
+          lastNs = Math.max(lastNs, v);
         } else if (column === 'correlationId') {
+          corr = v;
           maxCorr = Math.max(maxCorr, v);
         } else if (column === 'eventSyncId') {
           maxSyncId = Math.max(maxSyncId, v);
         }
       });
-      if (gpuTables.includes(name)) {
+      intervals.push([firstNs, lastNs]);
+      entry.startNs.push(firstNs);
+      entry.corr.push(corr);
+    }
+    tables.set(name, entry);
+  }
+  const plan = planReplicas(intervals);
+  const idleStart = new IdleStart(plan);
+  for (const { startNs, corr } of tables.values()) {
+    startNs.forEach((ns, i) => idleStart.note(ns, corr[i]!));
+  }
+  let onceGpuOps = 0;
+  let perCopy = 0;
+  for (const name of gpuTables) {
+    const entry = tables.get(name);
+    entry?.startNs.forEach((ns, i) => {
+      if (idleStart.has(ns, entry.corr[i]!)) {
+        onceGpuOps++;
+      } else {
         perCopy++;
       }
-    }
+    });
   }
   if (perCopy === 0) {
     throw new Error('the template has no GPU ops to repeat');
   }
-  const copies = Math.ceil(gpuOps / perCopy);
-  const spanNs = maxNs - minNs + 1000;
+  const copies = Math.max(1, Math.ceil((gpuOps - onceGpuOps) / perCopy));
   const out = new SqliteWriter(outPath);
   for (const name of names) {
     const table = db.table(name)!;
-    const rows = rowsOf(name);
     const sql = `CREATE TABLE "${name}" (${table.columns.map((c, i) => `"${c}"${i === table.rowidColumn ? ' INTEGER PRIMARY KEY' : ''}`).join(', ')})`;
-    if (!repeated.has(name)) {
+    const entry = tables.get(name);
+    if (entry === undefined) {
       out.table(
         name,
         sql,
-        rows.map((r): [number, StoredValue[]] => [r.rowid, r.values]),
+        rowsOf(name).map((r): [number, StoredValue[]] => [r.rowid, r.values]),
       );
       continue;
     }
     const kinds = table.columns.map((c) =>
       timeColumns.has(c) ? 1 : c === 'correlationId' ? 2 : c === 'eventSyncId' ? 3 : 0,
     );
+    const { rows, startNs, corr } = entry;
     function* shifted(): Generator<[number, StoredValue[]]> {
       let rowid = 0;
       const values: StoredValue[] = [];
       for (let c = 0; c < copies; c++) {
-        const shift = [0, c * spanNs, c * (maxCorr + 1), c * (maxSyncId + 1)];
-        for (const row of rows) {
+        const shift = [0, c * plan.strideNs, c * (maxCorr + 1), c * (maxSyncId + 1)];
+        for (const [r, row] of rows.entries()) {
+          if (c > 0 && idleStart.has(startNs[r]!, corr[r]!)) {
+            continue;
+          }
           for (let i = 0; i < row.values.length; i++) {
             const v = row.values[i]!;
             // Zero times (untimed event records) and ids (no call) stay zero.
@@ -114,5 +147,5 @@ export function generateNsysSqlite(
     out.table(name, sql, shifted());
   }
   out.close();
-  return { gpuOps: copies * perCopy, copies, bytes: statSync(outPath).size };
+  return { gpuOps: onceGpuOps + copies * perCopy, copies, bytes: statSync(outPath).size };
 }

@@ -2,9 +2,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bytesAsRandomAccess, importSummary, importTrace } from '@streamscope/importers';
+import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { defaultTemplates, generate } from './main.ts';
+
+async function traceOf(file: string): Promise<Trace> {
+  return (await importTrace(await readFile(file), { fileName: file })).trace;
+}
 
 async function summaryOf(file: string): Promise<ReturnType<typeof importSummary>> {
   return importSummary((await importTrace(await readFile(file), { fileName: file })).trace);
@@ -18,13 +23,16 @@ describe('the export generator', () => {
       const json = path.join(dir, 'g.json');
       const s = generate('nsys-sqlite', 1000, sqlite);
       const j = generate('nsys-json', 1000, json);
-      // train has 338 GPU ops (292 kernels, 34 copies, 12 memsets): 3 copies reach 1000.
-      expect(s).toMatchObject({ copies: 3, gpuOps: 1014 });
-      expect(j).toMatchObject({ copies: 3, gpuOps: 1014 });
+      // train has 338 GPU ops (292 kernels, 34 copies, 12 memsets); 4 copies are in its idle
+      // start, written once, so 334 repeat: 4 + 3 * 334 = 1006 >= 1000 with 3 replicas.
+      expect(s).toMatchObject({ copies: 3, gpuOps: 1006 });
+      expect(j).toMatchObject({ copies: 3, gpuOps: 1006 });
       const template = await summaryOf(defaultTemplates['nsys-sqlite']);
       const fromSqlite = await summaryOf(sqlite);
       expect(fromSqlite.counts.kernel).toBe(3 * template.counts.kernel);
-      expect(fromSqlite.counts.api).toBe(3 * template.counts.api);
+      // 1924 API calls, 19 of them in the idle start: 19 + 3 * 1905.
+      expect(fromSqlite.counts.api).toBe(19 + 3 * 1905);
+      expect(template.counts.api).toBe(19 + 1905);
       expect(fromSqlite.counts.range).toBe(3 * template.counts.range);
       expect((await summaryOf(json)).counts).toEqual(fromSqlite.counts);
       // The page writer's file reads the same through sql.js and through our reader.
@@ -34,6 +42,33 @@ describe('the export generator', () => {
         (await importTrace(bytesAsRandomAccess(bytes), { fileName: 'g.sqlite' })).trace,
       );
       expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('writes the idle start once and the busy part back to back: each replica adds only the busy span', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'gen-test-'));
+    try {
+      const spans: Record<string, number[]> = { 'nsys-sqlite': [], 'nsys-json': [] };
+      for (const format of ['nsys-sqlite', 'nsys-json'] as const) {
+        for (const gpuOps of [1, 400, 800]) {
+          const file = path.join(dir, `g-${gpuOps}.${format}`);
+          expect(generate(format, gpuOps, file).copies).toBe(Math.ceil(gpuOps / 334));
+          spans[format]!.push((await traceOf(file)).spanNs());
+        }
+      }
+      // One copy is the recording itself: 4.21 s to 9.44 s, of which only the last 0.28 s is
+      // busy (the training steps); the 4.8 s before them hold setup and one copy.
+      const one = (await traceOf(defaultTemplates['nsys-sqlite'])).spanNs();
+      expect(spans['nsys-sqlite']![0]).toBe(one);
+      // Each replica adds the busy part: 9.441997340 s - 9.157357160 s = 284,640,180 ns, plus
+      // the 1 µs between replicas (it was the whole 5.23 s recording before).
+      for (const s of Object.values(spans)) {
+        expect(s[1]! - s[0]!).toBe(284_641_180);
+        expect(s[2]! - s[1]!).toBe(284_641_180);
+      }
+      expect(spans['nsys-json']).toEqual(spans['nsys-sqlite']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

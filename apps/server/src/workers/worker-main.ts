@@ -17,9 +17,10 @@ if (port === null) {
 lowerThreadPriority((workerData as { niceness: number }).niceness);
 
 /**
- * Makes this thread nicer than the event loop's, so that under load the loop still gets a core
- * when a request or a live frame comes. Linux schedules threads one by one: the thread's id is
- * in /proc/thread-self. Elsewhere the thread keeps the process's priority.
+ * Makes this thread `niceness` nicer than the event loop's (whose niceness it inherited when the
+ * loop started it), so that under load the loop still gets a core when a request or a live frame
+ * comes. Linux schedules threads one by one: the thread's id is in /proc/thread-self. Elsewhere
+ * the thread keeps the process's priority.
  */
 function lowerThreadPriority(niceness: number): void {
   let threadId: number;
@@ -29,7 +30,7 @@ function lowerThreadPriority(niceness: number): void {
     return;
   }
   if (Number.isInteger(threadId) && threadId > 0 && niceness > 0) {
-    os.setPriority(threadId, Math.max(os.getPriority(threadId), niceness));
+    os.setPriority(threadId, Math.min(19, os.getPriority(threadId) + niceness));
   }
 }
 

@@ -1,5 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
@@ -15,7 +16,7 @@ let traceFile = '';
 let pools: WorkerPool[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'worker-pool-'));
+  dir = await mkdtemp(path.join(os.tmpdir(), 'worker-pool-'));
   traceFile = path.join(dir, 'trace.sstrace');
   // About 1 MB of export: more chunks than the worker may send before they are read.
   await writeFile(traceFile, saveTrace(exportTestTrace(4000, 400)));
@@ -34,6 +35,21 @@ function workers(options: ConstructorParameters<typeof WorkerPool>[0]): ServerWo
   const pool = new WorkerPool(options);
   pools.push(pool);
   return new ServerWorkers(pool);
+}
+
+/** This process's threads by id, with their niceness (field 19 of /proc/self/task/ID/stat). */
+function threadNices(): Map<string, number> {
+  const nices = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // After "pid (comm) ": state is field 3, so niceness (19) is the 17th value.
+      nices.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // A thread that ended while listed.
+    }
+  }
+  return nices;
 }
 
 /** A destination that keeps what is written to it (copied: the memory goes back to the worker). */
@@ -162,6 +178,23 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
     expect(w.pool.stats()).toMatchObject({ workers: 1, retired: 1 });
   });
+
+  it.runIf(process.platform === 'linux')(
+    'runs its threads the given niceness above the event loop that starts them, not at an absolute niceness',
+    async () => {
+      // A loop at niceness 0 could not tell "loop + 3" from "at least 3": make it 1 or more
+      // (raising one's own niceness needs no privilege; it applies to this thread only).
+      const loopNice = Math.min(16, Math.max(1, os.getPriority()));
+      os.setPriority(loopNice);
+      const before = threadNices();
+      const w = workers({ size: 1, warmWorkers: 0, niceness: 3 });
+      expect(await w.validateWorkload(bigSpec(1000))).toEqual({ ok: true });
+      // The worker's thread (and only it) is new and at the loop's niceness + 3, e.g. 10 + 3 = 13
+      // under `nice pnpm vitest`; an absolute niceness would have left it at max(10, 3) = 10.
+      const started = [...threadNices()].filter(([tid]) => !before.has(tid)).map(([, n]) => n);
+      expect(started).toContain(loopNice + 3);
+    },
+  );
 
   it('rejects with the precise error a task throws in its worker', async () => {
     const w = workers({ size: 1 });

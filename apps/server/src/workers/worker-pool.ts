@@ -20,8 +20,12 @@ export interface WorkerPoolOptions {
    */
   readonly warmWorkers?: number;
   /**
-   * Scheduling niceness of the worker threads (Linux; 0 to 19): above the event loop's, so the
-   * loop gets a core first whenever it has something to answer. 10 by default.
+   * How much nicer than the event loop the worker threads run (Linux; 0 to 19, added to the
+   * loop's own niceness and capped at 19), so the loop gets a core first whenever it has
+   * something to answer. 2 by default: the loop's weight is 1.6 times a worker's, and a worker
+   * still gets its share of a machine that other processes load (at +10 a worker got about a
+   * tenth of a nice-0 process's share, and a server upload of an nsys SQLite export took 1.8
+   * to 3 times the CLI's import of the same file on a loaded host).
    */
   readonly niceness?: number;
   /**
@@ -94,7 +98,7 @@ export class WorkerPool {
     this.idleMs = options.idleMs ?? 30_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
     this.warmWorkers = Math.min(this.size, Math.max(0, Math.floor(options.warmWorkers ?? 1)));
-    this.niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 10)));
+    this.niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 2)));
     this.retireHeapBytes = options.retireHeapBytes ?? 128 * 2 ** 20;
     this.keepWarm();
   }
