@@ -166,6 +166,7 @@ bool collectorStart(bool withCupti) {
       what.everyApiCall = g->config.everyApiCall;
       what.driverApi = g->config.driverApi;
       what.bufferBytes = g->config.bufferBytes;
+      what.maxBufferBytes = g->config.cuptiInFlightBytes;
       what.cudaEvents = g->config.cudaEvents;
       what.pendingQueries = g->config.pendingQueries;
       what.pinnedDeviceBuffers = g->config.pinnedDeviceBuffers;

@@ -46,6 +46,8 @@ struct InjectConfig {
   bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
   size_t maxQueuedRecords = 1u << 20;
+  /** STREAMSCOPE_PROFILE_CUPTI_MB: bytes of activity buffers CUPTI and our flush thread hold at once. */
+  size_t cuptiInFlightBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_MAX_BUFFER_MB: encoded frames held for a server that is away. */
   size_t maxBufferedBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_RECONNECT_MS: how long a dropped connection is retried. */
