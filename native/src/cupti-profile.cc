@@ -1,5 +1,6 @@
 // CUPTI for a whole profiled process (the injection collector): what nsys's `--trace=cuda,nvtx`
 // records, through the same buffer callbacks and flush thread as the executor (cupti-session.cc).
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -183,6 +184,12 @@ std::string cuptiStartProfile(const ProfileActivities& what) {
   if (api.setThreadIdType != nullptr) {
     // Kernel thread ids (what /proc and nsys show), not pthread handles.
     api.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  }
+  // Diagnosis only (issue #19's stall): CUPTI's device-side record buffer pool per context.
+  if (const char* pool = std::getenv("STREAMSCOPE_CUPTI_DEVICE_POOL")) {
+    size_t limit = std::strtoul(pool, nullptr, 10);
+    size_t size = sizeof limit;
+    if (limit > 0) api.activitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, &size, &limit);
   }
   if (what.pinnedDeviceBuffers) {
     uint8_t pinned = 1;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -109,6 +110,7 @@ std::atomic<size_t> bufferBytes{kBufferBytes};
 std::atomic<size_t> maxInFlightBytes{0};
 std::atomic<size_t> inFlightBytes{0};
 std::atomic<uint64_t> refusedBuffers{0};
+std::atomic<uint64_t> bufferRequests{0};
 std::atomic<ActivityHandler*> currentHandler{nullptr};
 // Set once CUPTI holds our buffer callbacks: only then is there anything to flush (the
 // collector's self-test runs the flush thread without CUPTI ever being loaded).
@@ -119,6 +121,7 @@ void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecor
   size_t bytes = bufferBytes.load();
   size_t cap = maxInFlightBytes.load();
   *maxRecords = 0;
+  bufferRequests++;
   if (cap != 0 && inFlightBytes.load() + bytes > cap) {
     // Memory stays bounded: CUPTI drops the records it cannot place and counts them.
     refusedBuffers++;
@@ -131,8 +134,9 @@ void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecor
   if (*buffer != nullptr) inFlightBytes += bytes;
 }
 
-void handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, uint8_t* buffer,
-              size_t validSize) {
+// Returns the records handed over and adds CUPTI's dropped count for this buffer to `dropped`.
+size_t handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, uint8_t* buffer,
+                size_t validSize, uint64_t& droppedTotal) {
   const CuptiApi& api = cuptiApi();
   std::vector<const CUpti_Activity*> records;
   CUpti_Activity* record = nullptr;
@@ -143,7 +147,9 @@ void handOver(ActivityHandler* handler, CUcontext context, uint32_t streamId, ui
   size_t dropped = 0;
   if (api.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
     handler->onCuptiDropped(dropped);
+    droppedTotal += dropped;
   }
+  return records.size();
 }
 
 // Completed buffers wait here for our flush thread: CUPTI may return a buffer on whichever
@@ -160,17 +166,27 @@ std::mutex& completedMutex = *new std::mutex;  // never destroyed: see flushMute
 std::vector<CompletedBuffer>& completed = *new std::vector<CompletedBuffer>;
 std::atomic<bool> deferHandOver{true};
 
-void handOverCompleted(ActivityHandler* handler) {
+// What one flush handed over (the flush log's line).
+struct FlushStats {
+  size_t buffers = 0;
+  size_t records = 0;
+  uint64_t cuptiDropped = 0;
+};
+
+FlushStats handOverCompleted(ActivityHandler* handler) {
   std::vector<CompletedBuffer> ready;
   {
     std::lock_guard<std::mutex> lock(completedMutex);
     ready.swap(completed);
   }
+  FlushStats stats;
+  stats.buffers = ready.size();
   for (const CompletedBuffer& b : ready) {
-    handOver(handler, b.context, b.streamId, b.buffer, b.validSize);
+    stats.records += handOver(handler, b.context, b.streamId, b.buffer, b.validSize, stats.cuptiDropped);
     std::free(b.buffer);
     inFlightBytes -= std::min(inFlightBytes.load(), b.size);
   }
+  return stats;
 }
 
 void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t size,
@@ -184,7 +200,8 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
   }
   inFlightBytes -= std::min(inFlightBytes.load(), size);
   if (handler != nullptr) {
-    handOver(handler, context, streamId, buffer, validSize);
+    uint64_t dropped = 0;
+    handOver(handler, context, streamId, buffer, validSize, dropped);
     std::free(buffer);
     return;
   }
@@ -404,7 +421,13 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
   flushStop = false;
   if (diagnosticOff("flush")) return;
   int periodMs = flushIntervalMs > 0 ? flushIntervalMs : 10;
-  flushThread = new std::thread([periodMs] {
+  // Diagnosis only (STREAMSCOPE_PROFILE_FLUSH_LOG=1): one stderr line per flush that did work.
+  const bool log = std::getenv("STREAMSCOPE_PROFILE_FLUSH_LOG") != nullptr;
+  flushThread = new std::thread([periodMs, log] {
+    using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    const Clock::time_point begin = Clock::now();
+    uint64_t flushes = 0;
     std::unique_lock<std::mutex> lock(flushMutex);
     while (!flushStop) {
       flushWake.wait_for(lock, std::chrono::milliseconds(periodMs));
@@ -413,10 +436,26 @@ void cuptiAttach(RecordSink* sink, int flushIntervalMs) {
       }
       // Never call into CUPTI holding a lock its callbacks might want (they take the sink's).
       lock.unlock();
+      const Clock::time_point t0 = Clock::now();
       if (buffersRegistered.load()) cuptiApi().activityFlushAll(0);
+      const Clock::time_point t1 = Clock::now();
       ActivityHandler* handler = currentHandler.load();
-      if (handler != nullptr) handOverCompleted(handler);
+      FlushStats stats;
+      if (handler != nullptr) stats = handOverCompleted(handler);
+      const Clock::time_point t2 = Clock::now();
       if (afterFlush) afterFlush();
+      const Clock::time_point t3 = Clock::now();
+      flushes++;
+      if (log && (stats.buffers > 0 || stats.cuptiDropped > 0)) {
+        std::fprintf(stderr,
+                     "flush %llu at %.0f ms: cuptiFlush %.2f ms, %zu buffers %zu records in %.2f ms, "
+                     "afterFlush %.2f ms, in flight %zu KiB, requests %llu refused %llu, cupti dropped %llu\n",
+                     static_cast<unsigned long long>(flushes), ms(t0 - begin), ms(t1 - t0), stats.buffers,
+                     stats.records, ms(t2 - t1), ms(t3 - t2), inFlightBytes.load() >> 10,
+                     static_cast<unsigned long long>(bufferRequests.load()),
+                     static_cast<unsigned long long>(refusedBuffers.load()),
+                     static_cast<unsigned long long>(stats.cuptiDropped));
+      }
       lock.lock();
     }
   });

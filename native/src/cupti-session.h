@@ -71,8 +71,8 @@ struct ProfileActivities {
   /** In-flight activity buffers past this many bytes are refused (CUPTI drops and counts). */
   size_t maxBufferBytes = 64u << 20;
   size_t bufferBytes = 32u << 10;
-  /** CUDA event records (device timestamps): what record→wait flows are drawn from. */
-  bool cudaEvents = true;
+  /** CUDA event records (device timestamps): what record→wait flows are drawn from (opt-in: inject-config.h). */
+  bool cudaEvents = false;
   /** Event and stream queries that found work pending (polling loops make many). */
   bool pendingQueries = true;
   /** CUPTI's device-side timestamp buffers in pinned host memory instead of device memory. */

@@ -122,6 +122,23 @@ void onForkChild() {
 
 }  // namespace
 
+ProfileActivities profileActivitiesOf(const InjectConfig& config) {
+  ProfileActivities what;
+  what.nvtx = config.nvtx;
+  what.everyApiCall = config.everyApiCall;
+  what.driverApi = config.driverApi;
+  what.bufferBytes = config.bufferBytes;
+  what.maxBufferBytes = config.cuptiInFlightBytes;
+  what.cudaEvents = config.cudaEvents;
+  what.pendingQueries = config.pendingQueries;
+  what.pinnedDeviceBuffers = config.pinnedDeviceBuffers;
+  what.offKinds = config.offKinds;
+  if (config.apiCallback) what.apiCallback = apiCallCallback;
+  return what;
+}
+
+const InjectConfig* collectorConfig() { return g != nullptr ? &g->config : nullptr; }
+
 ProfileRecorder* collectorRecorder() { return g != nullptr ? g->recorder.get() : nullptr; }
 int64_t collectorOriginNs() { return g != nullptr ? g->originNs : 0; }
 
@@ -161,17 +178,7 @@ bool collectorStart(bool withCupti) {
       return;
     }
     if (withCupti) {
-      ProfileActivities what;
-      what.nvtx = g->config.nvtx;
-      what.everyApiCall = g->config.everyApiCall;
-      what.driverApi = g->config.driverApi;
-      what.bufferBytes = g->config.bufferBytes;
-      what.cudaEvents = g->config.cudaEvents;
-      what.pendingQueries = g->config.pendingQueries;
-      what.pinnedDeviceBuffers = g->config.pinnedDeviceBuffers;
-      what.offKinds = g->config.offKinds;
-      if (g->config.apiCallback) what.apiCallback = apiCallCallback;
-      error = cuptiStartProfile(what);
+      error = cuptiStartProfile(profileActivitiesOf(g->config));
       if (!error.empty()) {
         // Usually another profiler (nsys, torch.profiler) holding CUPTI: tell the run, then stay off.
         std::string why = "CUPTI unavailable: " + error;

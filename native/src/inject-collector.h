@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "cupti-session.h"
+#include "inject-config.h"
 #include "inject-recorder.h"
 
 namespace streamscope {
@@ -16,6 +18,10 @@ bool collectorStart(bool withCupti);
 void collectorAfterFlush();
 /** At exit: the last records, the end batch and the report; one line only if something was lost. */
 void collectorExit();
+/** What CUPTI is asked to collect under `config` (the self-test's `activities` step prints it). */
+ProfileActivities profileActivitiesOf(const InjectConfig& config);
+/** The running collector's settings, or nullptr before it started. */
+const InjectConfig* collectorConfig();
 /** The running collector's recorder (the self-test feeds it), or nullptr. */
 ProfileRecorder* collectorRecorder();
 /** Absolute ns of this process's trace time 0, in CUPTI's clock (the records' clock). */

@@ -96,12 +96,14 @@ std::string readInjectConfig(InjectConfig& c) {
   int64_t bufferKb = static_cast<int64_t>(c.bufferBytes >> 10);
   int64_t maxRecords = static_cast<int64_t>(c.maxQueuedRecords);
   int64_t bufferMb = static_cast<int64_t>(c.maxBufferedBytes >> 20);
+  int64_t cuptiMb = static_cast<int64_t>(c.cuptiInFlightBytes >> 20);
   int64_t reconnectMs = c.reconnectMs;
   int64_t originNs = c.originRealtimeNs;
   for (std::string error : {integer("STREAMSCOPE_PROFILE_FLUSH_MS", 1, 10000, flushMs),
                             integer("STREAMSCOPE_PROFILE_BUFFER_KB", 4, 16384, bufferKb),
                             integer("STREAMSCOPE_PROFILE_MAX_RECORDS", 1024, int64_t{1} << 32, maxRecords),
                             integer("STREAMSCOPE_PROFILE_MAX_BUFFER_MB", 1, 1 << 16, bufferMb),
+                            integer("STREAMSCOPE_PROFILE_CUPTI_MB", 1, 1 << 16, cuptiMb),
                             integer("STREAMSCOPE_PROFILE_RECONNECT_MS", 0, 3600000, reconnectMs),
                             integer("STREAMSCOPE_PROFILE_ORIGIN_NS", 0, INT64_MAX, originNs)}) {
     if (!error.empty()) return error;
@@ -110,6 +112,7 @@ std::string readInjectConfig(InjectConfig& c) {
   c.bufferBytes = static_cast<size_t>(bufferKb) << 10;
   c.maxQueuedRecords = static_cast<size_t>(maxRecords);
   c.maxBufferedBytes = static_cast<size_t>(bufferMb) << 20;
+  c.cuptiInFlightBytes = static_cast<size_t>(cuptiMb) << 20;
   c.reconnectMs = static_cast<int>(reconnectMs);
   c.originRealtimeNs = originNs;
   if (c.socketPath.empty() && c.url.empty() && c.outPath.empty()) {

@@ -28,8 +28,15 @@ struct InjectConfig {
   int flushIntervalMs = 20;
   /** STREAMSCOPE_PROFILE_BUFFER_KB: bytes of one CUPTI activity buffer (small: records leave sooner). */
   size_t bufferBytes = 32u << 10;
-  /** STREAMSCOPE_PROFILE_EVENTS=0 leaves CUDA event records (and their record→wait flows) out. */
-  bool cudaEvents = true;
+  /**
+   * STREAMSCOPE_PROFILE_EVENTS=1 adds CUDA event records with device timestamps (the GPU instant
+   * of each cudaEventRecord, and record→wait flows). Off by default, as nsys's
+   * --cuda-event-trace is: on an H100 (CUPTI 2025.3.1, driver 580) they hung per_call's event
+   * case for good after 460k launches, copies and memsets (fixtures/runs/profile-h100.txt, run D),
+   * the program blocked inside CUDA/CUPTI with or without our flush thread. Stream waits and
+   * event syncs are still drawn from the synchronization records.
+   */
+  bool cudaEvents = false;
   /** STREAMSCOPE_PROFILE_DRIVER_API=0 leaves driver calls out (runtime calls stay). */
   bool driverApi = true;
   /** STREAMSCOPE_PROFILE_SYNC_QUERIES=0 leaves out event/stream queries that found work pending. */
@@ -46,6 +53,8 @@ struct InjectConfig {
   bool pinnedDeviceBuffers = false;
   /** STREAMSCOPE_PROFILE_MAX_RECORDS: records held before more are dropped (and counted). */
   size_t maxQueuedRecords = 1u << 20;
+  /** STREAMSCOPE_PROFILE_CUPTI_MB: bytes of activity buffers CUPTI and our flush thread hold at once. */
+  size_t cuptiInFlightBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_MAX_BUFFER_MB: encoded frames held for a server that is away. */
   size_t maxBufferedBytes = 64u << 20;
   /** STREAMSCOPE_PROFILE_RECONNECT_MS: how long a dropped connection is retried. */

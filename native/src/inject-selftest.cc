@@ -10,6 +10,7 @@
 //   range-start ID TID TIME NAME   range-end ID TID TIME   mark TID TIME NAME
 //   context CTX DEV NULLSTREAM   stream CTX STREAM PRIORITY FLAG   device ID SMS NAME
 //   buffer (hand the records so far to the recorder as one CUPTI buffer)   flush   dropped N
+//   activities (prints what CUPTI would be asked to collect under this process's settings)
 //   sleep MS   wait-stop MS (until a SIGINT arrived: the server's stop, or the CLI's)   exit
 //   flush-thread MS (the collector's own flush thread, as under CUPTI)
 //   fork-exit (a child forked now leaves through exit(): it must end with status 0, not abort)
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -305,6 +307,12 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (sigints.load() == 0) return "no SIGINT arrived";
+  } else if (op == "activities") {
+    // What CUPTI would be asked for under this process's settings (the collector's defaults).
+    ProfileActivities a = profileActivitiesOf(*collectorConfig());
+    std::printf("activities cudaEvents=%d nvtx=%d driverApi=%d everyApiCall=%d pendingQueries=%d cuptiMiB=%zu\n",
+                a.cudaEvents ? 1 : 0, a.nvtx ? 1 : 0, a.driverApi ? 1 : 0, a.everyApiCall ? 1 : 0,
+                a.pendingQueries ? 1 : 0, a.maxBufferBytes >> 20);
   } else if (op == "exit") {
     s.deliver();
     collectorExit();

@@ -30,7 +30,7 @@ const collectorSettings: readonly CollectorSetting[] = [
   { name: 'inline-handover', env: { STREAMSCOPE_PROFILE_INLINE: '1' } },
   { name: 'flush-100ms', env: { STREAMSCOPE_PROFILE_FLUSH_MS: '100' } },
   { name: 'buffer-256k', env: { STREAMSCOPE_PROFILE_BUFFER_KB: '256' } },
-  { name: 'no-cuda-events', env: { STREAMSCOPE_PROFILE_EVENTS: '0' } },
+  { name: 'cuda-events', env: { STREAMSCOPE_PROFILE_EVENTS: '1' } },
   { name: 'no-driver-api', env: { STREAMSCOPE_PROFILE_DRIVER_API: '0' } },
   { name: 'no-pending-queries', env: { STREAMSCOPE_PROFILE_SYNC_QUERIES: '0' } },
   { name: 'pinned-device-buffers', env: { STREAMSCOPE_PROFILE_PINNED: '1' } },

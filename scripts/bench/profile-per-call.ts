@@ -35,7 +35,8 @@ export const perCallArms: readonly PerCallArm[] = [
   // Only GPU records (kernels, copies, memsets, syncs, events): what the activity kinds cost.
   { name: 'gpu-only', tracer: 'ours', env: { STREAMSCOPE_PROFILE_OFF: 'runtime,driver,nvtx' } },
   { name: 'no-driver-api', tracer: 'ours', env: { STREAMSCOPE_PROFILE_DRIVER_API: '0' } },
-  { name: 'no-cuda-events', tracer: 'ours', env: { STREAMSCOPE_PROFILE_EVENTS: '0' } },
+  // CUDA event records with device timestamps (opt-in: they hung the event case; run D).
+  { name: 'cuda-events', tracer: 'ours', env: { STREAMSCOPE_PROFILE_EVENTS: '1' } },
   // Synchronization records left off (stream waits, event and stream synchronizes).
   { name: 'no-sync', tracer: 'ours', env: { STREAMSCOPE_PROFILE_OFF: 'sync' } },
   { name: 'flush-1s', tracer: 'ours', env: { STREAMSCOPE_PROFILE_FLUSH_MS: '1000' } },

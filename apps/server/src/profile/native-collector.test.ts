@@ -353,10 +353,32 @@ exit
     );
   });
 
+  it('leaves CUDA event records (device timestamps) off unless STREAMSCOPE_PROFILE_EVENTS=1 asks', async () => {
+    // Issue #19: with them on, per_call's event case hung the program for good on an H100 after
+    // 460k launches, copies and memsets (fixtures/runs/profile-h100.txt, run D); the default
+    // must be the setting that cannot harm the program. The other kinds stay as they were.
+    const activities = async (env: Record<string, string>): Promise<string> => {
+      const ran = await runCheck(
+        'activities\nexit\n',
+        { STREAMSCOPE_PROFILE_OUT: 'a.sstrace', ...env },
+        dir,
+      );
+      expect(ran.code).toBe(0);
+      return ran.stdout.trim();
+    };
+    expect(await activities({})).toBe(
+      'activities cudaEvents=0 nvtx=1 driverApi=1 everyApiCall=0 pendingQueries=1 cuptiMiB=64',
+    );
+    expect(
+      await activities({ STREAMSCOPE_PROFILE_EVENTS: '1', STREAMSCOPE_PROFILE_CUPTI_MB: '8' }),
+    ).toBe('activities cudaEvents=1 nvtx=1 driverApi=1 everyApiCall=0 pendingQueries=1 cuptiMiB=8');
+  });
+
   it('names a bad collector setting and its range in one line, and collects nothing', async () => {
     for (const [name, value, why] of [
       ['STREAMSCOPE_PROFILE_BUFFER_KB', '2', 'must be an integer in [4, 16384]'],
       ['STREAMSCOPE_PROFILE_EVENTS', 'yes', 'must be 0 or 1'],
+      ['STREAMSCOPE_PROFILE_CUPTI_MB', '0', 'must be an integer in [1, 65536]'],
       ['STREAMSCOPE_PROFILE_SYNC_QUERIES', '2', 'must be 0 or 1'],
       ['STREAMSCOPE_PROFILE_INLINE', 'on', 'must be 0 or 1'],
       [
