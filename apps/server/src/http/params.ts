@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import { isValidId } from '../storage/trace-store.ts';
+import type { NameQuery } from '../workers/name-match.ts';
+import { nameTest } from '../workers/name-match.ts';
 import { ApiError, badRequest } from './api-error.ts';
 
 /** The `:id` path parameter, checked before it touches a file name. */
@@ -34,6 +36,31 @@ export function queryNumber(req: Request, name: string): number | undefined {
     throw badRequest(`query parameter '${name}' must be a number, got '${raw}'`, name);
   }
   return value;
+}
+
+/** A number query parameter that must be there. */
+export function requiredNumber(req: Request, name: string): number {
+  const value = queryNumber(req, name);
+  if (value === undefined) {
+    throw badRequest(`query parameter '${name}' is required`, name);
+  }
+  return value;
+}
+
+/** Case-insensitive: a substring, or with regex=1 a regular expression (checked here). */
+export function nameQuery(q: string, regex: string | undefined): NameQuery {
+  if (regex === undefined || regex === '0') {
+    return { q, regex: false };
+  }
+  if (regex !== '1') {
+    throw badRequest(`regex must be '0' or '1', got '${regex}'`, 'regex');
+  }
+  try {
+    nameTest({ q, regex: true });
+  } catch (error) {
+    throw badRequest(`q is not a valid regular expression: ${(error as Error).message}`, 'q');
+  }
+  return { q, regex: true };
 }
 
 /** A JSON object body; anything else is a precise error. */

@@ -1,6 +1,7 @@
 import type { Trace } from '@streamscope/trace';
 import { opKindName } from '@streamscope/trace';
 import { ApiError } from '../http/api-error.ts';
+import { nameTest } from '../workers/name-match.ts';
 
 // Questions a tiled view asks about the whole of a big stored trace, answered from the trace's
 // columns in a worker (tile-query-routes.ts): small JSON answers, never the ops themselves.
@@ -242,27 +243,6 @@ export interface SearchMarksAnswer {
   }[];
 }
 
-/** Case-insensitive: a substring, or a regular expression; 400 naming `q` when it is not one. */
-export function nameMatcher(q: string, regex: boolean): (name: string) => boolean {
-  if (!regex) {
-    const needle = q.trim().toLowerCase();
-    return (name) => name.toLowerCase().includes(needle);
-  }
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(q, 'i');
-  } catch (error) {
-    throw new ApiError(
-      400,
-      'bad-request',
-      `q is not a valid regular expression: ${(error as Error).message}`,
-      'q',
-    );
-  }
-  // Names are tested once each (not once per op), at most 512 characters of each.
-  return (name) => pattern.test(name.slice(0, 512));
-}
-
 /** Where the matches of a name search are: per track, counts per bucket of the whole span. */
 function searchMarksAnswer(
   trace: Trace,
@@ -270,7 +250,7 @@ function searchMarksAnswer(
   regex: boolean,
   bucketCount: number,
 ): SearchMarksAnswer {
-  const test = nameMatcher(q, regex);
+  const test = nameTest({ q, regex });
   const names = trace.strings.slice(0);
   const matches = new Uint8Array(names.length);
   for (let id = 1; id < names.length; id++) {

@@ -1,11 +1,11 @@
 import type { Request, Router } from 'express';
 import type { TraceQuery } from '../../storage/trace-query.ts';
-import { answerQuery, nameMatcher } from '../../storage/trace-query.ts';
+import { answerQuery } from '../../storage/trace-query.ts';
 import { loadTraceFile } from '../../workers/load-trace-file.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
-import { idParam, queryNumber, queryString } from '../params.ts';
+import { idParam, nameQuery, queryNumber, queryString, requiredNumber } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 /** Most buckets a search-marks answer splits the trace's span into. */
@@ -70,13 +70,8 @@ export function tileQueryRoutes(services: AppServices): Router {
     if (q.length > maxQueryChars) {
       throw badRequest(`q must be at most ${maxQueryChars} characters`, 'q');
     }
-    const regexRaw = queryString(req, 'regex') ?? '0';
-    if (regexRaw !== '0' && regexRaw !== '1') {
-      throw badRequest(`regex must be '0' or '1', got '${regexRaw}'`, 'regex');
-    }
-    const regex = regexRaw === '1';
     // A bad pattern is a 400 here, before a worker reads the trace.
-    nameMatcher(q, regex);
+    const { regex } = nameQuery(q, queryString(req, 'regex'));
     const bucketCount = queryNumber(req, 'buckets') ?? defaultMarkBuckets;
     if (!Number.isInteger(bucketCount) || bucketCount < 1 || bucketCount > maxMarkBuckets) {
       throw badRequest(
@@ -88,14 +83,6 @@ export function tileQueryRoutes(services: AppServices): Router {
   });
 
   return router;
-}
-
-function requiredNumber(req: Request, name: string): number {
-  const value = queryNumber(req, name);
-  if (value === undefined) {
-    throw badRequest(`query parameter '${name}' is required`, name);
-  }
-  return value;
 }
 
 /** `tracks=0,3,4`: track indices (every track when absent). */

@@ -1,13 +1,12 @@
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { encodeTiles } from '@streamscope/trace';
 import { TilePyramids } from '../../storage/tile-pyramids.ts';
 import type { TileFile } from '../../storage/tile-file.ts';
 import type { NameQuery } from '../../workers/name-match.ts';
-import { nameTest } from '../../workers/name-match.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
-import { idParam, queryNumber, queryString } from '../params.ts';
+import { idParam, nameQuery, queryNumber, queryString, requiredNumber } from '../params.ts';
 import type { AppServices } from '../services.ts';
 
 /** Widest tiles answer, px (the server reads at most a few buckets per px per track). */
@@ -147,28 +146,4 @@ export function tileRoutes(services: AppServices): Router {
   });
 
   return router;
-}
-
-function requiredNumber(req: Request, name: string): number {
-  const value = queryNumber(req, name);
-  if (value === undefined) {
-    throw badRequest(`query parameter '${name}' is required`, name);
-  }
-  return value;
-}
-
-/** Case-insensitive: a substring, or with regex=1 a regular expression (checked here). */
-function nameQuery(q: string, regex: string | undefined): NameQuery {
-  if (regex === undefined || regex === '0') {
-    return { q, regex: false };
-  }
-  if (regex !== '1') {
-    throw badRequest(`regex must be '0' or '1', got '${regex}'`, 'regex');
-  }
-  try {
-    nameTest({ q, regex: true });
-  } catch (error) {
-    throw badRequest(`q is not a valid regular expression: ${(error as Error).message}`, 'q');
-  }
-  return { q, regex: true };
 }
