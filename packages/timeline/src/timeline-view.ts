@@ -23,7 +23,7 @@ import {
   visibleRowsHeightPx,
 } from './view-state.ts';
 import type { Viewport } from './viewport.ts';
-import { clampViewport, fitViewport, panViewport, zoomViewport } from './viewport.ts';
+import { clampViewport, fitViewport, panWithinTrace, zoomViewport } from './viewport.ts';
 
 /** Creates a view that owns `canvas`'s pixels. Call `resize()` when the element's size changes. */
 export function createTimelineView(
@@ -149,7 +149,8 @@ export function createTimelineView(
     },
     panByPx(dxPx) {
       const nsPerPx = (s.viewport.endNs - s.viewport.startNs) / Math.max(1, s.widthPx - s.gutterPx);
-      setViewport(panViewport(s.viewport, dxPx * nsPerPx));
+      const spanNs = s.tileSource?.spanNs ?? s.trace?.spanNs() ?? 0;
+      setViewport(panWithinTrace(s.viewport, dxPx * nsPerPx, spanNs));
     },
     getGutterPx: () => s.gutterPx,
     getAxisHeightPx: () => s.axisHeightPx,

@@ -40,3 +40,27 @@ export function zoomViewport(viewport: Viewport, anchorNs: number, factor: numbe
 export function panViewport(viewport: Viewport, deltaNs: number): Viewport {
   return { startNs: viewport.startNs + deltaNs, endNs: viewport.endNs + deltaNs };
 }
+
+/**
+ * A pan that stops at the trace's edges (the air `fitViewport` leaves): a window narrower than
+ * the whole trace stays inside it, and a wider one keeps the whole trace in view. Nothing to bound
+ * against before the trace has a span.
+ */
+export function panWithinTrace(viewport: Viewport, deltaNs: number, spanNs: number): Viewport {
+  const moved = panViewport(viewport, deltaNs);
+  if (!(spanNs > 0)) {
+    return moved;
+  }
+  const fit = fitViewport(spanNs);
+  const widthNs = moved.endNs - moved.startNs;
+  const narrow = widthNs <= fit.endNs - fit.startNs;
+  // Narrow: start in [fit.start, fit.end - width]. Wide: start in [fit.end - width, fit.start].
+  const lowNs = narrow ? fit.startNs : fit.endNs - widthNs;
+  const highNs = narrow ? fit.endNs - widthNs : fit.startNs;
+  // A window a caller put beyond a bound is not pulled back; it only cannot go further out.
+  const startNs =
+    deltaNs >= 0
+      ? Math.min(moved.startNs, Math.max(highNs, viewport.startNs))
+      : Math.max(moved.startNs, Math.min(lowNs, viewport.startNs));
+  return { startNs, endNs: startNs + widthNs };
+}

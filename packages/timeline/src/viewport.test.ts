@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { fitViewport, panWithinTrace } from './viewport.ts';
+
+describe('panWithinTrace', () => {
+  // A 100 µs trace: fit-all is [-2 µs, 102 µs].
+  const spanNs = 100_000;
+
+  it('stops a narrow window at the trace edges, keeping its width', () => {
+    expect(panWithinTrace({ startNs: 80_000, endNs: 100_000 }, 50_000, spanNs)).toEqual({
+      startNs: 82_000,
+      endNs: 102_000,
+    });
+    expect(panWithinTrace({ startNs: 10_000, endNs: 30_000 }, -50_000, spanNs)).toEqual({
+      startNs: -2_000,
+      endNs: 18_000,
+    });
+    // Inside the trace a pan moves by exactly what was asked.
+    expect(panWithinTrace({ startNs: 10_000, endNs: 30_000 }, 5_000, spanNs)).toEqual({
+      startNs: 15_000,
+      endNs: 35_000,
+    });
+  });
+
+  it('does not move fit-all into empty time', () => {
+    const fit = fitViewport(spanNs);
+    expect(panWithinTrace(fit, 15_000, spanNs)).toEqual(fit);
+    expect(panWithinTrace(fit, -15_000, spanNs)).toEqual(fit);
+  });
+
+  it('lets a window a caller put before the trace pan in, but not further out', () => {
+    const early = { startNs: -50_000, endNs: -10_000 };
+    expect(panWithinTrace(early, -5_000, spanNs)).toEqual(early);
+    expect(panWithinTrace(early, 5_000, spanNs)).toEqual({ startNs: -45_000, endNs: -5_000 });
+  });
+
+  it('pans freely before the trace has a span', () => {
+    expect(panWithinTrace({ startNs: 0, endNs: 10 }, 100, 0)).toEqual({ startNs: 100, endNs: 110 });
+  });
+});
