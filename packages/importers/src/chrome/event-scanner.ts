@@ -2,19 +2,20 @@ import { ByteStrings } from './byte-strings.ts';
 import type { ChromeEvent, IdValue } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
 import { fractionEnd, skipSpace, skipValue } from './json-skip.ts';
-import { plainEnd } from './plain-strings.ts';
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+import {
+  COLON,
+  COMMA,
+  DOT,
+  LBRACE,
+  LBRACKET,
+  MINUS,
+  NINE,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  ZERO,
+  plainEnd,
+} from '../io/json-bytes.ts';
 
 /** Containers nested deeper than this inside an event are left to JSON.parse. */
 const maxNesting = 32;

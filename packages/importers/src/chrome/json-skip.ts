@@ -1,19 +1,20 @@
 // Checking skippers for the Chrome event scanner: each returns the index past the JSON it read,
 // or -1 for anything that is not plain JSON there (the scanner then leaves the event to
 // JSON.parse, which decides).
-import { plainEnd } from './plain-strings.ts';
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+import {
+  COLON,
+  COMMA,
+  DOT,
+  LBRACE,
+  LBRACKET,
+  MINUS,
+  NINE,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  ZERO,
+  plainEnd,
+} from '../io/json-bytes.ts';
 
 const spaceByte = new Uint8Array(256);
 spaceByte[0x20] = spaceByte[0x0a] = spaceByte[0x0d] = spaceByte[0x09] = 1;

@@ -2,30 +2,22 @@ import type { KeyTemplate } from './key-template.ts';
 import { sameWords, templateSlot } from './key-template.ts';
 import type { NsysRecord } from './nsys-record.ts';
 import { F, fieldFor, fieldNames } from './nsys-record.ts';
-
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+import {
+  COLON,
+  COMMA,
+  DOT,
+  LBRACE,
+  MINUS,
+  NINE,
+  PLUS,
+  QUOTE,
+  RBRACE,
+  ZERO,
+  plainByte,
+} from '../io/json-bytes.ts';
 
 /** The deepest object read here: the line (1), its message (2), a sub-object such as `kernel` (3). */
 const maxDepth = 3;
-
-/**
- * 1 for the bytes a string holds as they are: printable ASCII but `"` and `\`. Any other byte
- * ends the fast reading of a string: escapes, control bytes and UTF-8 go to JSON.parse, and so
- * does a string cut off by the end of the line (a newline is a control byte).
- */
-const plainByte = new Uint8Array(256);
-for (let c = 0x20; c < 0x80; c++) {
-  plainByte[c] = c === QUOTE || c === 0x5c ? 0 : 1;
-}
 
 /**
  * Reads one compact nsys JSON line (`{"Type":79,"CudaEvent":{…}}`) straight from its bytes into

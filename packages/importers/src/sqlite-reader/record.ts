@@ -77,29 +77,8 @@ export class RecordDecoder implements RecordSink {
     const slots = this.slots;
     const slotOf = this.slotOf;
     const columns = slotOf.length;
-    let p = start;
-    // Header size: a varint, almost always one byte.
-    let headerBytes = buf[p]!;
-    if (headerBytes < 0x80) {
-      p++;
-    } else {
-      headerBytes = 0;
-      for (let i = 0; i < 9; i++) {
-        const b = buf[p++]!;
-        headerBytes = headerBytes * 128 + (b & 0x7f);
-        if (b < 0x80) {
-          break;
-        }
-      }
-    }
-    const headerEnd = start + headerBytes;
-    if (headerEnd > end || headerBytes < 1) {
-      throw new SqliteFormatError(
-        page,
-        pageBase + start,
-        `a record header of ${headerBytes} bytes overruns its ${end - start}-byte payload`,
-      );
-    }
+    const headerEnd = recordHeaderEnd(buf, start, end, page, pageBase);
+    let p = varintEnd(buf, start);
     let body = headerEnd;
     let column = 0;
     for (; column < columns && p < headerEnd; column++) {
@@ -256,4 +235,45 @@ export function textAt(
     return s;
   }
   return text.decode(buf.subarray(at, at + size));
+}
+
+/** The index just past the varint at `buf[p]` (at most 9 bytes). */
+export function varintEnd(buf: Uint8Array, p: number): number {
+  let n = 0;
+  while (n < 8 && buf[p + n]! >= 0x80) {
+    n++;
+  }
+  return p + n + 1;
+}
+
+/**
+ * The end of the header of the record whose payload is `buf[start, end)`: its size is a varint,
+ * almost always one byte. A size that overruns the payload is an error naming the page and offset.
+ */
+export function recordHeaderEnd(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  page: number,
+  pageBase: number,
+): number {
+  let headerBytes = buf[start]!;
+  if (headerBytes >= 0x80) {
+    headerBytes = 0;
+    for (let i = 0, p = start; i < 9; i++) {
+      const b = buf[p++]!;
+      headerBytes = headerBytes * 128 + (b & 0x7f);
+      if (b < 0x80) {
+        break;
+      }
+    }
+  }
+  if (headerBytes < 1 || start + headerBytes > end) {
+    throw new SqliteFormatError(
+      page,
+      pageBase + start,
+      `a record header of ${headerBytes} bytes overruns its ${end - start}-byte payload`,
+    );
+  }
+  return start + headerBytes;
 }

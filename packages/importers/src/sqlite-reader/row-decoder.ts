@@ -1,6 +1,6 @@
 import type { ScanRow } from '../nsys/sqlite-source.ts';
 import { SlotType } from '../nsys/sqlite-source.ts';
-import { textAt } from './record.ts';
+import { recordHeaderEnd, textAt, varintEnd } from './record.ts';
 import { SqliteFormatError } from './sqlite-format-error.ts';
 import type { RecordSink } from './table-scan.ts';
 
@@ -84,28 +84,8 @@ export class RowDecoder implements RecordSink {
     const num = this.row.num;
     const type = this.row.type;
     const last = this.lastColumn;
-    let p = start;
-    let headerBytes = buf[p]!;
-    if (headerBytes < 0x80) {
-      p++;
-    } else {
-      headerBytes = 0;
-      for (let i = 0; i < 9; i++) {
-        const b = buf[p++]!;
-        headerBytes = headerBytes * 128 + (b & 0x7f);
-        if (b < 0x80) {
-          break;
-        }
-      }
-    }
-    const headerEnd = start + headerBytes;
-    if (headerEnd > end || headerBytes < 1) {
-      throw new SqliteFormatError(
-        page,
-        pageBase + start,
-        `a record header of ${headerBytes} bytes overruns its ${end - start}-byte payload`,
-      );
-    }
+    const headerEnd = recordHeaderEnd(buf, start, end, page, pageBase);
+    let p = varintEnd(buf, start);
     let body = headerEnd;
     let column = 0;
     for (; column <= last && p < headerEnd; column++) {

@@ -1,5 +1,18 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+// The bytes of JSON syntax, and plain strings, for the importers' byte-level scanners (the
+// Chrome/kineto event scanner and the nsys JSON line scanner).
+export const QUOTE = 0x22;
+export const PLUS = 0x2b;
+export const COMMA = 0x2c;
+export const MINUS = 0x2d;
+export const DOT = 0x2e;
+export const ZERO = 0x30;
+export const NINE = 0x39;
+export const COLON = 0x3a;
+export const LBRACKET = 0x5b;
+export const BACKSLASH = 0x5c;
+export const RBRACKET = 0x5d;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
 
 /**
  * 1 for the bytes a string holds as they are: printable ASCII (and DEL) but `"` and `\`. Any
