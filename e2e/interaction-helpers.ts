@@ -48,3 +48,29 @@ export async function selection(page: Page): Promise<SelectionProbe> {
     (window as unknown as { __selection: () => SelectionProbe }).__selection(),
   );
 }
+
+interface LiveOpsWindow {
+  __seenLiveOps?: number[];
+  __rendererStats?: () => Record<string, { traceOps: number }>;
+}
+
+/** Starts recording every op count the Run page's live timeline draws, frame by frame. */
+export async function recordLiveOps(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as LiveOpsWindow;
+    w.__seenLiveOps = [];
+    const tick = (): void => {
+      const ops = w.__rendererStats?.()['live-timeline']?.traceOps;
+      if (ops !== undefined && w.__seenLiveOps!.at(-1) !== ops) {
+        w.__seenLiveOps!.push(ops);
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+/** The op counts `recordLiveOps` saw, in order. */
+export function seenLiveOps(page: Page): Promise<number[]> {
+  return page.evaluate(() => (window as unknown as LiveOpsWindow).__seenLiveOps ?? []);
+}

@@ -1,9 +1,5 @@
 import { expect, idle, rendererStats, test } from './fixtures.ts';
-
-interface LiveWindow {
-  __seenLiveOps?: number[];
-  __rendererStats?: () => Record<string, { traceOps: number }>;
-}
+import { recordLiveOps, seenLiveOps } from './interaction-helpers.ts';
 
 test('a preset run on the simulator fills the Gantt live, then lists and opens its trace', async ({
   page,
@@ -20,25 +16,14 @@ test('a preset run on the simulator fills the Gantt live, then lists and opens i
   await page.getByTestId('backend-select').selectOption('sim');
 
   // Record every op count the live timeline has drawn, frame by frame.
-  await page.evaluate(() => {
-    const w = window as unknown as LiveWindow;
-    w.__seenLiveOps = [];
-    const tick = (): void => {
-      const ops = w.__rendererStats?.()['live-timeline']?.traceOps;
-      if (ops !== undefined && w.__seenLiveOps!.at(-1) !== ops) {
-        w.__seenLiveOps!.push(ops);
-      }
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
+  await recordLiveOps(page);
   await page.getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'finished', {
     timeout: 30_000,
   });
   await idle(page);
 
-  const seen = await page.evaluate(() => (window as unknown as LiveWindow).__seenLiveOps ?? []);
+  const seen = await seenLiveOps(page);
   const final = await rendererStats(page, 'live-timeline');
   expect(final?.drawnOps).toBeGreaterThan(0);
   // The Gantt grew in steps while the run went on, not in one piece at the end.

@@ -1,14 +1,10 @@
 import { expect, idle, rendererStats, test } from './fixtures.ts';
+import { recordLiveOps, seenLiveOps } from './interaction-helpers.ts';
 
 // Issue #21 walk-through: at real time a preset's few simulated ms are over before the eye can
 // follow. The Run page's Speed control passes a slowdown with realtime pacing to the server, and
 // the same default preset then fills the Gantt over several frames (1000×: about ten seconds, so
 // the frames do not depend on how the socket happens to batch a short run).
-
-interface LiveWindow {
-  __seenLiveOps?: number[];
-  __rendererStats?: () => Record<string, { traceOps: number }>;
-}
 
 test('a run at "1000× slower" fills the Gantt live over several frames', async ({ page }) => {
   await page.goto('/#/run');
@@ -18,18 +14,7 @@ test('a run at "1000× slower" fills the Gantt live over several frames', async 
   await page.getByTestId('pace-select').selectOption({ label: '1000× slower' });
 
   // Record every op count the live timeline draws, frame by frame.
-  await page.evaluate(() => {
-    const w = window as unknown as LiveWindow;
-    w.__seenLiveOps = [];
-    const tick = (): void => {
-      const ops = w.__rendererStats?.()['live-timeline']?.traceOps;
-      if (ops !== undefined && w.__seenLiveOps!.at(-1) !== ops) {
-        w.__seenLiveOps!.push(ops);
-      }
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
+  await recordLiveOps(page);
   const sent = page.waitForRequest((r) => r.url().endsWith('/api/runs') && r.method() === 'POST');
   await page.getByTestId('run-button').click();
   expect((await sent).postDataJSON()).toMatchObject({ pace: 'realtime', slowdown: 1000 });
@@ -38,7 +23,7 @@ test('a run at "1000× slower" fills the Gantt live over several frames', async 
   });
   await idle(page);
 
-  const seen = await page.evaluate(() => (window as unknown as LiveWindow).__seenLiveOps ?? []);
+  const seen = await seenLiveOps(page);
   const final = await rendererStats(page, 'live-timeline');
   expect(final?.traceOps).toBeGreaterThan(0);
   const partial = seen.filter((n) => n > 0 && n < final!.traceOps);
