@@ -1,5 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
@@ -18,13 +17,18 @@ if (outDir === undefined) {
 }
 const serverRoot = path.join(root, 'apps', 'server');
 // The options of the server's own Node bundles (ESM, the require/__dirname CommonJS needs).
-const { nodeBundleOptions } = (await import(
+const { bundleServerCompanions, nodeBundleOptions } = (await import(
   pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
-)) as { nodeBundleOptions: BuildOptions };
+)) as {
+  nodeBundleOptions: BuildOptions;
+  bundleServerCompanions: (
+    esbuild: { build: typeof build },
+    serverRoot: string,
+    outDir: string,
+  ) => Promise<void>;
+};
 const entries = [
   path.join(serverRoot, 'src', 'cli', 'main.ts'),
-  path.join(serverRoot, 'src', 'workers', 'worker-main.ts'),
-  path.join(serverRoot, 'src', 'storage', 'metadata-worker.mjs'),
   path.join(root, 'scripts', 'bench', 'server-health-probe.ts'),
   path.join(root, 'scripts', 'bench', 'server-bench-bundled.ts'),
 ];
@@ -36,13 +40,7 @@ for (const entry of entries) {
     outfile: path.join(outDir, `${path.basename(entry).replace(/\.m?[jt]s$/, '')}.mjs`),
   });
 }
-const wasm = createRequire(path.join(serverRoot, 'package.json')).resolve(
-  'sql.js/dist/sql-wasm.wasm',
-);
-// The cuda backend's child script, which the server's CUDA probe starts (it then finds no addon).
-copyFileSync(
-  path.join(root, 'packages', 'executor', 'src', 'cuda', 'child-host.mjs'),
-  path.join(outDir, 'child-host.mjs'),
-);
-copyFileSync(wasm, path.join(outDir, 'sql-wasm.wasm'));
+// The threads, and the cuda backend's child script, which the server's CUDA probe starts (it
+// then finds no addon).
+await bundleServerCompanions({ build }, serverRoot, outDir);
 process.stdout.write(`server bench bundle: ${outDir}\n`);

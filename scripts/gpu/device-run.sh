@@ -6,7 +6,9 @@
 #   device-log.txt, probe.json, calibration.json, bench.txt, runs.tar.xz, nsys-agreement.txt,
 #   sanitizer.txt, lessons-gpu.txt (apps/server/scripts/build-device-server.mjs bundles the last)
 #   calibration-traces.tar.xz, fidelity.json, fidelity-traces.tar.xz (calibrate, fidelity)
-# DEVICE_DIR names the folder of the bundles (default native/build/device).
+# DEVICE_DIR names the folder of the bundles (default native/build/device). PIN_CPUS (a taskset
+# list such as 2-5) runs calibrate and fidelity on those cores only; FIDELITY_REPS (default 5)
+# sets fidelity's measured runs per side.
 # usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
@@ -14,6 +16,8 @@ source .gpu/on-device.sh
 device=${DEVICE_DIR:-native/build/device}
 runner=$device/device-main.mjs
 work=$(mktemp -d)
+pin=()
+if [ -n "${PIN_CPUS:-}" ]; then pin=(taskset -c "$PIN_CPUS"); fi
 for part in "${@:-all}"; do
   case "$part" in
     all)
@@ -51,20 +55,20 @@ for part in "${@:-all}"; do
     calibrate)
       # Every calibration benchmark (packages/executor/src/calibrate/benchmarks.ts), traces kept.
       DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
-        node "$runner" calibrate "$work" 2>&1 | tee -a "$OUT/device-log.txt"
+        "${pin[@]}" node "$runner" calibrate "$work" 2>&1 | tee -a "$OUT/device-log.txt"
       cp "$work/calibration.json" "$OUT/" 2>/dev/null
       tar -C "$work" -cJf "$OUT/calibration-traces.tar.xz" cal
       ;;
     fidelity)
       # Every lesson's before and after workload through the real server on this GPU: a warm-up,
       # then 5 measured runs each (apps/web/scripts/lesson-fidelity.ts, bundled beside the runner).
-      node "$device/serve-on-device.mjs" 0 > "$work/fserve.out" 2> "$work/fserve.err" &
+      "${pin[@]}" node "$device/serve-on-device.mjs" 0 > "$work/fserve.out" 2> "$work/fserve.err" &
       fserver=$!
       for _ in $(seq 1 150); do grep -q '^listening' "$work/fserve.out" && break; sleep 0.2; done
       fport=$(awk '/^listening/ {print $2}' "$work/fserve.out")
       GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) \
         DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
-        timeout 480 node --experimental-websocket "$device/lesson-fidelity.mjs" measure "http://127.0.0.1:$fport" "$work" 5 2>&1 | tee -a "$OUT/device-log.txt"
+        timeout 480 node --experimental-websocket "$device/lesson-fidelity.mjs" measure "http://127.0.0.1:$fport" "$work" "${FIDELITY_REPS:-5}" 2>&1 | tee -a "$OUT/device-log.txt"
       kill "$fserver"
       tail -5 "$work/fserve.err" >> "$OUT/device-log.txt"
       cp "$work/fidelity.json" "$OUT/" 2>/dev/null

@@ -15,7 +15,9 @@ const root = path.resolve(here, '..', '..');
 const server = path.join(root, 'apps', 'server');
 const require = createRequire(path.join(server, 'package.json'));
 const esbuild = require('esbuild');
-const { nodeBundleOptions } = await import(path.join(server, 'scripts', 'node-bundle-options.mjs'));
+const { bundleServerCompanions, nodeBundleOptions } = await import(
+  path.join(server, 'scripts', 'node-bundle-options.mjs')
+);
 const out = path.resolve(process.argv[2] ?? '.gpuprof');
 mkdirSync(out, { recursive: true });
 
@@ -32,11 +34,7 @@ for (const [name, entry] of Object.entries(bundles)) {
     outfile: path.join(out, name),
   });
 }
-copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(out, 'sql-wasm.wasm'));
-copyFileSync(
-  path.join(server, 'node_modules', '@streamscope', 'executor', 'src', 'cuda', 'child-host.mjs'),
-  path.join(out, 'child-host.mjs'),
-);
+await bundleServerCompanions(esbuild, server, out);
 copyFileSync(
   path.join(root, 'native', 'build', 'libstreamscope_inject.so'),
   path.join(out, 'libstreamscope_inject.so'),

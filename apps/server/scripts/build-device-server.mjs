@@ -1,12 +1,12 @@
 // Bundles the server (serve-on-device.ts) and the lessons' GPU check (apps/web/scripts/
 // lesson-gpu-check.ts) into native/build/device/ (git-ignored) for the GPU machine, which has
-// Node (from .gpu/) but no node_modules; with the executor's child script and sql.js's
-// WebAssembly. Send native/build/ with .gpu/; scripts/gpu/device-run.sh lessons runs them.
-import { copyFileSync, mkdirSync } from 'node:fs';
+// Node (from .gpu/) but no node_modules; with the server's thread entries, the executor's child
+// script and sql.js's WebAssembly. Send native/build/ with .gpu/; scripts/gpu/device-run.sh lessons runs them.
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeBundleOptions } from './node-bundle-options.mjs';
+import { bundleServerCompanions, nodeBundleOptions } from './node-bundle-options.mjs';
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(serverRoot, '..', '..');
@@ -24,10 +24,5 @@ await esbuild.build({
   entryPoints: [path.join(root, 'apps', 'web', 'scripts', 'lesson-gpu-check.ts')],
   outfile: path.join(outDir, 'lesson-gpu-check.mjs'),
 });
-const executorRoot = path.join(serverRoot, 'node_modules', '@streamscope', 'executor');
-copyFileSync(
-  path.join(executorRoot, 'src', 'cuda', 'child-host.mjs'),
-  path.join(outDir, 'child-host.mjs'),
-);
-copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(outDir, 'sql-wasm.wasm'));
+await bundleServerCompanions(esbuild, serverRoot, outDir);
 console.log(`device server and lesson check: ${path.relative(process.cwd(), outDir)}/`);

@@ -1,3 +1,7 @@
+import { copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
 // esbuild options for the single-file Node bundles sent to the GPU machine (which has Node but
 // no node_modules): ESM for Node 20, ws' optional native helpers left out, and the require and
 // __dirname that CommonJS dependencies (sql.js, express) expect.
@@ -19,3 +23,28 @@ export const nodeBundleOptions = {
   },
   logLevel: 'warning',
 };
+
+/**
+ * What a bundled server needs beside its own file (workers/thread-script.ts looks there): its
+ * threads' entries (the worker pool's and the metadata thread's), bundled one file each, the
+ * executor's child script and sql.js's WebAssembly. Every script that bundles a server calls this.
+ */
+export async function bundleServerCompanions(esbuild, serverRoot, outDir) {
+  const threads = [
+    path.join(serverRoot, 'src', 'workers', 'worker-main.ts'),
+    path.join(serverRoot, 'src', 'storage', 'metadata-worker.mjs'),
+  ];
+  for (const entry of threads) {
+    await esbuild.build({
+      ...nodeBundleOptions,
+      entryPoints: [entry],
+      outfile: path.join(outDir, `${path.basename(entry).replace(/\.m?[jt]s$/, '')}.mjs`),
+    });
+  }
+  const require = createRequire(path.join(serverRoot, 'package.json'));
+  copyFileSync(
+    path.join(serverRoot, '..', '..', 'packages', 'executor', 'src', 'cuda', 'child-host.mjs'),
+    path.join(outDir, 'child-host.mjs'),
+  );
+  copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(outDir, 'sql-wasm.wasm'));
+}

@@ -4,7 +4,7 @@
 //   on the GPU machine (bundled; device-run.sh fidelity):
 //     node --experimental-websocket lesson-fidelity.mjs measure http://127.0.0.1:PORT OUT_DIR [REPS]
 //     writes every one-GPU lesson's measured traces under OUT_DIR/fid/, then OUT_DIR/fidelity.json
-//     from them
+//     from them (env FIDELITY_LESSONS=id,id and FIDELITY_PAUSE_MS for diagnosis runs)
 //   from kept traces (fidelity-traces-*.tar.xz unpacked into OUT_DIR):
 //     pnpm tsx apps/web/scripts/lesson-fidelity.ts collect OUT_DIR REPS DEVICE DRIVER DATE
 //   here: pnpm tsx apps/web/scripts/lesson-fidelity.ts report fixtures/runs/fidelity-h100.json h100
@@ -57,16 +57,28 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
   const run = async (workload: WorkloadInput): Promise<Trace> =>
     loadTrace(await getTraceBytes(await runOnServer(workload, 'cuda', '')));
   mkdirSync(path.join(outDir, 'fid'), { recursive: true });
-  for (const lesson of oneGpuLessons) {
+  // FIDELITY_LESSONS=a,b measures only those lessons (a diagnosis run); FIDELITY_PAUSE_MS waits
+  // between runs, so the server's work on one run's trace cannot overlap the next run.
+  const only = process.env['FIDELITY_LESSONS']?.split(',').filter((id) => id !== '');
+  const unknown = only?.filter((id) => !oneGpuLessons.some((l) => l.id === id)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(`FIDELITY_LESSONS: no one-GPU lesson ${unknown.join(', ')}`);
+  const pauseMs = Number(process.env['FIDELITY_PAUSE_MS'] ?? 0);
+  const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, pauseMs));
+  for (const lesson of oneGpuLessons.filter((l) => only === undefined || only.includes(l.id))) {
     const params = lessonDefaults(lesson);
     const sides = {
       before: buildLessonWorkload(lesson, beforeParams(lesson, params)).workload,
       after: buildLessonWorkload(lesson, afterParams(lesson, params)).workload,
     };
-    for (const side of ['before', 'after'] as const) {
-      // On a cold GPU the first run of a lesson is off by up to 30%.
-      await run(sides[side]);
-      for (let rep = 0; rep < reps; rep++) {
+    // On a cold GPU the first run of a lesson is off by up to 30%: one warm-up of each side.
+    // Then before and after alternate, so a host that drifts during the runs moves both sides
+    // alike and the speedup (a ratio of the two medians) keeps its meaning.
+    await run(sides.before);
+    await run(sides.after);
+    for (let rep = 0; rep < reps; rep++) {
+      for (const side of ['before', 'after'] as const) {
+        await pause();
         writeFileSync(traceFile(outDir, lesson.id, side, rep), saveTrace(await run(sides[side])));
       }
     }
