@@ -11,6 +11,7 @@
 
 #include "collector-bounds.h"
 #include "inject-collector.h"
+#include "record-sink.h"
 
 namespace streamscope {
 
@@ -198,6 +199,50 @@ void flows(uint64_t m) {
   calls.deliver(false);
 }
 
+// The executor's side of the sink (no GPU here, so it is driven directly): N issued ops whose
+// GPU records come only for the first and last kJoined, then N stream waits whose event record
+// never completes. Their ops land on lane 0, made by the flood's first record.
+constexpr uint32_t kJoined = 1000;
+
+std::string issued(uint64_t n) {
+  if (collectorRecorder()->footprint().tracks != 0) return "flood issued must come before any lane is made";
+  Buffer<CUpti_ActivityKernel10> lane;
+  kernel(lane, 0, kFloodStream, 0);
+  lane.deliver(true);
+  RecordSink& sink = *collectorSink();
+  IssuedOp op;
+  op.nameId = sink.intern("issued_kernel");
+  for (uint64_t i = 0; i < n; i++) sink.issued(kFirstCorrelation + static_cast<uint32_t>(i), op);
+  std::vector<GpuRecord> records;
+  for (uint64_t i = 0; i < n; i++) {
+    if (i >= kJoined && i + kJoined < n) continue;
+    GpuRecord r;
+    r.startNs = static_cast<int64_t>(at(i));
+    r.endNs = r.startNs + 5;
+    r.correlationId = kFirstCorrelation + static_cast<uint32_t>(i);
+    records.push_back(r);
+  }
+  sink.pushGpu(records);
+  collectorAfterFlush();
+  return "";
+}
+
+void pendingWaits(uint64_t n) {
+  RecordSink& sink = *collectorSink();
+  IssuedOp record;
+  record.event = 0;
+  uint32_t correlation = kFirstCorrelation - 1;
+  sink.issued(correlation, record);  // its GPU record never arrives
+  WaitIssue wait;
+  wait.nameId = sink.intern("Stream wait event");
+  wait.event = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    wait.apiStartNs = static_cast<int64_t>(at(i));
+    sink.waitIssued(wait);
+    if ((i + 1) % kFloodBuffer == 0) collectorAfterFlush();
+  }
+}
+
 uint64_t residentKb() {
   std::ifstream in("/proc/self/status");
   std::string key;
@@ -230,8 +275,13 @@ std::string flood(const std::string& what, uint64_t n) {
     launches(n);
   } else if (what == "flows") {
     flows(n);
+  } else if (what == "issued") {
+    return issued(n);
+  } else if (what == "pending-waits") {
+    pendingWaits(n);
   } else {
-    return "flood takes unlinked|waits-one-event|waits|ranges|names|threads|streams|launches|flows N";
+    return "flood takes unlinked|waits-one-event|waits|ranges|names|threads|streams|launches|flows|issued|"
+           "pending-waits N";
   }
   return "";
 }
@@ -262,6 +312,9 @@ void printFootprint() {
   row("tracks", r.tracks, kMaxTracks);
   row("streamsDescribed", r.streamsDescribed, kMaxStreamsDescribed);
   row("contexts", r.contexts, kMaxContexts);
+  SinkCounts c = collectorSink()->counts();
+  std::printf("counts unmatched=%llu unresolvedWaits=%llu opsOut=%llu\n", static_cast<unsigned long long>(c.unmatched),
+              static_cast<unsigned long long>(c.unresolvedWaits), static_cast<unsigned long long>(c.opsOut));
   std::fflush(stdout);
 }
 
