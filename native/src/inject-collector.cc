@@ -34,6 +34,7 @@ struct Collector {
   int64_t originNs = 0;
   std::string title;
   int64_t originRealtimeNs = 0;
+  std::string createdAt;
   std::unique_ptr<RecordSink> sink;
   std::unique_ptr<ProfileRecorder> recorder;
   std::unique_ptr<Transport> transport;
@@ -81,13 +82,15 @@ std::string isoNow() {
   return buf;
 }
 
-std::string metaJson(const std::string& title, int64_t originNs, const std::vector<std::string>& warnings = {}) {
+// The trace's metadata; at exit a file's is written again with what was lost (same createdAt).
+std::string metaJson(const std::string& title, int64_t originNs, const std::string& createdAt,
+                     const std::vector<std::string>& warnings = {}) {
   std::string producer = "streamscope-profile 0.1";
   uint32_t version = cuptiVersion();
   if (version != 0) producer += " (CUPTI API " + std::to_string(version) + ")";
   std::string json = "{\"title\":" + jsonQuote(title) + ",\"sourceFormat\":\"streamscope-cuda\",\"producer\":" +
                      jsonQuote(producer) + ",\"timingMethod\":\"cupti\",\"originNs\":\"" + std::to_string(originNs) +
-                     "\",\"createdAt\":\"" + isoNow() + "\"";
+                     "\",\"createdAt\":\"" + createdAt + "\"";
   if (!warnings.empty()) {
     json += ",\"warnings\":[";
     for (size_t i = 0; i < warnings.size(); i++) json += (i > 0 ? "," : "") + jsonQuote(warnings[i]);
@@ -216,7 +219,8 @@ bool collectorStart(bool withCupti) {
     g->title = g->config.title.empty() ? name + " (pid " + std::to_string(g->pid) + ")" : g->config.title;
     g->originRealtimeNs = originRealtime;
     g->sink = std::make_unique<RecordSink>(g->originNs, 1, g->config.maxQueuedRecords);
-    g->sink->setMeta(metaJson(g->title, originRealtime));
+    g->createdAt = isoNow();
+    g->sink->setMeta(metaJson(g->title, originRealtime, g->createdAt));
     g->recorder = std::make_unique<ProfileRecorder>(*g->sink, static_cast<uint32_t>(g->pid), name);
     ProcessHello hello{static_cast<uint32_t>(g->pid), static_cast<uint32_t>(getppid()), name, g->config.title,
                        instanceId(), originRealtime};
@@ -277,7 +281,7 @@ void collectorExit() {
     std::vector<std::string> lines = lossLines(losses());
     std::string text;
     for (const std::string& line : lines) text += (text.empty() ? "" : "; ") + line;
-    if (!lines.empty()) g->sink->setMeta(metaJson(g->title, g->originRealtimeNs, lines));
+    if (!lines.empty()) g->sink->setMeta(metaJson(g->title, g->originRealtimeNs, g->createdAt, lines));
     g->transport->noteLosses(text);
   }
   std::vector<uint8_t> bytes = g->sink->drain(true);
