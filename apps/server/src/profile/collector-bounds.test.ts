@@ -27,7 +27,7 @@ const bound = {
   streamsDescribed: 32_768,
   launchConfigs: 65_536,
   issued: 262_144,
-  pendingWaits: 65_536,
+  pendingWaits: 524_288,
 };
 
 interface Ran {
@@ -217,10 +217,10 @@ describe.skipIf(!built)("the collector's bounded tables under a flood (native se
 
   it("holds the executor's issued ops and pending waits at their bounds; late records count as unmatched, given-up waits as unresolved", async () => {
     // 400k issued ops: the first 1000's GPU records arrive after 262144 newer ones were issued.
-    // 100k waits on an event record that never completes: the oldest are given up.
+    // 600k waits on an event record that never completes: the oldest are given up.
     const flushes = 'flush\n'.repeat(50);
     const ran = await runCheck(
-      `flood issued 400000\nflood pending-waits 100000\n${flushes}footprint\nexit\n`,
+      `flood issued 400000\nflood pending-waits 600000\n${flushes}footprint\nexit\n`,
       { STREAMSCOPE_PROFILE_OUT: 'executor.sstrace' },
       dir,
     );
@@ -231,7 +231,7 @@ describe.skipIf(!built)("the collector's bounded tables under a flood (native se
     expect(held(after!, 'pendingWaits')).toBe(bound.pendingWaits);
     expect(after!.counts).toEqual({
       unmatched: 1000,
-      unresolvedWaits: 100_000 - bound.pendingWaits,
+      unresolvedWaits: 600_000 - bound.pendingWaits,
       opsOut: 1 + 1000, // the lane's first kernel and the last 1000 issued ops, joined
     });
   });
