@@ -118,6 +118,8 @@ export interface NativeRunStatus {
   readonly eventRecords?: number;
   /** Stream waits whose GPU times never arrived, so no wait op was drawn for them. */
   readonly unresolvedWaits?: number;
+  /** Names past the sink's bound (native/src/collector-bounds.h), shown as a stand-in name. */
+  readonly namesDropped?: number;
   readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;

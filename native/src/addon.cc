@@ -240,6 +240,7 @@ Napi::Value Status(const Napi::CallbackInfo& info) {
   o.Set("beforeOrigin", static_cast<double>(c.beforeOrigin));
   o.Set("eventRecords", static_cast<double>(c.eventRecords));
   o.Set("unresolvedWaits", static_cast<double>(c.unresolvedWaits));
+  o.Set("namesDropped", static_cast<double>(c.namesDropped));
   o.Set("cuptiNotes", cuptiNotes());
   o.Set("makespanNs", static_cast<double>(currentRun->makespanNs()));
   o.Set("timingMethod", timingName(currentRun->timing()));

@@ -20,6 +20,11 @@ class BoundedMap {
   }
   /** The key's value, made (and the oldest key forgotten past the capacity) when absent. */
   V& at(uint64_t key) {
+    return at(key, [](const V&) {});
+  }
+  /** As at(key); `onEvict` sees the value of a key forgotten at the capacity (to count it). */
+  template <typename F>
+  V& at(uint64_t key, F&& onEvict) {
     auto it = map_.find(key);
     if (it != map_.end()) return it->second.value;
     if (order_.size() >= capacity_) {
@@ -29,6 +34,7 @@ class BoundedMap {
       order_.pop_front();
       auto old = map_.find(oldKey);
       if (old != map_.end() && old->second.generation == oldGeneration) {
+        onEvict(old->second.value);
         map_.erase(old);
         evicted_++;
       }
@@ -42,6 +48,12 @@ class BoundedMap {
   /** Forgets the key; its slot in the order expires harmlessly. */
   void erase(uint64_t key) { map_.erase(key); }
   size_t size() const { return map_.size(); }
+  size_t capacity() const { return capacity_; }
+  /** Calls f(value) for every entry held (the self-test's footprint). */
+  template <typename F>
+  void forEach(F&& f) const {
+    for (const auto& [key, entry] : map_) f(entry.value);
+  }
   /** Entries forgotten at the capacity while still held (links that could no longer be made). */
   uint64_t evicted() const { return evicted_; }
 

@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "clock.h"
 #include "cupti-api.h"
@@ -30,6 +32,9 @@ struct Collector {
   InjectConfig config;
   pid_t pid = 0;
   int64_t originNs = 0;
+  std::string title;
+  int64_t originRealtimeNs = 0;
+  std::string createdAt;
   std::unique_ptr<RecordSink> sink;
   std::unique_ptr<ProfileRecorder> recorder;
   std::unique_ptr<Transport> transport;
@@ -77,25 +82,69 @@ std::string isoNow() {
   return buf;
 }
 
-std::string metaJson(const std::string& title, int64_t originNs) {
+// The trace's metadata; at exit a file's is written again with what was lost (same createdAt).
+std::string metaJson(const std::string& title, int64_t originNs, const std::string& createdAt,
+                     const std::vector<std::string>& warnings = {}) {
   std::string producer = "streamscope-profile 0.1";
   uint32_t version = cuptiVersion();
   if (version != 0) producer += " (CUPTI API " + std::to_string(version) + ")";
-  return "{\"title\":" + jsonQuote(title) + ",\"sourceFormat\":\"streamscope-cuda\",\"producer\":" + jsonQuote(producer) +
-         ",\"timingMethod\":\"cupti\",\"originNs\":\"" + std::to_string(originNs) + "\",\"createdAt\":\"" + isoNow() +
-         "\"}";
+  std::string json = "{\"title\":" + jsonQuote(title) + ",\"sourceFormat\":\"streamscope-cuda\",\"producer\":" +
+                     jsonQuote(producer) + ",\"timingMethod\":\"cupti\",\"originNs\":\"" + std::to_string(originNs) +
+                     "\",\"createdAt\":\"" + createdAt + "\"";
+  if (!warnings.empty()) {
+    json += ",\"warnings\":[";
+    for (size_t i = 0; i < warnings.size(); i++) json += (i > 0 ? "," : "") + jsonQuote(warnings[i]);
+    json += "]";
+  }
+  return json + "}";
+}
+
+// What this process lost, counted where it was lost (the sink's and recorder's bounds, CUPTI).
+struct Losses {
+  uint64_t dropped = 0;         // records (ops, ranges, API calls) not kept
+  uint64_t cuptiDropped = 0;
+  uint64_t incomplete = 0;
+  uint64_t flowsDropped = 0;    // arrows not drawn
+  uint64_t detailsDropped = 0;  // names, launch configs, thread nesting, lane descriptions
+};
+
+Losses losses() {
+  SinkCounts s = g->sink->counts();
+  RecorderCounts r = g->recorder->counts();
+  Losses l;
+  // API calls a full per-thread ring turned away count with the records the sink's cap dropped.
+  l.dropped = s.dropped + r.dropped + apiCallsDropped();
+  l.cuptiDropped = r.cuptiDropped;
+  l.incomplete = r.incomplete;
+  l.flowsDropped = s.flowsDropped + r.flowsDropped;
+  l.detailsDropped = s.namesDropped + r.detailsDropped;
+  return l;
+}
+
+// The run's warnings, worded as the server words a process's bye (profile-run.ts), for a file.
+std::vector<std::string> lossLines(const Losses& l) {
+  std::vector<std::string> lines;
+  auto add = [&lines](uint64_t n, const char* what) {
+    if (n > 0) lines.push_back(std::to_string(n) + what);
+  };
+  add(l.dropped, " records dropped at the collector's memory cap");
+  add(l.cuptiDropped, " records dropped by CUPTI (its buffers were full)");
+  add(l.incomplete, " GPU records had not finished when the process exited");
+  add(l.flowsDropped, " flows dropped at the collector's bounds (arrows not drawn)");
+  add(l.detailsDropped, " names, launch configurations or lane details dropped at the collector's bounds");
+  return lines;
 }
 
 // The closing report's fields: what was recorded and what was lost, so the run can say so.
 std::string reportFields(const std::string& error) {
-  SinkCounts s = g->sink->counts();
-  RecorderCounts r = g->recorder->counts();
-  // API calls a full per-thread ring turned away count with the records the sink's cap dropped.
-  uint64_t dropped = s.dropped + apiCallsDropped();
-  std::string fields = "\"ops\":" + std::to_string(s.opsOut) + ",\"dropped\":" + std::to_string(dropped) +
-                       ",\"cuptiDropped\":" + std::to_string(r.cuptiDropped) +
+  Losses l = losses();
+  std::string fields = "\"ops\":" + std::to_string(g->sink->counts().opsOut) +
+                       ",\"dropped\":" + std::to_string(l.dropped) +
+                       ",\"cuptiDropped\":" + std::to_string(l.cuptiDropped) +
                        ",\"refusedBuffers\":" + std::to_string(cuptiRefusedBuffers()) +
-                       ",\"incomplete\":" + std::to_string(r.incomplete);
+                       ",\"incomplete\":" + std::to_string(l.incomplete) +
+                       ",\"flowsDropped\":" + std::to_string(l.flowsDropped) +
+                       ",\"detailsDropped\":" + std::to_string(l.detailsDropped);
   if (!error.empty()) fields += ",\"error\":" + jsonQuote(error);
   return fields;
 }
@@ -140,6 +189,7 @@ ProfileActivities profileActivitiesOf(const InjectConfig& config) {
 const InjectConfig* collectorConfig() { return g != nullptr ? &g->config : nullptr; }
 
 ProfileRecorder* collectorRecorder() { return g != nullptr ? g->recorder.get() : nullptr; }
+RecordSink* collectorSink() { return g != nullptr ? g->sink.get() : nullptr; }
 int64_t collectorOriginNs() { return g != nullptr ? g->originNs : 0; }
 
 bool collectorStart(bool withCupti) {
@@ -166,9 +216,11 @@ bool collectorStart(bool withCupti) {
     int64_t originRealtime = g->config.originRealtimeNs > 0 ? g->config.originRealtimeNs : realNow;
     g->originNs = now - (realNow - originRealtime);
     std::string name = processName();
-    std::string title = g->config.title.empty() ? name + " (pid " + std::to_string(g->pid) + ")" : g->config.title;
+    g->title = g->config.title.empty() ? name + " (pid " + std::to_string(g->pid) + ")" : g->config.title;
+    g->originRealtimeNs = originRealtime;
     g->sink = std::make_unique<RecordSink>(g->originNs, 1, g->config.maxQueuedRecords);
-    g->sink->setMeta(metaJson(title, originRealtime));
+    g->createdAt = isoNow();
+    g->sink->setMeta(metaJson(g->title, originRealtime, g->createdAt));
     g->recorder = std::make_unique<ProfileRecorder>(*g->sink, static_cast<uint32_t>(g->pid), name);
     ProcessHello hello{static_cast<uint32_t>(g->pid), static_cast<uint32_t>(getppid()), name, g->config.title,
                        instanceId(), originRealtime};
@@ -223,6 +275,15 @@ void collectorExit() {
   g->finished = true;
   drainApi();
   g->recorder->tick(true);
+  if (g->transport->writesFile()) {
+    // The file is the whole record of this run: its metadata says what was lost (the last meta
+    // batch replaces the first), and so does the line that names it.
+    std::vector<std::string> lines = lossLines(losses());
+    std::string text;
+    for (const std::string& line : lines) text += (text.empty() ? "" : "; ") + line;
+    if (!lines.empty()) g->sink->setMeta(metaJson(g->title, g->originRealtimeNs, g->createdAt, lines));
+    g->transport->noteLosses(text);
+  }
   std::vector<uint8_t> bytes = g->sink->drain(true);
   CodecEndCounts end = g->recorder->endCounts();
   std::string problem = g->transport->finish(std::move(bytes), end, reportFields(""), kExitDeliveryMs);

@@ -24,6 +24,8 @@ ProfileActivities profileActivitiesOf(const InjectConfig& config);
 const InjectConfig* collectorConfig();
 /** The running collector's recorder (the self-test feeds it), or nullptr. */
 ProfileRecorder* collectorRecorder();
+/** The running collector's sink (the self-test reads its footprint), or nullptr. */
+RecordSink* collectorSink();
 /** Absolute ns of this process's trace time 0, in CUPTI's clock (the records' clock). */
 int64_t collectorOriginNs();
 

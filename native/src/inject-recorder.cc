@@ -15,8 +15,8 @@ namespace {
 // A driver call waits this many flushes for the runtime call that may enclose it.
 constexpr uint64_t kDriverWaitTicks = 3;
 constexpr size_t kMaxPendingDriver = 1u << 16;
-constexpr size_t kRuntimeSpansKept = 512;
-constexpr uint32_t kNoStream = 0xffffffffu;
+// Demangled kernel names cached (past it a name is demangled again each time; the sink bounds ids).
+constexpr size_t kMaxKernelNamesCached = 1u << 16;
 
 std::string demangle(const char* mangled) {
   int status = 0;
@@ -82,7 +82,39 @@ void ProfileRecorder::onApiCalls(const std::vector<ApiCallRecord>& calls) {
 
 RecorderCounts ProfileRecorder::counts() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return counts_;
+  RecorderCounts c = counts_;
+  if (sawEventRecords_) c.flowsDropped += waitLinksLost_;
+  c.detailsDropped += tracks_.undescribed();
+  return c;
+}
+
+RecorderFootprint ProfileRecorder::footprint() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  RecorderFootprint f;
+  f.apiByCorrelation = apiByCorrelation_.size();
+  f.gpuByCorrelation = gpuByCorrelation_.size();
+  gpuByCorrelation_.forEach([&f](const std::vector<uint32_t>& v) {
+    f.gpuLinksMostOnOneKey = std::max(f.gpuLinksMostOnOneKey, v.size());
+  });
+  f.recordsBySyncId = recordBySyncId_.size();
+  f.waitsBySyncId = waitsBySyncId_.size();
+  waitsBySyncId_.forEach([&f](const std::vector<uint32_t>& v) {
+    f.waitLinksMostOnOneKey = std::max(f.waitLinksMostOnOneKey, v.size());
+  });
+  f.openRanges = openRanges_.size();
+  f.threads = threadApi_.size();
+  f.launchConfigs = launchIds_.size();
+  f.pendingDriver = pendingDriver_.size();
+  f.tracks = tracks_.tracks();
+  f.streamsDescribed = tracks_.streamsDescribed();
+  f.contexts = tracks_.contexts();
+  return f;
+}
+
+ProfileRecorder::ThreadApi& ProfileRecorder::threadApi(uint32_t tid) {
+  // A thread forgotten at the bound loses its nesting: a driver call of its next runtime call
+  // may be drawn too, and its open push/pop ranges restart at depth 0.
+  return threadApi_.at(tid, [this](const ThreadApi&) { counts_.detailsDropped++; });
 }
 
 CodecEndCounts ProfileRecorder::endCounts() {
@@ -190,7 +222,7 @@ uint32_t ProfileRecorder::kernelName(const char* mangled) {
   auto found = kernelNames_.find(mangled);
   if (found != kernelNames_.end()) return found->second;
   uint32_t id = sink_.intern(demangle(mangled));
-  if (kernelNames_.size() < (1u << 16)) kernelNames_.emplace(mangled, id);
+  if (kernelNames_.size() < kMaxKernelNamesCached) kernelNames_.emplace(mangled, id);
   return id;
 }
 
@@ -207,6 +239,10 @@ uint32_t ProfileRecorder::launchId(const CUpti_ActivityKernel10& k) {
   std::string key(reinterpret_cast<const char*>(&l), sizeof l);
   auto found = launchIds_.find(key);
   if (found != launchIds_.end()) return found->second;
+  if (launchIds_.size() >= kMaxLaunchConfigs) {
+    counts_.detailsDropped++;  // the kernel is kept, without its launch configuration
+    return kNoRef;
+  }
   uint32_t id = sink_.addLaunch(l);
   launchIds_.emplace(std::move(key), id);
   return id;
@@ -214,9 +250,13 @@ uint32_t ProfileRecorder::launchId(const CUpti_ActivityKernel10& k) {
 
 void ProfileRecorder::api(const CUpti_ActivityAPI& a, CUpti_CallbackDomain domain) {
   uint32_t track = tracks_.thread(a.threadId);
+  if (track == kNoTrack) {
+    counts_.dropped++;
+    return;
+  }
   uint32_t nameId = apiName(domain, a.cbid);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    ThreadApi& t = threadApi_[a.threadId];
+    ThreadApi& t = threadApi(a.threadId);
     t.runtimeSpans.emplace_back(static_cast<int64_t>(a.start), static_cast<int64_t>(a.end));
     if (t.runtimeSpans.size() > kRuntimeSpansKept) t.runtimeSpans.pop_front();
     t.lastRuntimeEndNs = std::max(t.lastRuntimeEndNs, static_cast<int64_t>(a.end));
@@ -226,12 +266,12 @@ void ProfileRecorder::api(const CUpti_ActivityAPI& a, CUpti_CallbackDomain domai
   if (op != WaitLinker::kNone) linkApi(a.correlationId, op);
 }
 
-bool ProfileRecorder::nestedInRuntime(const CUpti_ActivityAPI& d) const {
-  auto found = threadApi_.find(d.threadId);
-  if (found == threadApi_.end()) return false;
+bool ProfileRecorder::nestedInRuntime(const CUpti_ActivityAPI& d) {
+  const ThreadApi* found = threadApi_.find(d.threadId);
+  if (found == nullptr) return false;
   // A thread's runtime calls do not overlap and arrive in the order they ended: the only one that
   // can hold the driver call is the first to end at or after it.
-  const auto& spans = found->second.runtimeSpans;
+  const auto& spans = found->runtimeSpans;
   auto it = std::lower_bound(spans.begin(), spans.end(), static_cast<int64_t>(d.end),
                              [](const std::pair<int64_t, int64_t>& span, int64_t end) { return span.second < end; });
   return it != spans.end() && it->first <= static_cast<int64_t>(d.start);
@@ -250,8 +290,8 @@ void ProfileRecorder::tickLocked(bool final) {
       counts_.nestedDriver++;
       continue;
     }
-    auto t = threadApi_.find(p.api.threadId);
-    bool runtimeMovedOn = t != threadApi_.end() && t->second.lastRuntimeEndNs >= static_cast<int64_t>(p.api.end);
+    const ThreadApi* t = threadApi_.find(p.api.threadId);
+    bool runtimeMovedOn = t != nullptr && t->lastRuntimeEndNs >= static_cast<int64_t>(p.api.end);
     if (final || runtimeMovedOn || tick_ - p.tick > kDriverWaitTicks || pendingDriver_.size() >= kMaxPendingDriver) {
       api(p.api, CUPTI_CB_DOMAIN_DRIVER_API);
     } else {
@@ -259,24 +299,6 @@ void ProfileRecorder::tickLocked(bool final) {
     }
   }
   pendingDriver_.swap(keep);
-}
-
-void ProfileRecorder::linkApi(uint32_t correlationId, uint32_t apiOp) {
-  if (correlationId == 0) return;
-  apiByCorrelation_.at(correlationId) = apiOp;
-  if (std::vector<uint32_t>* waiting = gpuByCorrelation_.find(correlationId)) {
-    for (uint32_t gpu : *waiting) sink_.pushFlow(apiOp, gpu, kFlowApiToGpu);
-    gpuByCorrelation_.erase(correlationId);
-  }
-}
-
-void ProfileRecorder::linkGpu(uint32_t correlationId, uint32_t gpuOp) {
-  if (correlationId == 0) return;
-  if (uint32_t* apiOp = apiByCorrelation_.find(correlationId)) {
-    sink_.pushFlow(*apiOp, gpuOp, kFlowApiToGpu);
-  } else {
-    gpuByCorrelation_.at(correlationId).push_back(gpuOp);
-  }
 }
 
 void ProfileRecorder::gpuOp(uint32_t deviceId, uint32_t contextId, uint32_t streamId, int64_t startNs, int64_t endNs,
@@ -287,95 +309,12 @@ void ProfileRecorder::gpuOp(uint32_t deviceId, uint32_t contextId, uint32_t stre
     return;
   }
   uint32_t track = tracks_.stream(deviceId, contextId, streamId);
+  if (track == kNoTrack) {
+    counts_.dropped++;
+    return;
+  }
   uint32_t op = sink_.pushOp(startNs, endNs, track, kind, nameId, correlationId, flags, bytes, memKinds, refId);
   if (op != WaitLinker::kNone) linkGpu(correlationId, op);
-}
-
-void ProfileRecorder::sync(const CUpti_ActivitySynchronization2& s) {
-  uint8_t kind = kStreamSync;
-  const char* name = "Stream synchronize";
-  switch (s.type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: kind = kEventSync; name = "Event synchronize"; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: kind = kStreamWait; name = "Stream wait event"; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: kind = kDeviceSync; name = "Context synchronize"; break;
-    default: break;
-  }
-  if (s.end < s.start) {
-    counts_.incomplete++;
-    return;
-  }
-  uint32_t track = s.streamId == kNoStream || kind == kDeviceSync
-                       ? tracks_.contextSync(s.contextId)
-                       : tracks_.stream(tracks_.deviceOf(s.contextId), s.contextId, s.streamId);
-  uint32_t op = sink_.pushOp(static_cast<int64_t>(s.start), static_cast<int64_t>(s.end), track, kind, sink_.intern(name),
-                             s.correlationId, kFlagSync);
-  if (op == WaitLinker::kNone || s.cudaEventSyncId == 0) return;
-  if (uint32_t* recordOp = recordBySyncId_.find(s.cudaEventSyncId)) {
-    sink_.pushFlow(*recordOp, op, kFlowRecordToWait);
-  } else {
-    waitsBySyncId_.at(s.cudaEventSyncId).push_back(op);
-  }
-}
-
-void ProfileRecorder::eventRecord(const CUpti_ActivityCudaEvent2& e) {
-  if (e.deviceTimestamp == 0) return;  // no GPU time without device timestamps
-  int64_t t = static_cast<int64_t>(e.deviceTimestamp);
-  uint32_t track = tracks_.stream(e.deviceId, e.contextId, e.streamId);
-  uint32_t op = sink_.pushOp(t, t, track, kEventRecord, sink_.intern("Event record"), e.correlationId);
-  if (op == WaitLinker::kNone) return;
-  linkGpu(e.correlationId, op);
-  if (e.cudaEventSyncId == 0) return;
-  recordBySyncId_.at(e.cudaEventSyncId) = op;
-  if (std::vector<uint32_t>* waits = waitsBySyncId_.find(e.cudaEventSyncId)) {
-    for (uint32_t wait : *waits) sink_.pushFlow(op, wait, kFlowRecordToWait);
-    waitsBySyncId_.erase(e.cudaEventSyncId);
-  }
-}
-
-void ProfileRecorder::marker(const CUpti_ActivityMarker2& m) {
-  if (m.objectKind != CUPTI_ACTIVITY_OBJECT_THREAD && m.objectKind != CUPTI_ACTIVITY_OBJECT_PROCESS) return;
-  uint32_t tid = m.objectId.pt.threadId;
-  int64_t t = static_cast<int64_t>(m.timestamp);
-  uint32_t domainId = m.domain != nullptr && m.domain[0] != '\0' ? sink_.intern(m.domain) : 0;
-  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0) {
-    CodecRange r;
-    r.startNs = r.endNs = t;
-    r.track = tracks_.thread(tid);
-    r.nameId = sink_.intern(m.name != nullptr ? m.name : "");
-    r.domainId = domainId;
-    r.kind = 2;  // RangeKind.Mark
-    sink_.pushRange(r);
-    return;
-  }
-  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
-    OpenRange& open = openRanges_.at(m.id);
-    open.startNs = t;
-    open.tid = tid;
-    open.track = tracks_.thread(tid);
-    open.nameId = sink_.intern(m.name != nullptr ? m.name : "");
-    open.domainId = domainId;
-    open.depth = static_cast<uint8_t>(std::min<uint32_t>(threadDepth_[tid]++, 255));
-    return;
-  }
-  if ((m.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
-    OpenRange* open = openRanges_.find(m.id);
-    if (open == nullptr) return;
-    uint32_t& depth = threadDepth_[open->tid];
-    if (depth > 0) depth--;
-    CodecRange r;
-    r.startNs = open->startNs;
-    r.endNs = t;
-    r.track = open->track;
-    r.nameId = open->nameId;
-    r.domainId = open->domainId;
-    r.depth = open->depth;
-    // Ended on the thread that opened it and innermost: a push/pop range; else a start/end one.
-    bool pushPop = tid == open->tid && depth == open->depth;
-    r.kind = pushPop ? 0 : 1;
-    if (!pushPop) r.depth = 0;
-    sink_.pushRange(r);
-    openRanges_.erase(m.id);
-  }
 }
 
 }  // namespace streamscope

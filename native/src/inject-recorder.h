@@ -25,6 +25,26 @@ struct RecorderCounts {
   uint64_t incomplete = 0;      // GPU records without an end (the program exited first)
   uint64_t nestedDriver = 0;    // driver calls made inside a runtime call (not drawn twice)
   uint64_t records = 0;
+  uint64_t dropped = 0;         // ops and ranges lost at a bound: lanes past kMaxTracks, open ranges
+  uint64_t flowsDropped = 0;    // arrows whose other end was forgotten at a bound (collector-bounds.h)
+  uint64_t detailsDropped = 0;  // launch configs, thread nesting, stream descriptions past a bound
+};
+
+/** How full the recorder's bounded tables are (the self-test's footprint; entries). */
+struct RecorderFootprint {
+  size_t apiByCorrelation = 0;
+  size_t gpuByCorrelation = 0;
+  size_t gpuLinksMostOnOneKey = 0;
+  size_t recordsBySyncId = 0;
+  size_t waitsBySyncId = 0;
+  size_t waitLinksMostOnOneKey = 0;
+  size_t openRanges = 0;
+  size_t threads = 0;
+  size_t launchConfigs = 0;
+  size_t pendingDriver = 0;
+  size_t tracks = 0;
+  size_t streamsDescribed = 0;
+  size_t contexts = 0;
 };
 
 class ProfileRecorder : public ActivityHandler {
@@ -38,6 +58,7 @@ class ProfileRecorder : public ActivityHandler {
   /** Once per flush: driver calls that waited long enough for an enclosing runtime call are drawn. */
   void tick(bool final);
   RecorderCounts counts();
+  RecorderFootprint footprint();
   /** The end batch's counts: the sink's tables plus this process's structure. */
   CodecEndCounts endCounts();
 
@@ -57,6 +78,7 @@ class ProfileRecorder : public ActivityHandler {
   struct ThreadApi {
     std::deque<std::pair<int64_t, int64_t>> runtimeSpans;  // recent runtime calls (start, end)
     int64_t lastRuntimeEndNs = 0;
+    uint32_t rangeDepth = 0;  // open push/pop ranges
   };
 
   void describe(const CUpti_Activity* r);
@@ -70,7 +92,8 @@ class ProfileRecorder : public ActivityHandler {
   void marker(const CUpti_ActivityMarker2& m);
   void linkApi(uint32_t correlationId, uint32_t apiOp);
   void linkGpu(uint32_t correlationId, uint32_t gpuOp);
-  bool nestedInRuntime(const CUpti_ActivityAPI& d) const;
+  bool nestedInRuntime(const CUpti_ActivityAPI& d);
+  ThreadApi& threadApi(uint32_t tid);
   void tickLocked(bool final);
   uint32_t apiName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
   uint32_t kernelName(const char* mangled);
@@ -84,13 +107,17 @@ class ProfileRecorder : public ActivityHandler {
   std::unordered_map<uint64_t, uint32_t> apiNames_;
   std::unordered_map<std::string, uint32_t> kernelNames_;
   std::unordered_map<std::string, uint32_t> launchIds_;
-  BoundedMap<uint32_t> apiByCorrelation_{1u << 17};
-  BoundedMap<std::vector<uint32_t>> gpuByCorrelation_{1u << 16};
-  BoundedMap<uint32_t> recordBySyncId_{1u << 14};
-  BoundedMap<std::vector<uint32_t>> waitsBySyncId_{1u << 14};
-  BoundedMap<OpenRange> openRanges_{1u << 14};
-  std::unordered_map<uint32_t, uint32_t> threadDepth_;  // open push/pop ranges per thread
-  std::unordered_map<uint32_t, ThreadApi> threadApi_;
+  // Bounded (collector-bounds.h); apiNames_ is keyed by CUPTI's callback ids, a fixed set.
+  BoundedMap<uint32_t> apiByCorrelation_{kMaxApiByCorrelation};
+  BoundedMap<std::vector<uint32_t>> gpuByCorrelation_{kMaxGpuByCorrelation};
+  BoundedMap<uint32_t> recordBySyncId_{kMaxRecordsBySyncId};
+  BoundedMap<std::vector<uint32_t>> waitsBySyncId_{kMaxWaitsBySyncId};
+  BoundedMap<OpenRange> openRanges_{kMaxOpenRanges};
+  BoundedMap<ThreadApi> threadApi_{kMaxThreadsKept};
+  // Waits whose record→wait arrow was lost at a bound. They count as dropped flows only once
+  // event records arrive at all: without them (the default) no such arrow could be drawn.
+  uint64_t waitLinksLost_ = 0;
+  bool sawEventRecords_ = false;
   std::vector<PendingDriver> pendingDriver_;
 };
 

@@ -19,6 +19,8 @@
 //   event-pairs N CTX REC_STREAM WAIT_STREAM TID (N cudaEventRecord + cudaStreamWaitEvent pairs:
 //     API, sync and event records in CUPTI's order, 256 pairs a buffer, the event records a
 //     buffer late, a flush every buffer; sync ids and correlations from 1 up)
+//   flood WHAT N (N records that push one bounded table past its bound: inject-selftest-floods.h)
+//   footprint (prints each bounded table's entries held and its bound, and the resident KiB)
 // A SIGINT is caught and, at the end, reported on stdout as a program would see it.
 #include <signal.h>
 #include <sys/wait.h>
@@ -39,6 +41,7 @@
 #include "cupti-session.h"
 #include "inject-api-calls.h"
 #include "inject-collector.h"
+#include "inject-selftest-floods.h"
 
 #define SS_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -297,6 +300,17 @@ std::string step(Script& s, std::istringstream& in, const std::string& op) {
     if (in.fail()) return "event-pairs takes N CTX REC_STREAM WAIT_STREAM TID";
     s.deliver();
     eventPairs(pairs, context, recordStream, waitStream, tid);
+  } else if (op == "flood") {
+    std::string what;
+    in >> what;
+    uint64_t n = u();
+    if (in.fail()) return "flood takes WHAT N";
+    s.deliver();
+    std::string error = flood(what, n);
+    if (!error.empty()) return error;
+  } else if (op == "footprint") {
+    s.deliver();
+    printFootprint();
   } else if (op == "dropped") {
     collectorRecorder()->onCuptiDropped(u());
   } else if (op == "sleep") {

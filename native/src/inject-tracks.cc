@@ -33,10 +33,18 @@ void TrackRegistry::device(const CUpti_ActivityDevice5& d) {
                      ",\"memoryBytes\":" + std::to_string(d.globalMemorySize) + ",\"computeCapability\":\"" +
                      std::to_string(d.computeCapabilityMajor) + "." + std::to_string(d.computeCapabilityMinor) +
                      "\",\"clockRateKHz\":" + std::to_string(d.coreClockRate) + "}";
+  if (deviceJson_.size() >= kMaxDevices && deviceJson_.count(d.id) == 0) {
+    undescribed_++;
+    return;
+  }
   deviceJson_[d.id] = json;
 }
 
 void TrackRegistry::context(uint32_t contextId, uint32_t deviceId, uint32_t nullStreamId) {
+  if (contextDevice_.size() >= kMaxContexts && contextDevice_.count(contextId) == 0) {
+    undescribed_++;
+    return;
+  }
   contextDevice_[contextId] = deviceId;
   contextNullStream_[contextId] = nullStreamId;
 }
@@ -49,6 +57,11 @@ void TrackRegistry::stream(uint32_t contextId, uint32_t streamId, uint32_t prior
     case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING: info.type = "non-blocking"; break;
     case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL: info.type = "legacy-default"; break;
     default: break;
+  }
+  // A program that creates and destroys streams in a loop describes each new one.
+  if (streamInfo_.size() >= kMaxStreamsDescribed && streamInfo_.count({contextId, streamId}) == 0) {
+    undescribed_++;
+    return;
   }
   streamInfo_[{contextId, streamId}] = info;
 }
@@ -74,6 +87,7 @@ uint32_t TrackRegistry::addTrack(const std::string& trackJson, const std::string
 uint32_t TrackRegistry::thread(uint32_t tid) {
   auto found = threadTracks_.find(tid);
   if (found != threadTracks_.end()) return found->second;
+  if (tracks_ >= kMaxTracks) return kNoTrack;
   std::string json = "{\"kind\":\"host-thread\",\"name\":" + jsonQuote(threadName(tid)) +
                      ",\"pid\":" + std::to_string(pid_) + ",\"tid\":" + std::to_string(tid) + "}";
   uint32_t track = addTrack(json, "");
@@ -85,7 +99,10 @@ uint32_t TrackRegistry::stream(uint32_t deviceId, uint32_t contextId, uint32_t s
   auto key = std::make_tuple(deviceId, contextId, streamId);
   auto found = streamTracks_.find(key);
   if (found != streamTracks_.end()) return found->second;
-  if (contextDevice_.find(contextId) == contextDevice_.end()) contextDevice_[contextId] = deviceId;
+  if (tracks_ >= kMaxTracks) return kNoTrack;
+  if (contextDevice_.size() < kMaxContexts && contextDevice_.find(contextId) == contextDevice_.end()) {
+    contextDevice_[contextId] = deviceId;
+  }
   StreamInfo info;
   auto known = streamInfo_.find({contextId, streamId});
   if (known != streamInfo_.end()) {
@@ -112,6 +129,7 @@ uint32_t TrackRegistry::stream(uint32_t deviceId, uint32_t contextId, uint32_t s
 uint32_t TrackRegistry::contextSync(uint32_t contextId) {
   auto found = contextSyncTracks_.find(contextId);
   if (found != contextSyncTracks_.end()) return found->second;
+  if (tracks_ >= kMaxTracks) return kNoTrack;
   uint32_t deviceId = deviceOf(contextId);
   std::string deviceJson;
   if (!deviceSent_[deviceId]) {

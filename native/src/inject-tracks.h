@@ -11,9 +11,13 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "collector-bounds.h"
 #include "record-sink.h"
 
 namespace streamscope {
+
+/** What thread(), stream() and contextSync() return past kMaxTracks: the op is to be dropped. */
+constexpr uint32_t kNoTrack = 0xffffffffu;
 
 class TrackRegistry {
  public:
@@ -36,6 +40,10 @@ class TrackRegistry {
   uint32_t devices() const { return devices_; }
   uint32_t processes() const { return processSent_ ? 1 : 0; }
   uint32_t tracks() const { return tracks_; }
+  size_t streamsDescribed() const { return streamInfo_.size(); }
+  size_t contexts() const { return contextDevice_.size(); }
+  /** Devices, contexts and streams CUPTI described past their bounds (left undescribed). */
+  uint64_t undescribed() const { return undescribed_; }
 
  private:
   struct StreamInfo {
@@ -51,6 +59,7 @@ class TrackRegistry {
   bool processSent_ = false;
   uint32_t devices_ = 0;
   uint32_t tracks_ = 0;
+  uint64_t undescribed_ = 0;
   std::unordered_map<uint32_t, std::string> deviceJson_;  // device id -> its JSON, once known
   std::unordered_map<uint32_t, bool> deviceSent_;
   std::unordered_map<uint32_t, uint32_t> contextDevice_;

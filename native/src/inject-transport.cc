@@ -40,6 +40,8 @@ class FileTransport : public Transport {
     return fd_ < 0 ? "cannot write " + partial_ + ": " + std::strerror(errno) : "";
   }
   bool canAccept() override { return true; }
+  bool writesFile() const override { return true; }
+  void noteLosses(const std::string& text) override { losses_ = text; }
   void push(std::vector<uint8_t> batches) override { write(batches); }
   std::string finish(std::vector<uint8_t> lastBatches, const CodecEndCounts& end, const std::string&, int) override {
     write(lastBatches);
@@ -48,7 +50,8 @@ class FileTransport : public Transport {
     fd_ = -1;
     if (!failure_.empty()) return failure_;
     if (std::rename(partial_.c_str(), path_.c_str()) != 0) return "cannot rename " + partial_ + ": " + std::strerror(errno);
-    std::fprintf(stderr, "streamscope profile: wrote %s\n", path_.c_str());
+    std::string lost = losses_.empty() ? "" : " (" + losses_ + ")";
+    std::fprintf(stderr, "streamscope profile: wrote %s%s\n", path_.c_str(), lost.c_str());
     return "";
   }
   std::string failure() override { return failure_; }
@@ -78,6 +81,7 @@ class FileTransport : public Transport {
   std::string partial_;
   int fd_ = -1;
   std::string failure_;
+  std::string losses_;
 };
 
 class SocketTransport : public Transport {

@@ -41,6 +41,13 @@ class Transport {
    */
   virtual std::string finish(std::vector<uint8_t> lastBatches, const CodecEndCounts& end,
                              const std::string& reportFields, int waitMs) = 0;
+  /**
+   * Whether the trace is a file this process writes alone: what was lost then goes into the
+   * file's metadata and the "wrote" line, as a server's run puts it in its warnings.
+   */
+  virtual bool writesFile() const { return false; }
+  /** What was lost at the collector's bounds, in words ("" for nothing), for the closing line. */
+  virtual void noteLosses(const std::string& text) { (void)text; }
   /** Set once the transport gave up for good (the server is gone); the collector then stops. */
   virtual std::string failure() = 0;
   /** In a forked child: forget the parent's connection and threads without touching them. */

@@ -12,16 +12,36 @@ constexpr int kMaxDrainsWaited = 50;
 }  // namespace
 
 RecordSink::RecordSink(int64_t originNs, uint32_t firstStringId, size_t maxQueued)
-    : originNs_(originNs), maxQueued_(maxQueued), nextStringId_(firstStringId) {}
+    : originNs_(originNs),
+      maxQueued_(maxQueued),
+      nextStringId_(firstStringId),
+      flowCap_(std::min(maxQueued, kMaxQueuedFlows)) {}
 
 uint32_t RecordSink::intern(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return internLocked(name);
+}
+
+uint32_t RecordSink::internLocked(const std::string& name) {
   auto found = stringIds_.find(name);
   if (found != stringIds_.end()) {
     return found->second;
   }
+  // One slot and its bytes are kept back for the stand-in name itself.
+  static const size_t standInBytes = std::string(kNamePastCap).size();
+  if (stringIds_.size() + 1 >= kMaxStrings || stringBytes_ + name.size() + standInBytes > kMaxStringBytes) {
+    counts_.namesDropped++;
+    if (pastCapNameId_ == kNoRef) {
+      pastCapNameId_ = nextStringId_++;
+      stringIds_.emplace(kNamePastCap, pastCapNameId_);
+      stringBytes_ += standInBytes;
+      newStrings_.emplace_back(kNamePastCap);
+    }
+    return pastCapNameId_;
+  }
   uint32_t id = nextStringId_++;
   stringIds_.emplace(name, id);
+  stringBytes_ += name.size();
   newStrings_.push_back(name);
   return id;
 }
@@ -61,7 +81,7 @@ void RecordSink::issued(uint32_t correlationId, const IssuedOp& op) {
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  issued_[correlationId] = op;
+  issued_.at(correlationId) = Issued{op, 0};
   waits_.issued(op.gpuTrack, op.event, correlationId);
 }
 
@@ -71,10 +91,12 @@ void RecordSink::issuedOnDevices(const std::vector<uint32_t>& correlationIds, ui
   IssuedOp op;
   op.gpuTrack = deviceTracks.empty() ? 0 : deviceTracks.front().second;
   op.nameId = nameId;
-  op.deviceTable = static_cast<int32_t>(deviceTables_.size());
-  deviceTables_.push_back(std::move(deviceTracks));
+  // A plan's collectives name a few distinct tables (one per group and stream set): reuse them.
+  auto same = std::find(deviceTables_.begin(), deviceTables_.end(), deviceTracks);
+  op.deviceTable = static_cast<int32_t>(same - deviceTables_.begin());
+  if (same == deviceTables_.end()) deviceTables_.push_back(std::move(deviceTracks));
   for (uint32_t id : correlationIds) {
-    if (id != 0) issued_[id] = op;
+    if (id != 0) issued_.at(id) = Issued{op, 0};
   }
 }
 
@@ -92,6 +114,10 @@ void RecordSink::graphNodes(size_t graph, std::vector<std::pair<uint32_t, uint32
 void RecordSink::pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (readyOps_.size() + gpu_.size() + ranges_.size() >= maxQueued_) {
+      counts_.dropped++;
+      return;
+    }
     ranges_.push_back(CodecRange{rel(startNs), rel(endNs), track, nameId, depth});
   }
   ring();
@@ -114,6 +140,10 @@ void RecordSink::pushRange(const CodecRange& absolute) {
 
 void RecordSink::pushFlow(uint32_t fromOp, uint32_t toOp, uint8_t kind) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (extraFlows_.size() >= flowCap_) {
+    counts_.flowsDropped++;  // no drain for a long while (the server away): the arrow is lost
+    return;
+  }
   extraFlows_.push_back(CodecFlow{fromOp, toOp, kind});
 }
 
@@ -185,6 +215,19 @@ SinkCounts RecordSink::counts() {
   return c;
 }
 
+SinkFootprint RecordSink::footprint() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  SinkFootprint f;
+  f.strings = stringIds_.size();
+  f.stringBytes = stringBytes_;
+  f.queuedFlows = extraFlows_.size();
+  f.issued = issued_.size();
+  f.apiOpIndex = apiOpIndex_.size();
+  f.pendingWaits = waits_.pending();
+  f.deviceTables = deviceTables_.size();
+  return f;
+}
+
 std::vector<uint8_t> RecordSink::drain(bool final) {
   rung_.store(false);
   std::vector<std::string> strings;
@@ -231,8 +274,8 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
         counts_.beforeOrigin++;
         continue;  // setup work (buffer initialization) before the run's window: not part of it
       }
-      auto info = issued_.find(r.correlationId);
-      if (info == issued_.end()) {
+      Issued* found = issued_.find(r.correlationId);
+      if (found == nullptr) {
         if (!final && ++r.drainsWaited < kMaxDrainsWaited) {
           waiting.push_back(r);
         } else {
@@ -240,29 +283,30 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
         }
         continue;
       }
+      const IssuedOp& info = found->op;
       CodecOp op;
       op.startNs = rel(r.startNs);
       op.endNs = rel(r.endNs);
-      op.track = info->second.gpuTrack;
+      op.track = info.gpuTrack;
       op.kind = r.kind;
-      op.nameId = info->second.nameId;
+      op.nameId = info.nameId;
       op.correlationId = r.correlationId;
       op.bytes = r.bytes;
       op.memKinds = r.memKinds;
       // Kernels point at their launch config, event records at their event.
-      op.refId = info->second.graph || (r.kind != kKernel && r.kind != kEventRecord) ? kNoRef : info->second.refId;
-      int32_t g = info->second.graphIndex;
-      if (info->second.graph && g >= 0 && static_cast<size_t>(g) < graphNodes_.size()) {
+      op.refId = info.graph || (r.kind != kKernel && r.kind != kEventRecord) ? kNoRef : info.refId;
+      int32_t g = info.graphIndex;
+      if (info.graph && g >= 0 && static_cast<size_t>(g) < graphNodes_.size()) {
         // A linear graph runs its nodes in order: the k-th record of a launch is its k-th node.
-        uint32_t k = graphRecordsSeen_[r.correlationId]++;
+        uint32_t k = found->recordsSeen++;
         const auto& nodes = graphNodes_[static_cast<size_t>(g)];
         if (k < nodes.size()) {
           op.nameId = nodes[k].first;
           op.refId = r.kind == kKernel ? nodes[k].second : kNoRef;
         }
       }
-      if (info->second.deviceTable >= 0) {
-        for (const auto& [device, track] : deviceTables_[static_cast<size_t>(info->second.deviceTable)]) {
+      if (info.deviceTable >= 0) {
+        for (const auto& [device, track] : deviceTables_[static_cast<size_t>(info.deviceTable)]) {
           if (device == r.deviceId) op.track = track;
         }
         if (r.nameId != 0) op.nameId = r.nameId;
@@ -270,13 +314,13 @@ std::vector<uint8_t> RecordSink::drain(bool final) {
         if (r.kind == kCopyPtoP && libraryNames_.copyPtoP != 0) op.nameId = libraryNames_.copyPtoP;
         if (r.kind == kMemset && libraryNames_.memset != 0) op.nameId = libraryNames_.memset;
       }
-      op.flags = static_cast<uint8_t>(info->second.flags | (info->second.graph ? kFlagInGraph : 0));
+      op.flags = static_cast<uint8_t>(info.flags | (info.graph ? kFlagInGraph : 0));
       uint32_t index = firstOp + static_cast<uint32_t>(ops.size());
       ops.push_back(op);
       if (const uint32_t* api = apiOpIndex_.find(r.correlationId)) {
         flows.push_back(CodecFlow{*api, index, kFlowApiToGpu});
       }
-      waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info->second.event : -1, index, r.endNs);
+      waits_.matched(r.correlationId, op.track, r.kind == kEventRecord ? info.event : -1, index, r.endNs);
     }
     gpu_.swap(waiting);
     waits_.emit(firstOp, originNs_.load(), final, ops, flows);

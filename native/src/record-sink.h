@@ -15,6 +15,7 @@
 
 #include "bounded-map.h"
 #include "codec-writer.h"
+#include "collector-bounds.h"
 #include "wait-linker.h"
 
 namespace streamscope {
@@ -78,13 +79,29 @@ struct SinkCounts {
   uint64_t beforeOrigin = 0;   // GPU records of setup work, before the run's window (not lost)
   uint64_t eventRecords = 0;   // CUDA event records received from CUPTI
   uint64_t unresolvedWaits = 0;  // stream waits whose GPU times never arrived (no op drawn)
+  uint64_t flowsDropped = 0;     // flows past kMaxQueuedFlows (arrows not drawn)
+  uint64_t namesDropped = 0;     // names past kMaxStrings / kMaxStringBytes (shown as kNamePastCap)
+};
+
+/** How full the sink's bounded tables are (the self-test's footprint; entries, not bytes). */
+struct SinkFootprint {
+  size_t strings = 0;
+  size_t stringBytes = 0;
+  size_t queuedFlows = 0;
+  size_t issued = 0;
+  size_t apiOpIndex = 0;
+  size_t pendingWaits = 0;
+  size_t deviceTables = 0;
 };
 
 class RecordSink {
  public:
   RecordSink(int64_t originNs, uint32_t firstStringId, size_t maxQueued);
 
-  /** Interns a name; new names leave in the next drain as a strings batch. */
+  /**
+   * Interns a name; new names leave in the next drain as a strings batch. Past kMaxStrings or
+   * kMaxStringBytes a new name is counted (namesDropped) and kNamePastCap's id stands for it.
+   */
   uint32_t intern(const std::string& name);
   /** A finished op with absolute times. A correlation id marks it as the API call behind GPU work. */
   /** Returns the op's index in the trace, or WaitLinker::kNone if it was dropped. */
@@ -120,7 +137,7 @@ class RecordSink {
   void pushRange(int64_t startNs, int64_t endNs, uint32_t track, uint32_t nameId, uint8_t depth);
   /** Any range kind (absolute times); dropped and counted past the memory cap. */
   void pushRange(const CodecRange& absolute);
-  /** A flow between two ops this sink already returned indices for. */
+  /** A flow between two ops this sink already returned indices for; past kMaxQueuedFlows, counted. */
   void pushFlow(uint32_t fromOp, uint32_t toOp, uint8_t kind);
   /** The stream's metadata (TraceMeta JSON), sent first in the next drain. */
   void setMeta(std::string json);
@@ -137,6 +154,7 @@ class RecordSink {
   std::vector<uint8_t> drain(bool final);
   bool hasPending();
   SinkCounts counts();
+  SinkFootprint footprint();
   int64_t originNs() const { return originNs_.load(); }
   /** Moves the run's origin to when issue begins (before any op of the run is pushed). */
   void setOrigin(int64_t originNs) { originNs_.store(originNs); }
@@ -154,7 +172,11 @@ class RecordSink {
   std::atomic<int64_t> originNs_;
   const size_t maxQueued_;
   std::mutex mutex_;
+  uint32_t internLocked(const std::string& name);
+
   std::unordered_map<std::string, uint32_t> stringIds_;
+  size_t stringBytes_ = 0;
+  uint32_t pastCapNameId_ = kNoRef;
   uint32_t nextStringId_;
   std::vector<std::string> newStrings_;
   std::vector<CodecOp> readyOps_;
@@ -166,18 +188,25 @@ class RecordSink {
   std::vector<std::string> structure_;
   std::vector<CodecLaunch> launches_;
   uint32_t launchesSent_ = 0;
-  std::vector<CodecFlow> extraFlows_;
-  std::unordered_map<uint32_t, IssuedOp> issued_;
-  std::vector<std::vector<std::pair<int, uint32_t>>> deviceTables_;  // per collective: device, track
+  std::vector<CodecFlow> extraFlows_;  // at most flowCap_
+  const size_t flowCap_;               // kMaxQueuedFlows, or the record cap when lower
+  struct Issued {
+    IssuedOp op;
+    uint32_t recordsSeen = 0;  // a graph launch's records so far: the next one is node k
+  };
+  // Correlation id -> its op, for GPU records still to come. Bounded: a record forgotten here
+  // waits kMaxDrainsWaited drains, then counts as unmatched (reported).
+  BoundedMap<Issued> issued_{kMaxIssuedOps};
+  // Distinct (device, track) tables of the collectives: each call names one of a few.
+  std::vector<std::vector<std::pair<int, uint32_t>>> deviceTables_;
   std::atomic<bool> kernelNames_{false};
   LibraryOpNames libraryNames_;  // set before the run starts
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> graphNodes_;  // per graph: name, ref
-  std::unordered_map<uint32_t, uint32_t> graphRecordsSeen_;             // per launch correlation
   WaitLinker waits_;
   // Correlation id -> op index of the API call, for GPU records still to come. Bounded: the
   // injection collector pushes every op with its correlation (800k a second in per_call), and
   // a record arrives within a few drains of its call.
-  BoundedMap<uint32_t> apiOpIndex_{1u << 17};
+  BoundedMap<uint32_t> apiOpIndex_{kMaxApiByCorrelation};
   uint32_t opsSent_ = 0;
   uint32_t flowsSent_ = 0;
   SinkCounts counts_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "collector-bounds.h"
 #include "record-sink.h"
 
 namespace streamscope {
@@ -28,6 +29,14 @@ WaitLinker::Known WaitLinker::lookup(uint32_t correlation, const Known* latest) 
 }
 
 void WaitLinker::wait(const WaitIssue& issue) {
+  if (pending_.size() >= kMaxPendingWaits) {
+    // A record that never arrives holds every later wait of its stream: give up the oldest.
+    const Pending& oldest = pending_.front();
+    unresolved_++;
+    release(oldest.before);
+    release(oldest.record);
+    pending_.pop_front();
+  }
   Pending p;
   p.issue = issue;
   if (!issue.onHost) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -29,7 +30,10 @@ class WaitLinker {
 
   /** GPU work with this correlation was issued on `track`; `event` >= 0 for an event record. */
   void issued(uint32_t track, int32_t event, uint32_t correlation);
-  /** A wait was issued (after the work before it on its stream, and after the record it names). */
+  /**
+   * A wait was issued (after the work before it on its stream, and after the record it names).
+   * Past kMaxPendingWaits held waits, the oldest is given up and counted as unresolved.
+   */
   void wait(const WaitIssue& issue);
   /** A GPU record was joined to op `opIndex`, ending at `endNs` (absolute). */
   void matched(uint32_t correlation, uint32_t track, int32_t event, uint32_t opIndex, int64_t endNs);
@@ -41,6 +45,8 @@ class WaitLinker {
   void emit(uint32_t firstIndex, int64_t originNs, bool final, std::vector<CodecOp>& ops,
             std::vector<CodecFlow>& flows);
   uint64_t unresolved() const { return unresolved_; }
+  /** Waits held for their GPU times now (at most kMaxPendingWaits). */
+  size_t pending() const { return pending_.size(); }
 
  private:
   struct Known {
@@ -70,7 +76,7 @@ class WaitLinker {
   std::unordered_map<int32_t, Known> lastMatchedOfEvent_;
   std::unordered_map<uint32_t, Known> lastWaitOnTrack_;  // correlation: the GPU work before it
   std::unordered_map<uint32_t, Watch> watched_;  // correlation -> what is known of it
-  std::vector<Pending> pending_;
+  std::deque<Pending> pending_;
   uint64_t unresolved_ = 0;
 };
 

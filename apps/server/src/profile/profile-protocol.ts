@@ -54,6 +54,10 @@ export interface ProcessBye {
   readonly cuptiDropped?: number;
   readonly refusedBuffers?: number;
   readonly incomplete?: number;
+  /** Flows (arrows) lost at the collector's bounds (native/src/collector-bounds.h). */
+  readonly flowsDropped?: number;
+  /** Names, launch configurations or lane details lost at the collector's bounds. */
+  readonly detailsDropped?: number;
   /** Why the process collected nothing (another profiler holds CUPTI, say). */
   readonly error?: string;
 }
@@ -166,7 +170,15 @@ export function parseCollectorMessage(text: string): Parsed {
     case 'hello':
       return checkHello(o);
     case 'bye': {
-      for (const key of ['ops', 'dropped', 'cuptiDropped', 'refusedBuffers', 'incomplete']) {
+      for (const key of [
+        'ops',
+        'dropped',
+        'cuptiDropped',
+        'refusedBuffers',
+        'incomplete',
+        'flowsDropped',
+        'detailsDropped',
+      ]) {
         if (o[key] !== undefined && !isCount(o[key])) {
           return fail(`$.${key} must be a non-negative integer`);
         }

@@ -246,6 +246,16 @@ export class ProfileRun extends LiveRun {
           `pid ${pid}: ${r.cuptiDropped} records dropped by CUPTI (its buffers were full)`,
         );
       }
+      if ((r.flowsDropped ?? 0) > 0) {
+        this.warnings.push(
+          `pid ${pid}: ${r.flowsDropped} flows dropped at the collector's bounds (arrows not drawn)`,
+        );
+      }
+      if ((r.detailsDropped ?? 0) > 0) {
+        this.warnings.push(
+          `pid ${pid}: ${r.detailsDropped} names, launch configurations or lane details dropped at the collector's bounds`,
+        );
+      }
       if ((r.incomplete ?? 0) > 0) {
         this.warnings.push(
           `pid ${pid}: ${r.incomplete} GPU records had not finished when the process exited`,

@@ -69,6 +69,16 @@ describe('the cuda backend with a stand-in executor process', () => {
     expect(updates).toBeGreaterThan(0);
   });
 
+  it("puts what the native sink lost at its bounds in the trace's warnings", async () => {
+    const run = backend('lossy').start({ workload, timeLimitMs: 10_000, pace: 'fast' });
+    await expect(run.done).resolves.toEqual({ status: 'finished' });
+    expect(run.trace.meta.warnings).toEqual([
+      '3 GPU records could not be matched to an op; ' +
+        '2 stream waits have no GPU time (their event records never arrived); ' +
+        "5 names past the executor's bound were replaced",
+    ]);
+  });
+
   it('stops a run that hangs past its time limit, says so, and keeps what arrived', async () => {
     const run = backend('hang').start({ workload, timeLimitMs: 2000, pace: 'fast' });
     const end = await run.done;

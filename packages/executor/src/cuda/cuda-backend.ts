@@ -235,6 +235,9 @@ function lostRecords(status: NativeStatus): string | undefined {
       `${status.unresolvedWaits} stream waits have no GPU time (their event records never arrived)`,
     );
   }
+  if ((status.namesDropped ?? 0) > 0) {
+    parts.push(`${status.namesDropped} names past the executor's bound were replaced`);
+  }
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 

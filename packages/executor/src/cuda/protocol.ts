@@ -48,6 +48,8 @@ export interface NativeStatus {
   readonly eventRecords?: number;
   /** Stream waits whose GPU times never arrived, so no wait op was drawn for them. */
   readonly unresolvedWaits?: number;
+  /** Names past the native sink's bound, shown as a stand-in name. */
+  readonly namesDropped?: number;
   readonly cuptiNotes?: string;
   readonly makespanNs?: number;
   readonly timingMethod?: string;

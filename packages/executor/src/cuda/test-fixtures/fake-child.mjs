@@ -1,5 +1,5 @@
 // Stands in for child-host.mjs in tests (no GPU needed): its "addon path" argument is a JSON
-// behaviour: {mode: 'finish' | 'hang' | 'crash' | 'stream' | 'cancellable' | 'no-gpu', batch: base64}.
+// behaviour: {mode: 'finish' | 'lossy' | 'hang' | 'crash' | 'stream' | 'cancellable' | 'no-gpu', batch: base64}.
 import process from 'node:process';
 
 const behaviour = JSON.parse(process.argv[2] ?? '{}');
@@ -37,6 +37,10 @@ process.on('message', (m) => {
     send({ type: 'records', bytes: new Uint8Array(Buffer.from(behaviour.batch ?? '', 'base64')) });
     if (behaviour.mode === 'finish') {
       send({ type: 'ended', status: { state: 'finished', dropped: 0 } });
+    } else if (behaviour.mode === 'lossy') {
+      // What the native sink counts past its bounds (native/src/collector-bounds.h).
+      const lost = { dropped: 0, unmatched: 3, unresolvedWaits: 2, namesDropped: 5 };
+      send({ type: 'ended', status: { state: 'finished', ...lost } });
     } else if (behaviour.mode === 'crash') {
       setTimeout(() => process.kill(process.pid, 'SIGSEGV'), 20);
     } else if (behaviour.mode === 'stream') {
