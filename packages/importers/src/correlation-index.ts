@@ -16,7 +16,7 @@ export class CorrelationIndex {
   private readonly from: number[] = [];
   private readonly to: number[] = [];
   private readonly sorted: Uint32Array;
-  /** Where the last sparse lookup ended in `sorted`, and its process. */
+  /** Where the last sparse lookup ended in `sorted`; hintProc is the process it was for. */
   private hint = 0;
   private hintProc = -1;
 
