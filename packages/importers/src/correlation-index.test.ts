@@ -37,3 +37,46 @@ describe('CorrelationIndex over sparse ids', () => {
     expect(index.get(1, 1)).toBe(-1);
   });
 });
+
+describe('CorrelationIndex lookups in any order', () => {
+  it('answers rising, falling and random lookups of a sparse run like a scan of the ops', () => {
+    // 3000 API calls of process 2 with ids 0..3·10^6 (sparse), some repeated; every 5th op is a
+    // kernel. The answer to (2, id) is the last API op with that id, found by a plain scan.
+    let seed = 7;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 4294967296;
+    };
+    const n = 3000;
+    const corr = new Uint32Array(n);
+    const kinds = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      corr[i] =
+        i > 0 && next() < 0.1 ? corr[Math.floor(next() * i)]! : 1 + Math.floor(next() * 3e6);
+      kinds[i] = i % 5 === 0 ? 1 : api;
+    }
+    const index = new CorrelationIndex(() => 2, corr, kinds, api, n);
+    const scan = (id: number): number => {
+      let found = -1;
+      for (let i = 0; i < n; i++) {
+        if (kinds[i] === api && corr[i] === id) {
+          found = i;
+        }
+      }
+      return found;
+    };
+    const present = [...corr].sort((a, b) => a - b);
+    const queries = [
+      ...present, // rising, each present
+      ...present.map((id) => id + 1), // rising, mostly absent
+      ...[...present].reverse(), // falling
+      ...Array.from({ length: 2000 }, () =>
+        next() < 0.5 ? present[Math.floor(next() * n)]! : Math.floor(next() * 3.1e6),
+      ), // random
+      0,
+      4e6,
+    ];
+    const wrong = queries.filter((id) => index.get(2, id) !== scan(id));
+    expect(wrong).toEqual([]);
+  });
+});

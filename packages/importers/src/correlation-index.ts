@@ -16,6 +16,9 @@ export class CorrelationIndex {
   private readonly from: number[] = [];
   private readonly to: number[] = [];
   private readonly sorted: Uint32Array;
+  /** Where the last sparse lookup ended in `sorted`; hintProc is the process it was for. */
+  private hint = 0;
+  private hintProc = -1;
 
   constructor(
     procOf: (op: number) => number,
@@ -69,11 +72,28 @@ export class CorrelationIndex {
     if (start === undefined) {
       return -1;
     }
-    // The last op whose id is ≤ corr, then whether it is corr.
+    // The last op whose id is ≤ corr, then whether it is corr. Lookups mostly come in rising id
+    // order (GPU ops in issue order): the search gallops from where the last one of this process
+    // ended, so it touches a few nearby slots instead of a cold path from the run's middle.
     const ids = this.corr;
     const sorted = this.sorted;
+    const to = this.to[proc]!;
     let lo = start;
-    let hi = this.to[proc]!;
+    let hi = to;
+    const hint = this.hintProc === proc ? this.hint : start;
+    if (hint === start || ids[sorted[hint - 1]!]! <= corr) {
+      // Every slot before `hint` holds an id ≤ corr: find a slot past it with a larger id.
+      lo = hint;
+      let step = 1;
+      hi = hint;
+      while (hi < to && ids[sorted[hi]!]! <= corr) {
+        lo = hi + 1;
+        hi = Math.min(to, lo + step);
+        step *= 2;
+      }
+    } else {
+      hi = hint - 1;
+    }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (ids[sorted[mid]!]! <= corr) {
@@ -82,6 +102,8 @@ export class CorrelationIndex {
         hi = mid;
       }
     }
+    this.hintProc = proc;
+    this.hint = lo;
     return lo > start && ids[sorted[lo - 1]!] === corr ? sorted[lo - 1]! : -1;
   }
 

@@ -71,3 +71,21 @@ describe('CorrelationIndex', () => {
     expect(index.hasProcess(2)).toBe(false);
   });
 });
+
+describe('IdHashMap.putIfAbsent', () => {
+  it('keeps the first value of an id, gives it back, and sets only ids it has not seen', () => {
+    const map = new IdHashMap();
+    // 5000 ids (past several growths), each put twice: the first put sets, the second finds it.
+    for (let i = 0; i < 5000; i++) {
+      expect(map.putIfAbsent(i * 7919, i)).toBe(-1);
+    }
+    for (let i = 0; i < 5000; i++) {
+      expect(map.putIfAbsent(i * 7919, i + 1)).toBe(i);
+    }
+    expect(map.size).toBe(5000);
+    expect(map.get(4999 * 7919)).toBe(4999);
+    expect(map.putIfAbsent(2 ** 53 - 1, 3)).toBe(-1);
+    expect(map.get(2 ** 53 - 1)).toBe(3);
+    expect(() => map.putIfAbsent(-1, 0)).toThrow(RangeError);
+  });
+});

@@ -66,6 +66,32 @@ export class IdHashMap {
     }
   }
 
+  /**
+   * The value for `id` if it has one; else sets it to `value` and returns -1. One probe where a
+   * `get` then a `set` take two.
+   */
+  putIfAbsent(id: number, value: number): number {
+    if (!(id >= 0 && id <= Number.MAX_SAFE_INTEGER && Math.floor(id) === id)) {
+      throw new RangeError(`id ${id} is not an integer in [0, 2^53)`);
+    }
+    if (this.filled + 1 > this.keys.length * maxLoad) {
+      this.grow();
+    }
+    const keys = this.keys;
+    for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
+      const k = keys[at]!;
+      if (k === id) {
+        return this.values[at]!;
+      }
+      if (k === empty) {
+        keys[at] = id;
+        this.values[at] = value;
+        this.filled++;
+        return -1;
+      }
+    }
+  }
+
   private grow(): void {
     const oldKeys = this.keys;
     const oldValues = this.values;

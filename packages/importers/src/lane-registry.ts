@@ -14,6 +14,8 @@ interface Lane {
   deviceVouched: boolean;
 }
 
+const gpuCacheMask = 63;
+
 interface Process {
   pid: number;
   name: string;
@@ -28,6 +30,12 @@ export class LaneRegistry {
   private readonly threadNames = new Map<string, number>();
   /** `${proc},${contextId}` → the device the context lives on, as the source vouches for it. */
   private readonly contextDevices = new Map<string, number>();
+  /** gpuLane's cache: lane (-1: empty slot) and its key, by a hash of the key. */
+  private readonly gpuCacheLane = new Int32Array(gpuCacheMask + 1).fill(-1);
+  private readonly gpuCacheStream = new Float64Array(gpuCacheMask + 1);
+  private readonly gpuCacheContext = new Float64Array(gpuCacheMask + 1);
+  private readonly gpuCacheDevice = new Float64Array(gpuCacheMask + 1);
+  private readonly gpuCacheProc = new Float64Array(gpuCacheMask + 1);
 
   get count(): number {
     return this.lanes.length;
@@ -64,6 +72,34 @@ export class LaneRegistry {
 
   /** The lane of a GPU stream, keyed by process, device, context and stream. */
   gpuLane(proc: number, deviceId: number, contextId: number, streamId: number): number {
+    // GPU ops hop between a few streams: a small exact cache by stream spares the string key.
+    const slot =
+      (streamId ^ Math.imul(contextId, 31) ^ Math.imul(deviceId, 7) ^ proc) & gpuCacheMask;
+    const cached = this.gpuCacheLane[slot]!;
+    if (
+      cached >= 0 &&
+      this.gpuCacheStream[slot] === streamId &&
+      this.gpuCacheContext[slot] === contextId &&
+      this.gpuCacheDevice[slot] === deviceId &&
+      this.gpuCacheProc[slot] === proc
+    ) {
+      return cached;
+    }
+    const index = this.gpuLaneByKey(proc, deviceId, contextId, streamId);
+    this.gpuCacheLane[slot] = index;
+    this.gpuCacheStream[slot] = streamId;
+    this.gpuCacheContext[slot] = contextId;
+    this.gpuCacheDevice[slot] = deviceId;
+    this.gpuCacheProc[slot] = proc;
+    return index;
+  }
+
+  private gpuLaneByKey(
+    proc: number,
+    deviceId: number,
+    contextId: number,
+    streamId: number,
+  ): number {
     const key = `g${proc},${deviceId},${contextId},${streamId}`;
     let index = this.laneIndex.get(key);
     if (index === undefined) {

@@ -1,4 +1,4 @@
-import type { Trace } from '@streamscope/trace';
+import type { RangeInput, Trace } from '@streamscope/trace';
 import { RangeKind } from '@streamscope/trace';
 import { StagingColumn } from './staging-columns.ts';
 import type { Warnings } from './warnings.ts';
@@ -84,19 +84,30 @@ export class RangeStaging {
       warnings.add(`${open} ranges never ended; drawn to the end of the trace`);
     }
     const lane = this.lane.data;
-    const order = Array.from({ length: n }, (_, i) => i);
-    order.sort(
-      (a, b) => lane[a]! - lane[b]! || start[a]! - start[b]! || end[b]! - end[a]! || a - b,
-    );
+    const order = rangeOrder(lane, start, end, n);
     // Per lane, a stack of the ends of the enclosing push/pop ranges gives each one its depth.
     const stack: number[] = [];
     let currentLane = -1;
-    for (const i of order) {
+    // One input object for every range: the table copies its fields into its columns.
+    const row: RangeInput = {
+      startNs: 0,
+      endNs: 0,
+      track: 0,
+      nameId: 0,
+      domainId: 0,
+      depth: 0,
+      kind: RangeKind.PushPop,
+    };
+    const names = this.name.data;
+    const domains = this.domain.data;
+    const kinds = this.kind.data;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
       if (lane[i] !== currentLane) {
         stack.length = 0;
         currentLane = lane[i]!;
       }
-      const kind = this.kind.data[i]! as RangeKind;
+      const kind = kinds[i]! as RangeKind;
       while (stack.length > 0 && stack[stack.length - 1]! <= start[i]!) {
         stack.pop();
       }
@@ -104,16 +115,62 @@ export class RangeStaging {
       if (kind === RangeKind.PushPop) {
         stack.push(end[i]!);
       }
-      const domain = this.domain.data[i]!;
-      trace.ranges.append({
-        startNs: start[i]! - originNs,
-        endNs: end[i]! - originNs,
-        track: trackOf[lane[i]!]!,
-        nameId: resolveName(this.name.data[i]!),
-        domainId: domain === 0 ? 0 : resolveName(domain),
-        depth,
-        kind,
-      });
+      const domain = domains[i]!;
+      row.startNs = start[i]! - originNs;
+      row.endNs = end[i]! - originNs;
+      row.track = trackOf[lane[i]!]!;
+      row.nameId = resolveName(names[i]!);
+      row.domainId = domain === 0 ? 0 : resolveName(domain);
+      row.depth = depth;
+      row.kind = kind;
+      trace.ranges.append(row);
     }
   }
+}
+
+/**
+ * The order in which ranges are placed: by lane, then start, then the longer first, then as
+ * staged. A stable counting sort by lane (ranges arrive per thread mostly in start order), then
+ * a comparison sort of only the lanes whose ranges are not already in that order.
+ */
+export function rangeOrder(
+  lane: Uint32Array,
+  start: Float64Array,
+  end: Float64Array,
+  n: number,
+): Uint32Array {
+  let lanes = 0;
+  for (let i = 0; i < n; i++) {
+    lanes = Math.max(lanes, lane[i]! + 1);
+  }
+  const first = new Uint32Array(lanes + 1);
+  for (let i = 0; i < n; i++) {
+    first[lane[i]! + 1]!++;
+  }
+  for (let l = 0; l < lanes; l++) {
+    first[l + 1]! += first[l]!;
+  }
+  const order = new Uint32Array(n);
+  const next = first.slice(0, lanes);
+  for (let i = 0; i < n; i++) {
+    order[next[lane[i]!]!++] = i;
+  }
+  // Within a lane the staged order already breaks ties (a - b): only start and end decide.
+  const before = (a: number, b: number): number =>
+    start[a]! - start[b]! || end[b]! - end[a]! || a - b;
+  for (let l = 0; l < lanes; l++) {
+    const from = first[l]!;
+    const to = first[l + 1]!;
+    let sorted = true;
+    for (let k = from + 1; k < to; k++) {
+      if (before(order[k - 1]!, order[k]!) > 0) {
+        sorted = false;
+        break;
+      }
+    }
+    if (!sorted) {
+      order.subarray(from, to).sort(before);
+    }
+  }
+  return order;
 }

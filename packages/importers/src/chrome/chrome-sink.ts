@@ -6,7 +6,7 @@ import { ChromeMetadata, isObject } from './chrome-metadata.ts';
 import { EventTimes } from './event-times.ts';
 import type { GenericPlaced } from './generic-events.ts';
 import { GenericEvents } from './generic-events.ts';
-import { KinetoEvents, isKinetoCategory } from './kineto-events.ts';
+import { KinetoEvents, kinetoCategory } from './kineto-events.ts';
 import { KinetoJob } from './kineto-job.ts';
 
 /** Top-level keys that only the PyTorch profiler writes. */
@@ -41,6 +41,8 @@ export class ChromeEventSink {
   private events = 0;
   private timedEvents = 0;
   private schemaVersion: number | undefined;
+  private lastCat = '';
+  private lastCatBits = 0;
   /** The event being read, for messages: `${where}[${index}]`. */
   private where = '';
   private index = 0;
@@ -75,10 +77,16 @@ export class ChromeEventSink {
     this.where = where;
     this.timedEvents++;
     const cat = e.cat ?? '';
-    if (ph === 'X' && isKinetoCategory(cat)) {
+    // Categories come interned and in runs: the last one's bits are kept.
+    if (cat !== this.lastCat) {
+      this.lastCat = cat;
+      this.lastCatBits = kinetoCategory(cat);
+    }
+    const bits = this.lastCatBits;
+    if (ph === 'X' && bits !== 0) {
       this.kinetoFile = true;
       this.times.read(e, this.pathOf);
-      this.kineto.event(e, cat, this.times);
+      this.kineto.event(e, cat, bits, this.times);
     } else if (this.kinetoFile) {
       this.skip(cat);
     } else {

@@ -10,23 +10,36 @@ import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { KinetoLinks } from './kineto-links.ts';
 
-/** Kineto categories, current and 2021-era (PyTorch 1.8–1.9) spellings. */
-const gpuCategories = new Set([
-  'kernel',
-  'Kernel',
-  'gpu_memcpy',
-  'Memcpy',
-  'gpu_memset',
-  'Memset',
-  'cuda_sync',
-]);
-const apiCategories = new Set(['cuda_runtime', 'cuda_driver', 'Runtime', 'Driver']);
-const rangeCategories = new Set(['cpu_op', 'Operator', 'user_annotation']);
-const oldCategories = new Set(['Kernel', 'Runtime', 'Operator']);
+/** What a kineto category is, as bits: 0 for a category the kineto mapping does not read. */
+export const enum CategoryBits {
+  Gpu = 1,
+  Api = 2,
+  Range = 4,
+  /** A 2021-era (PyTorch 1.8–1.9) spelling. */
+  Old = 8,
+}
 
-/** A category that the kineto mapping reads (the file is then a kineto trace). */
-export function isKinetoCategory(cat: string): boolean {
-  return gpuCategories.has(cat) || apiCategories.has(cat) || rangeCategories.has(cat);
+/** Kineto categories, current and 2021-era spellings. */
+const categoryBits = new Map<string, number>([
+  ['kernel', CategoryBits.Gpu],
+  ['Kernel', CategoryBits.Gpu | CategoryBits.Old],
+  ['gpu_memcpy', CategoryBits.Gpu],
+  ['Memcpy', CategoryBits.Gpu],
+  ['gpu_memset', CategoryBits.Gpu],
+  ['Memset', CategoryBits.Gpu],
+  ['cuda_sync', CategoryBits.Gpu],
+  ['cuda_runtime', CategoryBits.Api],
+  ['cuda_driver', CategoryBits.Api],
+  ['Runtime', CategoryBits.Api | CategoryBits.Old],
+  ['Driver', CategoryBits.Api],
+  ['cpu_op', CategoryBits.Range],
+  ['Operator', CategoryBits.Range | CategoryBits.Old],
+  ['user_annotation', CategoryBits.Range],
+]);
+
+/** The category's CategoryBits; 0 when the kineto mapping does not read it (any other category). */
+export function kinetoCategory(cat: string): number {
+  return categoryBits.get(cat) ?? 0;
 }
 
 const memKindByName: Record<string, MemKind> = {
@@ -83,15 +96,18 @@ export class KinetoEvents {
     this.firstProc = builder.lanes.processFor('kineto-main', 0);
   }
 
-  /** One complete event of a kineto category, its times already read into `times`. */
-  event(e: ChromeEvent, cat: string, times: EventTimes): void {
-    if (oldCategories.has(cat)) {
+  /**
+   * One complete event of a kineto category, `bits` its `kinetoCategory`, its times already
+   * read into `times`.
+   */
+  event(e: ChromeEvent, cat: string, bits: number, times: EventTimes): void {
+    if ((bits & CategoryBits.Old) !== 0) {
       this.sawOld = true;
     }
     this.kept++;
-    if (gpuCategories.has(cat)) {
+    if ((bits & CategoryBits.Gpu) !== 0) {
       this.gpuOp(e, cat, times);
-    } else if (apiCategories.has(cat)) {
+    } else if ((bits & CategoryBits.Api) !== 0) {
       this.apiCall(e, times);
     } else {
       const lane = this.hostLane(e);

@@ -37,9 +37,10 @@ export class KinetoLinks {
   private readonly apiBytes = new StagingColumn(Float64Array);
   /** The next call with the same correlation id, or -1. */
   private readonly apiNext = new StagingColumn(Int32Array);
-  /** Correlation id → its first and last call (typed-array tables: millions of calls fit). */
+  /** Correlation id → its first call (a typed-array table: millions of calls fit). */
   private readonly apiFirst = new IdHashMap();
-  private readonly apiLast = new IdHashMap();
+  /** For a correlation id's first call, its last call (where the next one is chained on). */
+  private readonly apiTail = new StagingColumn(Int32Array);
 
   private gpuCount = 0;
   private readonly gpuOp = new StagingColumn(Uint32Array);
@@ -64,13 +65,13 @@ export class KinetoLinks {
     this.apiStartNs.at(i)[i] = startNs;
     this.apiBytes.at(i)[i] = bytes;
     this.apiNext.at(i)[i] = -1;
-    const last = this.apiLast.get(corr);
-    if (last < 0) {
-      this.apiFirst.set(corr, i);
-    } else {
-      this.apiNext.data[last] = i;
+    this.apiTail.at(i)[i] = i;
+    const first = this.apiFirst.putIfAbsent(corr, i);
+    if (first >= 0) {
+      const tail = this.apiTail.data;
+      this.apiNext.data[tail[first]!] = i;
+      tail[first] = i;
     }
-    this.apiLast.set(corr, i);
   }
 
   /**

@@ -358,7 +358,14 @@ export class NsysEventSink {
     ) {
       return this.lastLaunchId;
     }
-    last.set([gx, gy, gz, bx, by, bz, smem, regs]);
+    last[0] = gx;
+    last[1] = gy;
+    last[2] = gz;
+    last[3] = bx;
+    last[4] = by;
+    last[5] = bz;
+    last[6] = smem;
+    last[7] = regs;
     this.lastLaunchId = this.launches.internFields(gx, gy, gz, bx, by, bz, smem, regs);
     return this.lastLaunchId;
   }
