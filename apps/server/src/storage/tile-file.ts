@@ -11,6 +11,9 @@ import {
   tileRecordBytes,
   trackDirFields,
 } from './tile-format.ts';
+import type { FlowRef } from './tile-flows.ts';
+import { flowRefBytes, flowsOfRefs } from './tile-flows.ts';
+import { f64, reachOf, readAt } from './tile-io.ts';
 import type { FieldCoding } from './tile-rows.ts';
 import { OpCol, decodeRowBlock, opRowFields, rangeRowFields } from './tile-rows.ts';
 
@@ -43,6 +46,21 @@ const maxBucketsPerTrack = 1 << 18;
 const maxReadBytes = 4 << 20;
 /** Decoded blocks kept for random reads (a search's binary search and its matches). */
 const cachedBlocks = 16;
+/** Posting entries read at once (4 bytes each). */
+const postingsPerRead = 1 << 16;
+
+/** An op's fields as its row holds them: numbers, for answers that name kinds and names themselves. */
+export interface OpFields {
+  readonly op: number;
+  readonly track: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly kind: number;
+  readonly flags: number;
+  readonly nameId: number;
+  readonly correlationId: number;
+  readonly bytes: number;
+}
 
 interface Section {
   readonly fields: readonly FieldCoding[];
@@ -122,6 +140,20 @@ export class TileFile {
       this.closed = true;
       void this.handle.close();
     }
+  }
+
+  /**
+   * The stored trace's span as `Trace.spanNs` gives it once decoded: the latest end of any op or
+   * range (as stored: whole ns), at least 0. From the block directories, not the rows.
+   */
+  storedSpanNs(): number {
+    let endNs = 0;
+    for (const s of [this.sections.ops, this.sections.ranges]) {
+      for (let k = 3; k < s.blocks.length; k += blockDirFields) {
+        endNs = Math.max(endNs, s.blocks[k]!);
+      }
+    }
+    return endNs;
   }
 
   bucketNsOf(level: number): number {
@@ -273,7 +305,6 @@ export class TileFile {
     const d = track * trackDirFields;
     const first = this.trackDir[d + s.dir[0]]!;
     const end = first + this.trackDir[d + s.dir[1]]!;
-    const rowCount = this.trackDir[d + s.dir[2]]!;
     const b = s.blocks;
     // Blocks that start by toNs, from the first whose track has reached fromNs by its end.
     let lo = first;
@@ -290,10 +321,90 @@ export class TileFile {
     while (stop < end && b[stop * blockDirFields + 2]! <= toNs) {
       stop++;
     }
+    const reaches = (k: number): boolean => b[k * blockDirFields + 3]! >= fromNs;
+    await this.readBlocks(section, track, lo, stop, reaches, visit);
+  }
+
+  /**
+   * Calls `visit` with the decoded rows of the op blocks of `track` that `marked` flags (one byte
+   * per op block of the file, 1 for a block to read), in start order.
+   */
+  async forEachMarkedOpBlock(
+    track: number,
+    marked: Uint8Array,
+    visit: (rows: Float64Array, count: number) => void,
+  ): Promise<void> {
+    const d = track * trackDirFields;
+    const first = this.trackDir[d]!;
+    const end = first + this.trackDir[d + 1]!;
+    await this.readBlocks('ops', track, first, end, (k) => marked[k] === 1, visit);
+  }
+
+  /** The op block (of the whole file) that holds row `position`. */
+  opBlockOf(position: number): number {
+    return this.locate(position).block;
+  }
+
+  /** Calls `visit` with the row positions of the ops named `nameId`, in start order, a run at a time. */
+  async forEachPosting(nameId: number, visit: (positions: Uint32Array) => void): Promise<void> {
+    const offset = this.postingDir[nameId * 2]!;
+    const n = this.postingDir[nameId * 2 + 1]!;
+    for (let at = 0; at < n; at += postingsPerRead) {
+      const take = Math.min(postingsPerRead, n - at);
+      const bytes = await this.read(offset + at * 4, take * 4);
+      const positions = new Uint32Array(take);
+      for (let k = 0; k < take; k++) {
+        positions[k] = bytes.readUInt32LE(k * 4);
+      }
+      visit(positions);
+    }
+  }
+
+  /** Op `op`'s fields as its row holds them (0 ≤ op < opCount). */
+  async opFields(op: number): Promise<OpFields> {
+    const position = (await this.read(this.header.positionsOffset + op * 4, 4)).readUInt32LE(0);
+    return this.fieldsAt(position);
+  }
+
+  /** The flows that start or end at op `op`, in flow order (FlowTable.touching's). */
+  async flowsOf(op: number): Promise<FlowRef[]> {
+    const bounds = await this.read(this.header.flowFirstOffset + op * 4, 8);
+    const first = bounds.readUInt32LE(0);
+    const count = bounds.readUInt32LE(4) - first;
+    if (count === 0) {
+      return [];
+    }
+    const where = `${this.file}: flows of op ${op}`;
+    if (!(count > 0 && first + count <= this.header.flowRefCount)) {
+      throw new Error(
+        `${where}: refs ${first}+${count} beyond the file's ${this.header.flowRefCount}`,
+      );
+    }
+    const refs = await this.read(
+      this.header.flowRefsOffset + first * flowRefBytes,
+      count * flowRefBytes,
+    );
+    return flowsOfRefs(refs, op, where);
+  }
+
+  /** Reads and decodes the blocks lo…stop of `track` that `keep`, adjacent ones at once. */
+  private async readBlocks(
+    section: RowSection,
+    track: number,
+    lo: number,
+    stop: number,
+    keep: (block: number) => boolean,
+    visit: (rows: Float64Array, count: number) => void,
+  ): Promise<void> {
+    const s = this.sections[section];
+    const d = track * trackDirFields;
+    const first = this.trackDir[d + s.dir[0]]!;
+    const rowCount = this.trackDir[d + s.dir[2]]!;
+    const b = s.blocks;
     const rows = new Float64Array(rowsPerBlock * s.fields.length);
     let k = lo;
     while (k < stop) {
-      if (b[k * blockDirFields + 3]! < fromNs) {
+      if (!keep(k)) {
         k++;
         continue;
       }
@@ -302,7 +413,7 @@ export class TileFile {
       let runEnd = k + 1;
       while (
         runEnd < stop &&
-        b[runEnd * blockDirFields + 3]! >= fromNs &&
+        keep(runEnd) &&
         b[runEnd * blockDirFields]! + b[runEnd * blockDirFields + 1]! - runStart <= maxReadBytes
       ) {
         runEnd++;
@@ -322,6 +433,40 @@ export class TileFile {
 
   /** The op at row `position` (its track's first position plus its rank in start order). */
   private async opAt(position: number): Promise<OpRow> {
+    const f = await this.fieldsAt(position);
+    return {
+      op: f.op,
+      startNs: f.startNs,
+      endNs: f.endNs,
+      bytes: f.bytes,
+      name: this.names[f.nameId] ?? '',
+      correlationId: f.correlationId,
+      track: f.track,
+      kind: opKindName(f.kind),
+      flags: f.flags,
+    };
+  }
+
+  private async fieldsAt(position: number): Promise<OpFields> {
+    const { track, block, count, row } = this.locate(position);
+    const rows = await this.opBlock(block, count);
+    const r = row * opRowFields.length;
+    const startNs = rows[r + OpCol.startNs]!;
+    return {
+      op: rows[r + OpCol.index]!,
+      track,
+      startNs,
+      endNs: startNs + rows[r + OpCol.durNs]!,
+      kind: rows[r + OpCol.kinds]! & 0xff,
+      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
+      nameId: rows[r + OpCol.nameId]!,
+      correlationId: rows[r + OpCol.correlationId]!,
+      bytes: rows[r + OpCol.bytes]!,
+    };
+  }
+
+  /** Where row `position` is: its track, its op block, the block's rows and its rank there. */
+  private locate(position: number): { track: number; block: number; count: number; row: number } {
     const { trackCount } = this.header;
     // The last track whose first position is at most `position` and that has ops.
     let lo = 0;
@@ -340,23 +485,12 @@ export class TileFile {
     }
     const d = track * trackDirFields;
     const local = position - this.trackDir[d + 3]!;
-    const block = this.trackDir[d]! + Math.floor(local / rowsPerBlock);
-    const rows = await this.opBlock(
-      block,
-      Math.min(rowsPerBlock, this.trackDir[d + 2]! - (block - this.trackDir[d]!) * rowsPerBlock),
-    );
-    const r = (local % rowsPerBlock) * opRowFields.length;
-    const startNs = rows[r + OpCol.startNs]!;
+    const inTrack = Math.floor(local / rowsPerBlock);
     return {
-      op: rows[r + OpCol.index]!,
-      startNs,
-      endNs: startNs + rows[r + OpCol.durNs]!,
-      bytes: rows[r + OpCol.bytes]!,
-      name: this.names[rows[r + OpCol.nameId]!] ?? '',
-      correlationId: rows[r + OpCol.correlationId]!,
       track,
-      kind: opKindName(rows[r + OpCol.kinds]! & 0xff),
-      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
+      block: this.trackDir[d]! + inTrack,
+      count: Math.min(rowsPerBlock, this.trackDir[d + 2]! - inTrack * rowsPerBlock),
+      row: local % rowsPerBlock,
     };
   }
 
@@ -411,48 +545,4 @@ export class TileFile {
   private read(position: number, length: number): Promise<Buffer> {
     return readAt(this.handle, position, length);
   }
-}
-
-/**
- * Per block, the latest end of its track's blocks up to and including it: non-decreasing within
- * a track, so a window's first block is a binary search.
- */
-function reachOf(
-  blocks: Float64Array,
-  trackDir: Float64Array,
-  firstField: number,
-  countField: number,
-): Float64Array {
-  const reach = new Float64Array(blocks.length / blockDirFields);
-  for (let d = 0; d < trackDir.length; d += trackDirFields) {
-    const first = trackDir[d + firstField]!;
-    let latest = -Infinity;
-    for (let k = first; k < first + trackDir[d + countField]!; k++) {
-      latest = Math.max(latest, blocks[k * blockDirFields + 3]!);
-      reach[k] = latest;
-    }
-  }
-  return reach;
-}
-
-/** `length` bytes at `position`, all of them (a short read is the file ending early). */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const b = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(b, done, length - done, position + done);
-    if (bytesRead === 0) {
-      throw new Error(`the tiles file ends before byte ${position + length}`);
-    }
-    done += bytesRead;
-  }
-  return b;
-}
-
-function f64(b: Buffer): Float64Array {
-  const out = new Float64Array(b.length / 8);
-  for (let k = 0; k < out.length; k++) {
-    out[k] = b.readDoubleLE(k * 8);
-  }
-  return out;
 }

@@ -15,13 +15,17 @@ import { open } from 'node:fs/promises';
 //   tile dir    levelCount * trackCount * (f64 offset, f64 record count), level-major
 //   postings    per string id, the u32 row positions of the ops that carry that name, in start order
 //   posting dir nameCount * (f64 offset, f64 count)
+//   flow first  u32 per op + 1, in trace order: where the op's flow refs start (tile-flows.ts)
+//   flow refs   flowRefBytes per flow end, grouped by op, each op's in flow order: the flows
+//               that touch it, so one op's flows cost their own bytes, not the trace's
 //   names       the trace's strings as a JSON array (id = index)
 //   base        the trace without ops and ranges (every string, device, process, track and launch
 //               config), in the codec's container: what a window answer is made on
 //   skeleton    the same with the ops and ranges at time 0: what a tiled view opens with
 
-export const tileFileMagic = 'SSTILES2';
-export const tileFileVersion = 2;
+export const tileFileMagic = 'SSTILES3';
+/** 3: the flow index (flow first, flow refs). A file of an older version is built again. */
+export const tileFileVersion = 3;
 export const tileFileExtension = '.tiles';
 /** u32 bucket, u32 ops, f32 busyNs, f32 spanNs, u16 kinds, 2 spare. */
 export const tileRecordBytes = 20;
@@ -70,6 +74,9 @@ const headerFields = [
   'tileDirOffset',
   'postingsOffset',
   'postingDirOffset',
+  'flowFirstOffset',
+  'flowRefsOffset',
+  'flowRefCount',
   'namesOffset',
   'namesBytes',
   'baseOffset',

@@ -4,6 +4,7 @@ import { endianness } from 'node:os';
 import type { OpColumns, Trace } from '@streamscope/trace';
 import { noRef, saveTrace } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
+import { buildFlowIndex } from '../storage/tile-flows.ts';
 import { windowOf } from '../storage/trace-window.ts';
 import {
   blockDirFields,
@@ -33,7 +34,7 @@ import { rangeTrackOrder, startOrder } from './tile-order.ts';
  * Writes the level-of-detail file of `trace` to `filePath` (tile-format.ts): a temporary file
  * renamed into place, so a reader never sees half of one. Memory beyond the trace: one track's
  * columns in start order (17 bytes an op), the row positions, the start order and the postings
- * (4 bytes an op each).
+ * (4 bytes an op each), then the flow index (4 bytes an op and 8 a flow end).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
@@ -195,6 +196,13 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const postingDirOffset = out.at;
   out.writeF64(postingDir);
 
+  signal?.throwIfAborted();
+  const flowIndex = buildFlowIndex(trace.flows.columns(), n);
+  const flowFirstOffset = out.at;
+  out.write(new Uint8Array(flowIndex.first.buffer));
+  const flowRefsOffset = out.at;
+  out.write(flowIndex.refs);
+
   const namesJson = Buffer.from(JSON.stringify(names), 'utf8');
   const namesOffset = out.at;
   out.write(namesJson);
@@ -225,6 +233,9 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     tileDirOffset,
     postingsOffset,
     postingDirOffset,
+    flowFirstOffset,
+    flowRefsOffset,
+    flowRefCount: flowIndex.refCount,
     namesOffset,
     namesBytes: namesJson.length,
     baseOffset,

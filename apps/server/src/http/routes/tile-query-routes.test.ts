@@ -1,7 +1,8 @@
 import { FlowKind, OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
-import type { AreaAnswer, FlowsAnswer, SearchMarksAnswer } from '../../storage/trace-query.ts';
+import type { AreaAnswer, SearchMarksAnswer } from '../../storage/query-aggregates.ts';
+import type { FlowsAnswer } from '../../storage/trace-query.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
