@@ -76,6 +76,15 @@ async function measure(report: Report, gpuOps: number): Promise<void> {
     const asidePath = path.join(dataDir, `${id}.tiles-aside`);
     await build(gpuOps, tracePath, tilesPath);
     server = await serve(dataDir);
+    // The server's log, told with a failure (a 500 says only that it failed).
+    let log = '';
+    server.child.stderr.on(
+      'data',
+      (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)),
+    );
+    const fail = (error: unknown): never => {
+      throw new Error(`${(error as Error).message}\nserver log:\n${log}`);
+    };
     const api = `${server.base}/api/traces/${id}`;
     const meta = (await (await get(`${api}/tiles/meta`)).json()) as {
       opCount: number;
@@ -102,17 +111,17 @@ async function measure(report: Report, gpuOps: number): Promise<void> {
 
     await rename(tilesPath, asidePath);
     const before = {
-      area: await timed(areas.slice(0, 5)),
-      flows: await timed(flows.slice(0, 5)),
-      marks: await timed(marks.slice(0, 5)),
+      area: await timed(areas.slice(0, 5)).catch(fail),
+      flows: await timed(flows.slice(0, 5)).catch(fail),
+      marks: await timed(marks.slice(0, 5)).catch(fail),
     };
     await rename(asidePath, tilesPath);
     // A first question opens the file; the figures are of the questions after it.
     await get(marks[0]!);
     const after = {
-      area: await timed([...areas, ...areas]),
-      flows: await timed([...flows, ...flows]),
-      marks: await timed([...marks, ...marks]),
+      area: await timed([...areas, ...areas]).catch(fail),
+      flows: await timed([...flows, ...flows]).catch(fail),
+      marks: await timed([...marks, ...marks]).catch(fail),
     };
     for (const what of ['area', 'flows', 'marks'] as const) {
       report(`server.query_${what}_ms_p50_${label}_before`, before[what], 'ms');

@@ -14,6 +14,7 @@ import {
 import type { FlowRef } from './tile-flows.ts';
 import { flowRefBytes, flowsOfRefs } from './tile-flows.ts';
 import { f64, reachOf, readAt } from './tile-io.ts';
+import { readTileSet } from './tile-records.ts';
 import type { FieldCoding } from './tile-rows.ts';
 import { OpCol, decodeRowBlock, opRowFields, rangeRowFields } from './tile-rows.ts';
 
@@ -30,24 +31,13 @@ export interface OpRow {
   readonly flags: number;
 }
 
-export interface SearchAnswer {
-  /** Matches in the whole trace. */
-  readonly count: number;
-  /** Up to `limit` matches in time order: the first ones from `fromNs` on (next) or before it (previous). */
-  readonly matches: readonly OpRow[];
-}
-
 /** Which rows: the ops' or the ranges'. */
 export type RowSection = 'ops' | 'ranges';
 
-/** Most buckets one tiles answer may hold per track (px × fan-out bounds it well below). */
-const maxBucketsPerTrack = 1 << 18;
 /** Most bytes of blocks one read of a window takes (a window reads a track in such pieces). */
 const maxReadBytes = 4 << 20;
 /** Decoded blocks kept for random reads (a search's binary search and its matches). */
 const cachedBlocks = 16;
-/** Posting entries read at once (4 bytes each). */
-const postingsPerRead = 1 << 16;
 
 /** An op's fields as its row holds them: numbers, for answers that name kinds and names themselves. */
 export interface OpFields {
@@ -170,53 +160,10 @@ export class TileFile {
   }
 
   /** Every track's non-empty buckets of `level` that start in [fromNs, toNs). */
-  async tiles(level: number, fromNs: number, toNs: number): Promise<TileSet> {
+  tiles(level: number, fromNs: number, toNs: number): Promise<TileSet> {
     const { trackCount } = this.header;
-    const bucketNs = this.bucketNsOf(level);
-    const fromBucket = Math.max(0, Math.floor(fromNs / bucketNs));
-    const toBucket = Math.max(fromBucket, Math.ceil(toNs / bucketNs));
-    const blocks: Buffer[] = [];
-    const trackFirst = new Uint32Array(trackCount + 1);
-    for (let t = 0; t < trackCount; t++) {
-      const d = (level * trackCount + t) * 2;
-      const offset = this.tileDir[d]!;
-      const count = this.tileDir[d + 1]!;
-      const lo = await this.lowerBound(offset, count, fromBucket);
-      const hi = Math.min(count, lo + Math.min(toBucket - fromBucket, maxBucketsPerTrack));
-      const bytes =
-        hi > lo
-          ? await this.read(offset + lo * tileRecordBytes, (hi - lo) * tileRecordBytes)
-          : Buffer.alloc(0);
-      // Keep the records before toBucket (the read may run past it).
-      let kept = 0;
-      while (kept < hi - lo && bytes.readUInt32LE(kept * tileRecordBytes) < toBucket) {
-        kept++;
-      }
-      blocks.push(bytes.subarray(0, kept * tileRecordBytes));
-      trackFirst[t + 1] = trackFirst[t]! + kept;
-    }
-    const total = trackFirst[trackCount]!;
-    const set = {
-      level,
-      bucketNs,
-      trackFirst,
-      buckets: new Uint32Array(total),
-      opCounts: new Uint32Array(total),
-      busyNs: new Float32Array(total),
-      spanNs: new Float32Array(total),
-      kinds: new Uint16Array(total),
-    };
-    let k = 0;
-    for (const block of blocks) {
-      for (let o = 0; o < block.length; o += tileRecordBytes, k++) {
-        set.buckets[k] = block.readUInt32LE(o);
-        set.opCounts[k] = block.readUInt32LE(o + 4);
-        set.busyNs[k] = block.readFloatLE(o + 8);
-        set.spanNs[k] = block.readFloatLE(o + 12);
-        set.kinds[k] = block.readUInt16LE(o + 16);
-      }
-    }
-    return set;
+    const read = (position: number, length: number): Promise<Buffer> => this.read(position, length);
+    return readTileSet(read, this.tileDir, trackCount, level, this.bucketNsOf(level), fromNs, toNs);
   }
 
   /** The trace with only its ops and ranges at time 0 (every track and string), in the codec's container. */
@@ -244,49 +191,6 @@ export class TileFile {
       }
     }
     return ids;
-  }
-
-  /**
-   * Ops whose name id is in `nameIds`: how many in all, and up to `limit` in time order from
-   * `fromNs` on (`next`), or the last `limit` that start before `fromNs` (`previous`).
-   */
-  async search(
-    nameIds: readonly number[],
-    fromNs: number,
-    direction: 'next' | 'previous',
-    limit: number,
-  ): Promise<SearchAnswer> {
-    let count = 0;
-    const heads: { offset: number; at: number; end: number }[] = [];
-    for (const id of nameIds) {
-      const offset = this.postingDir[id * 2]!;
-      const n = this.postingDir[id * 2 + 1]!;
-      count += n;
-      const at = await this.firstStartingAt(offset, n, fromNs);
-      heads.push(
-        direction === 'next'
-          ? { offset, at, end: n }
-          : { offset, at: Math.max(0, at - limit), end: at },
-      );
-    }
-    // Each list gives at most `limit` candidates; merging them by start keeps the time order.
-    const candidates: OpRow[] = [];
-    for (const head of heads) {
-      const take = Math.min(limit, head.end - head.at);
-      if (take <= 0) {
-        continue;
-      }
-      const positions = await this.read(head.offset + head.at * 4, take * 4);
-      for (let k = 0; k < take; k++) {
-        candidates.push(await this.opAt(positions.readUInt32LE(k * 4)));
-      }
-    }
-    candidates.sort((a, b) => a.startNs - b.startNs || a.op - b.op);
-    const matches =
-      direction === 'next'
-        ? candidates.slice(0, limit)
-        : candidates.slice(Math.max(0, candidates.length - limit));
-    return { count, matches };
   }
 
   /**
@@ -345,19 +249,22 @@ export class TileFile {
     return this.locate(position).block;
   }
 
-  /** Calls `visit` with the row positions of the ops named `nameId`, in start order, a run at a time. */
-  async forEachPosting(nameId: number, visit: (positions: Uint32Array) => void): Promise<void> {
-    const offset = this.postingDir[nameId * 2]!;
-    const n = this.postingDir[nameId * 2 + 1]!;
-    for (let at = 0; at < n; at += postingsPerRead) {
-      const take = Math.min(postingsPerRead, n - at);
-      const bytes = await this.read(offset + at * 4, take * 4);
-      const positions = new Uint32Array(take);
-      for (let k = 0; k < take; k++) {
-        positions[k] = bytes.readUInt32LE(k * 4);
-      }
-      visit(positions);
+  /** How many ops are named `nameId`. */
+  postingCount(nameId: number): number {
+    return this.postingDir[nameId * 2 + 1]!;
+  }
+
+  /**
+   * Row positions `first…first + count` of the ops named `nameId` (its posting list, in start
+   * order).
+   */
+  async postingsAt(nameId: number, first: number, count: number): Promise<Uint32Array> {
+    const bytes = await this.read(this.postingDir[nameId * 2]! + first * 4, count * 4);
+    const positions = new Uint32Array(count);
+    for (let k = 0; k < count; k++) {
+      positions[k] = bytes.readUInt32LE(k * 4);
     }
+    return positions;
   }
 
   /** Op `op`'s fields as its row holds them (0 ≤ op < opCount). */
@@ -432,7 +339,7 @@ export class TileFile {
   }
 
   /** The op at row `position` (its track's first position plus its rank in start order). */
-  private async opAt(position: number): Promise<OpRow> {
+  async opAt(position: number): Promise<OpRow> {
     const f = await this.fieldsAt(position);
     return {
       op: f.op,
@@ -509,37 +416,6 @@ export class TileFile {
       this.cache.delete(this.cache.keys().next().value!);
     }
     return rows;
-  }
-
-  /** First place in a posting list whose op starts at or after `fromNs`. */
-  private async firstStartingAt(offset: number, n: number, fromNs: number): Promise<number> {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const position = (await this.read(offset + mid * 4, 4)).readUInt32LE(0);
-      if ((await this.opAt(position)).startNs < fromNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  /** First record of a block whose bucket is at least `bucket`. */
-  private async lowerBound(offset: number, count: number, bucket: number): Promise<number> {
-    let lo = 0;
-    let hi = count;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if ((await this.read(offset + mid * tileRecordBytes, 4)).readUInt32LE(0) < bucket) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
   }
 
   private read(position: number, length: number): Promise<Buffer> {

@@ -14,6 +14,8 @@ import { checkFlowTrack, chosenTracks, noOpStarts } from './trace-query.ts';
 // Never the whole trace: memory is a few blocks and the answer.
 
 const fields = opRowFields.length;
+/** Posting entries read at once (4 bytes each). */
+const postingsPerRead = 1 << 16;
 
 /** Ops overlapping [fromNs, toNs] on `tracks` (all when empty), read from the rows that reach it. */
 export async function areaFromTiles(
@@ -109,11 +111,13 @@ export async function searchMarksFromTiles(
   for (const id of nameIds) {
     if (id > 0 && id < matches.length && matches[id] === 0) {
       matches[id] = 1;
-      await file.forEachPosting(id, (positions) => {
+      const n = file.postingCount(id);
+      for (let first = 0; first < n; first += postingsPerRead) {
+        const positions = await file.postingsAt(id, first, Math.min(postingsPerRead, n - first));
         for (let k = 0; k < positions.length; k++) {
           marked[file.opBlockOf(positions[k]!)] = 1;
         }
-      });
+      }
     }
   }
   for (let track = 0; track < file.header.trackCount; track++) {

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { encodeTiles } from '@streamscope/trace';
 import { TilePyramids } from '../../storage/tile-pyramids.ts';
 import type { TileFile } from '../../storage/tile-file.ts';
+import { searchTiles } from '../../storage/tile-search.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
@@ -107,7 +108,7 @@ export function tileRoutes(services: AppServices): Router {
     }
     const file = await tilesOf(id);
     const nameIds = await matchingNameIds(services, store.tilesPath(id), query);
-    res.json(await file.search(nameIds, fromNs, direction, limit));
+    res.json(await searchTiles(file, nameIds, fromNs, direction, limit));
   });
 
   router.get('/traces/:id/ops/:index', async (req, res) => {
