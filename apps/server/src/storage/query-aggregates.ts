@@ -204,17 +204,27 @@ export class MarksAccumulator {
     this.row = { track, buckets: [], counts: [] };
   }
 
+  /** The bucket an op that starts at `startNs` falls in. */
+  bucketOf(startNs: number): number {
+    return Math.min(this.bucketCount - 1, Math.floor(startNs / this.bucketNs));
+  }
+
+  /** One match of the track, after those that start before it. */
   add(startNs: number): void {
-    this.count++;
-    // Start order, so buckets ascend: a new one or one more in the last.
-    const b = Math.min(this.bucketCount - 1, Math.floor(startNs / this.bucketNs));
+    this.addToBucket(this.bucketOf(startNs), 1);
+  }
+
+  /** `n` matches in `bucket` of the track, after those of the buckets before it. */
+  addToBucket(bucket: number, n: number): void {
+    this.count += n;
+    // Buckets ascend: a new one or more in the last.
     const row = this.row;
     const last = row.buckets.length - 1;
-    if (last >= 0 && row.buckets[last] === b) {
-      row.counts[last]!++;
+    if (last >= 0 && row.buckets[last] === bucket) {
+      row.counts[last]! += n;
     } else {
-      row.buckets.push(b);
-      row.counts.push(1);
+      row.buckets.push(bucket);
+      row.counts.push(n);
     }
   }
 

@@ -229,26 +229,6 @@ export class TileFile {
     await this.readBlocks(section, track, lo, stop, reaches, visit);
   }
 
-  /**
-   * Calls `visit` with the decoded rows of the op blocks of `track` that `marked` flags (one byte
-   * per op block of the file, 1 for a block to read), in start order.
-   */
-  async forEachMarkedOpBlock(
-    track: number,
-    marked: Uint8Array,
-    visit: (rows: Float64Array, count: number) => void,
-  ): Promise<void> {
-    const d = track * trackDirFields;
-    const first = this.trackDir[d]!;
-    const end = first + this.trackDir[d + 1]!;
-    await this.readBlocks('ops', track, first, end, (k) => marked[k] === 1, visit);
-  }
-
-  /** The op block (of the whole file) that holds row `position`. */
-  opBlockOf(position: number): number {
-    return this.locate(position).block;
-  }
-
   /** How many ops are named `nameId`. */
   postingCount(nameId: number): number {
     return this.postingDir[nameId * 2 + 1]!;
@@ -265,6 +245,17 @@ export class TileFile {
       positions[k] = bytes.readUInt32LE(k * 4);
     }
     return positions;
+  }
+
+  /** The starts (whole ns) of postings `first…first + count` of the ops named `nameId`. */
+  async postingStartsAt(nameId: number, first: number, count: number): Promise<Float64Array> {
+    const entry = (this.postingDir[nameId * 2]! - this.header.postingsOffset) / 4 + first;
+    return f64(await this.read(this.header.postingStartsOffset + entry * 8, count * 8));
+  }
+
+  /** The track of row `position`. */
+  trackOfPosition(position: number): number {
+    return this.locate(position).track;
   }
 
   /** Op `op`'s fields as its row holds them (0 ≤ op < opCount). */

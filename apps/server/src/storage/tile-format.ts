@@ -14,6 +14,8 @@ import { open } from 'node:fs/promises';
 //   tiles       per level, per track, tileRecordBytes per non-empty bucket, sorted by bucket
 //   tile dir    levelCount * trackCount * (f64 offset, f64 record count), level-major
 //   postings    per string id, the u32 row positions of the ops that carry that name, in start order
+//   starts      beside each posting, f64 its op's start (whole ns): where a name's ops are in
+//               time, without a row decoded (a search's first match, search marks)
 //   posting dir nameCount * (f64 offset, f64 count)
 //   flow first  u32 per op + 1, in trace order: where the op's flow refs start (tile-flows.ts)
 //   flow refs   flowRefBytes per flow end, grouped by op, each op's in flow order: the flows
@@ -24,7 +26,7 @@ import { open } from 'node:fs/promises';
 //   skeleton    the same with the ops and ranges at time 0: what a tiled view opens with
 
 export const tileFileMagic = 'SSTILES3';
-/** 3: the flow index (flow first, flow refs). A file of an older version is built again. */
+/** 3: the postings' starts and the flow index. A file of an older version is built again. */
 export const tileFileVersion = 3;
 export const tileFileExtension = '.tiles';
 /** u32 bucket, u32 ops, f32 busyNs, f32 spanNs, u16 kinds, 2 spare. */
@@ -73,6 +75,7 @@ const headerFields = [
   'positionsOffset',
   'tileDirOffset',
   'postingsOffset',
+  'postingStartsOffset',
   'postingDirOffset',
   'flowFirstOffset',
   'flowRefsOffset',

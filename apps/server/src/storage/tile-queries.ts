@@ -96,9 +96,9 @@ function flowOpOf(f: OpFields, names: readonly string[]): FlowOp {
 }
 
 /**
- * Where the ops named by `nameIds` are (their names matched already): each name's postings mark
- * the op blocks that hold its ops, and only those blocks are decoded, track by track in start
- * order, so a rare name costs its few blocks and a common one at most the trace's rows.
+ * Where the ops named by `nameIds` are (their names matched already), from those names'
+ * postings alone: each match's row position (its track) and start (its bucket), 12 bytes a
+ * match, in runs; no row is decoded. Memory: a run and one count per (track, bucket) with matches.
  */
 export async function searchMarksFromTiles(
   file: TileFile,
@@ -106,29 +106,40 @@ export async function searchMarksFromTiles(
   bucketCount: number,
 ): Promise<SearchMarksAnswer> {
   const marks = new MarksAccumulator(file.storedSpanNs(), bucketCount);
-  const matches = new Uint8Array(file.header.nameCount);
-  const marked = new Uint8Array(file.header.opBlockCount);
+  const seen = new Uint8Array(file.header.nameCount);
+  // track × bucketCount + bucket → matches there.
+  const counts = new Map<number, number>();
   for (const id of nameIds) {
-    if (id > 0 && id < matches.length && matches[id] === 0) {
-      matches[id] = 1;
-      const n = file.postingCount(id);
-      for (let first = 0; first < n; first += postingsPerRead) {
-        const positions = await file.postingsAt(id, first, Math.min(postingsPerRead, n - first));
-        for (let k = 0; k < positions.length; k++) {
-          marked[file.opBlockOf(positions[k]!)] = 1;
-        }
+    if (!(id > 0 && id < seen.length) || seen[id] === 1) {
+      continue;
+    }
+    seen[id] = 1;
+    const n = file.postingCount(id);
+    for (let first = 0; first < n; first += postingsPerRead) {
+      const take = Math.min(postingsPerRead, n - first);
+      const positions = await file.postingsAt(id, first, take);
+      const starts = await file.postingStartsAt(id, first, take);
+      for (let k = 0; k < take; k++) {
+        const key = file.trackOfPosition(positions[k]!) * bucketCount + marks.bucketOf(starts[k]!);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
       }
     }
   }
-  for (let track = 0; track < file.header.trackCount; track++) {
-    marks.beginTrack(track);
-    await file.forEachMarkedOpBlock(track, marked, (rows, count) => {
-      for (let r = 0; r < count * fields; r += fields) {
-        if (matches[rows[r + OpCol.nameId]!] === 1) {
-          marks.add(rows[r + OpCol.startNs]!);
-        }
+  // Tracks ascending, each one's buckets ascending: the order the accumulator keeps.
+  const keys = Float64Array.from(counts.keys()).sort();
+  let track = -1;
+  for (const key of keys) {
+    const t = Math.floor(key / bucketCount);
+    if (t !== track) {
+      if (track >= 0) {
+        marks.endTrack();
       }
-    });
+      track = t;
+      marks.beginTrack(t);
+    }
+    marks.addToBucket(key - t * bucketCount, counts.get(key)!);
+  }
+  if (track >= 0) {
     marks.endTrack();
   }
   return marks.answer();

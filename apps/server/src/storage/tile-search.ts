@@ -62,8 +62,8 @@ async function firstStartingAt(
   let hi = n;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
-    const [position] = await file.postingsAt(id, mid, 1);
-    if ((await file.opAt(position!)).startNs < fromNs) {
+    const [startNs] = await file.postingStartsAt(id, mid, 1);
+    if (startNs! < fromNs) {
       lo = mid + 1;
     } else {
       hi = mid;

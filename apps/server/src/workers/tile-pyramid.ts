@@ -34,7 +34,7 @@ import { rangeTrackOrder, startOrder } from './tile-order.ts';
  * Writes the level-of-detail file of `trace` to `filePath` (tile-format.ts): a temporary file
  * renamed into place, so a reader never sees half of one. Memory beyond the trace: one track's
  * columns in start order (17 bytes an op), the row positions, the start order and the postings
- * (4 bytes an op each), then the flow index (4 bytes an op and 8 a flow end).
+ * (4 bytes an op each), the postings' starts (8), then the flow index (4 bytes an op and 8 a flow end).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
@@ -181,15 +181,20 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
   }
   const postings = new Uint32Array(n);
+  // Beside each posting, its op's start as stored (whole ns): search marks read these alone.
+  const postingStarts = new Float64Array(n);
   const fillAt = postingFirst.slice(0, nameCount);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     const id = ops.nameId[i]!;
     postings[fillAt[id]!] = positions[i]!;
+    postingStarts[fillAt[id]!] = Math.round(ops.startNs[i]!);
     fillAt[id]!++;
   }
   const postingsOffset = out.at;
   out.write(new Uint8Array(postings.buffer));
+  const postingStartsOffset = out.at;
+  out.writeF64(postingStarts);
   for (let id = 0; id < nameCount; id++) {
     postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
   }
@@ -232,6 +237,7 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     positionsOffset,
     tileDirOffset,
     postingsOffset,
+    postingStartsOffset,
     postingDirOffset,
     flowFirstOffset,
     flowRefsOffset,
