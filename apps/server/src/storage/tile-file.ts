@@ -266,23 +266,31 @@ export class TileFile {
 
   /** The flows that start or end at op `op`, in flow order (FlowTable.touching's). */
   async flowsOf(op: number): Promise<FlowRef[]> {
-    const bounds = await this.read(this.header.flowFirstOffset + op * 4, 8);
-    const first = bounds.readUInt32LE(0);
-    const count = bounds.readUInt32LE(4) - first;
+    const first = await this.firstFlowRef(op);
+    const count = (await this.firstFlowRef(op + 1)) - first;
     if (count === 0) {
       return [];
-    }
-    const where = `${this.file}: flows of op ${op}`;
-    if (!(count > 0 && first + count <= this.header.flowRefCount)) {
-      throw new Error(
-        `${where}: refs ${first}+${count} beyond the file's ${this.header.flowRefCount}`,
-      );
     }
     const refs = await this.read(
       this.header.flowRefsOffset + first * flowRefBytes,
       count * flowRefBytes,
     );
-    return flowsOfRefs(refs, op, where);
+    return flowsOfRefs(refs, op, `${this.file}: flows of op ${op}`);
+  }
+
+  /** The first flow ref of an op at or after `op` (refs are sorted by op): a binary search. */
+  private async firstFlowRef(op: number): Promise<number> {
+    let lo = 0;
+    let hi = this.header.flowRefCount;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await this.read(this.header.flowOpsOffset + mid * 4, 4)).readUInt32LE(0) < op) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   /** Reads and decodes the blocks lo…stop of `track` that `keep`, adjacent ones at once. */

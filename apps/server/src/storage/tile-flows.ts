@@ -1,8 +1,9 @@
 import type { FlowColumns } from '@streamscope/trace';
 
-// The tiles file's flow index (tile-format.ts): per op (trace order), the flows that start or end
-// at it, in flow order, as FlowTable.touching lists them. One op's flows are then one read of
-// `flowFirst` (8 bytes) and one of its refs, whatever the trace's size.
+// The tiles file's flow index (tile-format.ts): per flow end, a ref, sorted by its op (trace
+// order) and, within an op, in flow order, as FlowTable.touching lists them; beside the refs, the
+// op of each (u32, ascending). One op's flows are then a binary search of those ops and one read
+// of its refs, whatever the trace's size; an op without flows costs nothing.
 
 /** u32 the other end's op index, u8 flow kind, u8 role (flowRole), 2 spare. */
 export const flowRefBytes = 8;
@@ -18,15 +19,16 @@ export interface FlowRef {
 }
 
 export interface FlowIndex {
-  /** Per op and one more: its first ref (ref k is bytes k × flowRefBytes of `refs`). */
-  readonly first: Uint32Array;
+  /** Per ref, the op it is of: ascending. */
+  readonly refOps: Uint32Array;
+  /** Ref k is bytes k × flowRefBytes. */
   readonly refs: Uint8Array;
   readonly refCount: number;
 }
 
 /**
  * The flow index of a trace of `opCount` ops: a counting sort of the flows' ends by op, stable,
- * so each op's refs keep flow order. Memory: 4 bytes an op and 8 per flow end.
+ * so each op's refs keep flow order. Memory: 4 bytes an op while it sorts, 12 per flow end.
  */
 export function buildFlowIndex(flows: FlowColumns, opCount: number): FlowIndex {
   const { fromOp, toOp, kind, count } = flows;
@@ -60,7 +62,11 @@ export function buildFlowIndex(flows: FlowColumns, opCount: number): FlowIndex {
       put(to, from, kind[f]!, flowRole.to);
     }
   }
-  return { first, refs, refCount };
+  const refOps = new Uint32Array(refCount);
+  for (let op = 0; op < opCount; op++) {
+    refOps.fill(op, first[op]!, first[op + 1]!);
+  }
+  return { refOps, refs, refCount };
 }
 
 /** The flows of op `op` from its refs (`bytes`, a whole number of refs), in flow order. */

@@ -17,9 +17,9 @@ import { open } from 'node:fs/promises';
 //   starts      beside each posting, f64 its op's start (whole ns): where a name's ops are in
 //               time, without a row decoded (a search's first match, search marks)
 //   posting dir nameCount * (f64 offset, f64 count)
-//   flow first  u32 per op + 1, in trace order: where the op's flow refs start (tile-flows.ts)
-//   flow refs   flowRefBytes per flow end, grouped by op, each op's in flow order: the flows
-//               that touch it, so one op's flows cost their own bytes, not the trace's
+//   flow ops    u32 per flow end, ascending: the op (trace order) of each flow ref (tile-flows.ts)
+//   flow refs   flowRefBytes per flow end, in the same order (each op's in flow order): the
+//               flows that touch an op, so one op's flows cost their own bytes, not the trace's
 //   names       the trace's strings as a JSON array (id = index)
 //   base        the trace without ops and ranges (every string, device, process, track and launch
 //               config), in the codec's container: what a window answer is made on
@@ -77,7 +77,7 @@ const headerFields = [
   'postingsOffset',
   'postingStartsOffset',
   'postingDirOffset',
-  'flowFirstOffset',
+  'flowOpsOffset',
   'flowRefsOffset',
   'flowRefCount',
   'namesOffset',

@@ -34,7 +34,7 @@ import { rangeTrackOrder, startOrder } from './tile-order.ts';
  * Writes the level-of-detail file of `trace` to `filePath` (tile-format.ts): a temporary file
  * renamed into place, so a reader never sees half of one. Memory beyond the trace: one track's
  * columns in start order (17 bytes an op), the row positions, the start order and the postings
- * (4 bytes an op each), the postings' starts (8), then the flow index (4 bytes an op and 8 a flow end).
+ * (4 bytes an op each), the postings' starts (8), then the flow index (4 bytes an op and 12 a flow end).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
@@ -203,8 +203,8 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
 
   signal?.throwIfAborted();
   const flowIndex = buildFlowIndex(trace.flows.columns(), n);
-  const flowFirstOffset = out.at;
-  out.write(new Uint8Array(flowIndex.first.buffer));
+  const flowOpsOffset = out.at;
+  out.write(new Uint8Array(flowIndex.refOps.buffer));
   const flowRefsOffset = out.at;
   out.write(flowIndex.refs);
 
@@ -239,7 +239,7 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     postingsOffset,
     postingStartsOffset,
     postingDirOffset,
-    flowFirstOffset,
+    flowOpsOffset,
     flowRefsOffset,
     flowRefCount: flowIndex.refCount,
     namesOffset,
