@@ -8,7 +8,6 @@ import {
   headerBytes,
   readHeader,
   rowsPerBlock,
-  tileRecordBytes,
   trackDirFields,
 } from './tile-format.ts';
 import type { FlowRef } from './tile-flows.ts';

@@ -64,7 +64,7 @@ export function buildFlowIndex(flows: FlowColumns, opCount: number): FlowIndex {
   }
   const refOps = new Uint32Array(refCount);
   for (let op = 0; op < opCount; op++) {
-    refOps.fill(op, first[op]!, first[op + 1]!);
+    refOps.fill(op, first[op], first[op + 1]);
   }
   return { refOps, refs, refCount };
 }

@@ -77,7 +77,7 @@ async function store(name: string, trace: TraceModule.Trace): Promise<Stored> {
 }
 
 /** The wire answer (JSON), or the error's status, code, path and message. */
-async function wire(answer: () => Promise<unknown> | unknown): Promise<string> {
+async function wire(answer: () => unknown): Promise<string> {
   try {
     return JSON.stringify(await answer());
   } catch (error) {
