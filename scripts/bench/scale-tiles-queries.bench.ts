@@ -19,6 +19,8 @@ import type { Report } from './report.ts';
 //   server.query_flows_ms_p50_<size>_<when>  GET /flows of random ops (a kernel's, an API call's);
 //   server.query_marks_ms_p50_<size>_<when>  GET /search/marks?q=kernel_1 (11 of the 64 kernel
 //                                            names: about a sixth of the GPU ops), 2048 buckets.
+//   server.query_show50_ops_ms_p50_<size>    50 GET /ops/:index at once, as a finding's "show" asks;
+//   server.tile_bytes_per_op_<size>          the tiles file (with its postings' starts and flow index).
 // bench.load_1m is the machine's load average as the run starts: the figures are wall times.
 
 const buildScript = path.join(root, 'apps', 'server', 'scripts', 'tile-build.ts');
@@ -54,14 +56,17 @@ async function timed(urls: readonly string[]): Promise<number> {
   return median(times);
 }
 
-async function build(gpuOps: number, tracePath: string, tilesPath: string): Promise<void> {
+/** Writes the trace and its tiles file; the tiles file's bytes. */
+async function build(gpuOps: number, tracePath: string, tilesPath: string): Promise<number> {
   const child = tsx(buildScript, [String(gpuOps * 2), tracePath, tilesPath]);
   child.stderr.pipe(process.stderr);
-  child.stdout.resume();
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) {
     throw new Error(`tile-build.ts exited with ${code}`);
   }
+  return (JSON.parse(out) as { tileBytes: number }).tileBytes;
 }
 
 async function measure(report: Report, gpuOps: number): Promise<void> {
@@ -74,7 +79,8 @@ async function measure(report: Report, gpuOps: number): Promise<void> {
     const tracePath = path.join(dataDir, 'traces', `${id}.sstrace`);
     const tilesPath = path.join(dataDir, 'traces', `${id}.tiles`);
     const asidePath = path.join(dataDir, `${id}.tiles-aside`);
-    await build(gpuOps, tracePath, tilesPath);
+    const tileBytes = await build(gpuOps, tracePath, tilesPath);
+    report(`server.tile_bytes_per_op_${label}`, tileBytes / (gpuOps * 2), 'B');
     server = await serve(dataDir);
     // The server's log, told with a failure (a 500 says only that it failed).
     let log = '';
@@ -107,6 +113,20 @@ async function measure(report: Report, gpuOps: number): Promise<void> {
       const op = (await (await get(`${api}/ops/${index}`)).json()) as OpRow;
       flows.push(`${api}/flows?track=${op.track}&startNs=${op.startNs}`);
     }
+    // A finding's "show" in tiled mode looks its first ops up by index, at once (50 here); it
+    // reads the tiles file already (GET /ops/:index), so one figure, with the file in place.
+    const shows: number[] = [];
+    for (let k = 0; k < 9; k++) {
+      const first = Math.floor(random() * (meta.opCount - 5000));
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          get(`${api}/ops/${first + j * 97}`).then((r) => r.json()),
+        ),
+      );
+      shows.push(performance.now() - start);
+    }
+    report(`server.query_show50_ops_ms_p50_${label}`, median(shows), 'ms');
     const marks = Array.from({ length: 9 }, () => `${api}/search/marks?q=kernel_1&buckets=2048`);
 
     await rename(tilesPath, asidePath);
