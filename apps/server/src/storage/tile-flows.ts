@@ -32,39 +32,40 @@ export interface FlowIndex {
  */
 export function buildFlowIndex(flows: FlowColumns, opCount: number): FlowIndex {
   const { fromOp, toOp, kind, count } = flows;
-  const first = new Uint32Array(opCount + 1);
+  // end[op + 1]: where op's refs end; filled from the back, flows last to first, each op's run
+  // ends in flow order, and end[op + 1] is then where its run starts.
+  const end = new Uint32Array(opCount + 1);
   for (let f = 0; f < count; f++) {
-    first[fromOp[f]! + 1]!++;
+    end[fromOp[f]! + 1]!++;
     if (toOp[f] !== fromOp[f]) {
-      first[toOp[f]! + 1]!++;
+      end[toOp[f]! + 1]!++;
     }
   }
   for (let op = 0; op < opCount; op++) {
-    first[op + 1]! += first[op]!;
+    end[op + 1]! += end[op]!;
   }
-  const refCount = first[opCount]!;
+  const refCount = end[opCount]!;
   const refs = new Uint8Array(refCount * flowRefBytes);
   const view = new DataView(refs.buffer);
-  const fill = first.slice(0, opCount);
   const put = (op: number, other: number, k: number, role: number): void => {
-    const o = fill[op]!++ * flowRefBytes;
+    const o = --end[op + 1]! * flowRefBytes;
     view.setUint32(o, other, true);
     refs[o + 4] = k;
     refs[o + 5] = role;
   };
-  for (let f = 0; f < count; f++) {
+  for (let f = count - 1; f >= 0; f--) {
     const from = fromOp[f]!;
     const to = toOp[f]!;
     if (from === to) {
       put(from, to, kind[f]!, flowRole.both);
     } else {
-      put(from, to, kind[f]!, flowRole.from);
       put(to, from, kind[f]!, flowRole.to);
+      put(from, to, kind[f]!, flowRole.from);
     }
   }
   const refOps = new Uint32Array(refCount);
   for (let op = 0; op < opCount; op++) {
-    refOps.fill(op, first[op], first[op + 1]);
+    refOps.fill(op, end[op + 1], op + 1 < opCount ? end[op + 2] : refCount);
   }
   return { refOps, refs, refCount };
 }

@@ -166,40 +166,12 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const tileDirOffset = out.at;
   out.writeF64(tileDir);
 
-  // Postings: row positions per name, in start order (a stable counting sort of the start order).
   signal?.throwIfAborted();
-  const names = trace.strings.slice(0);
-  const nameCount = names.length;
-  const order = startOrder(trace);
-  const postingFirst = new Float64Array(nameCount + 1);
-  for (let i = 0; i < n; i++) {
-    postingFirst[ops.nameId[i]! + 1]!++;
-  }
-  const postingDir = new Float64Array(nameCount * 2);
-  for (let id = 0; id < nameCount; id++) {
-    postingDir[id * 2 + 1] = postingFirst[id + 1]!;
-    postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
-  }
-  const postings = new Uint32Array(n);
-  // Beside each posting, its op's start as stored (whole ns): search marks read these alone.
-  const postingStarts = new Float64Array(n);
-  const fillAt = postingFirst.slice(0, nameCount);
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    const id = ops.nameId[i]!;
-    postings[fillAt[id]!] = positions[i]!;
-    postingStarts[fillAt[id]!] = Math.round(ops.startNs[i]!);
-    fillAt[id]!++;
-  }
-  const postingsOffset = out.at;
-  out.write(new Uint8Array(postings.buffer));
-  const postingStartsOffset = out.at;
-  out.writeF64(postingStarts);
-  for (let id = 0; id < nameCount; id++) {
-    postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
-  }
-  const postingDirOffset = out.at;
-  out.writeF64(postingDir);
+  const { postingsOffset, postingStartsOffset, postingDirOffset, nameCount } = writePostings(
+    trace,
+    positions,
+    out,
+  );
 
   signal?.throwIfAborted();
   const flowIndex = buildFlowIndex(trace.flows.columns(), n);
@@ -208,7 +180,7 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const flowRefsOffset = out.at;
   out.write(flowIndex.refs);
 
-  const namesJson = Buffer.from(JSON.stringify(names), 'utf8');
+  const namesJson = Buffer.from(JSON.stringify(trace.strings.slice(0)), 'utf8');
   const namesOffset = out.at;
   out.write(namesJson);
   const base = saveTrace(windowOf(trace, { fromNs: 0, toNs: 0, tracks: [] }));
@@ -250,6 +222,73 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     skeletonBytes: skeleton.length,
   });
   writeSync(fd, header, 0, headerBytes, 0);
+}
+
+/** Entries of the postings and their starts written at once (a chunk of each, reused). */
+const postingsPerWrite = 1 << 16;
+
+/**
+ * Postings: row positions per name, in start order (a stable counting sort of the start order),
+ * then beside each its op's start as stored (whole ns: search marks read these alone), then the
+ * posting directory. Memory: the start order and the postings' op indices (4 bytes an op each),
+ * the two written a chunk at a time; both go when it returns.
+ */
+function writePostings(
+  trace: Trace,
+  positions: Uint32Array,
+  out: Out,
+): {
+  postingsOffset: number;
+  postingStartsOffset: number;
+  postingDirOffset: number;
+  nameCount: number;
+} {
+  const ops = trace.ops.columns();
+  const n = ops.count;
+  const nameCount = trace.strings.count;
+  const order = startOrder(trace);
+  const postingFirst = new Float64Array(nameCount + 1);
+  for (let i = 0; i < n; i++) {
+    postingFirst[ops.nameId[i]! + 1]!++;
+  }
+  const postingDir = new Float64Array(nameCount * 2);
+  for (let id = 0; id < nameCount; id++) {
+    postingDir[id * 2 + 1] = postingFirst[id + 1]!;
+    postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
+  }
+  // The op index of each posting; its position and start are looked up as they are written.
+  const postingOps = new Uint32Array(n);
+  const fillAt = postingFirst.slice(0, nameCount);
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const id = ops.nameId[i]!;
+    postingOps[fillAt[id]!] = i;
+    fillAt[id]!++;
+  }
+  const postingsOffset = out.at;
+  const chunk = new Uint32Array(postingsPerWrite);
+  for (let first = 0; first < n; first += postingsPerWrite) {
+    const count = Math.min(postingsPerWrite, n - first);
+    for (let k = 0; k < count; k++) {
+      chunk[k] = positions[postingOps[first + k]!]!;
+    }
+    out.write(new Uint8Array(chunk.buffer), count * 4);
+  }
+  const postingStartsOffset = out.at;
+  const starts = new Float64Array(postingsPerWrite);
+  for (let first = 0; first < n; first += postingsPerWrite) {
+    const count = Math.min(postingsPerWrite, n - first);
+    for (let k = 0; k < count; k++) {
+      starts[k] = Math.round(ops.startNs[postingOps[first + k]!]!);
+    }
+    out.write(new Uint8Array(starts.buffer), count * 8);
+  }
+  for (let id = 0; id < nameCount; id++) {
+    postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
+  }
+  const postingDirOffset = out.at;
+  out.writeF64(postingDir);
+  return { postingsOffset, postingStartsOffset, postingDirOffset, nameCount };
 }
 
 /**
