@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOrder } from '../workers/tile-order.ts';
 import { writeTilePyramid } from '../workers/tile-pyramid.ts';
 import { TileFile } from './tile-file.ts';
+import { searchTiles } from './tile-search.ts';
 import { finestBucketNs, levelCountFor, tileFanout } from './tile-format.ts';
 
 let dir = '';
@@ -161,7 +162,7 @@ describe('the tile pyramid', () => {
     const tiles = await built(trace);
     const names = tiles.matchingNames((name) => name.includes('h') || name === 'fill');
     expect(names.map((id) => tiles.names[id])).toEqual(['h2d', 'fill']);
-    const first = await tiles.search(names, -Infinity, 'next', 5);
+    const first = await searchTiles(tiles, names, -Infinity, 'next', 5);
     // 300 copies and 429 memsets.
     expect(first.count).toBe(300 + 429);
     expect(first.matches.map((m) => [m.name, m.startNs])).toEqual([
@@ -171,9 +172,9 @@ describe('the tile pyramid', () => {
       ['h2d', 10_000],
       ['fill', 14_500],
     ]);
-    const next = await tiles.search(names, 20_001, 'next', 2);
+    const next = await searchTiles(tiles, names, 20_001, 'next', 2);
     expect(next.matches.map((m) => m.startNs)).toEqual([21_500, 28_500]);
-    const previous = await tiles.search(names, 20_000, 'previous', 2);
+    const previous = await searchTiles(tiles, names, 20_000, 'previous', 2);
     expect(previous.matches.map((m) => m.startNs)).toEqual([10_000, 14_500]);
     tiles.close();
   });

@@ -8,9 +8,12 @@ import {
   headerBytes,
   readHeader,
   rowsPerBlock,
-  tileRecordBytes,
   trackDirFields,
 } from './tile-format.ts';
+import type { FlowRef } from './tile-flows.ts';
+import { flowRefBytes, flowsOfRefs } from './tile-flows.ts';
+import { f64, reachOf, readAt } from './tile-io.ts';
+import { readTileSet } from './tile-records.ts';
 import type { FieldCoding } from './tile-rows.ts';
 import { OpCol, decodeRowBlock, opRowFields, rangeRowFields } from './tile-rows.ts';
 
@@ -27,22 +30,26 @@ export interface OpRow {
   readonly flags: number;
 }
 
-export interface SearchAnswer {
-  /** Matches in the whole trace. */
-  readonly count: number;
-  /** Up to `limit` matches in time order: the first ones from `fromNs` on (next) or before it (previous). */
-  readonly matches: readonly OpRow[];
-}
-
 /** Which rows: the ops' or the ranges'. */
 export type RowSection = 'ops' | 'ranges';
 
-/** Most buckets one tiles answer may hold per track (px × fan-out bounds it well below). */
-const maxBucketsPerTrack = 1 << 18;
 /** Most bytes of blocks one read of a window takes (a window reads a track in such pieces). */
 const maxReadBytes = 4 << 20;
 /** Decoded blocks kept for random reads (a search's binary search and its matches). */
 const cachedBlocks = 16;
+
+/** An op's fields as its row holds them: numbers, for answers that name kinds and names themselves. */
+export interface OpFields {
+  readonly op: number;
+  readonly track: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly kind: number;
+  readonly flags: number;
+  readonly nameId: number;
+  readonly correlationId: number;
+  readonly bytes: number;
+}
 
 interface Section {
   readonly fields: readonly FieldCoding[];
@@ -124,6 +131,20 @@ export class TileFile {
     }
   }
 
+  /**
+   * The stored trace's span as `Trace.spanNs` gives it once decoded: the latest end of any op or
+   * range (as stored: whole ns), at least 0. From the block directories, not the rows.
+   */
+  storedSpanNs(): number {
+    let endNs = 0;
+    for (const s of [this.sections.ops, this.sections.ranges]) {
+      for (let k = 3; k < s.blocks.length; k += blockDirFields) {
+        endNs = Math.max(endNs, s.blocks[k]!);
+      }
+    }
+    return endNs;
+  }
+
   bucketNsOf(level: number): number {
     return this.header.level0BucketNs * this.header.fanout ** level;
   }
@@ -138,53 +159,10 @@ export class TileFile {
   }
 
   /** Every track's non-empty buckets of `level` that start in [fromNs, toNs). */
-  async tiles(level: number, fromNs: number, toNs: number): Promise<TileSet> {
+  tiles(level: number, fromNs: number, toNs: number): Promise<TileSet> {
     const { trackCount } = this.header;
-    const bucketNs = this.bucketNsOf(level);
-    const fromBucket = Math.max(0, Math.floor(fromNs / bucketNs));
-    const toBucket = Math.max(fromBucket, Math.ceil(toNs / bucketNs));
-    const blocks: Buffer[] = [];
-    const trackFirst = new Uint32Array(trackCount + 1);
-    for (let t = 0; t < trackCount; t++) {
-      const d = (level * trackCount + t) * 2;
-      const offset = this.tileDir[d]!;
-      const count = this.tileDir[d + 1]!;
-      const lo = await this.lowerBound(offset, count, fromBucket);
-      const hi = Math.min(count, lo + Math.min(toBucket - fromBucket, maxBucketsPerTrack));
-      const bytes =
-        hi > lo
-          ? await this.read(offset + lo * tileRecordBytes, (hi - lo) * tileRecordBytes)
-          : Buffer.alloc(0);
-      // Keep the records before toBucket (the read may run past it).
-      let kept = 0;
-      while (kept < hi - lo && bytes.readUInt32LE(kept * tileRecordBytes) < toBucket) {
-        kept++;
-      }
-      blocks.push(bytes.subarray(0, kept * tileRecordBytes));
-      trackFirst[t + 1] = trackFirst[t]! + kept;
-    }
-    const total = trackFirst[trackCount]!;
-    const set = {
-      level,
-      bucketNs,
-      trackFirst,
-      buckets: new Uint32Array(total),
-      opCounts: new Uint32Array(total),
-      busyNs: new Float32Array(total),
-      spanNs: new Float32Array(total),
-      kinds: new Uint16Array(total),
-    };
-    let k = 0;
-    for (const block of blocks) {
-      for (let o = 0; o < block.length; o += tileRecordBytes, k++) {
-        set.buckets[k] = block.readUInt32LE(o);
-        set.opCounts[k] = block.readUInt32LE(o + 4);
-        set.busyNs[k] = block.readFloatLE(o + 8);
-        set.spanNs[k] = block.readFloatLE(o + 12);
-        set.kinds[k] = block.readUInt16LE(o + 16);
-      }
-    }
-    return set;
+    const read = (position: number, length: number): Promise<Buffer> => this.read(position, length);
+    return readTileSet(read, this.tileDir, trackCount, level, this.bucketNsOf(level), fromNs, toNs);
   }
 
   /** The trace with only its ops and ranges at time 0 (every track and string), in the codec's container. */
@@ -215,49 +193,6 @@ export class TileFile {
   }
 
   /**
-   * Ops whose name id is in `nameIds`: how many in all, and up to `limit` in time order from
-   * `fromNs` on (`next`), or the last `limit` that start before `fromNs` (`previous`).
-   */
-  async search(
-    nameIds: readonly number[],
-    fromNs: number,
-    direction: 'next' | 'previous',
-    limit: number,
-  ): Promise<SearchAnswer> {
-    let count = 0;
-    const heads: { offset: number; at: number; end: number }[] = [];
-    for (const id of nameIds) {
-      const offset = this.postingDir[id * 2]!;
-      const n = this.postingDir[id * 2 + 1]!;
-      count += n;
-      const at = await this.firstStartingAt(offset, n, fromNs);
-      heads.push(
-        direction === 'next'
-          ? { offset, at, end: n }
-          : { offset, at: Math.max(0, at - limit), end: at },
-      );
-    }
-    // Each list gives at most `limit` candidates; merging them by start keeps the time order.
-    const candidates: OpRow[] = [];
-    for (const head of heads) {
-      const take = Math.min(limit, head.end - head.at);
-      if (take <= 0) {
-        continue;
-      }
-      const positions = await this.read(head.offset + head.at * 4, take * 4);
-      for (let k = 0; k < take; k++) {
-        candidates.push(await this.opAt(positions.readUInt32LE(k * 4)));
-      }
-    }
-    candidates.sort((a, b) => a.startNs - b.startNs || a.op - b.op);
-    const matches =
-      direction === 'next'
-        ? candidates.slice(0, limit)
-        : candidates.slice(Math.max(0, candidates.length - limit));
-    return { count, matches };
-  }
-
-  /**
    * Calls `visit` with the decoded rows (row-major, the section's fields) of every block of
    * `track` that may hold a row overlapping [fromNs, toNs], in start order: the caller keeps the
    * rows that do. Blocks are read a few MB at a time, so memory stays that whatever the window.
@@ -273,7 +208,6 @@ export class TileFile {
     const d = track * trackDirFields;
     const first = this.trackDir[d + s.dir[0]]!;
     const end = first + this.trackDir[d + s.dir[1]]!;
-    const rowCount = this.trackDir[d + s.dir[2]]!;
     const b = s.blocks;
     // Blocks that start by toNs, from the first whose track has reached fromNs by its end.
     let lo = first;
@@ -290,10 +224,92 @@ export class TileFile {
     while (stop < end && b[stop * blockDirFields + 2]! <= toNs) {
       stop++;
     }
+    const reaches = (k: number): boolean => b[k * blockDirFields + 3]! >= fromNs;
+    await this.readBlocks(section, track, lo, stop, reaches, visit);
+  }
+
+  /** How many ops are named `nameId`. */
+  postingCount(nameId: number): number {
+    return this.postingDir[nameId * 2 + 1]!;
+  }
+
+  /**
+   * Row positions `first…first + count` of the ops named `nameId` (its posting list, in start
+   * order).
+   */
+  async postingsAt(nameId: number, first: number, count: number): Promise<Uint32Array> {
+    const bytes = await this.read(this.postingDir[nameId * 2]! + first * 4, count * 4);
+    const positions = new Uint32Array(count);
+    for (let k = 0; k < count; k++) {
+      positions[k] = bytes.readUInt32LE(k * 4);
+    }
+    return positions;
+  }
+
+  /** The starts (whole ns) of postings `first…first + count` of the ops named `nameId`. */
+  async postingStartsAt(nameId: number, first: number, count: number): Promise<Float64Array> {
+    const entry = (this.postingDir[nameId * 2]! - this.header.postingsOffset) / 4 + first;
+    return f64(await this.read(this.header.postingStartsOffset + entry * 8, count * 8));
+  }
+
+  /** The track of row `position`. */
+  trackOfPosition(position: number): number {
+    return this.locate(position).track;
+  }
+
+  /** Op `op`'s fields as its row holds them (0 ≤ op < opCount). */
+  async opFields(op: number): Promise<OpFields> {
+    const position = (await this.read(this.header.positionsOffset + op * 4, 4)).readUInt32LE(0);
+    return this.fieldsAt(position);
+  }
+
+  /** The flows that start or end at op `op`, in flow order (FlowTable.touching's). */
+  async flowsOf(op: number): Promise<FlowRef[]> {
+    const first = await this.firstFlowRef(op);
+    const count = (await this.firstFlowRef(op + 1)) - first;
+    if (count === 0) {
+      return [];
+    }
+    const refs = await this.read(
+      this.header.flowRefsOffset + first * flowRefBytes,
+      count * flowRefBytes,
+    );
+    return flowsOfRefs(refs, op, `${this.file}: flows of op ${op}`);
+  }
+
+  /** The first flow ref of an op at or after `op` (refs are sorted by op): a binary search. */
+  private async firstFlowRef(op: number): Promise<number> {
+    let lo = 0;
+    let hi = this.header.flowRefCount;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await this.read(this.header.flowOpsOffset + mid * 4, 4)).readUInt32LE(0) < op) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /** Reads and decodes the blocks lo…stop of `track` that `keep`, adjacent ones at once. */
+  private async readBlocks(
+    section: RowSection,
+    track: number,
+    lo: number,
+    stop: number,
+    keep: (block: number) => boolean,
+    visit: (rows: Float64Array, count: number) => void,
+  ): Promise<void> {
+    const s = this.sections[section];
+    const d = track * trackDirFields;
+    const first = this.trackDir[d + s.dir[0]]!;
+    const rowCount = this.trackDir[d + s.dir[2]]!;
+    const b = s.blocks;
     const rows = new Float64Array(rowsPerBlock * s.fields.length);
     let k = lo;
     while (k < stop) {
-      if (b[k * blockDirFields + 3]! < fromNs) {
+      if (!keep(k)) {
         k++;
         continue;
       }
@@ -302,7 +318,7 @@ export class TileFile {
       let runEnd = k + 1;
       while (
         runEnd < stop &&
-        b[runEnd * blockDirFields + 3]! >= fromNs &&
+        keep(runEnd) &&
         b[runEnd * blockDirFields]! + b[runEnd * blockDirFields + 1]! - runStart <= maxReadBytes
       ) {
         runEnd++;
@@ -321,7 +337,41 @@ export class TileFile {
   }
 
   /** The op at row `position` (its track's first position plus its rank in start order). */
-  private async opAt(position: number): Promise<OpRow> {
+  async opAt(position: number): Promise<OpRow> {
+    const f = await this.fieldsAt(position);
+    return {
+      op: f.op,
+      startNs: f.startNs,
+      endNs: f.endNs,
+      bytes: f.bytes,
+      name: this.names[f.nameId] ?? '',
+      correlationId: f.correlationId,
+      track: f.track,
+      kind: opKindName(f.kind),
+      flags: f.flags,
+    };
+  }
+
+  private async fieldsAt(position: number): Promise<OpFields> {
+    const { track, block, count, row } = this.locate(position);
+    const rows = await this.opBlock(block, count);
+    const r = row * opRowFields.length;
+    const startNs = rows[r + OpCol.startNs]!;
+    return {
+      op: rows[r + OpCol.index]!,
+      track,
+      startNs,
+      endNs: startNs + rows[r + OpCol.durNs]!,
+      kind: rows[r + OpCol.kinds]! & 0xff,
+      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
+      nameId: rows[r + OpCol.nameId]!,
+      correlationId: rows[r + OpCol.correlationId]!,
+      bytes: rows[r + OpCol.bytes]!,
+    };
+  }
+
+  /** Where row `position` is: its track, its op block, the block's rows and its rank there. */
+  private locate(position: number): { track: number; block: number; count: number; row: number } {
     const { trackCount } = this.header;
     // The last track whose first position is at most `position` and that has ops.
     let lo = 0;
@@ -340,23 +390,12 @@ export class TileFile {
     }
     const d = track * trackDirFields;
     const local = position - this.trackDir[d + 3]!;
-    const block = this.trackDir[d]! + Math.floor(local / rowsPerBlock);
-    const rows = await this.opBlock(
-      block,
-      Math.min(rowsPerBlock, this.trackDir[d + 2]! - (block - this.trackDir[d]!) * rowsPerBlock),
-    );
-    const r = (local % rowsPerBlock) * opRowFields.length;
-    const startNs = rows[r + OpCol.startNs]!;
+    const inTrack = Math.floor(local / rowsPerBlock);
     return {
-      op: rows[r + OpCol.index]!,
-      startNs,
-      endNs: startNs + rows[r + OpCol.durNs]!,
-      bytes: rows[r + OpCol.bytes]!,
-      name: this.names[rows[r + OpCol.nameId]!] ?? '',
-      correlationId: rows[r + OpCol.correlationId]!,
       track,
-      kind: opKindName(rows[r + OpCol.kinds]! & 0xff),
-      flags: (rows[r + OpCol.kinds]! >> 8) & 0xff,
+      block: this.trackDir[d]! + inTrack,
+      count: Math.min(rowsPerBlock, this.trackDir[d + 2]! - inTrack * rowsPerBlock),
+      row: local % rowsPerBlock,
     };
   }
 
@@ -377,82 +416,7 @@ export class TileFile {
     return rows;
   }
 
-  /** First place in a posting list whose op starts at or after `fromNs`. */
-  private async firstStartingAt(offset: number, n: number, fromNs: number): Promise<number> {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const position = (await this.read(offset + mid * 4, 4)).readUInt32LE(0);
-      if ((await this.opAt(position)).startNs < fromNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  /** First record of a block whose bucket is at least `bucket`. */
-  private async lowerBound(offset: number, count: number, bucket: number): Promise<number> {
-    let lo = 0;
-    let hi = count;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if ((await this.read(offset + mid * tileRecordBytes, 4)).readUInt32LE(0) < bucket) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
   private read(position: number, length: number): Promise<Buffer> {
     return readAt(this.handle, position, length);
   }
-}
-
-/**
- * Per block, the latest end of its track's blocks up to and including it: non-decreasing within
- * a track, so a window's first block is a binary search.
- */
-function reachOf(
-  blocks: Float64Array,
-  trackDir: Float64Array,
-  firstField: number,
-  countField: number,
-): Float64Array {
-  const reach = new Float64Array(blocks.length / blockDirFields);
-  for (let d = 0; d < trackDir.length; d += trackDirFields) {
-    const first = trackDir[d + firstField]!;
-    let latest = -Infinity;
-    for (let k = first; k < first + trackDir[d + countField]!; k++) {
-      latest = Math.max(latest, blocks[k * blockDirFields + 3]!);
-      reach[k] = latest;
-    }
-  }
-  return reach;
-}
-
-/** `length` bytes at `position`, all of them (a short read is the file ending early). */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const b = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(b, done, length - done, position + done);
-    if (bytesRead === 0) {
-      throw new Error(`the tiles file ends before byte ${position + length}`);
-    }
-    done += bytesRead;
-  }
-  return b;
-}
-
-function f64(b: Buffer): Float64Array {
-  const out = new Float64Array(b.length / 8);
-  for (let k = 0; k < out.length; k++) {
-    out[k] = b.readDoubleLE(k * 8);
-  }
-  return out;
 }

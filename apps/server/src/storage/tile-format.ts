@@ -14,14 +14,20 @@ import { open } from 'node:fs/promises';
 //   tiles       per level, per track, tileRecordBytes per non-empty bucket, sorted by bucket
 //   tile dir    levelCount * trackCount * (f64 offset, f64 record count), level-major
 //   postings    per string id, the u32 row positions of the ops that carry that name, in start order
+//   starts      beside each posting, f64 its op's start (whole ns): where a name's ops are in
+//               time, without a row decoded (a search's first match, search marks)
 //   posting dir nameCount * (f64 offset, f64 count)
+//   flow ops    u32 per flow end, ascending: the op (trace order) of each flow ref (tile-flows.ts)
+//   flow refs   flowRefBytes per flow end, in the same order (each op's in flow order): the
+//               flows that touch an op, so one op's flows cost their own bytes, not the trace's
 //   names       the trace's strings as a JSON array (id = index)
 //   base        the trace without ops and ranges (every string, device, process, track and launch
 //               config), in the codec's container: what a window answer is made on
 //   skeleton    the same with the ops and ranges at time 0: what a tiled view opens with
 
-export const tileFileMagic = 'SSTILES2';
-export const tileFileVersion = 2;
+export const tileFileMagic = 'SSTILES3';
+/** 3: the postings' starts and the flow index. A file of an older version is built again. */
+export const tileFileVersion = 3;
 export const tileFileExtension = '.tiles';
 /** u32 bucket, u32 ops, f32 busyNs, f32 spanNs, u16 kinds, 2 spare. */
 export const tileRecordBytes = 20;
@@ -69,7 +75,11 @@ const headerFields = [
   'positionsOffset',
   'tileDirOffset',
   'postingsOffset',
+  'postingStartsOffset',
   'postingDirOffset',
+  'flowOpsOffset',
+  'flowRefsOffset',
+  'flowRefCount',
   'namesOffset',
   'namesBytes',
   'baseOffset',

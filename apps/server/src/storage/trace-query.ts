@@ -2,9 +2,13 @@ import type { Trace } from '@streamscope/trace';
 import { opKindName } from '@streamscope/trace';
 import { ApiError } from '../http/api-error.ts';
 import { nameTest } from '../workers/name-match.ts';
+import type { AreaAnswer, SearchMarksAnswer } from './query-aggregates.ts';
+import { AreaAccumulator, MarksAccumulator } from './query-aggregates.ts';
 
-// Questions a tiled view asks about the whole of a big stored trace, answered from the trace's
-// columns in a worker (tile-query-routes.ts): small JSON answers, never the ops themselves.
+// Questions a tiled view asks about the whole of a big stored trace (tile-query-routes.ts), with
+// small JSON answers, never the ops themselves. A worker answers them from the trace's tiles file
+// where it has one (tile-queries.ts, at the cost of what each touches); here, from the decoded
+// trace's columns: a trace without a tiles file of this version, or a build without workers.
 
 /** What a worker is asked about a stored trace. */
 export type TraceQuery =
@@ -21,49 +25,16 @@ export type TraceQuery =
       readonly q: string;
       readonly regex: boolean;
       readonly bucketCount: number;
+      /**
+       * The ids of the names that match, when the route has already matched them against the
+       * trace's tiles file (in a worker, under the search time limit); the tiles file then answers.
+       */
+      readonly nameIds?: readonly number[];
     };
 
-/** Most (kind, name) groups an area answer lists, largest total time first. */
-const maxAreaGroups = 200;
-
-export interface AreaKindRow {
-  readonly kind: string;
-  readonly count: number;
-  readonly sumNs: number;
-}
-
-export interface AreaTrackRow {
-  readonly track: number;
-  readonly count: number;
-  /** Time in [fromNs, toNs] covered by at least one of the track's ops. */
-  readonly busyNs: number;
-  readonly kinds: readonly AreaKindRow[];
-}
-
-export interface AreaGroupRow {
-  readonly kind: string;
-  readonly name: string;
-  readonly count: number;
-  readonly sumNs: number;
-  readonly avgNs: number;
-  readonly minNs: number;
-  readonly maxNs: number;
-}
-
-export interface AreaAnswer {
-  readonly fromNs: number;
-  readonly toNs: number;
-  readonly count: number;
-  readonly tracks: readonly AreaTrackRow[];
-  /** Groups by (kind, name), largest total first, at most maxAreaGroups. */
-  readonly groups: readonly AreaGroupRow[];
-  readonly groupCount: number;
-}
-
 /**
- * Ops that overlap [fromNs, toNs] on `tracks`, as the normal view's area table counts them:
- * whole durations (not clipped), grouped by kind and name; per track, the count, the kinds and
- * the busy time inside the range (the union of the ops' intervals, clipped).
+ * Ops that overlap [fromNs, toNs] on `tracks` (every track when empty), as AreaAccumulator
+ * counts them.
  */
 function areaAnswer(
   trace: Trace,
@@ -72,105 +43,32 @@ function areaAnswer(
   tracks: readonly number[],
 ): AreaAnswer {
   const ops = trace.ops.columns();
-  const beyond = tracks.find((t) => t >= trace.tracks.length);
+  const chosen = chosenTracks(tracks, trace.tracks.length);
+  const sums = new AreaAccumulator(fromNs, toNs);
+  for (const track of chosen) {
+    const inWindow = trace.ops.trackOpsInWindow(track, fromNs, toNs);
+    sums.beginTrack(track);
+    for (let k = 0; k < inWindow.length; k++) {
+      const i = inWindow[k]!;
+      sums.add(ops.kind[i]!, ops.nameId[i]!, ops.startNs[i]!, ops.endNs[i]!);
+    }
+    sums.endTrack();
+  }
+  return sums.answer((id) => trace.strings.get(id));
+}
+
+/** An area's tracks: those asked for, each below `trackCount` (400 naming tracks), or all. */
+export function chosenTracks(tracks: readonly number[], trackCount: number): readonly number[] {
+  const beyond = tracks.find((t) => t >= trackCount);
   if (beyond !== undefined) {
     throw new ApiError(
       400,
       'bad-request',
-      `tracks must be below the trace's ${trace.tracks.length} tracks, got ${beyond}`,
+      `tracks must be below the trace's ${trackCount} tracks, got ${beyond}`,
       'tracks',
     );
   }
-  const chosen = tracks.length > 0 ? tracks : trace.tracks.map((_, i) => i);
-  // Groups by (kind, name): a slot per key, their sums in parallel arrays (no object per op).
-  const slotOf = new Map<number, number>();
-  const gKey: number[] = [];
-  const gN: number[] = [];
-  const gSum: number[] = [];
-  const gMin: number[] = [];
-  const gMax: number[] = [];
-  const kindN = new Float64Array(256);
-  const kindSum = new Float64Array(256);
-  const trackRows: AreaTrackRow[] = [];
-  let total = 0;
-  for (const track of chosen) {
-    const inWindow = trace.ops.trackOpsInWindow(track, fromNs, toNs);
-    kindN.fill(0);
-    kindSum.fill(0);
-    let busyNs = 0;
-    // The ops come in start order: merge their clipped intervals into runs.
-    let runStart = fromNs;
-    let runEnd = fromNs;
-    for (let k = 0; k < inWindow.length; k++) {
-      const i = inWindow[k]!;
-      const kind = ops.kind[i]!;
-      const startNs = ops.startNs[i]!;
-      const endNs = ops.endNs[i]!;
-      const durNs = endNs - startNs;
-      kindN[kind]!++;
-      kindSum[kind]! += durNs;
-      // kind < 256, so kind + 256 * nameId is a unique key below 2^41.
-      const key = kind + 256 * ops.nameId[i]!;
-      let slot = slotOf.get(key);
-      if (slot === undefined) {
-        slot = gKey.length;
-        slotOf.set(key, slot);
-        gKey.push(key);
-        gN.push(0);
-        gSum.push(0);
-        gMin.push(durNs);
-        gMax.push(durNs);
-      }
-      gN[slot]!++;
-      gSum[slot]! += durNs;
-      if (durNs < gMin[slot]!) {
-        gMin[slot] = durNs;
-      }
-      if (durNs > gMax[slot]!) {
-        gMax[slot] = durNs;
-      }
-      const s = Math.max(fromNs, startNs);
-      const e = Math.min(toNs, endNs);
-      if (s > runEnd) {
-        busyNs += runEnd - runStart;
-        runStart = s;
-        runEnd = e;
-      } else if (e > runEnd) {
-        runEnd = e;
-      }
-    }
-    busyNs += runEnd - runStart;
-    total += inWindow.length;
-    if (inWindow.length > 0) {
-      const kinds: AreaKindRow[] = [];
-      for (let kind = 0; kind < 256; kind++) {
-        if (kindN[kind]! > 0) {
-          kinds.push({ kind: opKindName(kind), count: kindN[kind]!, sumNs: kindSum[kind]! });
-        }
-      }
-      kinds.sort((a, b) => b.sumNs - a.sumNs || b.count - a.count);
-      trackRows.push({ track, count: inWindow.length, busyNs, kinds });
-    }
-  }
-  const rows = gKey
-    .map((key, slot) => ({
-      kind: opKindName(key % 256),
-      name: trace.strings.get(Math.floor(key / 256)),
-      count: gN[slot]!,
-      sumNs: gSum[slot]!,
-      avgNs: gSum[slot]! / gN[slot]!,
-      minNs: gMin[slot]!,
-      maxNs: gMax[slot]!,
-    }))
-    .sort((a, b) => b.sumNs - a.sumNs || a.name.localeCompare(b.name));
-  return {
-    fromNs,
-    toNs,
-    count: total,
-    tracks: trackRows,
-    groups: rows.slice(0, maxAreaGroups),
-    groupCount: rows.length,
-  };
+  return tracks.length > 0 ? tracks : Array.from({ length: trackCount }, (_, i) => i);
 }
 
 /** One op of a flows answer: enough to find it in a window, or to add it to one. */
@@ -192,22 +90,32 @@ export interface FlowsAnswer {
   readonly flows: readonly { readonly kind: number; readonly from: FlowOp; readonly to: FlowOp }[];
 }
 
-/** The flows of the op that starts at `startNs` on `track`; 404 when no op starts there. */
-function flowsAnswer(trace: Trace, track: number, startNs: number): FlowsAnswer {
-  if (track >= trace.tracks.length) {
+/** 400 naming `track` when the trace has no such track. */
+export function checkFlowTrack(track: number, trackCount: number): void {
+  if (track >= trackCount) {
     throw new ApiError(
       400,
       'bad-request',
-      `track must be below the trace's ${trace.tracks.length} tracks, got ${track}`,
+      `track must be below the trace's ${trackCount} tracks, got ${track}`,
       'track',
     );
   }
+}
+
+/** 404: no op starts at `startNs` on `track`. */
+export function noOpStarts(track: number, startNs: number): ApiError {
+  return new ApiError(404, 'not-found', `no op starts at ${startNs} ns on track ${track}`);
+}
+
+/** The flows of the op that starts at `startNs` on `track`; 404 when no op starts there. */
+function flowsAnswer(trace: Trace, track: number, startNs: number): FlowsAnswer {
+  checkFlowTrack(track, trace.tracks.length);
   const ops = trace.ops.columns();
   const op = trace.ops
     .trackOpsInWindow(track, startNs, startNs)
     .find((i) => ops.startNs[i] === startNs);
   if (op === undefined) {
-    throw new ApiError(404, 'not-found', `no op starts at ${startNs} ns on track ${track}`);
+    throw noOpStarts(track, startNs);
   }
   const describe = (i: number): FlowOp => ({
     track: ops.track[i]!,
@@ -230,19 +138,6 @@ function flowsAnswer(trace: Trace, track: number, startNs: number): FlowsAnswer 
   };
 }
 
-export interface SearchMarksAnswer {
-  /** Ops whose name matches, in the whole trace. */
-  readonly count: number;
-  /** Width of a bucket: the trace's span split into `bucketCount`. */
-  readonly bucketNs: number;
-  /** Per track with matches: the buckets holding match starts, ascending, and their counts. */
-  readonly tracks: readonly {
-    readonly track: number;
-    readonly buckets: readonly number[];
-    readonly counts: readonly number[];
-  }[];
-}
-
 /** Where the matches of a name search are: per track, counts per bucket of the whole span. */
 function searchMarksAnswer(
   trace: Trace,
@@ -257,33 +152,19 @@ function searchMarksAnswer(
     matches[id] = test(names[id]!) ? 1 : 0;
   }
   const ops = trace.ops.columns();
-  const bucketNs = Math.max(1, trace.spanNs()) / bucketCount;
-  let count = 0;
-  const tracks: { track: number; buckets: number[]; counts: number[] }[] = [];
+  const marks = new MarksAccumulator(trace.spanNs(), bucketCount);
   for (let track = 0; track < trace.tracks.length; track++) {
     const order = trace.ops.trackOrder(track);
-    const row = { track, buckets: [] as number[], counts: [] as number[] };
+    marks.beginTrack(track);
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
-      if (matches[ops.nameId[i]!] !== 1) {
-        continue;
-      }
-      count++;
-      // Start order, so buckets ascend: a new one or one more in the last.
-      const b = Math.min(bucketCount - 1, Math.floor(ops.startNs[i]! / bucketNs));
-      const last = row.buckets.length - 1;
-      if (last >= 0 && row.buckets[last] === b) {
-        row.counts[last]!++;
-      } else {
-        row.buckets.push(b);
-        row.counts.push(1);
+      if (matches[ops.nameId[i]!] === 1) {
+        marks.add(ops.startNs[i]!);
       }
     }
-    if (row.buckets.length > 0) {
-      tracks.push(row);
-    }
+    marks.endTrack();
   }
-  return { count, bucketNs, tracks };
+  return marks.answer();
 }
 
 /** Answers `query` about `trace` (in a worker, or on the caller's thread where there are none). */

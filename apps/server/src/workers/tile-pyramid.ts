@@ -4,6 +4,7 @@ import { endianness } from 'node:os';
 import type { OpColumns, Trace } from '@streamscope/trace';
 import { noRef, saveTrace } from '@streamscope/trace';
 import { tempSuffix } from '../storage/atomic-file.ts';
+import { buildFlowIndex } from '../storage/tile-flows.ts';
 import { windowOf } from '../storage/trace-window.ts';
 import {
   blockDirFields,
@@ -33,7 +34,7 @@ import { rangeTrackOrder, startOrder } from './tile-order.ts';
  * Writes the level-of-detail file of `trace` to `filePath` (tile-format.ts): a temporary file
  * renamed into place, so a reader never sees half of one. Memory beyond the trace: one track's
  * columns in start order (17 bytes an op), the row positions, the start order and the postings
- * (4 bytes an op each).
+ * (4 bytes an op each), the postings' starts (8), then the flow index (4 bytes an op and 12 a flow end).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
@@ -165,37 +166,21 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
   const tileDirOffset = out.at;
   out.writeF64(tileDir);
 
-  // Postings: row positions per name, in start order (a stable counting sort of the start order).
   signal?.throwIfAborted();
-  const names = trace.strings.slice(0);
-  const nameCount = names.length;
-  const order = startOrder(trace);
-  const postingFirst = new Float64Array(nameCount + 1);
-  for (let i = 0; i < n; i++) {
-    postingFirst[ops.nameId[i]! + 1]!++;
-  }
-  const postingDir = new Float64Array(nameCount * 2);
-  for (let id = 0; id < nameCount; id++) {
-    postingDir[id * 2 + 1] = postingFirst[id + 1]!;
-    postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
-  }
-  const postings = new Uint32Array(n);
-  const fillAt = postingFirst.slice(0, nameCount);
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    const id = ops.nameId[i]!;
-    postings[fillAt[id]!] = positions[i]!;
-    fillAt[id]!++;
-  }
-  const postingsOffset = out.at;
-  out.write(new Uint8Array(postings.buffer));
-  for (let id = 0; id < nameCount; id++) {
-    postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
-  }
-  const postingDirOffset = out.at;
-  out.writeF64(postingDir);
+  const { postingsOffset, postingStartsOffset, postingDirOffset, nameCount } = writePostings(
+    trace,
+    positions,
+    out,
+  );
 
-  const namesJson = Buffer.from(JSON.stringify(names), 'utf8');
+  signal?.throwIfAborted();
+  const flowIndex = buildFlowIndex(trace.flows.columns(), n);
+  const flowOpsOffset = out.at;
+  out.write(new Uint8Array(flowIndex.refOps.buffer));
+  const flowRefsOffset = out.at;
+  out.write(flowIndex.refs);
+
+  const namesJson = Buffer.from(JSON.stringify(trace.strings.slice(0)), 'utf8');
   const namesOffset = out.at;
   out.write(namesJson);
   const base = saveTrace(windowOf(trace, { fromNs: 0, toNs: 0, tracks: [] }));
@@ -224,7 +209,11 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     positionsOffset,
     tileDirOffset,
     postingsOffset,
+    postingStartsOffset,
     postingDirOffset,
+    flowOpsOffset,
+    flowRefsOffset,
+    flowRefCount: flowIndex.refCount,
     namesOffset,
     namesBytes: namesJson.length,
     baseOffset,
@@ -233,6 +222,73 @@ function writePyramid(trace: Trace, fd: number, signal: AbortSignal | undefined)
     skeletonBytes: skeleton.length,
   });
   writeSync(fd, header, 0, headerBytes, 0);
+}
+
+/** Entries of the postings and their starts written at once (a chunk of each, reused). */
+const postingsPerWrite = 1 << 16;
+
+/**
+ * Postings: row positions per name, in start order (a stable counting sort of the start order),
+ * then beside each its op's start as stored (whole ns: search marks read these alone), then the
+ * posting directory. Memory: the start order and the postings' op indices (4 bytes an op each),
+ * the two written a chunk at a time; both go when it returns.
+ */
+function writePostings(
+  trace: Trace,
+  positions: Uint32Array,
+  out: Out,
+): {
+  postingsOffset: number;
+  postingStartsOffset: number;
+  postingDirOffset: number;
+  nameCount: number;
+} {
+  const ops = trace.ops.columns();
+  const n = ops.count;
+  const nameCount = trace.strings.count;
+  const order = startOrder(trace);
+  const postingFirst = new Float64Array(nameCount + 1);
+  for (let i = 0; i < n; i++) {
+    postingFirst[ops.nameId[i]! + 1]!++;
+  }
+  const postingDir = new Float64Array(nameCount * 2);
+  for (let id = 0; id < nameCount; id++) {
+    postingDir[id * 2 + 1] = postingFirst[id + 1]!;
+    postingFirst[id + 1] = postingFirst[id]! + postingFirst[id + 1]!;
+  }
+  // The op index of each posting; its position and start are looked up as they are written.
+  const postingOps = new Uint32Array(n);
+  const fillAt = postingFirst.slice(0, nameCount);
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const id = ops.nameId[i]!;
+    postingOps[fillAt[id]!] = i;
+    fillAt[id]!++;
+  }
+  const postingsOffset = out.at;
+  const chunk = new Uint32Array(postingsPerWrite);
+  for (let first = 0; first < n; first += postingsPerWrite) {
+    const count = Math.min(postingsPerWrite, n - first);
+    for (let k = 0; k < count; k++) {
+      chunk[k] = positions[postingOps[first + k]!]!;
+    }
+    out.write(new Uint8Array(chunk.buffer), count * 4);
+  }
+  const postingStartsOffset = out.at;
+  const starts = new Float64Array(postingsPerWrite);
+  for (let first = 0; first < n; first += postingsPerWrite) {
+    const count = Math.min(postingsPerWrite, n - first);
+    for (let k = 0; k < count; k++) {
+      starts[k] = Math.round(ops.startNs[postingOps[first + k]!]!);
+    }
+    out.write(new Uint8Array(starts.buffer), count * 8);
+  }
+  for (let id = 0; id < nameCount; id++) {
+    postingDir[id * 2] = postingsOffset + postingFirst[id]! * 4;
+  }
+  const postingDirOffset = out.at;
+  out.writeF64(postingDir);
+  return { postingsOffset, postingStartsOffset, postingDirOffset, nameCount };
 }
 
 /**

@@ -120,4 +120,36 @@ describe('name search of a tiled trace', { timeout: 120_000 }, () => {
       body: { count: 200 },
     });
   });
+
+  it("cuts a tiled trace's search marks at the same limit, matching names in a worker", async () => {
+    await stored('names3');
+    // The view opens the trace tiled first: its tiles file is made, and marks are read from it.
+    expect((await fetch(`${t.base}/api/traces/names3/tiles/meta`)).status).toBe(200);
+    const before = onLoop.calls();
+    const marks = async (query: string): Promise<{ status: number; body: unknown }> => {
+      const response = await fetch(`${t.base}/api/traces/names3/search/marks?${query}`);
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await marks(`q=${encodeURIComponent('(a+)+$')}&regex=1`)).toEqual({
+      status: 422,
+      body: {
+        error: {
+          code: 'search-too-slow',
+          message:
+            "the search ran past its 4000 ms over the trace's names and was stopped; use a simpler pattern",
+          path: 'q',
+        },
+      },
+    });
+    // Kernels every 1000 ns over 299 400 ns: 4 buckets of 74 850 ns, 'gemm' in 2 of each 3.
+    expect(await marks('q=gemm&buckets=4')).toEqual({
+      status: 200,
+      body: {
+        count: 200,
+        bucketNs: 74_850,
+        tracks: [{ track: 0, buckets: [0, 1, 2, 3], counts: [50, 50, 50, 50] }],
+      },
+    });
+    expect(onLoop.calls() - before).toBe(0);
+  });
 });

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { FlowKind, OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
-import type { AreaAnswer, FlowsAnswer, SearchMarksAnswer } from '../../storage/trace-query.ts';
+import type { AreaAnswer, SearchMarksAnswer } from '../../storage/query-aggregates.ts';
+import type { FlowsAnswer } from '../../storage/trace-query.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
@@ -92,7 +94,12 @@ function sample(): Trace {
   return trace;
 }
 
-async function store(id: string): Promise<string> {
+/**
+ * Stores the sample as `id`; `tiled`: with its tiles file, made as a tiled view's first open
+ * makes it (the answers then come from that file, not from the trace decoded whole).
+ */
+async function store(name: string, tiled: boolean): Promise<string> {
+  const id = `${name}${tiled ? 't' : ''}`;
   const trace = sample();
   const fileBytes = await t.server.store.writeTraceFile(id, saveTrace(trace));
   t.server.store.insert({
@@ -106,6 +113,10 @@ async function store(id: string): Promise<string> {
     format: trace.meta.sourceFormat,
     fileBytes,
   });
+  if (tiled) {
+    expect((await fetch(`${t.base}/api/traces/${id}/tiles/meta`)).status).toBe(200);
+    expect(existsSync(t.server.store.tilesPath(id))).toBe(true);
+  }
   return id;
 }
 
@@ -113,9 +124,12 @@ interface ErrorReply {
   readonly error: { readonly code: string; readonly path?: string };
 }
 
-describe('whole-trace questions of a tiled view', { timeout: 120_000 }, () => {
+describe.each([
+  ['the trace decoded whole (no tiles file yet)', false],
+  ['its tiles file', true],
+])('whole-trace questions of a tiled view, answered from %s', { timeout: 120_000 }, (_, tiled) => {
   it('aggregates an area exactly: counts, busy time and groups per track and kind', async () => {
-    const id = await store('query1');
+    const id = await store('query1', tiled);
     // [100 µs, 200.2 µs] on the two streams: kernels start at 100, 101, … 200 µs (101 of them;
     // the one at 200 µs overlaps by 0.2 µs); copies start at 102, 106, … 198 µs (25), and the one
     // at 98 µs ends at 98.6, before the range.
@@ -155,7 +169,7 @@ describe('whole-trace questions of a tiled view', { timeout: 120_000 }, () => {
   });
 
   it("finds an op's flows over the whole trace, with both ends", async () => {
-    const id = await store('query2');
+    const id = await store('query2', tiled);
     const kernel = await t.api(
       'GET',
       `/api/traces/${id}/flows?track=1&startNs=510000`,
@@ -196,7 +210,7 @@ describe('whole-trace questions of a tiled view', { timeout: 120_000 }, () => {
   });
 
   it('says where the matches of a search are, per track and bucket', async () => {
-    const id = await store('query3');
+    const id = await store('query3', tiled);
     const reply = await t.api(
       'GET',
       `/api/traces/${id}/search/marks?q=H2D&buckets=10`,
@@ -224,7 +238,7 @@ describe('whole-trace questions of a tiled view', { timeout: 120_000 }, () => {
   });
 
   it('answers bad parameters with 400s that name the parameter', async () => {
-    const id = await store('query4');
+    const id = await store('query4', tiled);
     const cases: [string, string, string][] = [
       [`/api/traces/${id}/area?toNs=10`, '/api/traces/{id}/area', 'fromNs'],
       [`/api/traces/${id}/area?fromNs=0`, '/api/traces/{id}/area', 'toNs'],

@@ -1,12 +1,13 @@
 import type { Request, Router } from 'express';
+import { tilesBeside } from '../../storage/tile-window.ts';
 import type { TraceQuery } from '../../storage/trace-query.ts';
-import { answerQuery } from '../../storage/trace-query.ts';
-import { loadTraceFile } from '../../workers/load-trace-file.ts';
+import { answerTraceQuery } from '../../workers/tasks/query-task.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { idParam, nameQuery, queryNumber, queryString, requiredNumber } from '../params.ts';
 import type { AppServices } from '../services.ts';
+import { matchingNameIds } from './search-names.ts';
 
 /** Most buckets a search-marks answer splits the trace's span into. */
 const maxMarkBuckets = 8192;
@@ -16,7 +17,8 @@ const maxQueryChars = 200;
 /**
  * What a tiled view (a big stored trace, of which the page holds a window) asks about the whole
  * trace: an area's aggregates, one op's flows, where a search's matches are. Each answer is made
- * in a worker thread that reads the stored trace (trace-query.ts); the event loop only parses.
+ * in a worker thread, from the trace's tiles file where it has one (query-task.ts); the event
+ * loop only parses.
  */
 export function tileQueryRoutes(services: AppServices): Router {
   const router = strictRouter();
@@ -38,7 +40,7 @@ export function tileQueryRoutes(services: AppServices): Router {
       return services.tools.query(ref, query);
     }
     // A build without worker threads (some tests): answered here.
-    return answerQuery(await loadTraceFile(ref), query);
+    return answerTraceQuery(ref, query);
   };
 
   router.get('/traces/:id/area', async (req, res) => {
@@ -71,7 +73,7 @@ export function tileQueryRoutes(services: AppServices): Router {
       throw badRequest(`q must be at most ${maxQueryChars} characters`, 'q');
     }
     // A bad pattern is a 400 here, before a worker reads the trace.
-    const { regex } = nameQuery(q, queryString(req, 'regex'));
+    const query = nameQuery(q, queryString(req, 'regex'));
     const bucketCount = queryNumber(req, 'buckets') ?? defaultMarkBuckets;
     if (!Number.isInteger(bucketCount) || bucketCount < 1 || bucketCount > maxMarkBuckets) {
       throw badRequest(
@@ -79,7 +81,17 @@ export function tileQueryRoutes(services: AppServices): Router {
         'buckets',
       );
     }
-    res.json(await ask(id, { type: 'search-marks', q, regex, bucketCount }));
+    const marks = { type: 'search-marks' as const, q, regex: query.regex, bucketCount };
+    // With a tiles file, the names are matched against it first, in a worker, under the search
+    // time limit; the marks are then read from the matched names' postings.
+    const tilesPath =
+      store.get(id) !== undefined ? await tilesBeside(store.tracePath(id)) : undefined;
+    if (tilesPath === undefined || runs.isLive(id) || services.tools.matchNames === undefined) {
+      res.json(await ask(id, marks));
+      return;
+    }
+    const nameIds = await matchingNameIds(services, tilesPath, query);
+    res.json(await ask(id, { ...marks, nameIds }));
   });
 
   return router;

@@ -2,12 +2,13 @@ import type { Router } from 'express';
 import { encodeTiles } from '@streamscope/trace';
 import { TilePyramids } from '../../storage/tile-pyramids.ts';
 import type { TileFile } from '../../storage/tile-file.ts';
-import type { NameQuery } from '../../workers/name-match.ts';
+import { searchTiles } from '../../storage/tile-search.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { ApiError, badRequest, conflict, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { idParam, nameQuery, queryNumber, queryString, requiredNumber } from '../params.ts';
 import type { AppServices } from '../services.ts';
+import { matchingNameIds } from './search-names.ts';
 
 /** Widest tiles answer, px (the server reads at most a few buckets per px per track). */
 export const maxTilePx = 16_384;
@@ -44,28 +45,6 @@ export function tileRoutes(services: AppServices): Router {
       throw new ApiError(501, 'not-available', 'tiles are not available in this build');
     }
     return pyramids.get(id, storedTraceFile(store.tracePath(id), stored.entry.opCount).ref);
-  };
-
-  const matchNames = services.tools.matchNames;
-  /** The name ids a search matches, found in a worker; one that runs past its time is a 422. */
-  const matchingNames = async (id: string, query: NameQuery): Promise<number[]> => {
-    if (matchNames === undefined) {
-      throw new ApiError(501, 'not-available', 'search is not available in this build');
-    }
-    const limitMs = services.limits.searchMs;
-    try {
-      return Array.from(await matchNames(store.tilesPath(id), query, limitMs));
-    } catch (error) {
-      if ((error as { name?: unknown }).name === 'TimeoutError') {
-        throw new ApiError(
-          422,
-          'search-too-slow',
-          `the search ran past its ${limitMs} ms over the trace's names and was stopped; use a simpler pattern`,
-          'q',
-        );
-      }
-      throw error;
-    }
   };
 
   router.get('/traces/:id/tiles/meta', async (req, res) => {
@@ -128,7 +107,8 @@ export function tileRoutes(services: AppServices): Router {
       );
     }
     const file = await tilesOf(id);
-    res.json(await file.search(await matchingNames(id, query), fromNs, direction, limit));
+    const nameIds = await matchingNameIds(services, store.tilesPath(id), query);
+    res.json(await searchTiles(file, nameIds, fromNs, direction, limit));
   });
 
   router.get('/traces/:id/ops/:index', async (req, res) => {

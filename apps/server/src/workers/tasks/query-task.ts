@@ -1,15 +1,50 @@
+import { TileFile } from '../../storage/tile-file.ts';
+import { areaFromTiles, flowsFromTiles, searchMarksFromTiles } from '../../storage/tile-queries.ts';
+import { tilesBeside } from '../../storage/tile-window.ts';
 import type { TraceQuery } from '../../storage/trace-query.ts';
 import { answerQuery } from '../../storage/trace-query.ts';
 import { loadTraceFile } from '../load-trace-file.ts';
 import type { TraceFileRef } from '../protocol.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
 
-/** Loads a stored trace and answers one question about it (GET …/area, …/flows, …/search/marks). */
+/** Answers one question about a stored trace (GET …/area, …/flows, …/search/marks). */
 export async function queryTask(
   ref: TraceFileRef,
   query: TraceQuery,
   ctx: TaskContext,
 ): Promise<TaskResult> {
-  const trace = await loadTraceFile(ref, ctx.signal);
-  return { result: answerQuery(trace, query) };
+  return { result: await answerTraceQuery(ref, query, ctx.signal) };
+}
+
+/**
+ * The answer to `query` on the calling thread (a worker's, or the server's own where it was built
+ * without worker threads): from the tiles file beside the trace when it has one of this version,
+ * at the cost of what the question touches (tile-queries.ts); otherwise from the trace decoded
+ * whole (a trace stored before its tiles file was made, or one whose file is of an older version).
+ */
+export async function answerTraceQuery(
+  ref: TraceFileRef,
+  query: TraceQuery,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const tilesPath = ref.partial ? undefined : await tilesBeside(ref.path);
+  // Search marks read the tiles file only with names matched against it (under the time limit).
+  const tiled =
+    tilesPath !== undefined && (query.type !== 'search-marks' || query.nameIds !== undefined);
+  if (!tiled) {
+    return answerQuery(await loadTraceFile(ref, signal), query);
+  }
+  const file = await TileFile.open(tilesPath);
+  try {
+    switch (query.type) {
+      case 'area':
+        return await areaFromTiles(file, query.fromNs, query.toNs, query.tracks);
+      case 'flows':
+        return await flowsFromTiles(file, query.track, query.startNs);
+      case 'search-marks':
+        return await searchMarksFromTiles(file, query.nameIds ?? [], query.bucketCount);
+    }
+  } finally {
+    file.close();
+  }
 }
