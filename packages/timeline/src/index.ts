@@ -54,3 +54,5 @@ export type { TileSource } from './tile-source.ts';
 export { appendTileBuckets } from './tile-source.ts';
 export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';
 export { TiledTrace, tileBuckets } from './tiled-trace.ts';
+export type { RangeLanes } from './range-lanes.ts';
+export { rangeLanesOf, traceRangeLanes } from './range-lanes.ts';

@@ -1,5 +1,5 @@
-import type { Trace } from '@streamscope/trace';
-import { opKindName } from '@streamscope/trace';
+import type { RangeLaneSummary, Trace } from '@streamscope/trace';
+import { opKindName, rangeLaneSummaries } from '@streamscope/trace';
 import { ApiError } from '../http/api-error.ts';
 import { nameTest } from '../workers/name-match.ts';
 
@@ -21,7 +21,13 @@ export type TraceQuery =
       readonly q: string;
       readonly regex: boolean;
       readonly bucketCount: number;
-    };
+    }
+  | { readonly type: 'range-lanes' };
+
+/** Per track with ranges, what its range lane row holds over the whole trace. */
+export interface RangeLanesAnswer {
+  readonly tracks: readonly RangeLaneSummary[];
+}
 
 /** Most (kind, name) groups an area answer lists, largest total time first. */
 const maxAreaGroups = 200;
@@ -295,5 +301,7 @@ export function answerQuery(trace: Trace, query: TraceQuery): unknown {
       return flowsAnswer(trace, query.track, query.startNs);
     case 'search-marks':
       return searchMarksAnswer(trace, query.q, query.regex, query.bucketCount);
+    case 'range-lanes':
+      return { tracks: rangeLaneSummaries(trace) } satisfies RangeLanesAnswer;
   }
 }

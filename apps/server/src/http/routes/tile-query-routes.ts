@@ -15,7 +15,8 @@ const maxQueryChars = 200;
 
 /**
  * What a tiled view (a big stored trace, of which the page holds a window) asks about the whole
- * trace: an area's aggregates, one op's flows, where a search's matches are. Each answer is made
+ * trace: an area's aggregates, one op's flows, where a search's matches are, what each track's
+ * range lane row holds (to label it as the normal view does). Each answer is made
  * in a worker thread that reads the stored trace (trace-query.ts); the event loop only parses.
  */
 export function tileQueryRoutes(services: AppServices): Router {
@@ -80,6 +81,10 @@ export function tileQueryRoutes(services: AppServices): Router {
       );
     }
     res.json(await ask(id, { type: 'search-marks', q, regex, bucketCount }));
+  });
+
+  router.get('/traces/:id/range-lanes', async (req, res) => {
+    res.json(await ask(idParam(req), { type: 'range-lanes' }));
   });
 
   return router;
