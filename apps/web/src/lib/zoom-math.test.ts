@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { gestureWindow, keyAction, minShownOpPx, showWindow, windowAround } from './zoom-math.ts';
+import {
+  focusOpPx,
+  gestureWindow,
+  keyAction,
+  minShownOpPx,
+  showWindow,
+  windowAround,
+} from './zoom-math.ts';
 
 describe('zoom math', () => {
   it('pads a window by a tenth of its span on each side', () => {
@@ -68,9 +75,9 @@ describe('showWindow', () => {
     expect(showWindow(wide, 1000, spanNs)).toEqual({ startNs: 1_000_000, endNs: 23_000_000 });
   });
 
-  it('else shows the current op minShownOpPx wide, reaching from it toward the others', () => {
+  it('else shows the current op focusOpPx wide, reaching from it toward the others', () => {
     // The first op a 12.5 µs copy at 2 ms: fitting 2 .. 22 ms would leave it 0.6 px. The window
-    // is 781.25 µs wide and starts 5% of that (39.0625 µs) before the copy.
+    // is 12.5 µs × 1000 / 16 = 781.25 µs wide and starts 5% of that (39.0625 µs) before it.
     const thin = {
       fromNs: 2_000_000,
       toNs: 22_000_000,
@@ -79,7 +86,12 @@ describe('showWindow', () => {
     };
     const view = showWindow(thin, 1000, spanNs);
     expect(view).toEqual({ startNs: 1_960_937.5, endNs: 2_742_187.5 });
-    expect(widthPx(view, 12_500)).toBe(minShownOpPx);
+    expect(widthPx(view, 12_500)).toBe(focusOpPx);
+    // 3 px is enough to fit them all: 16 copies of 21.5 µs over 3.7 ms on 800 px are 4.6 px.
+    const copies = { ...thin, toNs: 5_700_000, currentEndNs: 2_021_500 };
+    expect(showWindow(copies, 800, spanNs)).toEqual({ startNs: 1_815_000, endNs: 5_885_000 });
+    // 21.5 µs × 800 px / 4.07 ms = 4.2 px.
+    expect((21_500 * 800) / (5_885_000 - 1_815_000)).toBeGreaterThanOrEqual(minShownOpPx);
   });
 
   it('never starts before the trace or ends past it', () => {

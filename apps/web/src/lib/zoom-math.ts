@@ -13,8 +13,10 @@ export function windowAround(startNs: number, endNs: number, padFraction = 0.1):
   return { startNs: startNs - padNs, endNs: startNs + spanNs + padNs };
 }
 
-/** Narrowest an op that "show" brings into view is drawn, CSS px: thinner, a person misses it. */
-export const minShownOpPx = 16;
+/** Narrowest an op that "show" leaves in view is drawn, CSS px: thinner, a person misses it. */
+export const minShownOpPx = 3;
+/** How wide "show" draws the current op when it zooms in because all the ops were too thin. */
+export const focusOpPx = 16;
 
 /** What a "show" brings into view: some ops, one of which is current (selected first). */
 export interface ShowTarget {
@@ -33,9 +35,8 @@ export interface ShowTarget {
  *   `minShownOpPx` wide in it and takes under 80% of it;
  * - else every op, first start to last end with 5% of room each side, when the current op is at
  *   least `minShownOpPx` wide there;
- * - else (ops far apart) the widest window that shows the current op `minShownOpPx` wide,
- *   starting just before it so that it reaches as far toward the others as it can (next/previous
- *   step to the rest).
+ * - else (ops far apart, or thin) the window that shows the current op `focusOpPx` wide,
+ *   starting just before it so that it reaches toward the others (next/previous step to them).
  * One op alone always fits the second case: it takes about 90% of the width.
  */
 export function showWindow(
@@ -62,7 +63,7 @@ export function showWindow(
     if (readable(all)) {
       view = all;
     } else {
-      const widthNs = Math.max(minViewSpanNs, (currentNs * plotWidthPx) / minShownOpPx);
+      const widthNs = Math.max(minViewSpanNs, (currentNs * plotWidthPx) / focusOpPx);
       const startNs = target.currentStartNs - widthNs * 0.05;
       view = { startNs, endNs: startNs + widthNs };
     }
