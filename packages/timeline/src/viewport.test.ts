@@ -57,12 +57,11 @@ describe('placeInTrace', () => {
     expect(placeInTrace(inside, spanNs)).toBe(inside);
   });
 
-  it('keeps the whole trace in a window wider than it, as the pans do (fit-all stays)', () => {
-    const fit = fitViewport(spanNs);
-    expect(placeInTrace(fit, spanNs)).toEqual(fit);
-    expect(placeInTrace({ startNs: 20_000, endNs: 220_000 }, spanNs)).toEqual({
+  it('makes a window wider than the trace the trace itself (zoomed out, a match stays inside)', () => {
+    expect(placeInTrace(fitViewport(spanNs), spanNs)).toEqual({ startNs: 0, endNs: spanNs });
+    expect(placeInTrace({ startNs: -700_000, endNs: 900_000 }, spanNs)).toEqual({
       startNs: 0,
-      endNs: 200_000,
+      endNs: spanNs,
     });
   });
 

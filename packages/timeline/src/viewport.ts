@@ -59,15 +59,18 @@ function startBounds(
 
 /**
  * `viewport` moved, its width kept, so it starts no earlier than the trace's first op (0) and
- * ends no later than its span, by the rule the pans keep to (`startBounds`); a window wider than
- * the trace keeps the whole trace in view. So a window placed around ops never starts before 0.
- * Nothing to place against before the trace has a span.
+ * ends no later than its span, by the rule the pans keep to (`startBounds`). A window wider than
+ * the trace becomes the trace: a window placed around ops (a show, a search match) never shows
+ * time before 0 or past the end. Nothing to place against before the trace has a span.
  */
 export function placeInTrace(viewport: Viewport, spanNs: number): Viewport {
   if (!(spanNs > 0)) {
     return viewport;
   }
   const widthNs = viewport.endNs - viewport.startNs;
+  if (widthNs >= spanNs) {
+    return { startNs: 0, endNs: spanNs };
+  }
   const { lowNs, highNs } = startBounds(widthNs, 0, spanNs);
   const startNs = Math.min(highNs, Math.max(lowNs, viewport.startNs));
   return startNs === viewport.startNs ? viewport : { startNs, endNs: startNs + widthNs };
