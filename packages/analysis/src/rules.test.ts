@@ -165,7 +165,9 @@ describe('rules', () => {
     const late = b.kernel(s, 50 * us, 60 * us);
     const f = fired(b, 'gpu-gaps')!;
     // Only the 30 µs gap (20 → 50) passes the 10 µs threshold; the 5 µs one does not.
-    expect(f.message).toContain('1 gap of at least 10 µs with no engine busy, 30 µs');
+    expect(f.message).toContain(
+      '1 GPU idle gap (no stream of the GPU busy) of at least 10 µs, 30 µs',
+    );
     expect(f.opIndices).toEqual([late]);
     // Nothing recorded explains it (no API calls): nothing to change, so no saving is claimed.
     expect(f.estimatedSavingNs).toBe(0);
