@@ -55,4 +55,4 @@ export { appendTileBuckets } from './tile-source.ts';
 export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';
 export { TiledTrace, tileBuckets } from './tiled-trace.ts';
 export type { RangeLanes } from './range-lanes.ts';
-export { rangeLanesOf, traceRangeLanes } from './range-lanes.ts';
+export { rangeLanesOf } from './range-lanes.ts';
