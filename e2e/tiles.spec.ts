@@ -204,5 +204,15 @@ test("tiled mode: the server's findings, and a finding's show selects its ops in
   const s = await stats(page);
   expect(s.fromTiles).toBe(false);
   expect(s.gaps ?? 0).toBeGreaterThan(0);
+  // The window fits them inside the trace, as the normal view's does: never before its start.
+  const meta = (await (await request.get(`/api/traces/${id}/tiles/meta`)).json()) as {
+    spanNs: number;
+  };
+  expect(s.viewStartNs).toBeGreaterThanOrEqual(0);
+  expect(s.viewEndNs).toBeLessThanOrEqual(meta.spanNs);
+  for (const o of inWindow) {
+    expect(o.startNs).toBeGreaterThanOrEqual(s.viewStartNs);
+    expect(o.endNs).toBeLessThanOrEqual(s.viewEndNs);
+  }
   await request.delete(`/api/traces/${id}`);
 });

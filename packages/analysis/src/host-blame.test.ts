@@ -87,7 +87,9 @@ describe('gaps attributed to what the host thread was doing', () => {
     const f = analyzeTrace(b.trace).findings.find((x) => x.ruleId === 'gpu-gaps')!;
     // Two gaps of 27.6 ms, the DataLoader accounting for 24.8 ms of each, and per step 0.3 + 0.5 ms
     // after the copies, of which the pageable calls account for 0.3 + 0.4 ms.
-    expect(f.message).toContain('8 gaps of at least 10 µs with no engine busy, 57.6 ms');
+    expect(f.message).toContain(
+      '8 GPU idle gaps (no stream of the GPU busy) of at least 10 µs, 57.6 ms',
+    );
     expect(f.estimatedSavingNs).toBeCloseTo(2 * 24.8 * ms + 3 * 0.7 * ms, 3);
   });
 

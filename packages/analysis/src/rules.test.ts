@@ -165,7 +165,9 @@ describe('rules', () => {
     const late = b.kernel(s, 50 * us, 60 * us);
     const f = fired(b, 'gpu-gaps')!;
     // Only the 30 µs gap (20 → 50) passes the 10 µs threshold; the 5 µs one does not.
-    expect(f.message).toContain('1 gap of at least 10 µs with no engine busy, 30 µs');
+    expect(f.message).toContain(
+      '1 GPU idle gap (no stream of the GPU busy) of at least 10 µs, 30 µs',
+    );
     expect(f.opIndices).toEqual([late]);
     // Nothing recorded explains it (no API calls): nothing to change, so no saving is claimed.
     expect(f.estimatedSavingNs).toBe(0);
@@ -215,6 +217,22 @@ describe('rules', () => {
     expect(f.message).toContain('The GPU was idle 190 µs (63.3% of the run) inside them');
     // No recorded cause for the idle time: no saving claimed.
     expect(f.estimatedSavingNs).toBe(0);
+  });
+
+  it('points low-utilization at the GPU ops on either side of its largest idle gap', () => {
+    const b = new TestTraceBuilder();
+    const s = b.stream(1);
+    b.kernel(s, 0, 100 * us);
+    const k2 = b.kernel(s, 110 * us, 112 * us, 'k2');
+    const k3 = b.kernel(s, 290 * us, 300 * us, 'k3');
+    const f = analyzeTrace(b.trace, undefined, { utilizationChunks: 3 }).findings.find(
+      (x) => x.ruleId === 'low-utilization',
+    )!;
+    // Low chunks [100, 300) hold gaps 100 → 110 and 112 → 290 µs: the larger is what explains
+    // them, so "show" selects k2 (it ends where the gap starts) and k3 (it ended the gap), not
+    // merely the first op of the low chunks.
+    expect(f.opIndices).toEqual([k2, k3]);
+    expect(f.message).toContain('Largest idle gap inside them, 112 µs–290 µs');
   });
 
   it('claims for low-utilization what the causes of the idle time inside the chunks took', () => {

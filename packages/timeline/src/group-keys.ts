@@ -39,19 +39,6 @@ export function groupTrackCounts(trace: Trace, order: readonly number[]): Map<st
   return counts;
 }
 
-/** Ranges per track. */
-export function rangeCountByTrack(trace: Trace): Uint32Array {
-  const counts = new Uint32Array(trace.tracks.length);
-  const ranges = trace.ranges.columns();
-  for (let i = 0; i < ranges.count; i++) {
-    const t = ranges.track[i]!;
-    if (t < counts.length) {
-      counts[t]!++;
-    }
-  }
-  return counts;
-}
-
 // What a range lane holds, from the ranges' domains: PyTorch's profiler (kineto) files its CPU
 // ops, annotations and Python frames under these categories; anything else is an NVTX domain.
 const rangeSources: readonly (readonly [string, string])[] = [
@@ -64,30 +51,4 @@ const rangeSources: readonly (readonly [string, string])[] = [
 /** The kind of ranges `domain` holds: 'CPU ops', 'user annotations', 'Python' or 'NVTX'. */
 export function rangeSourceOf(domain: string): string {
   return rangeSources.find(([name]) => name === domain)?.[1] ?? 'NVTX';
-}
-
-/**
- * Per track, the label of its range lanes, named by what they hold: "NVTX", "CPU ops",
- * "User annotations", or several joined ("CPU ops + user annotations"). One pass over the ranges.
- */
-export function rangeLaneLabels(trace: Trace): string[] {
-  const ranges = trace.ranges.columns();
-  const sourceOfDomain = new Map<number, string>();
-  const sources: string[][] = trace.tracks.map(() => []);
-  for (let i = 0; i < ranges.count; i++) {
-    const domainId = ranges.domainId[i]!;
-    let source = sourceOfDomain.get(domainId);
-    if (source === undefined) {
-      source = rangeSourceOf(domainId === 0 ? '' : trace.strings.get(domainId));
-      sourceOfDomain.set(domainId, source);
-    }
-    const own = sources[ranges.track[i]!];
-    if (own !== undefined && !own.includes(source)) {
-      own.push(source);
-    }
-  }
-  return sources.map((own) => {
-    const label = own.length === 0 ? 'NVTX' : own.join(' + ');
-    return label.charAt(0).toUpperCase() + label.slice(1);
-  });
 }

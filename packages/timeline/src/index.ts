@@ -10,7 +10,14 @@ export { createTimelineView } from './timeline-view.ts';
 export type { ExportOptions } from './export-frame.ts';
 export { windowLabel } from './export-frame.ts';
 export type { Viewport } from './viewport.ts';
-export { clampViewport, fitViewport, zoomViewport, panViewport, minSpanNs } from './viewport.ts';
+export {
+  clampViewport,
+  fitViewport,
+  zoomViewport,
+  panViewport,
+  placeInTrace,
+  minSpanNs,
+} from './viewport.ts';
 export type { TimelineHit } from './hit-test.ts';
 export { hitTest, nearestOp, nearestRange, hitSlopPx } from './hit-test.ts';
 export type { AreaSelection, FrameStats, MarkedRange } from './frame-input.ts';
@@ -47,3 +54,5 @@ export type { TileSource } from './tile-source.ts';
 export { appendTileBuckets } from './tile-source.ts';
 export type { TileFetcher, TileMeta, TiledTraceOptions } from './tiled-trace.ts';
 export { TiledTrace, tileBuckets } from './tiled-trace.ts';
+export type { RangeLanes } from './range-lanes.ts';
+export { rangeLanesOf } from './range-lanes.ts';

@@ -8,9 +8,9 @@ import {
   hostGroupKey,
   nvtxGroupKey,
   processGroupKey,
-  rangeCountByTrack,
-  rangeLaneLabels,
 } from './group-keys.ts';
+import type { RangeLanes } from './range-lanes.ts';
+import { traceRangeLanes } from './range-lanes.ts';
 import { syncLaneTracks } from './sync-lane.ts';
 
 /**
@@ -77,6 +77,8 @@ export interface LayoutOptions {
   /** Streams that get a lane of the host ranges that launched their ops, and a queue-depth track. */
   readonly launchLaneTracks?: ReadonlySet<number>;
   readonly queueTracks?: ReadonlySet<number>;
+  /** Range lanes of the whole trace (tiled mode); computed from `trace` when absent. */
+  readonly rangeLanes?: RangeLanes;
   readonly groupHeightPx?: number;
   readonly streamRowHeightPx?: number;
   readonly hostRowHeightPx?: number;
@@ -104,20 +106,6 @@ export const defaultRowHeights: {
   queueTrackHeightPx: 30,
 };
 
-/** Deepest NVTX nesting (+1) per track; 0 where a track has no ranges. */
-export function nvtxDepthByTrack(trace: Trace): Uint8Array {
-  const depths = new Uint8Array(trace.tracks.length);
-  const ranges = trace.ranges.columns();
-  for (let i = 0; i < ranges.count; i++) {
-    const track = ranges.track[i]!;
-    const depth = ranges.depth[i]! + 1;
-    if (track < depths.length && depth > depths[track]!) {
-      depths[track] = Math.min(255, depth);
-    }
-  }
-  return depths;
-}
-
 /**
  * Rows for a trace: per process (a header when there are several), its host threads with their
  * NVTX lanes, then per device (a header) and context (a header when a device has several) its
@@ -133,12 +121,14 @@ export function computeLayout(trace: Trace, options: LayoutOptions = {}): RowLay
     (t, i, all) => t >= 0 && t < tracks.length && !hidden.has(t) && all.indexOf(t) === i,
   );
   const pinnedSet = new Set(pinned);
-  const depths = nvtxDepthByTrack(trace);
+  // The whole trace's range lanes: a tiled view's window holds only some of its ranges.
+  const lanes = options.rangeLanes ?? traceRangeLanes(trace);
+  const depths = lanes.depths;
   const syncLanes = options.syncLaneTracks ?? syncLaneTracks(trace);
   const foldable = options.foldable !== false;
   const collapsed = foldable ? (options.collapsedGroups ?? new Set<string>()) : new Set<string>();
-  const rangeCounts = rangeCountByTrack(trace);
-  const rangeLabels = rangeLaneLabels(trace);
+  const rangeCounts = lanes.counts;
+  const rangeLabels = lanes.labels;
   const rows: LayoutRow[] = [];
   const rowOfTrack = new Int32Array(tracks.length).fill(-1);
   const nvtxRowOfTrack = new Int32Array(tracks.length).fill(-1);

@@ -3,6 +3,7 @@ import { noKind } from '@streamscope/trace';
 import { kindColors, withAlpha } from './colors.ts';
 import type { IntervalBuilder } from './interval-buffers.ts';
 import { densityAlpha } from './lod.ts';
+import type { RangeLanes } from './range-lanes.ts';
 
 /**
  * Where a view of a trace too big to hold draws its stream rows from (a stored trace's
@@ -15,6 +16,11 @@ export interface TileSource {
   readonly version: number;
   /** The whole trace's span, ns (what Fit shows: the view's own trace is only a window). */
   readonly spanNs: number;
+  /**
+   * The whole trace's range lanes, once known: rows are labelled and sized from them, as the
+   * normal view's are from its whole trace (the view's own trace holds a window of ranges).
+   */
+  readonly rangeLanes?: RangeLanes | undefined;
   /**
    * The time range the view's trace holds every op of (ns since the origin; infinite on a side
    * where it reaches the trace's end), or undefined; the view draws from ops inside it when the

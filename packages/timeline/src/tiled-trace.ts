@@ -1,5 +1,6 @@
 import type { Trace, TileSet } from '@streamscope/trace';
 import { TileCache } from './tile-cache.ts';
+import type { RangeLanes } from './range-lanes.ts';
 import type { TileSource } from './tile-source.ts';
 import { appendTileBuckets } from './tile-source.ts';
 
@@ -44,6 +45,7 @@ const defaultExactOpLimit = 200_000;
  */
 export class TiledTrace implements TileSource {
   version = 0;
+  rangeLanes: RangeLanes | undefined = undefined;
   private readonly cache: TileCache;
   private readonly inflight = new Map<string, AbortController>();
   private exact: { startNs: number; endNs: number } | undefined;
@@ -81,6 +83,16 @@ export class TiledTrace implements TileSource {
 
   exactRange(): { readonly startNs: number; readonly endNs: number } | undefined {
     return this.exact;
+  }
+
+  /** The whole trace's range lanes (asked of the server apart): rows relabel at the next frame. */
+  setRangeLanes(lanes: RangeLanes): void {
+    if (this.disposed) {
+      return;
+    }
+    this.rangeLanes = lanes;
+    this.version++;
+    this.options.onTiles?.();
   }
 
   /** Requests in flight (tiles, and a window of exact ops). */

@@ -5,6 +5,7 @@ import type { AreaSelection, FrameInput, MarkedRange } from './frame-input.ts';
 import type { GapIndex } from './gaps.ts';
 import type { RowLayout } from './layout.ts';
 import { computeLayout } from './layout.ts';
+import type { RangeLanes } from './range-lanes.ts';
 import type { RedrawScheduler } from './scheduler.ts';
 import type { SearchBuckets } from './search-buckets.ts';
 import type { SearchMarks } from './search-marks.ts';
@@ -27,6 +28,8 @@ export interface ViewState {
   layout: RowLayout;
   layoutTracks: number;
   layoutRanges: number;
+  /** The tile source's range lanes the layout was made with. */
+  layoutRangeLanes: RangeLanes | undefined;
   /** Which tracks' host waits have a lane, kept up to date as a live trace grows. */
   readonly syncLanes: SyncLaneScan;
   readonly trackLanes: TrackLanes;
@@ -66,6 +69,7 @@ export function createViewState(options: TimelineViewOptions): ViewState {
     layout: emptyLayout(),
     layoutTracks: -1,
     layoutRanges: -1,
+    layoutRangeLanes: undefined,
     syncLanes: new SyncLaneScan(),
     trackLanes: new TrackLanes(),
     viewport: { startNs: 0, endNs: 1e6 },
@@ -120,7 +124,11 @@ export function relayout(s: ViewState): void {
           syncLaneTracks: s.syncLanes.tracks,
           launchLaneTracks: s.trackLanes.launchTracks(),
           queueTracks: s.trackLanes.queueTracks(),
+          ...(s.tileSource?.rangeLanes === undefined
+            ? {}
+            : { rangeLanes: s.tileSource.rangeLanes }),
         });
+  s.layoutRangeLanes = s.tileSource?.rangeLanes;
   s.layoutTracks = s.trace?.tracks.length ?? -1;
   s.layoutRanges = s.trace?.ranges.count ?? -1;
   setScrollTop(s, s.scrollTopPx);
@@ -130,7 +138,12 @@ export function relayout(s: ViewState): void {
 // or a track's first host wait beside its work, which opens its sync lane.
 export function layoutUpToDate(s: ViewState, t: Trace): void {
   const lanesChanged = s.syncLanes.update(t);
-  if (lanesChanged || t.tracks.length !== s.layoutTracks || t.ranges.count !== s.layoutRanges) {
+  if (
+    lanesChanged ||
+    t.tracks.length !== s.layoutTracks ||
+    t.ranges.count !== s.layoutRanges ||
+    s.tileSource?.rangeLanes !== s.layoutRangeLanes
+  ) {
     relayout(s);
   }
 }

@@ -42,6 +42,41 @@ export function panViewport(viewport: Viewport, deltaNs: number): Viewport {
 }
 
 /**
+ * The starts that keep a window `widthNs` wide within [loNs, hiNs]: a window narrower than the
+ * bounds stays inside them, and a wider one keeps all of them in view. The one rule behind the
+ * pans (`panWithinTrace`) and the windows a "show" or a zoom places (`placeInTrace`).
+ */
+function startBounds(
+  widthNs: number,
+  loNs: number,
+  hiNs: number,
+): { readonly lowNs: number; readonly highNs: number } {
+  // Narrow: start in [lo, hi - width]. Wide: start in [hi - width, lo].
+  return widthNs <= hiNs - loNs
+    ? { lowNs: loNs, highNs: hiNs - widthNs }
+    : { lowNs: hiNs - widthNs, highNs: loNs };
+}
+
+/**
+ * `viewport` moved, its width kept, so it starts no earlier than the trace's first op (0) and
+ * ends no later than its span, by the rule the pans keep to (`startBounds`). A window wider than
+ * the trace becomes the trace: a window placed around ops (a show, a search match) never shows
+ * time before 0 or past the end. Nothing to place against before the trace has a span.
+ */
+export function placeInTrace(viewport: Viewport, spanNs: number): Viewport {
+  if (!(spanNs > 0)) {
+    return viewport;
+  }
+  const widthNs = viewport.endNs - viewport.startNs;
+  if (widthNs >= spanNs) {
+    return { startNs: 0, endNs: spanNs };
+  }
+  const { lowNs, highNs } = startBounds(widthNs, 0, spanNs);
+  const startNs = Math.min(highNs, Math.max(lowNs, viewport.startNs));
+  return startNs === viewport.startNs ? viewport : { startNs, endNs: startNs + widthNs };
+}
+
+/**
  * A pan that stops at the trace's edges (the air `fitViewport` leaves): a window narrower than
  * the whole trace stays inside it, and a wider one keeps the whole trace in view. Nothing to bound
  * against before the trace has a span.
@@ -53,10 +88,7 @@ export function panWithinTrace(viewport: Viewport, deltaNs: number, spanNs: numb
   }
   const fit = fitViewport(spanNs);
   const widthNs = moved.endNs - moved.startNs;
-  const narrow = widthNs <= fit.endNs - fit.startNs;
-  // Narrow: start in [fit.start, fit.end - width]. Wide: start in [fit.end - width, fit.start].
-  const lowNs = narrow ? fit.startNs : fit.endNs - widthNs;
-  const highNs = narrow ? fit.endNs - widthNs : fit.startNs;
+  const { lowNs, highNs } = startBounds(widthNs, fit.startNs, fit.endNs);
   // A window a caller put beyond a bound is not pulled back; it only cannot go further out.
   const startNs =
     deltaNs >= 0

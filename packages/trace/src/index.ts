@@ -37,6 +37,8 @@ export { StreamType, streamTypes, displayOrder, trackLabel, trackLabels } from '
 export type { TraceMeta, SourceFormat, TimingMethod, DistributedInfo } from './meta.ts';
 export { defaultMeta } from './meta.ts';
 export { Trace } from './trace.ts';
+export type { RangeLaneSummary } from './range-summary.ts';
+export { rangeLaneSummaries } from './range-summary.ts';
 export { formatDurationNs, formatBytes, bandwidthGBps } from './time-format.ts';
 export { CodecError } from './codec/codec-error.ts';
 export {

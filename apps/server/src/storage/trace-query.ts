@@ -1,5 +1,5 @@
-import type { Trace } from '@streamscope/trace';
-import { opKindName } from '@streamscope/trace';
+import type { RangeLaneSummary, Trace } from '@streamscope/trace';
+import { opKindName, rangeLaneSummaries } from '@streamscope/trace';
 import { ApiError } from '../http/api-error.ts';
 import { nameTest } from '../workers/name-match.ts';
 import type { AreaAnswer, SearchMarksAnswer } from './query-aggregates.ts';
@@ -30,7 +30,13 @@ export type TraceQuery =
        * trace's tiles file (in a worker, under the search time limit); the tiles file then answers.
        */
       readonly nameIds?: readonly number[];
-    };
+    }
+  | { readonly type: 'range-lanes' };
+
+/** Per track with ranges, what its range lane row holds over the whole trace. */
+export interface RangeLanesAnswer {
+  readonly tracks: readonly RangeLaneSummary[];
+}
 
 /**
  * Ops that overlap [fromNs, toNs] on `tracks` (every track when empty), as AreaAccumulator
@@ -176,5 +182,7 @@ export function answerQuery(trace: Trace, query: TraceQuery): unknown {
       return flowsAnswer(trace, query.track, query.startNs);
     case 'search-marks':
       return searchMarksAnswer(trace, query.q, query.regex, query.bucketCount);
+    case 'range-lanes':
+      return { tracks: rangeLaneSummaries(trace) } satisfies RangeLanesAnswer;
   }
 }

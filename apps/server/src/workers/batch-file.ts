@@ -92,16 +92,20 @@ export function indexBatches(fd: number, partial: boolean, signal?: AbortSignal)
 
 /**
  * Calls `apply` with runs of whole batches, in file order, read through one buffer that is
- * reused (it grows only for a batch larger than itself). The bytes are valid during the call.
+ * reused (it grows only for a batch larger than itself), and the file offset of the run's first
+ * byte, so a decoder's errors can name the file's byte rather than the buffer's. The bytes are
+ * valid during the call.
  */
 export async function forEachBatchRun(
   fd: number,
-  apply: (batches: Uint8Array) => void,
+  apply: (batches: Uint8Array, fileOffset: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   let buffer = new Uint8Array(readBytes);
   let end = 0;
   let position = 0;
+  // File offset of buffer[0]: the bytes before it were handed to `apply` already.
+  let bufferAt = 0;
   for (;;) {
     // A turn of the thread's loop between reads: an abort message gets in.
     await nextTurn();
@@ -111,9 +115,10 @@ export async function forEachBatchRun(
     end += bytesRead;
     const whole = wholeBatchesLength(buffer.subarray(0, end));
     if (whole > 0) {
-      apply(buffer.subarray(0, whole));
+      apply(buffer.subarray(0, whole), bufferAt);
       buffer.copyWithin(0, whole, end);
       end -= whole;
+      bufferAt += whole;
     }
     if (bytesRead === 0) {
       if (end > 0) {

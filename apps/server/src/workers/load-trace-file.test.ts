@@ -65,13 +65,36 @@ describe('withTraceBatches', () => {
   });
 });
 
-/** Where the first batch of `kind` starts in a record stream. */
-function batchOffset(bytes: Uint8Array, kind: number): number {
+describe('loadTraceFile', () => {
+  it('names the byte of the file, not of its 4 MiB read, when a batch past 4 MiB is corrupt', async () => {
+    const bytes = saveTrace(syntheticTrace(400_000));
+    // The first ops batch that starts past the first 4 MiB read: its first record's kind byte,
+    // after the 16-byte header and the batch's firstIndex (a varint, 7 bits a byte).
+    const batchAt = batchOffset(bytes, 5, 4 * 1024 * 1024);
+    let kindAt = batchAt + 16;
+    while (bytes[kindAt++]! >= 0x80) {
+      // Still inside the varint.
+    }
+    bytes[kindAt] = 0xee;
+    const file = await stored('late.sstrace', bytes);
+    const failure = loadTraceFile({ path: file, partial: false });
+    await expect(failure).rejects.toMatchObject({ status: 500, code: 'unreadable-trace' });
+    const message = ((await failure.catch((error: unknown) => error)) as Error).message;
+    // The same place the batch reader names (it reads by file position), down to the byte.
+    const byBatches = ((await batchExport(file).catch((error: unknown) => error)) as Error).message;
+    expect(message).toMatch(/unknown op kind 238 at byte \d+$/);
+    expect(message.endsWith(`at byte ${kindAt + 1}`)).toBe(true);
+    expect(byBatches.endsWith(`at byte ${kindAt + 1}`)).toBe(true);
+  }, 60_000);
+});
+
+/** Where the first batch of `kind` at or after byte `from` starts in a record stream. */
+function batchOffset(bytes: Uint8Array, kind: number, from = 0): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let at = 0; at < bytes.length; at += 16 + view.getUint32(at + 12, true)) {
-    if (view.getUint8(at + 5) === kind) {
+    if (at >= from && view.getUint8(at + 5) === kind) {
       return at;
     }
   }
-  throw new Error(`no batch of kind ${kind}`);
+  throw new Error(`no batch of kind ${kind} after byte ${from}`);
 }

@@ -22,7 +22,7 @@ export async function loadTraceFile(ref: TraceFileRef, signal?: AbortSignal): Pr
       // A hint from the trace's row: bounded, so a wrong one cannot ask for absurd memory.
       decoder.trace.ops.reserve(Math.min(ref.opCount, maxReservedOps));
     }
-    await forEachBatchRun(fd, (batches) => decoder.apply(batches), signal);
+    await forEachBatchRun(fd, (batches, fileOffset) => decoder.apply(batches, fileOffset), signal);
     // Not trimmed: the trace lives as long as one task, and trimming would copy every column.
     return decoder.trace;
   });

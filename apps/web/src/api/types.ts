@@ -206,8 +206,12 @@ export interface TraceAnalysis {
   readonly launchQueueFullNs: number;
   readonly steps: StepSummary;
   readonly streams: readonly StreamUtilization[];
+  /** Idle stretches of each stream between its ops, counted per stream (their sum). */
   readonly gapCount: number;
   readonly gapTotalNs: number;
+  /** Stretches with no stream of a GPU busy (the gpu-gaps finding counts those ≥ its threshold). */
+  readonly gpuGapCount: number;
+  readonly gpuGapTotalNs: number;
   readonly gapNsByCause: readonly { readonly cause: string; readonly ns: number }[];
   readonly gaps: readonly GapItem[];
   readonly findings: readonly Finding[];
@@ -237,6 +241,7 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
   const classes = objectAt(metrics, 'kernelClasses');
   const steps = objectAt(root, 'steps');
   const streamGaps = objectAt(objectAt(root, 'gaps'), 'stream');
+  const deviceGaps = objectAt(objectAt(root, 'gaps'), 'device');
   const nsByCause = objectAt(streamGaps, 'nsByCause');
   const findings = objects(arr(root, 'findings')).map((f) => ({
     ruleId: str(f, 'ruleId'),
@@ -276,6 +281,8 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
     })),
     gapCount: num(streamGaps, 'count'),
     gapTotalNs: num(streamGaps, 'totalNs'),
+    gpuGapCount: num(deviceGaps, 'count'),
+    gpuGapTotalNs: num(deviceGaps, 'totalNs'),
     gapNsByCause: Object.entries(nsByCause)
       .filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0)
       .map(([cause, ns]) => ({ cause, ns }))

@@ -1,5 +1,8 @@
 import type { TimelineView } from '@streamscope/timeline';
 
+/** The trace page's main timeline. */
+export const traceViewId = 'timeline';
+
 /** Mounted views by id, for the export buttons (a view is not React state). */
 const views = new Map<string, TimelineView>();
 

@@ -113,4 +113,23 @@ describe('analysis summary panel', () => {
     expect(t.container.querySelector('[data-testid=metric-comm-overlap]')).toBeNull();
     expect(t.container.querySelector('[data-testid=steps]')).toBeNull();
   });
+
+  it('says what each gap count counts: per stream, or the GPU with no stream busy', () => {
+    show({
+      ...body,
+      gaps: {
+        stream: { count: 341, totalNs: 45_270_000 },
+        device: { count: 341, totalNs: 23_580_000 },
+      },
+    });
+    const terms = [...t.container.querySelectorAll('dt')].map((dt) => dt.textContent);
+    expect(terms).toContain('Idle gaps on streams (per stream)');
+    expect(terms).toContain('GPU idle gaps (no stream busy)');
+    expect(t.container.querySelector('[data-testid=metric-stream-gaps]')?.textContent).toBe(
+      '341 (45.27 ms)',
+    );
+    expect(t.container.querySelector('[data-testid=metric-gpu-gaps]')?.textContent).toBe(
+      '341 (23.58 ms)',
+    );
+  });
 });

@@ -69,9 +69,14 @@ export function AnalysisPanel() {
             <dd data-testid="metric-queue-full">{formatDurationNs(analysis.launchQueueFullNs)}</dd>
           </>
         )}
-        <dt>Stream gaps</dt>
-        <dd>
+        {/* Two counts that differ by what they count: each says which. */}
+        <dt>Idle gaps on streams (per stream)</dt>
+        <dd data-testid="metric-stream-gaps">
           {analysis.gapCount} ({formatDurationNs(analysis.gapTotalNs)})
+        </dd>
+        <dt>GPU idle gaps (no stream busy)</dt>
+        <dd data-testid="metric-gpu-gaps">
+          {analysis.gpuGapCount} ({formatDurationNs(analysis.gpuGapTotalNs)})
         </dd>
       </dl>
       {analysis.gapNsByCause.length > 0 && (

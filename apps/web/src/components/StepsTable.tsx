@@ -1,5 +1,7 @@
 import { formatDurationNs } from '@streamscope/trace';
 import type { StepSummary } from '../api/types.ts';
+import { placeInTrace } from '@streamscope/timeline';
+import { shownTraceSpanNs } from '../data/show-window.ts';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 
@@ -76,6 +78,7 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
 }
 
 function zoomToStep(startNs: number, endNs: number): void {
-  const view = windowAround(startNs, endNs);
-  appStore.getState().setViewport(view.startNs, view.endNs);
+  const state = appStore.getState();
+  const view = placeInTrace(windowAround(startNs, endNs), shownTraceSpanNs(state.traceId));
+  state.setViewport(view.startNs, view.endNs);
 }

@@ -1,11 +1,13 @@
-import { inTimeOrder, toggleInSet, windowOfOps } from '../lib/op-set.ts';
+import { inTimeOrder, showTargetOf, toggleInSet } from '../lib/op-set.ts';
 import { appStore } from '../store/index.ts';
 import { getTrace } from './trace-registry.ts';
+import { showTarget } from './show-window.ts';
 import { zoomToOp } from './view-actions.ts';
 
 /**
- * Selects every op of `ops` (a finding's, say) as one set in start order, and fits the view to
- * them, cut to the trace. The first op is current; next/previous step from it.
+ * Selects every op of `ops` (a finding's, say) as one set in start order (one op: selects it),
+ * and moves the view by the rule tiled mode's "show" uses too (`showWindow`): all of them when
+ * the first is readable so, else the first. The first op is current; next/previous step from it.
  */
 export function showOpSet(ops: ArrayLike<number>, source: string | null): void {
   const state = appStore.getState();
@@ -18,13 +20,10 @@ export function showOpSet(ops: ArrayLike<number>, source: string | null): void {
   if (ordered.length === 0) {
     return;
   }
+  showTarget(showTargetOf(ordered, columns.startNs, columns.endNs));
   if (ordered.length === 1) {
-    zoomToOp(ordered[0]!);
+    state.selectOp(ordered[0]!);
     return;
-  }
-  const view = windowOfOps(ordered, columns.startNs, columns.endNs, 0, trace.spanNs());
-  if (view !== undefined) {
-    state.setViewport(view.startNs, view.endNs);
   }
   state.selectOpSet(ordered, 0, source);
 }

@@ -1,3 +1,4 @@
+import type { RangeLaneSummary } from '@streamscope/trace';
 import { isObject } from '../api/guards.ts';
 import type { AreaStatRow } from '../lib/area-stats.ts';
 import type { ServerOp } from './tile-api.ts';
@@ -158,4 +159,21 @@ export async function getServerSearchMarks(
 /** Op `index` of the whole stored trace (a finding names ops by these indices). */
 export async function getServerOpAt(id: string, index: number): Promise<ServerOp> {
   return serverOp(await getJson(`${base(id)}/ops/${index}`));
+}
+
+/** What each track's host ranges hold over the whole stored trace (labels its range rows). */
+export async function getServerRangeLanes(id: string): Promise<RangeLaneSummary[]> {
+  const value = asObject(await getJson(`${base(id)}/range-lanes`), 'range lanes answer');
+  return objectsAt(value, 'tracks').map((t) => {
+    const domains = t['domains'];
+    if (!Array.isArray(domains) || !domains.every((d): d is string => typeof d === 'string')) {
+      throw new Error(`the server's range lanes of track ${num(t, 'track')} lack 'domains'`);
+    }
+    return {
+      track: num(t, 'track'),
+      depth: num(t, 'depth'),
+      count: num(t, 'count'),
+      domains,
+    };
+  });
 }

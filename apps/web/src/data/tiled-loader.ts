@@ -1,7 +1,8 @@
 import type { Trace } from '@streamscope/trace';
 import { appStore } from '../store/index.ts';
 import { getTileMeta, getTileSkeleton, tileFetcher } from './tile-api.ts';
-import { TiledTrace } from '@streamscope/timeline';
+import { TiledTrace, rangeLanesOf } from '@streamscope/timeline';
+import { getServerRangeLanes } from './tile-queries.ts';
 import { getTrace, registerTrace } from './trace-registry.ts';
 
 /** Stored traces above this many ops open in tiled mode (the browser holds a window, not the trace). */
@@ -77,6 +78,19 @@ export async function openTiled(traceId: string): Promise<void> {
   });
   tiled.set(traceId, source);
   registerTrace(traceId, skeleton);
+  // Range rows are labelled and sized from the whole trace's ranges, as in the normal view: the
+  // page holds a window of them. Asked apart so the first paint does not wait for it.
+  const trackCount = skeleton.tracks.length;
+  void getServerRangeLanes(traceId).then(
+    (summaries) => source.setRangeLanes(rangeLanesOf(trackCount, summaries)),
+    (error: unknown) =>
+      appStore
+        .getState()
+        .notify(
+          'error',
+          `the trace's range rows: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+  );
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { SearchBuckets } from '@streamscope/timeline';
 import { searchBuckets } from '@streamscope/timeline';
-import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import type { ServerOp } from './tile-api.ts';
 import { searchServer } from './tile-api.ts';
 import { getServerSearchMarks } from './tile-queries.ts';
 import { selectWhenLoaded } from './tiled-loader.ts';
+import { showTarget } from './show-window.ts';
 
 /** Matches fetched per request. */
 const pageSize = 200;
@@ -160,7 +160,18 @@ async function fetchAround(
 }
 
 function goTo(traceId: string, match: ServerOp): void {
-  const view = windowAround(match.startNs, match.endNs);
-  appStore.getState().setViewport(view.startNs, view.endNs);
+  // As a match of the normal view (zoomToOp): the zoom kept where it shows the match readable.
+  const state = appStore.getState();
+  showTarget(
+    {
+      fromNs: match.startNs,
+      toNs: match.endNs,
+      currentStartNs: match.startNs,
+      currentEndNs: match.endNs,
+    },
+    state.viewEndNs > state.viewStartNs
+      ? { startNs: state.viewStartNs, endNs: state.viewEndNs }
+      : undefined,
+  );
   selectWhenLoaded(traceId, match.track, match.startNs);
 }

@@ -1,15 +1,17 @@
-import { clampWindow } from '../lib/op-set.ts';
+import { placeInTrace } from '@streamscope/timeline';
 import { searchTrace } from '../lib/search.ts';
 import { windowAround } from '../lib/zoom-math.ts';
 import { appStore } from '../store/index.ts';
 import { getSearchMatches, setSearchMatches } from './search-registry.ts';
+import { showTarget, shownTraceSpanNs } from './show-window.ts';
 import { getTiled } from './tiled-loader.ts';
 import { runTiledSearch, stepTiledSearch } from './tiled-search.ts';
 import { getTrace } from './trace-registry.ts';
 
 /**
- * Shows op `op` with some room around it, never before the trace's start or past its end, and
- * selects it (`select` false: only moves the view, for a set's next/previous).
+ * Shows op `op`, at least `minShownOpPx` wide and never before the trace's start or past its
+ * end, keeping the zoom when it already shows the op that wide; selects it (`select` false: only
+ * moves the view, for a set's next/previous).
  */
 export function zoomToOp(op: number, select = true): void {
   const state = appStore.getState();
@@ -20,15 +22,11 @@ export function zoomToOp(op: number, select = true): void {
   const ops = trace.ops.columns();
   const startNs = ops.startNs[op]!;
   const endNs = ops.endNs[op]!;
-  const spanNs = state.viewEndNs - state.viewStartNs;
-  // Keep the zoom when the op fits comfortably; otherwise zoom so it takes 80% of the width.
-  const midNs = (startNs + endNs) / 2;
-  const wanted =
-    spanNs > 0 && endNs - startNs < spanNs * 0.8
-      ? { startNs: midNs - spanNs / 2, endNs: midNs + spanNs / 2 }
-      : windowAround(startNs, endNs);
-  const view = clampWindow(wanted, 0, trace.spanNs());
-  state.setViewport(view.startNs, view.endNs);
+  const current = { startNs: state.viewStartNs, endNs: state.viewEndNs };
+  showTarget(
+    { fromNs: startNs, toNs: endNs, currentStartNs: startNs, currentEndNs: endNs },
+    current.endNs > current.startNs ? current : undefined,
+  );
   if (select) {
     state.selectOp(op);
   }
@@ -47,7 +45,10 @@ export function zoomToSelection(): void {
       return;
     }
     const ops = trace.ops.columns();
-    const view = windowAround(ops.startNs[state.selectedOp]!, ops.endNs[state.selectedOp]!);
+    const view = placeInTrace(
+      windowAround(ops.startNs[state.selectedOp]!, ops.endNs[state.selectedOp]!),
+      shownTraceSpanNs(state.traceId),
+    );
     state.setViewport(view.startNs, view.endNs);
   }
 }

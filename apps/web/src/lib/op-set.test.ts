@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampWindow, inTimeOrder, toggleInSet, windowOfOps } from './op-set.ts';
+import { inTimeOrder, showTargetOf, toggleInSet } from './op-set.ts';
 
 // Ops 0..4 start at 50, 10, 30, 10, 90 ns and end 20 ns later.
 const startNs = new Float64Array([50, 10, 30, 10, 90]);
@@ -26,39 +26,14 @@ describe('toggleInSet', () => {
   });
 });
 
-describe('clampWindow', () => {
-  it('never shows negative time: a window left of 0 moves right keeping its width', () => {
-    expect(clampWindow({ startNs: -40, endNs: 60 }, 0, 1000)).toEqual({ startNs: 0, endNs: 100 });
-  });
-
-  it('never runs past the end: a window right of the end moves left', () => {
-    expect(clampWindow({ startNs: 950, endNs: 1050 }, 0, 1000)).toEqual({
-      startNs: 900,
-      endNs: 1000,
+describe('showTargetOf', () => {
+  it('spans the ops from first start to last end, the first one current', () => {
+    // Ops 1, 0 and 4 in time order: 10 .. 110 ns; op 1 is 10 .. 30.
+    expect(showTargetOf([1, 0, 4], startNs, endNs)).toEqual({
+      fromNs: 10,
+      toNs: 110,
+      currentStartNs: 10,
+      currentEndNs: 30,
     });
-  });
-
-  it('keeps a window inside the bounds and shrinks one wider than them to the bounds', () => {
-    expect(clampWindow({ startNs: 10, endNs: 20 }, 0, 1000)).toEqual({ startNs: 10, endNs: 20 });
-    expect(clampWindow({ startNs: -500, endNs: 2000 }, 0, 1000)).toEqual({
-      startNs: 0,
-      endNs: 1000,
-    });
-  });
-});
-
-describe('windowOfOps', () => {
-  it('shows every op with 5% room, cut to the trace', () => {
-    // Ops 1 and 4: 10 .. 110 ns, 100 ns wide, 5 ns each side: 5 .. 115, the end cut at 112.
-    expect(windowOfOps([1, 4], startNs, endNs, 0, 112)).toEqual({ startNs: 5, endNs: 112 });
-  });
-
-  it('never starts before the trace', () => {
-    // Op 3 starts at 10; 20 ns wide so 1 ns room: 9 .. 31. A trace that starts at 10 cuts it.
-    expect(windowOfOps([3], startNs, endNs, 10, 1000)).toEqual({ startNs: 10, endNs: 31 });
-  });
-
-  it('has no window for an empty set', () => {
-    expect(windowOfOps([], startNs, endNs, 0, 1000)).toBeUndefined();
   });
 });

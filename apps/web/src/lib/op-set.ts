@@ -1,5 +1,4 @@
-import type { TimeWindow } from './zoom-math.ts';
-import { windowAround } from './zoom-math.ts';
+import type { ShowTarget } from './zoom-math.ts';
 
 /** `ops` without repeats, ordered by start time (ties by index): the order next/previous steps in. */
 export function inTimeOrder(ops: ArrayLike<number>, startNs: Float64Array): number[] {
@@ -23,45 +22,20 @@ export function toggleInSet(
 }
 
 /**
- * Moves `view` inside [loNs, hiNs] keeping its width; a view wider than the bounds becomes the
- * bounds. So stepping through matches never shows negative time or time past the trace's end.
+ * What a "show" of `ops` (in time order, at least one) brings into view: all of them, the first
+ * current (`showWindow`).
  */
-export function clampWindow(view: TimeWindow, loNs: number, hiNs: number): TimeWindow {
-  const spanNs = view.endNs - view.startNs;
-  if (!(hiNs > loNs) || spanNs >= hiNs - loNs) {
-    return hiNs > loNs ? { startNs: loNs, endNs: hiNs } : view;
-  }
-  if (view.startNs < loNs) {
-    return { startNs: loNs, endNs: loNs + spanNs };
-  }
-  if (view.endNs > hiNs) {
-    return { startNs: hiNs - spanNs, endNs: hiNs };
-  }
-  return view;
-}
-
-/**
- * A window showing every op of `ops` (first start to last end, 5% room each side), cut to
- * [loNs, hiNs]; undefined for an empty set.
- */
-export function windowOfOps(
+export function showTargetOf(
   ops: readonly number[],
   startNs: Float64Array,
   endNs: Float64Array,
-  loNs: number,
-  hiNs: number,
-): TimeWindow | undefined {
+): ShowTarget {
   let fromNs = Infinity;
   let toNs = -Infinity;
   for (const op of ops) {
     fromNs = Math.min(fromNs, startNs[op]!);
     toNs = Math.max(toNs, endNs[op]!);
   }
-  if (!Number.isFinite(fromNs)) {
-    return undefined;
-  }
-  const padded = windowAround(fromNs, toNs, 0.05);
-  const startCut = Math.max(loNs, padded.startNs);
-  const endCut = hiNs > loNs ? Math.min(hiNs, padded.endNs) : padded.endNs;
-  return endCut > startCut ? { startNs: startCut, endNs: endCut } : padded;
+  const first = ops[0]!;
+  return { fromNs, toNs, currentStartNs: startNs[first]!, currentEndNs: endNs[first]! };
 }

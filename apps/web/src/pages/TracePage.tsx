@@ -18,9 +18,10 @@ import { formatCount } from '../lib/format.ts';
 import { appStore } from '../store/index.ts';
 import { useApp } from '../store/use-app.ts';
 import { getTiled } from '../data/tiled-loader.ts';
+import { traceViewId } from '../canvas/view-registry.ts';
 import { getTrace } from '../data/trace-registry.ts';
 
-const viewId = 'timeline';
+const viewId = traceViewId;
 
 export function TracePage() {
   const routeTraceId = useApp((s) => (s.route.page === 'trace' ? s.route.traceId : null));

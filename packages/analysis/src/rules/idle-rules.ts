@@ -137,7 +137,7 @@ export function gpuGapsRule(input: RuleInput): Finding | undefined {
     'gpu-gaps',
     'warning',
     'GPU idle gaps',
-    `${picked.length} gap${picked.length === 1 ? '' : 's'} of at least ${formatDurationNs(threshold)} with no engine busy, ${nsAndShare(total, input.metrics.makespanNs, devices)} in all; by cause: ${causes}. Their causes account for ${formatDurationNs(chargedNs)} of it (the host's time in the calls and ranges that held it, and event, barrier and engine waits; launch latency and unexplained waits count for nothing). Largest: ${worst}`,
+    `${picked.length} GPU idle gap${picked.length === 1 ? '' : 's'} (no stream of the GPU busy) of at least ${formatDurationNs(threshold)}, ${nsAndShare(total, input.metrics.makespanNs, devices)} in all; by cause: ${causes}. Their causes account for ${formatDurationNs(chargedNs)} of it (the host's time in the calls and ranges that held it, and event, barrier and engine waits; launch latency and unexplained waits count for nothing). Largest: ${worst}`,
     picked.map((g) => deviceGaps.afterOp[g]!),
     maxOverDevices(chargedBySlot),
     ctx.options.maxFindingOps,
@@ -148,14 +148,15 @@ export function gpuGapsRule(input: RuleInput): Finding | undefined {
  * Nsight's `gpu_time_util`: the device span cut into chunks; chunks whose time utilization
  * (summed op time, so concurrent ops can pass 100%) is under the threshold are reported,
  * neighbours merged. The saving is what the causes of the device gaps inside them account for
- * (each gap's `causeNs`, in proportion to its part inside), the largest per GPU.
+ * (each gap's `causeNs`, in proportion to its part inside), the largest per GPU. Its ops are what
+ * explains it: per GPU, the two GPU ops on either side of its largest idle gap inside the low
+ * chunks (the one that ended before it, the one that ended it), the largest gap first.
  */
 export function lowUtilizationRule(input: RuleInput): Finding | undefined {
   const { ctx } = input;
   const { cols, engineOf, options } = ctx;
   const chunks = Math.max(1, options.utilizationChunks);
   const lowRanges: string[] = [];
-  const ops: number[] = [];
   let idleNs = 0;
   let lowChunks = 0;
   const lowRuns: { slot: number; fromNs: number; toNs: number }[] = [];
@@ -202,10 +203,6 @@ export function lowUtilizationRule(input: RuleInput): Finding | undefined {
         const util = runSum / (rHi - rLo);
         lowRanges.push(`${formatTimeRange(rLo, rHi)} at ${(100 * util).toFixed(0)}%`);
         lowRuns.push({ slot, fromNs: rLo, toNs: rHi });
-        const first = firstWorkOpAfter(input, slot, rLo, rHi);
-        if (first >= 0) {
-          ops.push(first);
-        }
         runStart = -1;
       }
     }
@@ -214,11 +211,26 @@ export function lowUtilizationRule(input: RuleInput): Finding | undefined {
     return undefined;
   }
   const chargedBySlot = chargedWithin(input, lowRuns);
+  const largest = largestGapsWithin(input, lowRuns);
+  const ops = largest.flatMap((g) => opsAroundGap(input, g));
+  const top = largest[0];
+  const worst =
+    top === undefined
+      ? ''
+      : ` Largest idle gap inside them, ${formatTimeRange(input.deviceGaps.fromNs[top]!, input.deviceGaps.toNs[top]!)} ("show" selects the GPU ops on either side of it): ${explainGap(
+          ctx,
+          -1,
+          input.deviceGaps.toNs[top]! - input.deviceGaps.fromNs[top]!,
+          gapCauses[input.deviceGaps.cause[top]!]!,
+          input.deviceGaps.afterOp[top]!,
+          input.deviceGaps.causeOp[top]!,
+          input.deviceGaps.causeRange[top],
+        )}`;
   return finding(
     'low-utilization',
     'info',
     'Low GPU utilization',
-    `${lowChunks} of ${chunks * ctx.devices.length} time chunks kept the GPU under ${(100 * options.utilizationThreshold).toFixed(0)}% busy: ${lowRanges.slice(0, 5).join('; ')}${lowRanges.length > 5 ? '; …' : ''}. The GPU was idle ${nsAndShare(idleNs, input.metrics.makespanNs, ctx.devices.length)} inside them, ${formatDurationNs(chargedBySlot.reduce((x, y) => x + y, 0))} of it owed to recorded causes; see the gap causes for why.`,
+    `${lowChunks} of ${chunks * ctx.devices.length} time chunks kept the GPU under ${(100 * options.utilizationThreshold).toFixed(0)}% busy: ${lowRanges.slice(0, 5).join('; ')}${lowRanges.length > 5 ? '; …' : ''}. The GPU was idle ${nsAndShare(idleNs, input.metrics.makespanNs, ctx.devices.length)} inside them, ${formatDurationNs(chargedBySlot.reduce((x, y) => x + y, 0))} of it owed to recorded causes; see the gap causes for why.${worst}`,
     ops,
     maxOverDevices(chargedBySlot),
     options.maxFindingOps,
@@ -265,22 +277,52 @@ function chargedWithin(
   }
   return out;
 }
-/** The first GPU work op of device `slot` that starts in [fromNs, toNs), or -1. */
-function firstWorkOpAfter(input: RuleInput, slot: number, fromNs: number, toNs: number): number {
-  const { ctx } = input;
-  let best = -1;
-  for (const track of ctx.tracksOfDevice[slot]!) {
-    const order = ctx.trace.ops.trackOpsInWindow(track, fromNs, toNs);
-    for (let k = 0; k < order.length; k++) {
-      const op = order[k]!;
-      const startNs = ctx.cols.startNs[op]!;
-      if (ctx.engineOf[op] !== noEngine && startNs >= fromNs && startNs < toNs) {
-        if (best < 0 || startNs < ctx.cols.startNs[best]!) {
-          best = op;
-        }
+/**
+ * Per device, its largest device gap (index into `deviceGaps`) that reaches into one of its
+ * `runs`; the largest first.
+ */
+function largestGapsWithin(
+  input: RuleInput,
+  runs: readonly { slot: number; fromNs: number; toNs: number }[],
+): number[] {
+  const { deviceGaps } = input;
+  const best = new Int32Array(input.ctx.devices.length).fill(-1);
+  const dur = (g: number): number => deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
+  for (let g = 0; g < deviceGaps.count; g++) {
+    const slot = deviceGaps.deviceSlot[g]!;
+    if (best[slot]! >= 0 && dur(g) <= dur(best[slot]!)) {
+      continue;
+    }
+    const fromNs = deviceGaps.fromNs[g]!;
+    const toNs = deviceGaps.toNs[g]!;
+    if (runs.some((r) => r.slot === slot && r.fromNs < toNs && fromNs < r.toNs)) {
+      best[slot] = g;
+    }
+  }
+  return byWeightDesc(
+    [...best].filter((g) => g >= 0),
+    dur,
+  );
+}
+
+/**
+ * The GPU work ops on either side of device gap `g`: one that ends where it starts (the device's
+ * last work before it) and the one that ended it; -1s left out.
+ */
+function opsAroundGap(input: RuleInput, g: number): number[] {
+  const { ctx, deviceGaps } = input;
+  const fromNs = deviceGaps.fromNs[g]!;
+  let before = -1;
+  for (const track of ctx.tracksOfDevice[deviceGaps.deviceSlot[g]!]!) {
+    for (const op of ctx.trace.ops.trackOpsInWindow(track, fromNs, fromNs)) {
+      if (ctx.engineOf[op] !== noEngine && ctx.cols.endNs[op] === fromNs) {
+        before = op;
         break;
       }
     }
+    if (before >= 0) {
+      break;
+    }
   }
-  return best;
+  return [before, deviceGaps.afterOp[g]!].filter((op) => op >= 0);
 }

@@ -42,6 +42,13 @@ describe('streamscope analyze', () => {
     expect(report).not.toMatch(/overlap 0\.0%/);
   });
 
+  it('says what each gap count counts, as the trace page summary does', () => {
+    const trace = kernelRunTrace(20);
+    const report = formatAnalysis(trace, analyzeTrace(trace));
+    expect(report).toMatch(/\nidle gaps on streams \(per stream\): \d+ /);
+    expect(report).toMatch(/\nGPU idle gaps \(no stream busy\): \d+ /);
+  });
+
   it('prints the bandwidth of copies whose size the trace does not record as unknown, not 0', async () => {
     // ROCm kineto trace: the DtoD copy has no size and no hipMemcpy call to take one from.
     const fixture = path.resolve(

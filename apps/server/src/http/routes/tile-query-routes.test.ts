@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { FlowKind, OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { FlowKind, OpKind, RangeKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
 import type { AreaAnswer, SearchMarksAnswer } from '../../storage/query-aggregates.ts';
-import type { FlowsAnswer } from '../../storage/trace-query.ts';
+import type { FlowsAnswer, RangeLanesAnswer } from '../../storage/trace-query.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
@@ -98,9 +98,8 @@ function sample(): Trace {
  * Stores the sample as `id`; `tiled`: with its tiles file, made as a tiled view's first open
  * makes it (the answers then come from that file, not from the trace decoded whole).
  */
-async function store(name: string, tiled: boolean): Promise<string> {
+async function store(name: string, tiled: boolean, trace = sample()): Promise<string> {
   const id = `${name}${tiled ? 't' : ''}`;
-  const trace = sample();
   const fileBytes = await t.server.store.writeTraceFile(id, saveTrace(trace));
   t.server.store.insert({
     id,
@@ -123,6 +122,49 @@ async function store(name: string, tiled: boolean): Promise<string> {
 interface ErrorReply {
   readonly error: { readonly code: string; readonly path?: string };
 }
+
+describe('range lanes of a tiled view', { timeout: 120_000 }, () => {
+  it("summarises every track's ranges over the whole trace, to label a tiled view's rows", async () => {
+    // The sample's host thread with kineto's CPU ops early and an annotation late (a CPU op
+    // nested in it): a window of the start holds only CPU ops, one deep.
+    const trace = sample();
+    const cpuOp = trace.strings.intern('cpu_op');
+    const annotation = trace.strings.intern('user_annotation');
+    const name = trace.strings.intern('step');
+    const ranges: [number, number, number, number][] = [
+      [0, 5_000, cpuOp, 0],
+      [500_000, 900_000, annotation, 0],
+      [600_000, 700_000, cpuOp, 1],
+    ];
+    for (const [startNs, endNs, domainId, depth] of ranges) {
+      trace.ranges.append({
+        startNs,
+        endNs,
+        track: 0,
+        nameId: name,
+        domainId,
+        depth,
+        kind: RangeKind.PushPop,
+      });
+    }
+    const id = await store('lanes1', false, trace);
+    const reply = await t.api(
+      'GET',
+      `/api/traces/${id}/range-lanes`,
+      '/api/traces/{id}/range-lanes',
+    );
+    expect(reply.status).toBe(200);
+    expect((reply.body as RangeLanesAnswer).tracks).toEqual([
+      { track: 0, depth: 2, count: 3, domains: ['cpu_op', 'user_annotation'] },
+    ]);
+    const missing = await t.api(
+      'GET',
+      '/api/traces/nope/range-lanes',
+      '/api/traces/{id}/range-lanes',
+    );
+    expect(missing.status).toBe(404);
+  });
+});
 
 describe.each([
   ['the trace decoded whole (no tiles file yet)', false],

@@ -16,9 +16,10 @@ const maxQueryChars = 200;
 
 /**
  * What a tiled view (a big stored trace, of which the page holds a window) asks about the whole
- * trace: an area's aggregates, one op's flows, where a search's matches are. Each answer is made
- * in a worker thread, from the trace's tiles file where it has one (query-task.ts); the event
- * loop only parses.
+ * trace: an area's aggregates, one op's flows, where a search's matches are, what each track's
+ * range lane row holds (to label it as the normal view does). Each answer is made in a worker
+ * thread, from the trace's tiles file where it has one (query-task.ts); the event loop only
+ * parses.
  */
 export function tileQueryRoutes(services: AppServices): Router {
   const router = strictRouter();
@@ -92,6 +93,10 @@ export function tileQueryRoutes(services: AppServices): Router {
     }
     const nameIds = await matchingNameIds(services, tilesPath, query);
     res.json(await ask(id, { ...marks, nameIds }));
+  });
+
+  router.get('/traces/:id/range-lanes', async (req, res) => {
+    res.json(await ask(idParam(req), { type: 'range-lanes' }));
   });
 
   return router;

@@ -22,11 +22,11 @@ export async function containerTask(
     let ended = false;
     await forEachBatchRun(
       fd,
-      (batches) => {
+      (batches, fileOffset) => {
         if (ended) {
-          throw new CodecError('data follows the end batch', 0);
+          throw new CodecError(`data follows the end batch at byte ${fileOffset}`, fileOffset);
         }
-        ended = decoder.apply(batches).end !== undefined;
+        ended = decoder.apply(batches, fileOffset).end !== undefined;
       },
       ctx.signal,
     );

@@ -28,9 +28,12 @@ export async function answerTraceQuery(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const tilesPath = ref.partial ? undefined : await tilesBeside(ref.path);
-  // Search marks read the tiles file only with names matched against it (under the time limit).
+  // Search marks read the tiles file only with names matched against it (under the time limit);
+  // range lanes are summed from the decoded ranges (the tiles file keeps no range summary).
   const tiled =
-    tilesPath !== undefined && (query.type !== 'search-marks' || query.nameIds !== undefined);
+    tilesPath !== undefined &&
+    query.type !== 'range-lanes' &&
+    (query.type !== 'search-marks' || query.nameIds !== undefined);
   if (!tiled) {
     return answerQuery(await loadTraceFile(ref, signal), query);
   }
@@ -43,6 +46,8 @@ export async function answerTraceQuery(
         return await flowsFromTiles(file, query.track, query.startNs);
       case 'search-marks':
         return await searchMarksFromTiles(file, query.nameIds ?? [], query.bucketCount);
+      case 'range-lanes':
+        return answerQuery(await loadTraceFile(ref, signal), query);
     }
   } finally {
     file.close();
