@@ -61,8 +61,9 @@ async function measure(baseUrl: string, outDir: string, reps: number): Promise<v
   // between runs, so the server's work on one run's trace cannot overlap the next run.
   const only = process.env['FIDELITY_LESSONS']?.split(',').filter((id) => id !== '');
   const unknown = only?.filter((id) => !oneGpuLessons.some((l) => l.id === id)) ?? [];
-  if (unknown.length > 0)
+  if (unknown.length > 0) {
     throw new Error(`FIDELITY_LESSONS: no one-GPU lesson ${unknown.join(', ')}`);
+  }
   const pauseMs = Number(process.env['FIDELITY_PAUSE_MS'] ?? 0);
   const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, pauseMs));
   for (const lesson of oneGpuLessons.filter((l) => only === undefined || only.includes(l.id))) {

@@ -46,8 +46,6 @@ export async function answerTraceQuery(
         return await flowsFromTiles(file, query.track, query.startNs);
       case 'search-marks':
         return await searchMarksFromTiles(file, query.nameIds ?? [], query.bucketCount);
-      case 'range-lanes':
-        return answerQuery(await loadTraceFile(ref, signal), query);
     }
   } finally {
     file.close();
