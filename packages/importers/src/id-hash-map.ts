@@ -43,13 +43,18 @@ export class IdHashMap {
     }
   }
 
-  set(id: number, value: number): void {
+  /** Refuses an id that is not an integer in [0, 2^53), and grows before an insert would overfill. */
+  private roomFor(id: number): void {
     if (!(id >= 0 && id <= Number.MAX_SAFE_INTEGER && Math.floor(id) === id)) {
       throw new RangeError(`id ${id} is not an integer in [0, 2^53)`);
     }
     if (this.filled + 1 > this.keys.length * maxLoad) {
       this.grow();
     }
+  }
+
+  set(id: number, value: number): void {
+    this.roomFor(id);
     const keys = this.keys;
     for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
@@ -71,12 +76,7 @@ export class IdHashMap {
    * `get` then a `set` take two.
    */
   putIfAbsent(id: number, value: number): number {
-    if (!(id >= 0 && id <= Number.MAX_SAFE_INTEGER && Math.floor(id) === id)) {
-      throw new RangeError(`id ${id} is not an integer in [0, 2^53)`);
-    }
-    if (this.filled + 1 > this.keys.length * maxLoad) {
-      this.grow();
-    }
+    this.roomFor(id);
     const keys = this.keys;
     for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
