@@ -9,6 +9,7 @@ export default defineProject({
       'profile-examples/*.test.ts',
       'gen/*.test.ts',
       'bench/*.test.ts',
+      'gpu/*.test.ts',
     ],
   },
 });

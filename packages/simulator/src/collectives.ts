@@ -8,8 +8,9 @@ import { collectiveCost, p2pCost } from './link-model.ts';
 
 /**
  * Collectives and send/recv on the simulated GPUs. A collective is one kernel per member, on
- * that member's stream, named as NCCL names its kernels; it takes `channels` blocks of the
- * member's SMs (so concurrent compute slows a little) for the time the link model gives. No
+ * that member's stream, named as NCCL names its kernels; it holds `channels` of the member's
+ * SMs whole (so a concurrent one-wave kernel doubles up on the rest and can take twice as
+ * long, as measured on two H200s) for the time the link model gives. No
  * member starts before every member's stream has reached the op: each member's command holds
  * one extra dependency, the rendezvous, released once all of them are due (their stream's turn,
  * every other dependency met).
@@ -36,12 +37,23 @@ export class Collectives {
     const n = op.members.length;
     const cost = collectiveCost(this.link, op.collective, op.bytes, n, op.algorithm);
     const name = kernelName(op, cost.algorithm, cost.protocol);
+    const durNs = n === 1 && !op.inPlace ? this.oneRankCopyNs(op) : cost.durNs;
     const rendezvous: Rendezvous = { members: [], expected: n, reached: 0 };
     return op.members.map((m) => {
-      const cmd = this.kernel(m.stream, name, correlationId, arrivalNs, op.bytes, cost.durNs);
+      const cmd = this.kernel(m.stream, name, correlationId, arrivalNs, op.bytes, durNs);
       this.hold(cmd, rendezvous);
       return cmd;
     });
+  }
+
+  /**
+   * One rank out of place: NCCL copies its send buffer to its receive buffer on the SMs (64 MiB
+   * took 45 µs on an H100 and 35 µs on an H200: fixtures/runs/nccl-1gpu-h100.json,
+   * collectives-h200x2.json), so a device-to-device copy's time. In place it moves nothing.
+   */
+  private oneRankCopyNs(op: PlanCollective): number {
+    // With one member every kind moves `bytes` (its send and receive regions are that size).
+    return (op.bytes / this.core.profile.copyBandwidthBytesPerS.dtod) * 1e9;
   }
 
   /** Builds one half of a send/recv pair, held until the other half is due too. */
@@ -118,10 +130,13 @@ export class Collectives {
       this.launch(),
       0,
     );
-    const warpsPerBlock = Math.ceil(link.threadsPerChannel / 32);
-    c.warpsPerBlock[cmd] = warpsPerBlock;
-    c.threadsPerBlock[cmd] = warpsPerBlock * 32;
+    // Each channel's block holds a whole SM (NCCL's kernels take its registers and shared
+    // memory): no other kernel's block shares it, and the blocks it displaces double up on
+    // the other SMs (device-engine.ts).
+    c.warpsPerBlock[cmd] = Math.ceil(link.threadsPerChannel / 32);
+    c.threadsPerBlock[cmd] = core.profile.device.maxThreadsPerSm;
     c.smemPerBlock[cmd] = 0;
+    c.holdsSm[cmd] = 1;
     c.blocksLeft[cmd] = link.channels;
     c.blockNs[cmd] = Math.round(durNs);
     return cmd;

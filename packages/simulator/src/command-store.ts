@@ -70,6 +70,8 @@ export class CommandStore {
   threadsPerBlock = new Int32Array(0);
   warpsPerBlock = new Int32Array(0);
   smemPerBlock = new Int32Array(0);
+  /** Compute: 1 when each block holds a whole SM (a collective's channels), 0 otherwise. */
+  holdsSm = new Uint8Array(0);
   engine = new Int32Array(0);
   apiOp = new Int32Array(0);
   gpuOp = new Int32Array(0);
@@ -148,6 +150,7 @@ export class CommandStore {
         this.threadsPerBlock[s] = 0;
         this.warpsPerBlock[s] = 0;
         this.smemPerBlock[s] = 0;
+        this.holdsSm[s] = 0;
         this.blockNs[s] = 0;
         break;
       case CmdKind.Copy:
@@ -290,6 +293,7 @@ export class CommandStore {
     this.threadsPerBlock = grown(this.threadsPerBlock, size);
     this.warpsPerBlock = grown(this.warpsPerBlock, size);
     this.smemPerBlock = grown(this.smemPerBlock, size);
+    this.holdsSm = grown(this.holdsSm, size);
     this.engine = grown(this.engine, size);
     this.apiOp = grown(this.apiOp, size);
     this.gpuOp = grown(this.gpuOp, size);

@@ -78,10 +78,27 @@ function nvlink4(gpus: number, busGBps: number): LinkProfile {
   };
 }
 
+/*
+ * Two H200 SXM with 18 NVLinks between them (NV18), NCCL 2.28, driver 580.159.04, measured on
+ * 2026-11-27 (fixtures/runs/collectives-h200x2.json, the kernels in collectives-traces-h200x2):
+ * ring all-reduce kernels of 16, 64 and 256 MiB took 72.5, 245 and 894 µs, 305 GB/s busbw
+ * once the model's Simple latencies (15.2 µs) are taken off the 256 MiB one; a 64 MiB
+ * send/recv 196 µs, 364 GB/s the same way; one ncclAllReduce call over both GPUs 28–33 µs on
+ * the host (median of 7 per size after the first), 17 µs beside its two kernel launches.
+ */
+const nvlink4H200x2: LinkProfile = {
+  ...nvlink4(2, 305),
+  name: 'nvlink4-x2-h200',
+  fabric: 'NVLink 4, 18 links between two H200 (measured)',
+  p2pBytesPerS: 364e9,
+  hostCallNs: 17_000,
+};
+
 /** Link models by name; profiles refer to one of these. */
 export const linkProfiles = {
   // Ring busbw is bounded by the one-way link rate whatever the GPU count on an NVSwitch host.
   'nvlink4-x2': nvlink4(2, 360),
+  'nvlink4-x2-h200': nvlink4H200x2,
   'nvlink4-x4': nvlink4(4, 360),
   'nvlink4-x8': nvlink4(8, 360),
   // A one-GPU host: collectives over one member move nothing and cost NCCL's base latency.

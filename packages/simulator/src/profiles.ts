@@ -330,7 +330,7 @@ export const deviceProfiles: Readonly<
   h100x2: onHost(h100, 'h100x2', linkProfiles['nvlink4-x2']),
   h100x4: onHost(h100, 'h100x4', linkProfiles['nvlink4-x4']),
   h100x8: onHost(h100, 'h100x8', linkProfiles['nvlink4-x8']),
-  h200x2: onHost(h200, 'h200x2', linkProfiles['nvlink4-x2']),
+  h200x2: onHost(h200, 'h200x2', linkProfiles['nvlink4-x2-h200']),
   h200x4: onHost(h200, 'h200x4', linkProfiles['nvlink4-x4']),
   h200x8: onHost(h200, 'h200x8', linkProfiles['nvlink4-x8']),
   // The H100's SMs and engines with its GPUs on PCIe only (no NVLink bridge or switch).

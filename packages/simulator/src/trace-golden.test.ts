@@ -79,7 +79,7 @@ describe('simulated traces, op by op', () => {
       digests[preset.name] = listDigest(traces);
     }
     expect(digests).toEqual({
-      'ddp-bucketing': '0aae2ecac8b670c4',
+      'ddp-bucketing': '5ac91eb65755db58',
       'default-stream': 'f329134ae48cbfa0',
       'events-vs-device-sync': 'a254a737fd20c961',
       graphs: '94dfa6b981ef9edf',

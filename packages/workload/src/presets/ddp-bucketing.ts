@@ -11,10 +11,15 @@ import { bool, num } from './preset-types.ts';
 /** Gradient tensors per layer and the bytes of each: 8 × 2 MiB = 16 MiB, 4M float32 weights. */
 const tensorsPerLayer = 8;
 const tensorBytes = 2 * 1024 ** 2;
-/** Fixed-work iterations of a layer's backward kernel: about 150 µs on an H100 (132 × 1024 threads). */
+/**
+ * A layer's backward kernel: about 150 µs of fixed work on an H100, in four blocks of 256
+ * threads per SM (a GEMM's many tiles, not one block an SM: beside an all-reduce, whose NCCL
+ * kernel holds 16 SMs, a one-wave kernel of 132 × 1024 threads doubled its time on two H200s,
+ * fixtures/runs/collectives-h200x2.json, while these lose about a quarter).
+ */
 const layerIterations = 27_000;
-const layerGrid = 132;
-const layerBlock = 1024;
+const layerGrid = 528;
+const layerBlock = 256;
 
 /** Buckets as [first byte, bytes] in the gradient buffer, filled in backward order, with the layer that closes each. */
 function ddpBuckets(
