@@ -58,18 +58,24 @@ const oneStream = (name: string, ops: WorkloadOpInput[], extra: Partial<Workload
     ...extra,
   }) satisfies WorkloadInput;
 
+/** Launches in the launch benchmark's loop: the cuda-graphs lesson's 20 steps of 20 kernels. */
+export const launchLoopCount = 400;
+
 /** Every benchmark, in the order calibrate runs them. */
 export const benchmarks: readonly Benchmark[] = [
   {
     // Back-to-back launches of 1 µs kernels: the GPU waits for the host, so the API calls'
     // durations and the gaps between them are the host cost per launch, and a kernel's start
-    // after its call's end is the submit latency.
+    // after its call's end is the submit latency. As many launches as the longest lesson loop
+    // (cuda-graphs: 400): past ~1 ms the executor's host meets stalls a 100-launch loop had
+    // not reached, and read 1-2 µs a launch less than the lesson it predicts
+    // (fixtures/runs/launch-host-cost.txt).
     name: 'launch',
     measures: ['firstCallGapNs', 'api.launchKernel', 'hostCallGapNs', 'submitLatencyNs'],
     workload: () =>
       oneStream('calibrate launch', [
         repeat(3, [kernel('warm', 's', '1us'), sync('s')]),
-        repeat(100, [kernel('launch', 's', '1us')]),
+        repeat(launchLoopCount, [kernel('launch', 's', '1us')]),
         sync('s'),
       ]),
   },
