@@ -2,7 +2,8 @@
 //   pnpm tsx scripts/gpu/collective-workloads.ts OUT_DIR DEVICES
 // writes one spec per file: a one-GPU allReduce (NCCL's path on any machine), an allReduce size
 // sweep and a send/recv pair over DEVICES GPUs (the link model's bus bandwidth and per-call
-// latency), and the ddp-bucketing preset both ways at three bucket sizes.
+// latency), and the ddp-bucketing preset both ways at three bucket sizes, with one and with four
+// blocks an SM.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
@@ -103,12 +104,16 @@ if (devices >= 2) {
   specs.push(sendRecv(64 * MiB, 8));
 }
 if (presets.some((p) => p.name === 'ddp-bucketing') && devices >= 2) {
-  for (const overlap of [false, true]) {
-    for (const bucketMiB of [5, 25, 100]) {
-      const spec = buildPreset('ddp-bucketing', { overlap, bucketMiB, devices }) as {
-        name: string;
-      };
-      specs.push({ ...spec, name: `ddp-${overlap ? 'overlap' : 'sync'}-${bucketMiB}MiB` });
+  // One block an SM (the 2026-11-27 run's shape, named as then) and the preset's default four.
+  for (const blocksPerSm of ['1', '4']) {
+    const shape = blocksPerSm === '1' ? '' : `-b${blocksPerSm}`;
+    for (const overlap of [false, true]) {
+      for (const bucketMiB of [5, 25, 100]) {
+        const params = { overlap, bucketMiB, devices, blocksPerSm };
+        const spec = buildPreset('ddp-bucketing', params) as { name: string };
+        const name = `ddp-${overlap ? 'overlap' : 'sync'}-${bucketMiB}MiB${shape}`;
+        specs.push({ ...spec, name });
+      }
     }
   }
 }

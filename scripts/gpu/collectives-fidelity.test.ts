@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deviceProfiles } from '@streamscope/simulator';
+import { buildPreset } from '@streamscope/workload';
 import type { MeasuredSpec } from './collectives-fidelity.ts';
 import { collectivesFidelity, ddpSpeedups, readSpecs } from './collectives-fidelity.ts';
 
@@ -10,13 +11,20 @@ const runs = new URL('../../fixtures/runs/', import.meta.url);
 const measured = JSON.parse(
   readFileSync(new URL('collectives-h200x2.json', runs), 'utf8'),
 ) as MeasuredSpec[];
-const rows = collectivesFidelity(
-  measured,
-  readSpecs(new URL('collectives-specs-h200x2.json.gz', runs).pathname),
-  deviceProfiles.h200x2,
-);
+const specs = readSpecs(new URL('collectives-specs-h200x2.json.gz', runs).pathname);
+const rows = collectivesFidelity(measured, specs, deviceProfiles.h200x2);
 
 describe('the two-GPU collectives on the h200x2 profile', () => {
+  it('ran the ddp-bucketing preset with one block an SM, which the preset still builds exactly', () => {
+    for (const overlap of [false, true]) {
+      for (const bucketMiB of [5, 25, 100]) {
+        const name = `ddp-${overlap ? 'overlap' : 'sync'}-${bucketMiB}MiB`;
+        const built = buildPreset('ddp-bucketing', { overlap, bucketMiB, blocksPerSm: '1' });
+        expect({ ...built, name }).toEqual(specs[name]);
+      }
+    }
+  });
+
   it('simulates every measured workload', () => {
     expect(rows.map((r) => r.name)).toEqual(measured.map((m) => m.name));
     expect(rows).toHaveLength(12);

@@ -1,6 +1,6 @@
 import type { WorkloadOpInput } from '../schema.ts';
 import type { PresetDefinition } from './preset-types.ts';
-import { bool, num } from './preset-types.ts';
+import { bool, num, str } from './preset-types.ts';
 
 // PyTorch DDP's gradient bucketing: the backward pass of a stack of layers, one fixed-work
 // kernel per layer on each GPU's compute stream; each layer produces `tensorsPerLayer`
@@ -12,14 +12,15 @@ import { bool, num } from './preset-types.ts';
 const tensorsPerLayer = 8;
 const tensorBytes = 2 * 1024 ** 2;
 /**
- * A layer's backward kernel: about 150 µs of fixed work on an H100, in four blocks of 256
- * threads per SM (a GEMM's many tiles, not one block an SM: beside an all-reduce, whose NCCL
- * kernel holds 16 SMs, a one-wave kernel of 132 × 1024 threads doubled its time on two H200s,
- * fixtures/runs/collectives-h200x2.json, while these lose about a quarter).
+ * A layer's backward kernel: about 150 µs of fixed work on an H100, 1024 threads per SM in
+ * `blocksPerSm` blocks (132 SMs). Beside an all-reduce, whose NCCL kernel holds 16 SMs, one block
+ * an SM (one wave, 132 × 1024 threads) doubled its time on two H200s
+ * (fixtures/runs/collectives-h200x2.json: those runs are blocksPerSm=1); four, like a GEMM's
+ * many tiles, lose about a quarter.
  */
 const layerIterations = 27_000;
-const layerGrid = 528;
-const layerBlock = 256;
+const sms = 132;
+const threadsPerSm = 1024;
 
 /** Buckets as [first byte, bytes] in the gradient buffer, filled in backward order, with the layer that closes each. */
 function ddpBuckets(
@@ -78,6 +79,14 @@ export const ddpBucketing: PresetDefinition = {
       description: 'Layers in the backward',
     },
     {
+      name: 'blocksPerSm',
+      type: 'enum',
+      default: '4',
+      options: ['1', '2', '4', '8'],
+      description:
+        'Blocks per SM of each backward kernel (same work): 1 fills the GPU in one wave, and the SMs an all-reduce holds double its time',
+    },
+    {
       name: 'devices',
       type: 'int',
       default: 2,
@@ -93,6 +102,9 @@ export const ddpBucketing: PresetDefinition = {
     const layers = num(args, 'layers');
     const devices = num(args, 'devices');
     const bucketBytes = Math.round(num(args, 'bucketMiB') * 1024 ** 2);
+    const blocksPerSm = Number(str(args, 'blocksPerSm'));
+    const layerGrid = sms * blocksPerSm;
+    const layerBlock = threadsPerSm / blocksPerSm;
     const gpus = Array.from({ length: devices }, (_, d) => d);
     const buckets = ddpBuckets(layers, bucketBytes);
     const allReduce = (k: number): WorkloadOpInput => ({
