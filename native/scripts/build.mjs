@@ -24,6 +24,7 @@ const sharedCore = new Set([
   'cupti-api.cc',
   'cupti-profile.cc',
   'cupti-session.cc',
+  'demangle.cc',
   'record-sink.cc',
   'wait-linker.cc',
 ]);

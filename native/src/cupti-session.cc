@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cupti-api.h"
+#include "demangle.h"
 
 namespace streamscope {
 
@@ -218,7 +219,9 @@ void CUPTIAPI onBufferCompleted(CUcontext context, uint32_t streamId, uint8_t* b
         r = GpuRecord{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), k->correlationId,
                       kKernel, 0, 0, 0};
         r.deviceId = static_cast<int32_t>(k->deviceId);
-        if (sink != nullptr && k->name != nullptr && sink->kernelNamesWanted()) r.nameId = sink->intern(k->name);
+        if (sink != nullptr && k->name != nullptr && sink->kernelNamesWanted()) {
+          r.nameId = sink->intern(demangleName(k->name));
+        }
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -1,12 +1,11 @@
 #include "inject-recorder.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "cupti-api.h"
+#include "demangle.h"
 
 namespace streamscope {
 
@@ -17,14 +16,6 @@ constexpr uint64_t kDriverWaitTicks = 3;
 constexpr size_t kMaxPendingDriver = 1u << 16;
 // Demangled kernel names cached (past it a name is demangled again each time; the sink bounds ids).
 constexpr size_t kMaxKernelNamesCached = 1u << 16;
-
-std::string demangle(const char* mangled) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string name = status == 0 && out != nullptr ? out : mangled;
-  std::free(out);
-  return name;
-}
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the version suffix is CUPTI's, not the API's.
 std::string apiBaseName(const char* raw) {
@@ -221,7 +212,7 @@ uint32_t ProfileRecorder::apiName(CUpti_CallbackDomain domain, CUpti_CallbackId 
 uint32_t ProfileRecorder::kernelName(const char* mangled) {
   auto found = kernelNames_.find(mangled);
   if (found != kernelNames_.end()) return found->second;
-  uint32_t id = sink_.intern(demangle(mangled));
+  uint32_t id = sink_.intern(demangleName(mangled));
   if (kernelNames_.size() < kMaxKernelNamesCached) kernelNames_.emplace(mangled, id);
   return id;
 }
