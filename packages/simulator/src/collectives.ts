@@ -21,15 +21,45 @@ export class Collectives {
   /** Send/recv rendezvous by the opId of the half issued first, until the other half comes. */
   private readonly openPairs = new Map<number, Rendezvous>();
   private readonly launches = new Map<number, number>();
+  /** Send regions ("buffer:offset") a call has used in this run. */
+  private readonly regionsSeen = new Set<string>();
+  /** Groups (and send/recv device pairs) that have made a call in this run. */
+  private readonly groupsSeen = new Set<string>();
 
   constructor(
     private readonly core: SimCore,
     readonly link: LinkProfile,
   ) {}
 
-  /** Host time of the call that issues `op` (one NCCL group call launching a kernel per member). */
-  hostCostNs(members: number): number {
-    return this.link.hostCallNs + members * this.core.profile.api.launchKernel;
+  /**
+   * Host time of the call that issues `op` (one NCCL group call launching a kernel per member),
+   * more for the first call of its group in the run and the first time a member's send region
+   * comes up.
+   */
+  hostCostNs(op: PlanCollective | PlanP2p): number {
+    const regions =
+      op.kind === 'collective'
+        ? op.members.map((m) => `${m.sendBuffer}:${m.sendOffset}`)
+        : [`${op.buffer}:${op.offset}`];
+    let fresh = false;
+    for (const region of regions) {
+      if (!this.regionsSeen.has(region)) {
+        this.regionsSeen.add(region);
+        fresh = true;
+      }
+    }
+    const group =
+      op.kind === 'collective'
+        ? `g${op.group}`
+        : `p${Math.min(op.device, op.peer)}:${Math.max(op.device, op.peer)}`;
+    const first = !this.groupsSeen.has(group);
+    this.groupsSeen.add(group);
+    return (
+      this.link.hostCallNs +
+      (first ? this.link.firstCallNs : 0) +
+      (fresh ? this.link.newRegionNs : 0) +
+      regions.length * this.core.profile.api.launchKernel
+    );
   }
 
   /** Builds the member commands of a collective (not issued yet), each held by the rendezvous. */

@@ -51,7 +51,8 @@ describe('the ddp-bucketing preset', () => {
     // The default 25 MiB sits in the valley, and both ends are clearly worse.
     expect(sizes[best]).toBe(25);
     expect(times[0]! / times[best]!).toBeGreaterThan(1.2);
-    expect(times[sizes.length - 1]! / times[best]!).toBeGreaterThan(1.15);
+    // One bucket of everything hides almost nothing: within 10% of all-reducing after.
+    expect(times[sizes.length - 1]! / makespan({ overlap: false })).toBeGreaterThan(0.9);
     // Downhill to the valley, uphill after it.
     expect(times[0]!).toBeGreaterThan(times[1]!);
     expect(times[1]!).toBeGreaterThan(times[2]!);

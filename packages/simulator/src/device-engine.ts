@@ -2,6 +2,7 @@ import type { CmdSlot, CommandStore } from './command-store.ts';
 import { OpKind } from '@streamscope/trace';
 import { CmdKind, CmdState, CopyDir } from './command-store.ts';
 import { CopyEngines } from './copy-engines.ts';
+import { SmLedger } from './sm-ledger.ts';
 import type { EventHeap } from './event-heap.ts';
 import { EventType } from './event-heap.ts';
 import type { SimStream } from './model.ts';
@@ -38,11 +39,12 @@ export class DeviceEngine {
   private freeThreads: number;
   private freeBlocks: number;
   private freeSmem: number;
-  /** Warps and blocks of resident kernels on shared SMs (not those holding an SM whole). */
+  /** Warps of resident kernels on shared SMs (not those holding an SM whole). */
   private residentWarps = 0;
-  private residentBlocks = 0;
-  /** SMs held whole by a collective's blocks. */
-  private heldSms = 0;
+  /** SMs held by collectives and SMs other blocks landed on. */
+  private readonly sms: SmLedger;
+  /** SMs for the next timed wave of the blocks being dispatched. */
+  private pendingSms = 0;
   private residentKernels = 0;
   /** Kernels with blocks on the SMs. */
   private readonly resident: CmdSlot[] = [];
@@ -68,6 +70,7 @@ export class DeviceEngine {
     this.freeThreads = d.smCount * d.maxThreadsPerSm;
     this.freeBlocks = d.smCount * d.maxBlocksPerSm;
     this.freeSmem = d.smCount * d.sharedMemPerSmBytes;
+    this.sms = new SmLedger(d.smCount);
     this.copies = new CopyEngines(profile, host);
     const queueOf: number[] = [];
     if (profile.hwQueues <= 1) {
@@ -223,6 +226,9 @@ export class DeviceEngine {
     if (smemPerBlock > 0) {
       fit = Math.min(fit, Math.floor(this.freeSmem / smemPerBlock));
     }
+    if (c.holdsSm[cmd] === 1) {
+      fit = Math.min(fit, this.sms.emptySms());
+    }
     const first = c.startNs[cmd]! < 0;
     let notBeforeNs = c.notBeforeNs[cmd]!;
     // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
@@ -255,25 +261,30 @@ export class DeviceEngine {
     this.freeSmem -= fit * smemPerBlock;
     const warpsPerBlock = c.warpsPerBlock[cmd]!;
     if (c.holdsSm[cmd] === 1) {
-      // Its own SMs: no crowding, nothing shared; the work on the other SMs is squeezed.
-      this.heldSms += fit;
+      // Its own SMs: no crowding, nothing shared; blocks that start meanwhile double up.
+      this.sms.hold(fit);
       this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
-      this.reflowWork();
       return true;
     }
     this.residentWarps += fit * warpsPerBlock;
-    this.residentBlocks += fit;
+    const sms = this.sms.land(fit);
     const iterations = c.iterations[cmd]!;
     if (iterations > 0) {
       // Only work waves track progress; a timed wave keeps 0 there.
       c.runningWaves[cmd]!++;
       const wave = this.waves.alloc(cmd, fit, fit * warpsPerBlock, iterations, now);
+      this.waves.crowding[wave] = this.sms.crowding(fit);
+      this.waves.sms[wave] = sms;
       this.workWaves.push(wave);
       this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork
-    } else if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
-      this.dispatchCrowded(cmd, fit, warpsBefore, now);
     } else {
-      this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
+      // Timed blocks: the SMs they landed on go to their first wave (its blocks end first).
+      this.pendingSms = sms;
+      if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
+        this.dispatchCrowded(cmd, fit, warpsBefore, now);
+      } else {
+        this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
+      }
     }
     return true;
   }
@@ -283,6 +294,8 @@ export class DeviceEngine {
     c.runningWaves[cmd]!++;
     const warps = c.holdsSm[cmd] === 1 ? 0 : blocks * c.warpsPerBlock[cmd]!;
     const wave = this.waves.alloc(cmd, blocks, warps, 0, 0);
+    this.waves.sms[wave] = this.pendingSms;
+    this.pendingSms = 0;
     this.host.heap.push(endNs, EventType.WaveEnd, wave);
   }
 
@@ -316,23 +329,6 @@ export class DeviceEngine {
     this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!);
   }
 
-  /**
-   * Warps on an SM, for the work rate. Blocks spread evenly over the SMs (the GPU-wide mean).
-   * While a collective holds SMs whole, the blocks that would have been there double up on the
-   * others, and a kernel lasts as long as its blocks on the busiest SM: a one-wave kernel of
-   * 132 blocks beside a 16-channel all-reduce took 288.5 µs instead of 145.2 on two H200s
-   * (fixtures/runs/collectives-h200x2.json, ddp-overlap).
-   */
-  private warpsPerBusiestSm(): number {
-    const sms = this.profile.device.smCount;
-    if (this.heldSms === 0 || this.residentBlocks === 0) {
-      return this.residentWarps / sms;
-    }
-    const free = Math.max(1, sms - this.heldSms);
-    const warpsPerBlock = this.residentWarps / this.residentBlocks;
-    return Math.ceil(this.residentBlocks / free) * warpsPerBlock;
-  }
-
   /** A copy's last byte moved: free its engine, then dispatch what can start. */
   copyEnded(cmd: CmdSlot): void {
     this.copies.end(cmd);
@@ -356,10 +352,9 @@ export class DeviceEngine {
     this.freeSmem += blocks * c.smemPerBlock[cmd]!;
     this.residentWarps -= waves.warps[wave]!;
     if (c.holdsSm[cmd] === 1) {
-      this.heldSms -= blocks;
-    } else {
-      this.residentBlocks -= blocks;
+      this.sms.release(blocks);
     }
+    this.sms.leave(waves.sms[wave]!);
     waves.free(wave);
     if (c.runningWaves[cmd] === 0) {
       this.residentKernels--;
@@ -383,10 +378,11 @@ export class DeviceEngine {
     const now = this.host.nowNs;
     const p = this.profile;
     const w = this.waves;
-    const perSm = this.warpsPerBusiestSm();
-    const rate =
+    const perSm = this.residentWarps / p.device.smCount;
+    const evenRate =
       p.workIterationsPerNs * Math.min(1, p.workSaturationWarpsPerSm / Math.max(perSm, 1e-9));
     for (const wave of this.workWaves) {
+      const rate = evenRate / w.crowding[wave]!;
       if (w.ratePerNs[wave] === rate) {
         continue;
       }

@@ -278,7 +278,7 @@ export class HostRunner {
       }
     }
     const correlationId = core.nextCorrelation++;
-    const cost = coll.hostCostNs(streams.length);
+    const cost = coll.hostCostNs(op);
     const arrivalNs = now + cost + p.submitLatencyNs;
     const cmds =
       op.kind === 'collective'

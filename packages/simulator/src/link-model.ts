@@ -36,6 +36,10 @@ export interface LinkProfile {
   readonly threadsPerChannel: number;
   /** Host time of one NCCL call (ncclGroupStart … ncclGroupEnd around one op), ns. */
   readonly hostCallNs: number;
+  /** Host time a call adds when a member's send region is new to the run, ns (0: not measured). */
+  readonly newRegionNs: number;
+  /** Host time the first call of a group in the run adds, ns (0: not measured). */
+  readonly firstCallNs: number;
 }
 
 /*
@@ -75,6 +79,8 @@ function nvlink4(gpus: number, busGBps: number): LinkProfile {
     channels: 16,
     threadsPerChannel: 512,
     hostCallNs: 6_000,
+    newRegionNs: 0,
+    firstCallNs: 0,
   };
 }
 
@@ -84,14 +90,21 @@ function nvlink4(gpus: number, busGBps: number): LinkProfile {
  * ring all-reduce kernels of 16, 64 and 256 MiB took 72.5, 245 and 894 µs, 305 GB/s busbw
  * once the model's Simple latencies (15.2 µs) are taken off the 256 MiB one; a 64 MiB
  * send/recv 196 µs, 364 GB/s the same way; one ncclAllReduce call over both GPUs 28–33 µs on
- * the host (median of 7 per size after the first), 17 µs beside its two kernel launches.
+ * the host (median of 7 per size after the first), 17 µs beside its two kernel launches, when
+ * it reduces the region it reduced before; 37–50 µs in the DDP runs, where every call is on a
+ * bucket's region of its own: 15 µs more. The first call of a run took 146–148 µs.
  */
 const nvlink4H200x2: LinkProfile = {
   ...nvlink4(2, 305),
+  // Fixed costs fit to the kernels by size (1 MiB 11.6 µs, 6 MiB 38.5, 16 MiB 72.5): Simple's
+  // 17.5 µs in all (the tuning model's 15.2) and LL128's 16.8 µs, LL's as the model has it.
+  baseLatNs: { LL: 3_600, LL128: 13_000, SIMPLE: 10_700 },
   name: 'nvlink4-x2-h200',
   fabric: 'NVLink 4, 18 links between two H200 (measured)',
   p2pBytesPerS: 364e9,
   hostCallNs: 17_000,
+  newRegionNs: 15_000,
+  firstCallNs: 115_000,
 };
 
 /** Link models by name; profiles refer to one of these. */
@@ -113,6 +126,8 @@ export const linkProfiles = {
     channels: 1,
     threadsPerChannel: 512,
     hostCallNs: 6_000,
+    newRegionNs: 0,
+    firstCallNs: 0,
   },
   'pcie5-x4': {
     name: 'pcie5-x4',
@@ -127,6 +142,8 @@ export const linkProfiles = {
     channels: 4,
     threadsPerChannel: 512,
     hostCallNs: 6_000,
+    newRegionNs: 0,
+    firstCallNs: 0,
   },
 } as const satisfies Record<string, LinkProfile>;
 

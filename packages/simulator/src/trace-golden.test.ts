@@ -79,7 +79,7 @@ describe('simulated traces, op by op', () => {
       digests[preset.name] = listDigest(traces);
     }
     expect(digests).toEqual({
-      'ddp-bucketing': '5ac91eb65755db58',
+      'ddp-bucketing': 'c579bf9b6bcf9ebd',
       'default-stream': 'f329134ae48cbfa0',
       'events-vs-device-sync': 'a254a737fd20c961',
       graphs: '94dfa6b981ef9edf',

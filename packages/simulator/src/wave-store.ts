@@ -18,6 +18,10 @@ export class WaveStore {
   iterationsLeft = new Float64Array(64);
   ratePerNs = new Float64Array(64);
   updatedNs = new Float64Array(64);
+  /** Work waves: how many times more blocks its busiest SM holds than an even spread gives. */
+  crowding = new Float64Array(64);
+  /** SMs its blocks landed on (shared-SM waves). */
+  sms = new Int32Array(64);
   version = new Float64Array(64);
   private readonly freeSlots: number[] = [];
   private used = 0;
@@ -40,6 +44,8 @@ export class WaveStore {
         this.iterationsLeft = grown(this.iterationsLeft, size);
         this.ratePerNs = grown(this.ratePerNs, size);
         this.updatedNs = grown(this.updatedNs, size);
+        this.crowding = grown(this.crowding, size);
+        this.sms = grown(this.sms, size);
         this.version = grown(this.version, size);
       }
       w = this.used++;
@@ -50,6 +56,8 @@ export class WaveStore {
     this.iterationsLeft[w] = iterationsLeft;
     this.ratePerNs[w] = 0;
     this.updatedNs[w] = updatedNs;
+    this.crowding[w] = 1;
+    this.sms[w] = 0;
     this.version[w] = 0;
     return w;
   }
