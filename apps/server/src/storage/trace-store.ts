@@ -7,6 +7,7 @@ import { tileFileExtension } from './tile-format.ts';
 import type { TraceEntry } from '../api-types.ts';
 import { terminalStatuses } from '../api-types.ts';
 import { tempSuffix, writeFileAtomic } from './atomic-file.ts';
+import { DerivedAnswers } from './derived-answers.ts';
 import type { EntryPatch, StoredTrace } from './metadata-db.ts';
 import { MetadataDb } from './metadata-db.ts';
 
@@ -14,6 +15,8 @@ export const traceFileExtension = '.sstrace';
 /** Beside a run's trace file: where each live frame ends in it (Float64 LE byte offsets). */
 export const framesFileExtension = '.frames';
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
+/** Memory for kept whole-trace answers (a 139M-op trace's analysis JSON is a few hundred KB). */
+const derivedAnswerBytes = 64 * 1024 * 1024;
 
 /** A fresh id: 12 url-safe characters starting with a letter or digit, usable as a file name. */
 export function newId(): string {
@@ -39,6 +42,8 @@ export function isValidId(id: string): boolean {
 export class TraceStore {
   readonly tracesDir: string;
   readonly uploadsDir: string;
+  /** Whole-trace answers (analysis, range lanes) kept while the server runs. */
+  readonly derived = new DerivedAnswers(derivedAnswerBytes);
 
   private constructor(
     readonly dataDir: string,
@@ -206,6 +211,7 @@ export class TraceStore {
 
   /** Removes the file first, then the row: a crash in between leaves a row that recovery drops. */
   async remove(id: string): Promise<void> {
+    this.derived.forget(id);
     await rm(this.tracePath(id), { force: true });
     await rm(this.framesPath(id), { force: true });
     await rm(this.tilesPath(id), { force: true });

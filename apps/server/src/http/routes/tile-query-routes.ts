@@ -96,7 +96,12 @@ export function tileQueryRoutes(services: AppServices): Router {
   });
 
   router.get('/traces/:id/range-lanes', async (req, res) => {
-    res.json(await ask(idParam(req), { type: 'range-lanes' }));
+    const id = idParam(req);
+    // Made once per stored trace and kept (ask refuses a live run first).
+    const json = await store.derived.answer(id, 'range-lanes', async () =>
+      JSON.stringify(await ask(id, { type: 'range-lanes' })),
+    );
+    res.type('application/json').send(json);
   });
 
   return router;

@@ -100,17 +100,24 @@ export function traceRoutes(services: AppServices): Router {
       throw new ApiError(501, 'not-available', 'analysis is not available in this build');
     }
     const window = parseWindow(req);
-    const file = await traceFileOf(id);
-    let json: string;
-    try {
-      // Analyzed and serialized in a worker thread, which reads the trace file itself.
-      json = await analyze(
-        file.ref,
-        window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
-      );
-    } finally {
-      await file.release();
-    }
+    const compute = async (): Promise<string> => {
+      const file = await traceFileOf(id);
+      try {
+        // Analyzed and serialized in a worker thread, which reads the trace file itself.
+        return await analyze(
+          file.ref,
+          window === undefined ? undefined : { fromNs: window.fromNs, toNs: window.toNs },
+        );
+      } finally {
+        await file.release();
+      }
+    };
+    // A stored trace's whole analysis is made once and kept; a window's, or a live run's, each time.
+    entryOf(id);
+    const json =
+      window === undefined && !runs.isLive(id)
+        ? await store.derived.answer(id, 'analysis', compute)
+        : await compute();
     res.type('application/json').send(json);
   });
 
