@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceQuery } from '../../storage/trace-query.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
-import type { TraceFileRef } from '../../workers/trace-files.ts';
+import type { TraceFileRef } from '../../workers/protocol.ts';
 import { answerTraceQuery } from '../../workers/tasks/query-task.ts';
 
 let t: TestServer | undefined;
