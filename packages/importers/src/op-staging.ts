@@ -77,6 +77,11 @@ export class OpStaging {
   readonly memKinds = new StagingColumn(Uint8Array);
   readonly flags = new StagingColumn(Uint8Array);
 
+  /** Ops the columns hold before they must grow. */
+  get room(): number {
+    return this.capacity;
+  }
+
   /** Pre-sizes the columns for about `ops` ops (a hint: they still grow past it). */
   reserve(ops: number): void {
     if (ops > this.capacity) {

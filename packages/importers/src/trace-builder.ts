@@ -54,6 +54,27 @@ export class TraceBuilder {
     this.ops.reserve(ops);
   }
 
+  /** Ops the staging holds before it grows. */
+  get opRoom(): number {
+    return this.ops.room;
+  }
+
+  /**
+   * Re-sizes the op staging from how far a streamed source is: once the ops staged from the first
+   * `doneBytes` of `totalBytes` project past the room, the room becomes that projection and a
+   * tenth more. One copy of the few ops staged so far, early, instead of doubling late (a copy of
+   * them all) and trimming the overshoot at build (another); a tenth is within what `fit` keeps.
+   */
+  projectOps(doneBytes: number, totalBytes: number): void {
+    if (doneBytes <= 0 || doneBytes >= totalBytes) {
+      return;
+    }
+    const projected = (this.ops.count * totalBytes) / doneBytes;
+    if (projected > this.ops.room) {
+      this.ops.reserve(projected + projected / 10);
+    }
+  }
+
   /** Kernel launch configurations go straight into the trace. */
   launchTable(): LaunchTable {
     return this.trace.launches;
