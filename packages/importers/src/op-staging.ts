@@ -192,7 +192,7 @@ export class OpStaging {
       this.flags,
     ];
     for (const column of columns) {
-      column.resize(this.capacity);
+      column.resize(this.capacity, this.count);
     }
   }
 }

@@ -24,9 +24,13 @@ export class StagingColumn<T extends TypedArray> {
     this.data = new this.make(0);
   }
 
-  resize(capacity: number): void {
+  /**
+   * Moves the first `used` values (all by default) to a new array of `capacity`. Only those are
+   * copied: the rest of a fresh array is never touched, so its pages stay unmapped until written.
+   */
+  resize(capacity: number, used = this.data.length): void {
     const next = new this.make(capacity);
-    next.set(this.data.subarray(0, Math.min(capacity, this.data.length)));
+    next.set(this.data.subarray(0, Math.min(capacity, used)));
     this.data = next;
   }
 }
