@@ -47,6 +47,19 @@ describe('TraceBuilder.build', () => {
     expect(built).toEqual(grown);
   });
 
+  it('moves and sizes ops staged in blocks (past the first room) by their index', () => {
+    const builder = builderWithKernels(3000);
+    const proc = builder.lanes.processFor('q', 2);
+    const lane = builder.lanes.gpuLane(proc, 0, 1, 9);
+    builder.moveOp(2500, proc, lane);
+    builder.setOpBytes(2999, 64, 0);
+    const { ops } = builder.build();
+    const { bytes, track } = ops.columns();
+    expect(bytes[2999]).toBe(64);
+    expect(track[2500]).not.toBe(track[2499]);
+    expect(track[2499]).toBe(track[0]);
+  });
+
   it('builds once: a second build is refused, since the first released the staging', () => {
     const builder = builderWithKernels(2);
     builder.build();

@@ -113,6 +113,7 @@ export class TraceBuilder {
 
   /** Moves staged op `op` to another process and lane: for sources that learn its owner later. */
   moveOp(op: number, proc: number, lane: number): void {
+    this.ops.join();
     this.ops.lane.data[op] = lane;
     if (proc !== this.lanes.laneProc(lane) || this.procExceptions.get(op) >= 0) {
       this.procExceptions.set(op, proc);
@@ -121,6 +122,7 @@ export class TraceBuilder {
 
   /** Sets staged op `op`'s bytes and adds `flags` to its flags (a size learned from its API call). */
   setOpBytes(op: number, bytes: number, flags: number): void {
+    this.ops.join();
     this.ops.bytes.data[op] = bytes;
     this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
   }
