@@ -26,6 +26,7 @@ import type { Report } from './report.ts';
 //  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
 //  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
 //    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
+// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone.
 // CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
 // live in scale-*.bench.ts files beside this one; `pnpm bench scale` runs them all.
 
@@ -34,6 +35,8 @@ const child = path.join(here, 'scale-import-child.ts');
 const big = process.argv.includes('--big');
 const huge = process.argv.includes('--huge');
 const sizes = huge ? [20_000_000] : big ? [1_000_000, 5_000_000] : [100_000];
+const formatArg = process.argv.indexOf('--format');
+const onlyFormat = formatArg < 0 ? undefined : process.argv[formatArg + 1];
 
 interface ChildFigures {
   readonly cpuS: number;
@@ -75,6 +78,9 @@ export async function run(report: Report): Promise<void> {
     for (const size of sizes) {
       const tag = size >= 1e6 ? `${size / 1e6}m` : `${size / 1e3}k`;
       for (const { format, name, ext, baseline } of formats) {
+        if (onlyFormat !== undefined && format !== onlyFormat) {
+          continue;
+        }
         const file = path.join(dir, `${format}-${tag}.${ext}`);
         const generated = generate(format, size, file);
         const perM = 1e6 / generated.gpuOps;
