@@ -18,6 +18,9 @@ import type { Report } from './report.ts';
 //    streaming per-event JSON.parse of the same file (the baseline's CPU time over the import's);
 //  - import.sqlite_vs_scan: the same over SELECT * of the tables the importer reads through the
 //    same page reader (every column of every row decoded to a value, a fresh array per row);
+//  - import.nsys_json_floor_vs_json_parse: that baseline over the nsys JSON import's own reading
+//    (every line cut and scanned as the import reads it) with no event handled and no trace built:
+//    the most import.nsys_json_vs_json_parse could be if handling events and building cost nothing;
 //  - import.sqlite_floor_vs_scan: that baseline over the import's own scans with no row handled
 //    (the columns it needs, decoded to typed slots): the most import.sqlite_vs_scan could be if
 //    building the trace cost nothing;
@@ -95,6 +98,10 @@ export async function run(report: Report): Promise<void> {
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
         const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
         report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        if (format === 'nsys-json') {
+          const floor = await runChild('nsys-json-floor', file);
+          report(`import.nsys_json_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
+        }
         if (format === 'nsys-sqlite') {
           const floor = await runChild('sqlite-floor', file);
           report(`import.sqlite_floor_vs_scan_${tag}`, base.cpuS / floor.cpuS, 'x');

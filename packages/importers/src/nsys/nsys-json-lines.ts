@@ -31,12 +31,14 @@ export class NsysJsonLines {
   private events = 0;
   private producer = '';
 
+  /** `sink` is for benchmarks (a sink that drops the events); an import leaves it out. */
   constructor(
     private readonly file: string,
     private readonly builder: TraceBuilder,
     launches: LaunchTable,
+    sink?: NsysEventSink,
   ) {
-    this.sink = new NsysEventSink(builder, launches, file);
+    this.sink = sink ?? new NsysEventSink(builder, launches, file);
   }
 
   /**

@@ -72,7 +72,8 @@ async function readWithJsonParse(
   return reader.finish();
 }
 
-async function readFast(
+/** Reads every line of `chunks` into `reader`: most by the fast scanner, the others by JSON.parse. */
+export async function readFast(
   chunks: AsyncIterable<Uint8Array>,
   reader: NsysJsonLines,
   signal: AbortSignal | undefined,
