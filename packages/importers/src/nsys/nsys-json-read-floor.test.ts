@@ -4,6 +4,7 @@ import { nsysJsonReadFloor } from './nsys-json-read-floor.ts';
 async function* chunks(text: string, chunkBytes: number): AsyncGenerator<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
   for (let at = 0; at < bytes.length; at += chunkBytes) {
+    await Promise.resolve();
     yield bytes.subarray(at, at + chunkBytes);
   }
 }
