@@ -87,6 +87,23 @@ describe('OpStaging blocks', () => {
     expect(staging.startNs.data[6999]).toBe(6999);
   });
 
+  it('grows by blocks of at most 64k ops past 64k', () => {
+    const staging = new OpStaging();
+    const op = newStagedOp();
+    // 1024 + 1024 + … + 32768 + 65536 + 65536 slots: 200,000 ops fill blocks up to 262,144.
+    for (let i = 0; i < 200_000; i++) {
+      op.startNs = i;
+      staging.add(op);
+    }
+    expect(staging.room).toBe(262_144);
+    staging.join();
+    expect(staging.startNs.data.length).toBe(200_000);
+    expect([staging.startNs.data[65_535], staging.startNs.data[131_072]]).toEqual([
+      65_535, 131_072,
+    ]);
+    expect(staging.startNs.data[199_999]).toBe(199_999);
+  });
+
   it('joins its blocks before a reservation copies the columns', () => {
     const staging = new OpStaging();
     const op = newStagedOp();

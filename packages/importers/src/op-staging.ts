@@ -52,6 +52,8 @@ export function clearStagedOp(op: StagedOp): StagedOp {
   return op;
 }
 
+const maxBlockOps = 1 << 16;
+
 /**
  * Staged ops, one typed column per field, all grown together (geometrically). Past a reservation
  * the columns grow by blocks, with no copy while ops arrive: `join` (also run by `fit` and
@@ -127,12 +129,16 @@ export class OpStaging {
   add(op: StagedOp): number {
     const i = this.count;
     if (i >= this.capacity) {
-      // A new block as large as all before it: the capacity doubles and nothing is copied.
+      // A new block, nothing copied: as large as all before it up to 64k ops (512 KiB of a
+      // Float64 column). Small blocks are served from memory the allocator already holds (the
+      // input's freed 1-MiB chunks) where one large array is fresh pages, each first write a
+      // page fault: in a 100k-GPU-op import (~700k ops), about 15% of its CPU time.
+      const block = Math.min(this.capacity, maxBlockOps);
       for (const column of this.columns()) {
-        column.spill(this.capacity);
+        column.spill(block);
       }
       this.base = this.capacity;
-      this.capacity *= 2;
+      this.capacity += block;
     }
     const j = i - this.base;
     this.startNs.data[j] = op.startNs;
