@@ -2,7 +2,13 @@ import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSyn
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import type { RandomAccessFile } from '@streamscope/importers';
-import { SqliteFile, importTrace, loadSqlJs, sqliteReadFloor } from '@streamscope/importers';
+import {
+  SqliteFile,
+  importTrace,
+  loadSqlJs,
+  nsysJsonReadFloor,
+  sqliteReadFloor,
+} from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
 
@@ -12,8 +18,9 @@ import { saveTrace } from '@streamscope/trace';
 // the generated files); `sqlite-scan FILE` is the SQLite baseline, a SELECT * of every table the
 // importer reads through the same reader (every column of every row decoded to a value, each
 // row handed out as an array of its own, as an engine's step loop does); `sqlite-floor FILE` is
-// the import's own scans with no row handled (what reading alone costs it). Prints one JSON line
-// of figures.
+// the import's own scans with no row handled (what reading alone costs it); `nsys-json-floor
+// FILE` is the nsys JSON import's own reading (lines cut and scanned as it reads them) with no
+// event handled and no trace built. Prints one JSON line of figures.
 
 const [mode, file] = process.argv.slice(2) as [string, string];
 
@@ -119,6 +126,12 @@ async function measure(): Promise<Record<string, number>> {
     } finally {
       handle.close();
     }
+  }
+  if (mode === 'nsys-json-floor') {
+    const events = await nsysJsonReadFloor(
+      createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
+    );
+    return { events };
   }
   if (mode === 'sqljs-select') {
     // The engine the importer used before: SELECT * of the same tables through sql.js (the

@@ -18,6 +18,9 @@ import type { Report } from './report.ts';
 //    streaming per-event JSON.parse of the same file (the baseline's CPU time over the import's);
 //  - import.sqlite_vs_scan: the same over SELECT * of the tables the importer reads through the
 //    same page reader (every column of every row decoded to a value, a fresh array per row);
+//  - import.nsys_json_floor_vs_json_parse: that baseline over the nsys JSON import's own reading
+//    (every line cut and scanned as the import reads it) with no event handled and no trace built:
+//    the most import.nsys_json_vs_json_parse could be if handling events and building cost nothing;
 //  - import.sqlite_floor_vs_scan: that baseline over the import's own scans with no row handled
 //    (the columns it needs, decoded to typed slots): the most import.sqlite_vs_scan could be if
 //    building the trace cost nothing;
@@ -26,6 +29,7 @@ import type { Report } from './report.ts';
 //  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
 //  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
 //    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
+// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone.
 // CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
 // live in scale-*.bench.ts files beside this one; `pnpm bench scale` runs them all.
 
@@ -34,6 +38,8 @@ const child = path.join(here, 'scale-import-child.ts');
 const big = process.argv.includes('--big');
 const huge = process.argv.includes('--huge');
 const sizes = huge ? [20_000_000] : big ? [1_000_000, 5_000_000] : [100_000];
+const formatArg = process.argv.indexOf('--format');
+const onlyFormat = formatArg < 0 ? undefined : process.argv[formatArg + 1];
 
 interface ChildFigures {
   readonly cpuS: number;
@@ -75,6 +81,9 @@ export async function run(report: Report): Promise<void> {
     for (const size of sizes) {
       const tag = size >= 1e6 ? `${size / 1e6}m` : `${size / 1e3}k`;
       for (const { format, name, ext, baseline } of formats) {
+        if (onlyFormat !== undefined && format !== onlyFormat) {
+          continue;
+        }
         const file = path.join(dir, `${format}-${tag}.${ext}`);
         const generated = generate(format, size, file);
         const perM = 1e6 / generated.gpuOps;
@@ -89,6 +98,10 @@ export async function run(report: Report): Promise<void> {
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
         const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
         report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        if (format === 'nsys-json') {
+          const floor = await runChild('nsys-json-floor', file);
+          report(`import.nsys_json_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
+        }
         if (format === 'nsys-sqlite') {
           const floor = await runChild('sqlite-floor', file);
           report(`import.sqlite_floor_vs_scan_${tag}`, base.cpuS / floor.cpuS, 'x');

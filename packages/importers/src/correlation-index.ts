@@ -27,15 +27,7 @@ export class CorrelationIndex {
     kind: number,
     count: number,
   ) {
-    const maxByProc: number[] = [];
-    const countByProc: number[] = [];
-    for (let i = 0; i < count; i++) {
-      if (kinds[i] === kind && corr[i] !== 0) {
-        const p = procOf(i);
-        maxByProc[p] = Math.max(maxByProc[p] ?? 0, corr[i]!);
-        countByProc[p] = (countByProc[p] ?? 0) + 1;
-      }
-    }
+    const { maxByProc, countByProc } = idsByProcess(procOf, corr, kinds, kind, count);
     let sparseOps = 0;
     maxByProc.forEach((max, p) => {
       const ops = countByProc[p] ?? 0;
@@ -48,6 +40,22 @@ export class CorrelationIndex {
       }
     });
     this.sorted = new Uint32Array(sparseOps);
+    this.place(procOf, kinds, kind, count);
+    this.from.forEach((start, p) => this.sortRun(start, this.to[p]!));
+  }
+
+  /**
+   * Puts each op in its process's dense table or sparse run. The two passes over the ops are
+   * functions of their own so that V8 compiles each once, mid-loop, rather than this whole
+   * constructor once per loop (each compile then deoptimized by the code after its loop).
+   */
+  private place(
+    procOf: (op: number) => number,
+    kinds: Uint8Array,
+    kind: number,
+    count: number,
+  ): void {
+    const corr = this.corr;
     for (let i = 0; i < count; i++) {
       if (kinds[i] === kind && corr[i] !== 0) {
         const p = procOf(i);
@@ -59,7 +67,6 @@ export class CorrelationIndex {
         }
       }
     }
-    this.from.forEach((start, p) => this.sortRun(start, this.to[p]!));
   }
 
   /** The op for (proc, corr), or -1. */
@@ -122,4 +129,24 @@ export class CorrelationIndex {
       }
     }
   }
+}
+
+/** Per process, the largest id and how many ops of `kind` carry one. */
+function idsByProcess(
+  procOf: (op: number) => number,
+  corr: Uint32Array,
+  kinds: Uint8Array,
+  kind: number,
+  count: number,
+): { maxByProc: number[]; countByProc: number[] } {
+  const maxByProc: number[] = [];
+  const countByProc: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (kinds[i] === kind && corr[i] !== 0) {
+      const p = procOf(i);
+      maxByProc[p] = Math.max(maxByProc[p] ?? 0, corr[i]!);
+      countByProc[p] = (countByProc[p] ?? 0) + 1;
+    }
+  }
+  return { maxByProc, countByProc };
 }

@@ -127,6 +127,7 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
       launches,
       options.signal,
       options.nsysJsonReader,
+      sniffed.gzip ? undefined : totalBytes,
     );
     producer = lines.producer;
   } else if (format === 'nsys-sqlite' && isRandomAccessFile(source) && !sniffed.gzip) {

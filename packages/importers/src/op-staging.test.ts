@@ -54,3 +54,66 @@ describe('OpStaging.fit', () => {
     expect(close.startNs.data.length).toBe(3100);
   });
 });
+
+describe('OpStaging blocks', () => {
+  it('grows past its room by blocks and joins them into one array of the ops, in order', () => {
+    const staging = new OpStaging();
+    const op = newStagedOp();
+    // 1024 + 1024 + 2048 + 4096 slots hold 5000 ops in four blocks, nothing copied on the way.
+    for (let i = 0; i < 5000; i++) {
+      op.startNs = i;
+      op.kind = i % 7;
+      op.nameRef = -(i + 1);
+      staging.add(op);
+    }
+    staging.join();
+    expect(staging.startNs.data.length).toBe(5000);
+    expect(staging.kind.data.length).toBe(5000);
+    for (const i of [0, 1023, 1024, 2047, 2048, 4095, 4096, 4999]) {
+      expect([staging.startNs.data[i], staging.kind.data[i], staging.nameRef.data[i]]).toEqual([
+        i,
+        i % 7,
+        -(i + 1),
+      ]);
+    }
+    // Joined, it grows on by blocks again; fit joins them as well.
+    for (let i = 5000; i < 7000; i++) {
+      op.startNs = i;
+      staging.add(op);
+    }
+    staging.fit();
+    expect(staging.startNs.data.length).toBe(7000);
+    expect(staging.startNs.data[4999]).toBe(4999);
+    expect(staging.startNs.data[6999]).toBe(6999);
+  });
+
+  it('grows by blocks of at most 64k ops past 64k', () => {
+    const staging = new OpStaging();
+    const op = newStagedOp();
+    // 1024 + 1024 + … + 32768 + 65536 + 65536 slots: 200,000 ops fill blocks up to 262,144.
+    for (let i = 0; i < 200_000; i++) {
+      op.startNs = i;
+      staging.add(op);
+    }
+    expect(staging.room).toBe(262_144);
+    staging.join();
+    expect(staging.startNs.data.length).toBe(200_000);
+    expect([staging.startNs.data[65_535], staging.startNs.data[131_072]]).toEqual([
+      65_535, 131_072,
+    ]);
+    expect(staging.startNs.data[199_999]).toBe(199_999);
+  });
+
+  it('joins its blocks before a reservation copies the columns', () => {
+    const staging = new OpStaging();
+    const op = newStagedOp();
+    for (let i = 0; i < 3000; i++) {
+      op.startNs = i;
+      staging.add(op);
+    }
+    staging.reserve(10_000);
+    expect(staging.room).toBe(10_000);
+    expect(staging.startNs.data.length).toBe(10_000);
+    expect([staging.startNs.data[1500], staging.startNs.data[2999]]).toEqual([1500, 2999]);
+  });
+});

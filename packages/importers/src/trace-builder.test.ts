@@ -31,6 +31,35 @@ describe('TraceBuilder.build', () => {
     expect([startNs[0], endNs[0], startNs[2999], endNs[2999]]).toEqual([0, 4, 29_990, 29_994]);
   });
 
+  it('projects the staging from the bytes read and builds the same ops as one that grew', () => {
+    // 3000 ops from the first quarter of a source project 12,000 in all: room for 13,200.
+    const projected = builderWithKernels(3000);
+    projected.projectOps(250, 1000);
+    expect(projected.opRoom).toBe(13_200);
+    // A projection within the room, and one with nothing read or everything read, change nothing.
+    projected.projectOps(500, 1000);
+    projected.projectOps(0, 1000);
+    projected.projectOps(1000, 1000);
+    expect(projected.opRoom).toBe(13_200);
+    const grown = builderWithKernels(3000).build().ops.columns();
+    const built = projected.build().ops.columns();
+    expect(built.startNs.length).toBe(3000);
+    expect(built).toEqual(grown);
+  });
+
+  it('moves and sizes ops staged in blocks (past the first room) by their index', () => {
+    const builder = builderWithKernels(3000);
+    const proc = builder.lanes.processFor('q', 2);
+    const lane = builder.lanes.gpuLane(proc, 0, 1, 9);
+    builder.moveOp(2500, proc, lane);
+    builder.setOpBytes(2999, 64, 0);
+    const { ops } = builder.build();
+    const { bytes, track } = ops.columns();
+    expect(bytes[2999]).toBe(64);
+    expect(track[2500]).not.toBe(track[2499]);
+    expect(track[2499]).toBe(track[0]);
+  });
+
   it('builds once: a second build is refused, since the first released the staging', () => {
     const builder = builderWithKernels(2);
     builder.build();

@@ -1,6 +1,7 @@
 import type { DeviceInfo, LaunchTable, TraceMeta } from '@streamscope/trace';
-import { FlowKind, OpFlag, OpKind, Trace, isCopyKind } from '@streamscope/trace';
+import { OpKind, Trace } from '@streamscope/trace';
 import { CorrelationIndex } from './correlation-index.ts';
+import { joinApiCalls, resolveNameIds, usedLanes } from './finish-op-loops.ts';
 import { IdHashMap } from './id-hash-map.ts';
 import { linkEventRecords } from './event-links.ts';
 import { LaneRegistry } from './lane-registry.ts';
@@ -54,6 +55,27 @@ export class TraceBuilder {
     this.ops.reserve(ops);
   }
 
+  /** Ops the staging holds before it grows. */
+  get opRoom(): number {
+    return this.ops.room;
+  }
+
+  /**
+   * Re-sizes the op staging from how far a streamed source is: once the ops staged from the first
+   * `doneBytes` of `totalBytes` project past the room, the room becomes that projection and a
+   * tenth more. One copy of the few ops staged so far, early, instead of doubling late (a copy of
+   * them all) and trimming the overshoot at build (another); a tenth is within what `fit` keeps.
+   */
+  projectOps(doneBytes: number, totalBytes: number): void {
+    if (doneBytes <= 0 || doneBytes >= totalBytes) {
+      return;
+    }
+    const projected = (this.ops.count * totalBytes) / doneBytes;
+    if (projected > this.ops.room) {
+      this.ops.reserve(projected + projected / 10);
+    }
+  }
+
   /** Kernel launch configurations go straight into the trace. */
   launchTable(): LaunchTable {
     return this.trace.launches;
@@ -92,6 +114,7 @@ export class TraceBuilder {
 
   /** Moves staged op `op` to another process and lane: for sources that learn its owner later. */
   moveOp(op: number, proc: number, lane: number): void {
+    this.ops.join();
     this.ops.lane.data[op] = lane;
     if (proc !== this.lanes.laneProc(lane) || this.procExceptions.get(op) >= 0) {
       this.procExceptions.set(op, proc);
@@ -100,6 +123,7 @@ export class TraceBuilder {
 
   /** Sets staged op `op`'s bytes and adds `flags` to its flags (a size learned from its API call). */
   setOpBytes(op: number, bytes: number, flags: number): void {
+    this.ops.join();
     this.ops.bytes.data[op] = bytes;
     this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
   }
@@ -200,66 +224,34 @@ export class TraceBuilder {
     const apiByCorr = this.indexApiCalls(procOf);
     this.placeUntimedRecords(apiByCorr, procOf);
     const originNs = this.earliestNs();
-    const used = new Uint8Array(this.lanes.count);
-    for (let i = 0; i < this.ops.count; i++) {
-      used[this.ops.lane.data[i]!] = 1;
-    }
+    const used = usedLanes(this.ops.lane.data, this.ops.count, this.lanes.count);
     this.ranges.markLanes(used);
     const trackOf = this.lanes.addTracks(trace, used, (ref) => this.resolveText(ref));
     this.addDevices(trace);
     const n = this.ops.count;
     const kinds = this.ops.kind.data;
     const corr = this.ops.corr.data;
-    const lanes = this.ops.lane.data;
-    const starts = this.ops.startNs.data;
-    const ends = this.ops.endNs.data;
-    const nameRefs = this.ops.nameRef.data;
     // Times and flags are finished in the staging columns themselves (no second copy of them
     // while the trace's own columns are filled); the staging is released once copied.
-    const startNs = starts;
-    const endNs = ends;
-    const track = new Uint16Array(n);
-    const flags = this.ops.flags.data;
-    let orphans = 0;
-    for (let i = 0; i < n; i++) {
-      const kind = kinds[i]!;
-      const api =
-        corr[i] !== 0 && kind !== OpKind.ApiCall ? apiByCorr.get(procOf(i), corr[i]!) : -1;
-      if (api >= 0) {
-        // Flows name ops by index: the op table need not hold them yet.
-        trace.flows.append(api, i, FlowKind.ApiToGpu);
-      }
-      if (kind !== OpKind.ApiCall && kind !== OpKind.HostWork) {
-        if (api < 0 && apiByCorr.hasProcess(procOf(i))) {
-          flags[i] = flags[i]! | OpFlag.Orphan;
-          orphans++;
-        } else if (
-          api >= 0 &&
-          (isCopyKind(kind) || kind === OpKind.Memset) &&
-          this.isSyncApi(api)
-        ) {
-          flags[i] = flags[i]! | OpFlag.Sync;
-        }
-      }
-      const s = starts[i]!;
-      startNs[i] = s - originNs;
-      endNs[i] = Math.max(ends[i]!, s) - originNs;
-      track[i] = trackOf[lanes[i]!]!;
-    }
-    // Name refs become trace string ids in place (ids are ≥ 0, so the same bytes read as
-    // Uint32): no second name column at the peak. A pass of its own, after every isSyncApi read
-    // of an API op's name ref.
-    const nameId = new Uint32Array(nameRefs.buffer, nameRefs.byteOffset, nameRefs.length);
-    let lastRef = 0;
-    let lastId = 0;
-    for (let i = 0; i < n; i++) {
-      const ref = nameRefs[i]!;
-      if (i === 0 || ref !== lastRef) {
-        lastRef = ref;
-        lastId = this.resolveName(ref);
-      }
-      nameId[i] = lastId;
-    }
+    const { track, orphans } = joinApiCalls(
+      {
+        count: n,
+        kind: kinds,
+        corr,
+        lane: this.ops.lane.data,
+        startNs: this.ops.startNs.data,
+        endNs: this.ops.endNs.data,
+        flags: this.ops.flags.data,
+      },
+      trace,
+      apiByCorr,
+      procOf,
+      (api) => this.isSyncApi(api),
+      trackOf,
+      originNs,
+    );
+    // A pass of its own, after every isSyncApi read of an API op's name ref.
+    const nameId = resolveNameIds(this.ops.nameRef.data, n, (ref) => this.resolveName(ref));
     if (orphans > 0) {
       this.warnings.add(
         `${orphans} GPU operations have no matching API call (kept, flagged orphan)`,
@@ -343,13 +335,18 @@ export class TraceBuilder {
     if (!Number.isFinite(min)) {
       return 0;
     }
+    this.placeUnstarted(min);
+    return min;
+  }
+
+  /** Ops with no time (NaN) start and end at `originNs` (a method of its own: see finish-op-loops.ts). */
+  private placeUnstarted(originNs: number): void {
     for (let i = 0; i < this.ops.count; i++) {
       if (Number.isNaN(this.ops.startNs.data[i]!)) {
-        this.ops.startNs.data[i] = min;
-        this.ops.endNs.data[i] = min;
+        this.ops.startNs.data[i] = originNs;
+        this.ops.endNs.data[i] = originNs;
       }
     }
-    return min;
   }
 
   private addDevices(trace: Trace): void {

@@ -119,7 +119,12 @@ export function fastScan(
           return -1; // a key given twice: JSON.parse keeps the last
         }
         const valueStart = i;
+        // The sign as a factor: a multiplication runs on every value, so a rare negative one
+        // finds it optimized, where a unary minus seen for the first time would deoptimize the
+        // scanner (and recompile it whole). -1 · 0 is -0, as JSON.parse reads "-0".
+        let sign = 1;
         if (c === MINUS) {
+          sign = -1;
           c = buf[++i]!;
         }
         // Digits first: most quoted values are protobuf int64s.
@@ -136,7 +141,7 @@ export function fastScan(
           if (digits > 15) {
             return -1; // maybe beyond 2^53: the JSON.parse path keeps the decimal text
           }
-          num[field] = buf[valueStart] === MINUS ? -v : v;
+          num[field] = sign * v;
         } else {
           while (plainByte[c] === 1) {
             c = buf[++i]!;
@@ -163,8 +168,9 @@ export function fastScan(
       i++;
       continue;
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      const negative = c === MINUS;
-      if (negative) {
+      let sign = 1; // as above
+      if (c === MINUS) {
+        sign = -1;
         c = buf[++i]!;
       }
       let v = 0;
@@ -196,7 +202,7 @@ export function fastScan(
         if (digits > 15 || seen[field] === gen) {
           return -1;
         }
-        num[field] = negative ? -v : v;
+        num[field] = sign * v;
         seen[field] = gen;
       }
     } else {

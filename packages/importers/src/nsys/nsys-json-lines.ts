@@ -31,12 +31,14 @@ export class NsysJsonLines {
   private events = 0;
   private producer = '';
 
+  /** `sink` is for benchmarks (a sink that drops the events); an import leaves it out. */
   constructor(
     private readonly file: string,
     private readonly builder: TraceBuilder,
     launches: LaunchTable,
+    sink?: NsysEventSink,
   ) {
-    this.sink = new NsysEventSink(builder, launches, file);
+    this.sink = sink ?? new NsysEventSink(builder, launches, file);
   }
 
   /**
@@ -48,6 +50,9 @@ export class NsysJsonLines {
    * whole on its own, instead of on-stack-replacing the loop of each async call again.
    */
   readLines(chunk: Uint8Array, from: number): number {
+    // Once per chunk, not in the line loop: a switch of buffers first taken by optimized code
+    // would deoptimize the loop with everything inlined in it.
+    this.rec.readFrom(chunk);
     const lastNl = chunk.lastIndexOf(NEWLINE);
     while (from <= lastNl) {
       this.line++;
@@ -88,11 +93,13 @@ export class NsysJsonLines {
     return end;
   }
 
-  /** The fast scanner with this type's key template; the template follows the line's keys. */
+  /**
+   * The fast scanner with this type's key template; the template follows the line's keys. The
+   * record already reads from `buf` (`readFrom`).
+   */
   private scan(type: number, buf: Uint8Array, start: number, limit: number): number {
     const rec = this.rec;
     rec.reset();
-    rec.readFrom(buf);
     const slot = type < 1024 ? type : 1023;
     const template = this.templates[slot];
     const end = fastScan(buf, start, limit, rec, template, this.learned);
@@ -120,6 +127,7 @@ export class NsysJsonLines {
     }
     const rec = this.rec;
     rec.reset();
+    rec.readFrom(buf);
     this.sink.line = this.line;
     const type = typePrefix(buf, start, end);
     if (type >= 0) {

@@ -22,11 +22,17 @@ export async function readNsysJson(
   launches: LaunchTable,
   signal?: AbortSignal,
   reader: NsysJsonReader = 'fast',
+  totalBytes?: number,
 ): Promise<NsysJsonResult> {
   if (reader === 'json-parse') {
     return readWithJsonParse(chunks, new NsysJsonLines(file, builder, launches), signal, file);
   }
-  return readFast(chunks, new NsysJsonLines(file, builder, launches), signal, file);
+  const lines = new NsysJsonLines(file, builder, launches);
+  return readFast(chunks, lines, signal, file, (doneBytes) => {
+    if (totalBytes !== undefined) {
+      builder.projectOps(doneBytes, totalBytes);
+    }
+  });
 }
 
 /** `fast`: the byte scanner with JSON.parse for unusual lines; `json-parse`: every line through JSON.parse (for comparison). */
@@ -66,15 +72,20 @@ async function readWithJsonParse(
   return reader.finish();
 }
 
-async function readFast(
+/** Reads every line of `chunks` into `reader`: most by the fast scanner, the others by JSON.parse. */
+export async function readFast(
   chunks: AsyncIterable<Uint8Array>,
   reader: NsysJsonLines,
   signal: AbortSignal | undefined,
   file: string,
+  onChunkRead: (doneBytes: number) => void,
 ): Promise<NsysJsonResult> {
   let carry: Uint8Array | undefined;
+  let doneBytes = 0;
   for await (const chunk of chunks) {
     throwIfAborted(signal, file);
+    onChunkRead(doneBytes);
+    doneBytes += chunk.length;
     let from = 0;
     if (carry !== undefined) {
       const nl = chunk.indexOf(NEWLINE);
