@@ -9,6 +9,7 @@ import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
 import { runImportInWorker, ServerWorkers } from './server-workers.ts';
 import { WorkerPool } from './worker-pool.ts';
+import { storeAsImport } from '../test-support/stored-trace.ts';
 
 let t: TestServer | undefined;
 let pool: WorkerPool | undefined;
@@ -31,19 +32,7 @@ async function serverWithPool(
 
 /** Stores a trace as an import would, and returns its id. */
 async function store(server: TestServer, trace: Trace, id: string): Promise<string> {
-  const fileBytes = await server.server.store.writeTraceFile(id, saveTrace(trace));
-  server.server.store.insert({
-    id,
-    source: 'import',
-    title: trace.meta.title,
-    status: 'imported',
-    createdAt: new Date().toISOString(),
-    opCount: trace.ops.count,
-    spanNs: trace.spanNs(),
-    format: trace.meta.sourceFormat,
-    fileBytes,
-  });
-  return id;
+  return storeAsImport(server.server.store, id, trace);
 }
 
 async function snapshotsLeft(server: TestServer): Promise<string[]> {

@@ -1,11 +1,11 @@
 import { exportTestTrace } from '@streamscope/importers';
-import { saveTrace } from '@streamscope/trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceQuery } from '../../storage/trace-query.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import type { TraceFileRef } from '../../workers/protocol.ts';
 import { answerTraceQuery } from '../../workers/tasks/query-task.ts';
+import { storeAsImport } from '../../test-support/stored-trace.ts';
 
 let t: TestServer | undefined;
 
@@ -15,19 +15,7 @@ afterEach(async () => {
 });
 
 async function storeTrace(server: TestServer, id: string): Promise<void> {
-  const trace = exportTestTrace(500, 20);
-  const fileBytes = await server.server.store.writeTraceFile(id, saveTrace(trace));
-  server.server.store.insert({
-    id,
-    source: 'import',
-    title: trace.meta.title,
-    status: 'imported',
-    createdAt: new Date().toISOString(),
-    opCount: trace.ops.count,
-    spanNs: trace.spanNs(),
-    format: trace.meta.sourceFormat,
-    fileBytes,
-  });
+  await storeAsImport(server.server.store, id, exportTestTrace(500, 20));
 }
 
 describe("a stored trace's whole-trace answers", () => {

@@ -1,4 +1,4 @@
-import { OpKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { OpKind, StreamType, Trace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
 import type * as TileFileModule from '../../storage/tile-file.ts';
@@ -6,6 +6,7 @@ import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
 import { WorkerPool } from '../../workers/worker-pool.ts';
+import { storeAsImport } from '../../test-support/stored-trace.ts';
 
 // Names matched on this thread (the server's event loop); the worker threads load their own
 // copy of tile-file.ts, which this does not see.
@@ -60,18 +61,7 @@ async function stored(id: string): Promise<void> {
       nameId: i % 3 === 0 ? long : gemm,
     });
   }
-  const fileBytes = await t.server.store.writeTraceFile(id, saveTrace(trace));
-  t.server.store.insert({
-    id,
-    source: 'import',
-    title: 'names',
-    status: 'imported',
-    createdAt: new Date().toISOString(),
-    opCount: trace.ops.count,
-    spanNs: trace.spanNs(),
-    format: trace.meta.sourceFormat,
-    fileBytes,
-  });
+  await storeAsImport(t.server.store, id, trace, 'names');
 }
 
 async function search(id: string, query: string): Promise<{ status: number; body: unknown }> {

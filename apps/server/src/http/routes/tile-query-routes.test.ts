@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { FlowKind, OpKind, RangeKind, StreamType, Trace, saveTrace } from '@streamscope/trace';
+import { FlowKind, OpKind, RangeKind, StreamType, Trace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
 import type { AreaAnswer, SearchMarksAnswer } from '../../storage/query-aggregates.ts';
@@ -8,6 +8,7 @@ import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
 import { WorkerPool } from '../../workers/worker-pool.ts';
+import { storeAsImport } from '../../test-support/stored-trace.ts';
 
 let t: TestServer;
 let pool: WorkerPool;
@@ -100,18 +101,7 @@ function sample(): Trace {
  */
 async function store(name: string, tiled: boolean, trace = sample()): Promise<string> {
   const id = `${name}${tiled ? 't' : ''}`;
-  const fileBytes = await t.server.store.writeTraceFile(id, saveTrace(trace));
-  t.server.store.insert({
-    id,
-    source: 'import',
-    title: trace.meta.title,
-    status: 'imported',
-    createdAt: new Date().toISOString(),
-    opCount: trace.ops.count,
-    spanNs: trace.spanNs(),
-    format: trace.meta.sourceFormat,
-    fileBytes,
-  });
+  await storeAsImport(t.server.store, id, trace);
   if (tiled) {
     expect((await fetch(`${t.base}/api/traces/${id}/tiles/meta`)).status).toBe(200);
     expect(existsSync(t.server.store.tilesPath(id))).toBe(true);

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { OpKind, StreamType, Trace, decodeTiles, loadTrace, saveTrace } from '@streamscope/trace';
+import { OpKind, StreamType, Trace, decodeTiles, loadTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceTools } from '../../integrations/trace-tools.ts';
 import type { TestServer } from '../../test-support/test-server.ts';
 import { startTestServer } from '../../test-support/test-server.ts';
 import { ServerWorkers } from '../../workers/server-workers.ts';
 import { WorkerPool } from '../../workers/worker-pool.ts';
+import { storeAsImport } from '../../test-support/stored-trace.ts';
 
 let t: TestServer;
 let pool: WorkerPool;
@@ -53,20 +54,7 @@ function sample(): Trace {
 }
 
 async function store(id: string): Promise<string> {
-  const trace = sample();
-  const fileBytes = await t.server.store.writeTraceFile(id, saveTrace(trace));
-  t.server.store.insert({
-    id,
-    source: 'import',
-    title: trace.meta.title,
-    status: 'imported',
-    createdAt: new Date().toISOString(),
-    opCount: trace.ops.count,
-    spanNs: trace.spanNs(),
-    format: trace.meta.sourceFormat,
-    fileBytes,
-  });
-  return id;
+  return storeAsImport(t.server.store, id, sample());
 }
 
 interface ErrorReply {
