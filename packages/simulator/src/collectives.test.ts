@@ -163,6 +163,32 @@ describe('collectives on the simulated GPUs', () => {
     expect(slowdown(sms, 1024, 5_000, 2_000)).toBeCloseTo(1, 2);
   });
 
+  it('waits for empty SMs: an all-reduce behind a one-wave kernel starts when it ends, urgent stream or not', () => {
+    const sms = h100.device.smCount;
+    const compute: WorkloadOpInput = {
+      op: 'kernel',
+      name: 'backward',
+      iterations: 5_000,
+      grid: sms,
+      block: 1024,
+      stream: 'compute0',
+    };
+    for (const priority of [0, -1]) {
+      const base = spec([compute, allReduce('64MiB')]);
+      const urgentComm = {
+        ...base,
+        streams: base.streams.map((s) => (s.name.startsWith('comm') ? { ...s, priority } : s)),
+      };
+      const kernels = gpuOps(runSpec(urgentComm, h100), 'kernel');
+      const backward = kernels.find((k) => k.name === 'backward')!;
+      const nccl = kernels.filter((k) => k.name.startsWith('ncclDevKernel'));
+      expect(nccl).toHaveLength(2);
+      for (const k of nccl) {
+        expect(k.startNs, `priority ${priority}`).toBeGreaterThanOrEqual(backward.endNs);
+      }
+    }
+  });
+
   it('pairs a send with its recv: both halves start together as NCCL SendRecv kernels', () => {
     const trace = runSpec(
       spec([

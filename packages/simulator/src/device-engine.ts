@@ -234,7 +234,11 @@ export class DeviceEngine {
     // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
     let warpsBefore = this.residentWarps;
     if (fit <= 0) {
-      const preempted = first ? preemptedKernel(cmd, this.resident, this.host, this.profile) : -1;
+      // A collective waits for empty SMs whatever its stream's priority.
+      const preempted =
+        first && c.holdsSm[cmd] === 0
+          ? preemptedKernel(cmd, this.resident, this.host, this.profile)
+          : -1;
       if (preempted < 0) {
         return false;
       }

@@ -32,7 +32,7 @@ export class SmLedger {
 
   /** A shared-SM wave of `blocks` lands: the SMs it takes (to give back when it ends). */
   land(blocks: number): number {
-    const sms = Math.min(blocks, this.smCount - this.held);
+    const sms = Math.max(0, Math.min(blocks, this.smCount - this.held));
     this.occupied += sms;
     return sms;
   }
