@@ -12,6 +12,7 @@ import { summarizeRun } from '@streamscope/analysis';
 import type { DeviceProfile } from '@streamscope/simulator';
 import { findProfile, simulate } from '@streamscope/simulator';
 import { validateWorkload } from '@streamscope/workload';
+import { median } from '../bench/profile-run.ts';
 
 /** One workload's line of collectives-main.mjs's results. */
 export interface MeasuredSpec {
@@ -34,12 +35,6 @@ export interface SpeedupRow {
   readonly simulated: number;
   readonly measured: number;
   readonly errorPct: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Simulated against measured makespan for every measured workload that has its spec. */

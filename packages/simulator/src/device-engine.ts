@@ -43,8 +43,6 @@ export class DeviceEngine {
   private residentWarps = 0;
   /** SMs held by collectives and SMs other blocks landed on. */
   private readonly sms: SmLedger;
-  /** SMs for the next timed wave of the blocks being dispatched. */
-  private pendingSms = 0;
   private residentKernels = 0;
   /** Kernels with blocks on the SMs. */
   private readonly resident: CmdSlot[] = [];
@@ -267,7 +265,7 @@ export class DeviceEngine {
     if (c.holdsSm[cmd] === 1) {
       // Its own SMs: no crowding, nothing shared; blocks that start meanwhile double up.
       this.sms.hold(fit);
-      this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
+      this.timedWave(cmd, fit, now + c.blockNs[cmd]!, 0);
       return true;
     }
     this.residentWarps += fit * warpsPerBlock;
@@ -281,25 +279,21 @@ export class DeviceEngine {
       this.waves.sms[wave] = sms;
       this.workWaves.push(wave);
       this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork
+    } else if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
+      this.dispatchCrowded(cmd, fit, warpsBefore, now, sms);
     } else {
-      // Timed blocks: the SMs they landed on go to their first wave (its blocks end first).
-      this.pendingSms = sms;
-      if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
-        this.dispatchCrowded(cmd, fit, warpsBefore, now);
-      } else {
-        this.timedWave(cmd, fit, now + c.blockNs[cmd]!);
-      }
+      this.timedWave(cmd, fit, now + c.blockNs[cmd]!, sms);
     }
     return true;
   }
 
-  private timedWave(cmd: CmdSlot, blocks: number, endNs: number): void {
+  /** A wave of timed blocks ending at `endNs`; `sms`: the SMs it gives back then. */
+  private timedWave(cmd: CmdSlot, blocks: number, endNs: number, sms: number): void {
     const c = this.host.cmds;
     c.runningWaves[cmd]!++;
     const warps = c.holdsSm[cmd] === 1 ? 0 : blocks * c.warpsPerBlock[cmd]!;
     const wave = this.waves.alloc(cmd, blocks, warps, 0, 0);
-    this.waves.sms[wave] = this.pendingSms;
-    this.pendingSms = 0;
+    this.waves.sms[wave] = sms;
     this.host.heap.push(endNs, EventType.WaveEnd, wave);
   }
 
@@ -307,9 +301,16 @@ export class DeviceEngine {
    * Timed blocks start late on a crowded SM. Blocks spread evenly over the SMs: the k-th new
    * block of an SM lands beside the warps already there (`warpsBefore` / SMs) and the k − 1
    * new blocks before it, and starts (warps − crowdedStartWarps) × crowdedStartNsPerWarp late.
-   * Blocks of one rank (one per SM) form a wave; ranks with the same delay share one.
+   * Blocks of one rank (one per SM) form a wave; ranks with the same delay share one. The SMs
+   * the blocks `landed` on are given back with the last wave, which ends last.
    */
-  private dispatchCrowded(cmd: CmdSlot, fit: number, warpsBefore: number, now: number): void {
+  private dispatchCrowded(
+    cmd: CmdSlot,
+    fit: number,
+    warpsBefore: number,
+    now: number,
+    landed: number,
+  ): void {
     const c = this.host.cmds;
     const p = this.profile;
     const sms = p.device.smCount;
@@ -324,13 +325,13 @@ export class DeviceEngine {
       const landing = perSm + rank * warpsPerBlock;
       const delayNs = Math.max(0, landing - p.crowdedStartWarps) * p.crowdedStartNsPerWarp;
       if (pending > 0 && delayNs !== pendingDelayNs) {
-        this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!);
+        this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!, 0);
         pending = 0;
       }
       pending += blocks;
       pendingDelayNs = delayNs;
     }
-    this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!);
+    this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!, landed);
   }
 
   /** A copy's last byte moved: free its engine, then dispatch what can start. */

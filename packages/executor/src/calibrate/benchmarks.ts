@@ -59,7 +59,7 @@ const oneStream = (name: string, ops: WorkloadOpInput[], extra: Partial<Workload
   }) satisfies WorkloadInput;
 
 /** Launches in the launch benchmark's loop: the cuda-graphs lesson's 20 steps of 20 kernels. */
-export const launchLoopCount = 400;
+const launchLoopCount = 400;
 
 /** Every benchmark, in the order calibrate runs them. */
 export const benchmarks: readonly Benchmark[] = [

@@ -64,5 +64,11 @@ describe("a stored trace's whole-trace answers", () => {
     expect(await analysis()).toEqual({ status: 200, body: { analyses: 3, window: null } });
     await lanes();
     expect(queries).toEqual(['range-lanes', 'range-lanes']);
+    // An unknown trace is a 404 each time: no answer, and no failure, is kept for it.
+    for (let i = 0; i < 2; i++) {
+      const missing = await t.api('GET', '/api/traces/nope/analysis', '/api/traces/{id}/analysis');
+      expect(missing.status).toBe(404);
+    }
+    expect(analyses).toBe(3);
   });
 });

@@ -112,8 +112,8 @@ export function traceRoutes(services: AppServices): Router {
         await file.release();
       }
     };
-    // A stored trace's whole analysis is made once and kept; a window's, or a live run's, each time.
-    entryOf(id);
+    // A stored trace's whole analysis is made once and kept; a window's, or a live run's, each
+    // time (an unknown id is a 404 from traceFileOf, and no failure is kept).
     const json =
       window === undefined && !runs.isLive(id)
         ? await store.derived.answer(id, 'analysis', compute)
