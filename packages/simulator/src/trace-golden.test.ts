@@ -12,8 +12,10 @@ import { listDigest, traceDigest } from './trace-digest.ts';
 // reports (fixtures/runs/fidelity-*.txt) that justify it. Last taken with issue #20's measured
 // mechanisms (pageable staging, malloc/free, graph and host costs, gaps, crowded SMs, kernels
 // claiming SMs only from their start), the 3-round h100/h200 calibrations, priorities acting
-// at block boundaries (priorityWaitShare) and the host's own gap after a graph launch
-// (graphCallGapNs, with graph launch costs read as means).
+// at block boundaries (priorityWaitShare), the host's own gap after a graph launch
+// (graphCallGapNs, with graph launch costs read as means), and the h100 calibration of
+// 2026-11-28 (24 rounds of a 400-launch loop, drains paced) with firstCallGapNs read as the
+// simulator applies it (h200 re-read from its kept traces).
 
 // One profile per GPU model: the multi-GPU hosts (h100x2 …) are these GPUs with a link model,
 // which only collectives use (collectives.test.ts).
@@ -79,18 +81,18 @@ describe('simulated traces, op by op', () => {
       digests[preset.name] = listDigest(traces);
     }
     expect(digests).toEqual({
-      'ddp-bucketing': 'c579bf9b6bcf9ebd',
-      'default-stream': 'f329134ae48cbfa0',
-      'events-vs-device-sync': 'a254a737fd20c961',
-      graphs: '94dfa6b981ef9edf',
-      'issue-order': 'e0ff85a806e7ce56',
-      'malloc-in-loop': 'd09c0ed4ee1b974a',
-      'over-sync': 'e72a271d5b3ca173',
-      'overlap-blog': '3fb83db9d1b845cb',
-      'pinned-vs-pageable': '37b4f3c8092a3ece',
-      pipeline: 'a01ce2ef5e3aefa9',
-      priorities: 'c0c98924cb2a3f3a',
-      'stream-count': '39eff40fe77da591',
+      'ddp-bucketing': '1e4cebd56f91eb2b',
+      'default-stream': 'f3b7aa0dac601f1f',
+      'events-vs-device-sync': '4572d6e8e23736be',
+      graphs: '6bfe2c1bdba7efb5',
+      'issue-order': '1efdc8337587a695',
+      'malloc-in-loop': 'fa5d27c44ad9f682',
+      'over-sync': '89c7870a47114d0c',
+      'overlap-blog': '04f451ce548f523c',
+      'pinned-vs-pageable': '38444051e0c51fef',
+      pipeline: '9c3c7b445fca6eda',
+      priorities: 'b731db5d931cb793',
+      'stream-count': '2c34c3e4e65621ca',
     });
   });
 
@@ -109,7 +111,7 @@ describe('simulated traces, op by op', () => {
       }
     }
     expect(valid).toBe(40);
-    expect(listDigest(traces)).toBe('c84bc75e69761330');
+    expect(listDigest(traces)).toBe('f3bf04d464e6212a');
   });
 
   it('are what they were for 4,000 pipeline chunks (20,000 ops)', () => {
@@ -117,7 +119,7 @@ describe('simulated traces, op by op', () => {
     const digests = ['h100', 'c2050', 'k20c'].map((name) =>
       traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
     );
-    expect(digests).toEqual(['d795dd4f445cf675', '2502cd6302d67dc1', '79c17c2d48140c3b']);
+    expect(digests).toEqual(['a5dad6311561e7fb', '2502cd6302d67dc1', '79c17c2d48140c3b']);
   });
 
   it('are what they were when the host runs 1,024 launches ahead and waits for slots', () => {
@@ -156,7 +158,7 @@ describe('simulated traces, op by op', () => {
     const digests = ['h100', 'c2050', 'c1060'].map((name) =>
       traceDigest(simulate(plan, deviceProfiles[name as keyof typeof deviceProfiles])),
     );
-    expect(digests).toEqual(['f662435b4128d0a5', '18c10c0f90bbed75', 'cb29db365f4b53f4']);
+    expect(digests).toEqual(['6e507fc1859e7b77', '18c10c0f90bbed75', 'cb29db365f4b53f4']);
   });
 
   it('are what they were when run in small steps', () => {
@@ -167,6 +169,6 @@ describe('simulated traces, op by op', () => {
         deviceProfiles.c2050,
       ),
       steppedDigest(randomSpec(7), deviceProfiles.k20c),
-    ]).toEqual(['da82088d7fc5161b', '92c16b9e1f42c438', '3c4a2be0b2c85f16']);
+    ]).toEqual(['4e93e5482d8b055e', '92c16b9e1f42c438', '3c4a2be0b2c85f16']);
   });
 });

@@ -68,7 +68,7 @@ describe('the lesson controls and results', () => {
     expect(fixed).toBeGreaterThan(1.1);
     // at the lesson's settings on the h100 profile: what an H100 measured beside the simulation
     expect(byTestId('lesson-measured').textContent).toMatch(
-      /^On an H100 this measured .+ before and .+ after \(median of 5 runs\); simulated .+ and .+\.$/,
+      /^On an H100 this measured .+ before and .+ after \(median of 36 runs\); simulated .+ and .+\.$/,
     );
 
     act(() => toggle.click());

@@ -59,17 +59,20 @@ function launch(view: TraceView): Readings {
     }
   }
   // The run's first call (first use of the runtime) hands its kernel over early and goes on
-  // long after: from the kernel's start to the next call, less the usual submit latency.
+  // long after. The simulator ends a call where it hands its kernel over and adds this to the
+  // gap after it: so from the handover (the kernel's start less the usual submit latency) to the
+  // next call, less the usual gap between calls.
   const firstKernel = view.gpu('warm')[0];
   const submitNs = median(loop.map(({ k, call }) => k.startNs - call.endNs));
+  const hostCallGapNs = mean(hostGaps);
   return {
     firstCallGapNs:
       firstKernel === undefined || host[1] === undefined
         ? Number.NaN
-        : host[1].startNs - firstKernel.startNs - submitNs,
+        : host[1].startNs - (firstKernel.startNs - submitNs) - hostCallGapNs,
     // Means, not medians: a loop's time is the sum of its calls, slow ones included.
     'api.launchKernel': mean(loop.map(({ call }) => call.durNs)),
-    hostCallGapNs: mean(hostGaps),
+    hostCallGapNs,
     // The kernels are shorter than a launch: each starts on an idle stream, this long after
     // its call returned.
     submitLatencyNs: submitNs,

@@ -14,7 +14,7 @@ const measuredH100 = JSON.parse(
 describe('calibrate --compare', () => {
   it('prints each measured value beside the profile and the simulator on that profile', () => {
     const lines = compareLines(measuredH100, deviceProfiles.h200);
-    expect(lines[0]).toContain('measured on NVIDIA H100 80GB HBM3 (580.159.04, 2026-11-24)');
+    expect(lines[0]).toContain('measured on NVIDIA H100 80GB HBM3 (580.159.04, 2026-11-28)');
     const gap = lines.find((l) => l.startsWith('streamGapNs'))!.split(/\s+/);
     // measured on the H100, the H200 profile's own value, and what its benchmark reads on it
     expect(gap[1]).toBe(String(measuredH100.measured['streamGapNs']));
