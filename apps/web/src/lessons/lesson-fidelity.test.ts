@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { lessons } from './lesson-catalogue.ts';
+import type { FidelityMeasurement } from './lesson-fidelity.ts';
 import {
   fidelityRows,
   formatFidelity,
@@ -48,6 +49,21 @@ describe('the measured lessons', () => {
       expect(stored.trimEnd()).toBe(formatFidelity(rows, measuredGpus[gpu]!, gpu));
     });
   }
+
+  it('on a second H100 machine, calibrated elsewhere: every lesson within the target too', () => {
+    // fixtures/runs/fidelity-h100-2026-11-28b.*: a new lease, against the shipped h100 profile.
+    const other = JSON.parse(
+      readFileSync(
+        fileURLToPath(
+          new URL('../../../../fixtures/runs/fidelity-h100-2026-11-28b.json', import.meta.url),
+        ),
+        'utf8',
+      ),
+    ) as FidelityMeasurement;
+    expect(other.lessons).toHaveLength(measuredGpus['h100']!.lessons.length);
+    const rows = fidelityRows(lessons, other, 'h100');
+    expect(rows.filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk)).toEqual([]);
+  });
 
   it('give the lesson page its line at the lesson settings on a measured profile only', () => {
     const lesson = lessons.find((l) => l.id === 'pinned-vs-pageable')!;
