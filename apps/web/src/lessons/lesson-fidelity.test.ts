@@ -50,20 +50,33 @@ describe('the measured lessons', () => {
     });
   }
 
-  it('on a second H100 machine, calibrated elsewhere: every lesson within the target too', () => {
-    // fixtures/runs/fidelity-h100-2026-11-28b.*: a new lease, against the shipped h100 profile.
-    const other = JSON.parse(
-      readFileSync(
-        fileURLToPath(
-          new URL('../../../../fixtures/runs/fidelity-h100-2026-11-28b.json', import.meta.url),
+  // fixtures/runs/fidelity-<gpu>-2026-11-28*.*: a second machine of each kind, on a new lease,
+  // against the shipped profile calibrated on the first. The H200 one shows what the model
+  // still misses (fidelity-h200-2026-11-28.txt says why): a change that mends it shows here.
+  const secondMachines = [
+    { gpu: 'h100', file: 'fidelity-h100-2026-11-28b.json', outside: [] },
+    {
+      gpu: 'h200',
+      file: 'fidelity-h200-2026-11-28.json',
+      outside: ['issue-order-two-engines', 'stream-priorities'],
+    },
+  ] as const;
+  for (const { gpu, file, outside } of secondMachines) {
+    it(`on a second ${gpu} machine, calibrated elsewhere: outside the target ${JSON.stringify(outside)}`, () => {
+      const other = JSON.parse(
+        readFileSync(
+          fileURLToPath(new URL(`../../../../fixtures/runs/${file}`, import.meta.url)),
+          'utf8',
         ),
-        'utf8',
-      ),
-    ) as FidelityMeasurement;
-    expect(other.lessons).toHaveLength(measuredGpus['h100']!.lessons.length);
-    const rows = fidelityRows(lessons, other, 'h100');
-    expect(rows.filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk)).toEqual([]);
-  });
+      ) as FidelityMeasurement;
+      expect(other.lessons).toHaveLength(measuredGpus[gpu]!.lessons.length);
+      const rows = fidelityRows(lessons, other, gpu);
+      const out = rows
+        .filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk)
+        .map((r) => r.lesson);
+      expect(out).toEqual(outside);
+    });
+  }
 
   it('give the lesson page its line at the lesson settings on a measured profile only', () => {
     const lesson = lessons.find((l) => l.id === 'pinned-vs-pageable')!;
