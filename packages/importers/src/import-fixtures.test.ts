@@ -81,6 +81,25 @@ describe("import --summary gives the profiler's own counts", () => {
     });
   }
 
+  it("adds up to the trace's op count, ranges apart, whatever the format", async () => {
+    for (const file of [
+      'kineto/epoch-us.json',
+      'kineto/syncs.json',
+      'chrome/nsys-converted.json',
+      'nsys/2025.3.1/train.json',
+      'nsys/2025.3.1/multi.sqlite.gz',
+    ]) {
+      const { trace } = await importFixture(file);
+      const { range, ...ops } = importSummary(trace).counts;
+      const sum = Object.values(ops).reduce((a, b) => a + b, 0);
+      expect(sum, file).toBe(trace.ops.count);
+      expect(range, file).toBe(trace.ranges.count);
+    }
+    // The recorded nsys run has event records, which are GPU ops of their own.
+    const { trace } = await importFixture('nsys/2025.3.1/train.json');
+    expect(importSummary(trace).counts.event).toBeGreaterThan(0);
+  });
+
   it('counts the events of generic Chrome traces by their tracks', async () => {
     const converted = importSummary((await importFixture('chrome/nsys-converted.json')).trace);
     // 2 kernels, "Memcpy HtoD" and "memcpy", 1 Memset on 3 GPU streams; 2 API calls as ranges.

@@ -16,8 +16,13 @@ export interface ImportSummary {
     readonly sync: number;
     /** Graph launches traced as one record each (their kernels are not counted as kernels). */
     readonly graph: number;
-    readonly range: number;
+    /** cudaEventRecord as the GPU ran it. */
+    readonly event: number;
+    /** Host functions, allocations, frees and host work: the ops none of the others count. */
+    readonly other: number;
     readonly api: number;
+    /** NVTX and other ranges: not ops (every other count adds up to the trace's op count). */
+    readonly range: number;
   };
   readonly copyBytes: {
     readonly HtoD: number;
@@ -39,8 +44,10 @@ export function importSummary(trace: Trace): ImportSummary {
     memset: 0,
     sync: 0,
     graph: 0,
-    range: trace.ranges.count,
+    event: 0,
+    other: 0,
     api: 0,
+    range: trace.ranges.count,
   };
   const copyBytes = { HtoD: 0, DtoH: 0, DtoD: 0, PtoP: 0 };
   let unknownSizeOps = 0;
@@ -71,6 +78,10 @@ export function importSummary(trace: Trace): ImportSummary {
       counts.graph++;
     } else if (kind === OpKind.ApiCall) {
       counts.api++;
+    } else if (kind === OpKind.EventRecord) {
+      counts.event++;
+    } else {
+      counts.other++;
     }
   }
   return {

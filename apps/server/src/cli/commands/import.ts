@@ -122,7 +122,9 @@ function describe(trace: Trace): string {
     `${summary.format}, ${summary.producer}; ` +
     `${summary.devices} device(s), ${summary.gpuStreams} GPU stream(s), ${summary.hostThreads} host thread(s); ` +
     `${c.kernel} kernels, ${c.memcpy} copies, ${c.memset} memsets, ${c.sync} syncs, ${c.graph} graph launches, ` +
-    `${c.api} API calls, ${c.range} ranges over ${formatDurationNs(summary.spanNs)}` +
+    `${c.event} event records, ${c.api} API calls` +
+    (c.other === 0 ? '' : `, ${c.other} other ops`) +
+    ` (${trace.ops.count} ops), ${c.range} ranges over ${formatDurationNs(summary.spanNs)}` +
     (summary.unknownSizeOps === 0
       ? ''
       : `; ${summary.unknownSizeOps} copies/memsets of unknown size`)
