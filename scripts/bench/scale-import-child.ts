@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import type { RandomAccessFile } from '@streamscope/importers';
 import {
   SqliteFile,
+  chromeTraceReadFloor,
   importTrace,
   loadSqlJs,
   nsysJsonReadFloor,
@@ -20,7 +21,8 @@ import { saveTrace } from '@streamscope/trace';
 // row handed out as an array of its own, as an engine's step loop does); `sqlite-floor FILE` is
 // the import's own scans with no row handled (what reading alone costs it); `nsys-json-floor
 // FILE` is the nsys JSON import's own reading (lines cut and scanned as it reads them) with no
-// event handled and no trace built. Prints one JSON line of figures.
+// event handled and no trace built; `kineto-floor FILE` is the same for a Chrome/kineto trace
+// (events cut and scanned as the import reads them, none handled). Prints one JSON line of figures.
 
 const [mode, file] = process.argv.slice(2) as [string, string];
 
@@ -129,6 +131,12 @@ async function measure(): Promise<Record<string, number>> {
   }
   if (mode === 'nsys-json-floor') {
     const events = await nsysJsonReadFloor(
+      createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
+    );
+    return { events };
+  }
+  if (mode === 'kineto-floor') {
+    const events = await chromeTraceReadFloor(
       createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
     );
     return { events };

@@ -21,6 +21,8 @@ import type { Report } from './report.ts';
 //  - import.nsys_json_floor_vs_json_parse: that baseline over the nsys JSON import's own reading
 //    (every line cut and scanned as the import reads it) with no event handled and no trace built:
 //    the most import.nsys_json_vs_json_parse could be if handling events and building cost nothing;
+//  - import.kineto_floor_vs_json_parse: the same for the kineto import's own reading (every event
+//    cut and scanned as the import reads it, none handled, nothing built);
 //  - import.sqlite_floor_vs_scan: that baseline over the import's own scans with no row handled
 //    (the columns it needs, decoded to typed slots): the most import.sqlite_vs_scan could be if
 //    building the trace cost nothing;
@@ -101,6 +103,10 @@ export async function run(report: Report): Promise<void> {
         if (format === 'nsys-json') {
           const floor = await runChild('nsys-json-floor', file);
           report(`import.nsys_json_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
+        }
+        if (format === 'kineto') {
+          const floor = await runChild('kineto-floor', file);
+          report(`import.kineto_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
         }
         if (format === 'nsys-sqlite') {
           const floor = await runChild('sqlite-floor', file);

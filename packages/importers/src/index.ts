@@ -15,6 +15,7 @@ export type { SqliteTable } from './sqlite-reader/sqlite-file.ts';
 export { SqliteFile } from './sqlite-reader/sqlite-file.ts';
 export { sqliteReadFloor } from './nsys/sqlite-read-floor.ts';
 export { nsysJsonReadFloor } from './nsys/nsys-json-read-floor.ts';
+export { chromeTraceReadFloor } from './chrome/chrome-read-floor.ts';
 export type { SqlWasmOptions } from './nsys/load-sqljs.ts';
 /** For benchmarks: sql.js, the browser's SQLite engine. */
 export { loadSqlJs } from './nsys/load-sqljs.ts';
