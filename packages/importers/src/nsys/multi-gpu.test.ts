@@ -28,6 +28,11 @@ async function sqliteCounts(file: string): Promise<Record<string, number>> {
     memset: one('SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMSET'),
     sync: one('SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'),
     api: one('SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IN (0, 1)'),
+    // this export was written without the CUDA event table the JSON one has
+    event:
+      one("SELECT COUNT(*) FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_CUDA_EVENT'") === 0
+        ? 0
+        : one('SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT'),
     gpuStreams: one(
       `SELECT COUNT(*) FROM (SELECT DISTINCT * FROM (${gpu('KERNEL')} UNION ${gpu('MEMCPY')} ` +
         `UNION ${gpu('MEMSET')} UNION ${gpu('SYNCHRONIZATION')}) WHERE streamId != ${noStream})`,
@@ -40,7 +45,16 @@ async function sqliteCounts(file: string): Promise<Record<string, number>> {
 
 /** The same counts from the JSON export's event lines. */
 function jsonCounts(file: string): Record<string, number> {
-  const counts = { kernel: 0, memcpy: 0, memset: 0, sync: 0, api: 0, gpuStreams: 0, devices: 0 };
+  const counts = {
+    kernel: 0,
+    memcpy: 0,
+    memset: 0,
+    sync: 0,
+    api: 0,
+    event: 0,
+    gpuStreams: 0,
+    devices: 0,
+  };
   const streams = new Set<string>();
   const devices = new Set<number>();
   for (const text of new TextDecoder().decode(readFixture(file)).split('\n')) {
@@ -48,6 +62,9 @@ function jsonCounts(file: string): Record<string, number> {
     const cuda = line['CudaEvent'];
     if (line['TraceProcessEvent'] !== undefined) {
       counts.api++;
+    }
+    if (cuda !== undefined && 'cudaEventRecord' in cuda) {
+      counts.event++;
     }
     if (cuda === undefined || 'cudaEventRecord' in cuda) {
       continue;
@@ -97,13 +114,15 @@ describe('nsys exports of two processes on two GPUs', () => {
       const { trace } = await importFixture(file);
       const summary = importSummary(trace);
       const own = file.endsWith('.sqlite') ? await sqliteCounts(file) : jsonCounts(file);
-      // per rank: 2 kernels, 1 copy, 1 memset, 4 syncs, 9 API calls on streams 7 and 15
+      // per rank: 2 kernels, 1 copy, 1 memset, 4 syncs, 9 API calls on streams 7 and 15, and
+      // in the JSON export an event record
       expect(own).toEqual({
         kernel: 4,
         memcpy: 2,
         memset: 2,
         sync: 8,
         api: 18,
+        event: file.endsWith('.sqlite') ? 0 : 2,
         gpuStreams: 4,
         devices: 2,
       });
@@ -111,7 +130,7 @@ describe('nsys exports of two processes on two GPUs', () => {
         ...summary.counts,
         gpuStreams: summary.gpuStreams,
         devices: summary.devices,
-      }).toEqual({ ...own, graph: 0, range: 0 });
+      }).toEqual({ ...own, graph: 0, other: 0, range: 0 });
       expect(summary.hostThreads).toBe(2);
     });
   }
