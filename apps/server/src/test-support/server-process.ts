@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliAllocatorEnv } from '../cli/allocator-env.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -45,7 +46,11 @@ export async function startServerProcess(
       'sim',
       ...extraArgs,
     ],
-    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...cliAllocatorEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let out = '';
   let err = '';
