@@ -26,6 +26,12 @@ import { saveTrace } from '@streamscope/trace';
 
 const [mode, file] = process.argv.slice(2) as [string, string];
 
+/** The JSON imports' reading alone, by mode. */
+const jsonReadFloors: Record<string, (chunks: AsyncIterable<Uint8Array>) => Promise<number>> = {
+  'nsys-json-floor': nsysJsonReadFloor,
+  'kineto-floor': chromeTraceReadFloor,
+};
+
 function openFile(filePath: string): RandomAccessFile & { close(): void } {
   const fd = openSync(filePath, 'r');
   return {
@@ -129,14 +135,9 @@ async function measure(): Promise<Record<string, number>> {
       handle.close();
     }
   }
-  if (mode === 'nsys-json-floor') {
-    const events = await nsysJsonReadFloor(
-      createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
-    );
-    return { events };
-  }
-  if (mode === 'kineto-floor') {
-    const events = await chromeTraceReadFloor(
+  const jsonFloor = jsonReadFloors[mode];
+  if (jsonFloor !== undefined) {
+    const events = await jsonFloor(
       createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
     );
     return { events };

@@ -71,10 +71,43 @@ function runChild(mode: string, file: string): Promise<ChildFigures> {
   });
 }
 
-const formats: { format: GenFormat; name: string; ext: string; baseline: string }[] = [
-  { format: 'nsys-json', name: 'nsys_json', ext: 'json', baseline: 'json-parse' },
-  { format: 'kineto', name: 'kineto', ext: 'json', baseline: 'json-parse' },
-  { format: 'nsys-sqlite', name: 'nsys_sqlite', ext: 'sqlite', baseline: 'sqlite-scan' },
+/** Each format's baseline, ratio name, and the child mode and figure of its import's reading alone. */
+const formats: {
+  format: GenFormat;
+  name: string;
+  ext: string;
+  baseline: string;
+  ratio: string;
+  floor: string;
+  floorRatio: string;
+}[] = [
+  {
+    format: 'nsys-json',
+    name: 'nsys_json',
+    ext: 'json',
+    baseline: 'json-parse',
+    ratio: 'nsys_json_vs_json_parse',
+    floor: 'nsys-json-floor',
+    floorRatio: 'nsys_json_floor_vs_json_parse',
+  },
+  {
+    format: 'kineto',
+    name: 'kineto',
+    ext: 'json',
+    baseline: 'json-parse',
+    ratio: 'kineto_vs_json_parse',
+    floor: 'kineto-floor',
+    floorRatio: 'kineto_floor_vs_json_parse',
+  },
+  {
+    format: 'nsys-sqlite',
+    name: 'nsys_sqlite',
+    ext: 'sqlite',
+    baseline: 'sqlite-scan',
+    ratio: 'sqlite_vs_scan',
+    floor: 'sqlite-floor',
+    floorRatio: 'sqlite_floor_vs_scan',
+  },
 ];
 
 export async function run(report: Report): Promise<void> {
@@ -82,7 +115,7 @@ export async function run(report: Report): Promise<void> {
   try {
     for (const size of sizes) {
       const tag = size >= 1e6 ? `${size / 1e6}m` : `${size / 1e3}k`;
-      for (const { format, name, ext, baseline } of formats) {
+      for (const { format, name, ext, baseline, ratio, floor, floorRatio } of formats) {
         if (onlyFormat !== undefined && format !== onlyFormat) {
           continue;
         }
@@ -98,20 +131,9 @@ export async function run(report: Report): Promise<void> {
           'MB',
         );
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
-        const ratioName = format === 'nsys-sqlite' ? 'sqlite_vs_scan' : `${name}_vs_json_parse`;
-        report(`import.${ratioName}_${tag}`, base.cpuS / imported.cpuS, 'x');
-        if (format === 'nsys-json') {
-          const floor = await runChild('nsys-json-floor', file);
-          report(`import.nsys_json_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
-        }
-        if (format === 'kineto') {
-          const floor = await runChild('kineto-floor', file);
-          report(`import.kineto_floor_vs_json_parse_${tag}`, base.cpuS / floor.cpuS, 'x');
-        }
-        if (format === 'nsys-sqlite') {
-          const floor = await runChild('sqlite-floor', file);
-          report(`import.sqlite_floor_vs_scan_${tag}`, base.cpuS / floor.cpuS, 'x');
-        }
+        report(`import.${ratio}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        const read = await runChild(floor, file);
+        report(`import.${floorRatio}_${tag}`, base.cpuS / read.cpuS, 'x');
         if (format === 'nsys-sqlite' && size <= 1_000_000) {
           // sql.js holds the whole database: only at sizes where that fits comfortably.
           const select = await runChild('sqljs-select', file);

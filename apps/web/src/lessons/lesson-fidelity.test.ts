@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { lessons } from './lesson-catalogue.ts';
-import type { FidelityMeasurement } from './lesson-fidelity.ts';
+import type { FidelityMeasurement, FidelityRow } from './lesson-fidelity.ts';
 import {
   fidelityRows,
   formatFidelity,
@@ -22,6 +22,11 @@ const outsideTarget: Readonly<Record<string, readonly string[]>> = {
   h200: [],
 };
 
+/** The lessons with a side or the speedup outside the target. */
+function outsideOf(rows: readonly FidelityRow[]): string[] {
+  return rows.filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk).map((r) => r.lesson);
+}
+
 describe('the measured lessons', () => {
   it('hold every one-GPU lesson, a warm-up then the same number of runs of each side, on both GPUs', () => {
     for (const [gpu, run] of Object.entries(measuredGpus)) {
@@ -37,10 +42,7 @@ describe('the measured lessons', () => {
   for (const gpu of ['h100', 'h200'] as const) {
     it(`on ${gpu}: every other lesson within 10% (or the GPU's range), speedups within 15%`, () => {
       const rows = fidelityRows(lessons, measuredGpus[gpu]!, gpu);
-      const out = rows
-        .filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk)
-        .map((r) => r.lesson);
-      expect(out).toEqual(outsideTarget[gpu]);
+      expect(outsideOf(rows)).toEqual(outsideTarget[gpu]);
       // the stored report is this model's (regenerated with the golden digests)
       const stored = readFileSync(
         fileURLToPath(new URL(`../../../../fixtures/runs/fidelity-${gpu}.txt`, import.meta.url)),
@@ -70,11 +72,7 @@ describe('the measured lessons', () => {
         ),
       ) as FidelityMeasurement;
       expect(other.lessons).toHaveLength(measuredGpus[gpu]!.lessons.length);
-      const rows = fidelityRows(lessons, other, gpu);
-      const out = rows
-        .filter((r) => !r.before.ok || !r.after.ok || !r.speedupOk)
-        .map((r) => r.lesson);
-      expect(out).toEqual(outside);
+      expect(outsideOf(fidelityRows(lessons, other, gpu))).toEqual(outside);
     });
   }
 
