@@ -1,4 +1,4 @@
-import type { CopyEngineRole, DeviceProfile, PageableStaging } from './profile.ts';
+import type { CopyEngineRole, DeviceProfile, FirstUseCosts, PageableStaging } from './profile.ts';
 
 /** Thrown by `profileFromCalibration` and `applyCalibration`; the message names the JSON path that is wrong. */
 export class CalibrationError extends Error {
@@ -33,6 +33,25 @@ function staging(p: Draft): Mutable<PageableStaging> {
   return p.pageable;
 }
 
+const firstUseCalls = [
+  'launchKernel',
+  'memcpy',
+  'memset',
+  'eventRecord',
+  'streamWait',
+  'malloc',
+  'mallocAsync',
+] as const satisfies readonly (keyof FirstUseCosts)[];
+
+function firstUseValues(): Record<string, ValueRule> {
+  return Object.fromEntries(
+    firstUseCalls.map((call) => [
+      `firstUseNs.${call}`,
+      nonNegative((p, v) => (p.firstUseNs[call] = v)),
+    ]),
+  );
+}
+
 /**
  * Every profile value `streamscope calibrate` measures, by the dotted path the calibration JSON
  * names it with, and how it lands in a profile.
@@ -55,6 +74,7 @@ export const calibratedValues: Readonly<Record<string, ValueRule>> = {
   hostCallGapNs: nonNegative((p, v) => (p.hostCallGapNs = v)),
   graphCallGapNs: nonNegative((p, v) => (p.graphCallGapNs = v)),
   firstCallGapNs: nonNegative((p, v) => (p.firstCallGapNs = v)),
+  ...firstUseValues(),
   submitLatencyNs: nonNegative((p, v) => (p.submitLatencyNs = v)),
   streamGapNs: nonNegative((p, v) => (p.streamGapNs = v)),
   graphNodeGapNs: nonNegative((p, v) => (p.graphNodeGapNs = v)),

@@ -9,7 +9,7 @@ import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
 import { KernelGroups } from './kernel-groups.ts';
 import type { SimStream } from './model.ts';
-import type { DeviceProfile } from './profile.ts';
+import type { DeviceProfile, FirstUseCosts } from './profile.ts';
 import { TraceWriter } from './trace-writer.ts';
 import { WaveStore } from './wave-store.ts';
 
@@ -81,6 +81,8 @@ export class SimCore implements EngineHost {
   /** Collectives and send/recv of the plan (null when it has none). */
   collectives: Collectives | null = null;
   resumeThread: (thread: HostThreadState) => void = () => undefined;
+  /** Calls the process has made once (their first-use cost is paid). */
+  private readonly usedCalls = new Set<keyof FirstUseCosts>();
 
   constructor(
     readonly plan: Plan,
@@ -107,6 +109,15 @@ export class SimCore implements EngineHost {
     const first = thread.apiCalls === 0;
     thread.apiCalls++;
     return gapNs + (first ? this.profile.firstCallGapNs : 0);
+  }
+
+  /** The first-use cost of `call` the first time the process makes it (profile.firstUseNs), else 0. */
+  firstUse(call: keyof FirstUseCosts): number {
+    if (this.usedCalls.has(call)) {
+      return 0;
+    }
+    this.usedCalls.add(call);
+    return this.profile.firstUseNs[call];
   }
 
   addStream(stream: SimStream): void {

@@ -1,6 +1,6 @@
 import type { Plan, PlanCopy, PlanOp } from '@streamscope/workload';
 import { FixedName } from './fixed-names.ts';
-import type { ApiCosts, DeviceProfile } from './profile.ts';
+import type { ApiCosts, DeviceProfile, FirstUseCosts } from './profile.ts';
 
 // Which CUDA API call a plan op is, what it costs the host, and whether the host waits for it.
 
@@ -74,6 +74,20 @@ export function launchCostNs(api: ApiCosts, op: PlanOp): number {
       : op.kind === 'memset'
         ? api.memset
         : api.launchHostFunc;
+}
+
+/** Which first-use cost the call launching `op` pays (profile.firstUseNs); null: none. */
+export function firstUseCall(op: PlanOp): keyof FirstUseCosts | null {
+  switch (op.kind) {
+    case 'kernel':
+      return 'launchKernel';
+    case 'copy':
+      return 'memcpy';
+    case 'memset':
+      return 'memset';
+    default:
+      return null;
+  }
 }
 
 /** The API call that launches device work; FixedName.None for other ops. */

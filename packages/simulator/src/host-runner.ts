@@ -4,7 +4,7 @@ import { CmdKind } from './command-store.ts';
 import { CommandFactory } from './commands.ts';
 import type { HostThreadState, SimCore } from './core.ts';
 import { EventType } from './event-heap.ts';
-import { apiName, callShape } from './host-api.ts';
+import { apiName, callShape, firstUseCall } from './host-api.ts';
 import { HostCalls } from './host-calls.ts';
 import { FixedName } from './fixed-names.ts';
 
@@ -116,10 +116,11 @@ export class HostRunner {
       case 'copy': {
         const device = core.stream(op.stream).device;
         const shape = callShape(p, core.plan, op, p.api.sync);
-        const costNs = shape.costNs;
         if (!shape.blocks && this.throttle(t, device, 1)) {
           return -1;
         }
+        const call = firstUseCall(op);
+        const costNs = shape.costNs + (call === null ? 0 : core.firstUse(call));
         const correlationId = core.nextCorrelation++;
         const arrivalNs = now + costNs + p.submitLatencyNs;
         const cmd = this.factory.build(
@@ -152,7 +153,7 @@ export class HostRunner {
       }
       case 'eventRecord': {
         const correlationId = core.nextCorrelation++;
-        const cost = p.api.eventRecord;
+        const cost = p.api.eventRecord + core.firstUse('eventRecord');
         const cmd = core.cmds.alloc(
           CmdKind.Marker,
           core.stream(op.stream).plan.id,
@@ -184,7 +185,7 @@ export class HostRunner {
           return -1;
         }
         const correlationId = core.nextCorrelation++;
-        const cost = p.api.streamWait;
+        const cost = p.api.streamWait + core.firstUse('streamWait');
         const record = core.latestRecord[op.event]!;
         const cmd = core.cmds.alloc(
           CmdKind.Marker,
@@ -305,7 +306,7 @@ export class HostRunner {
     const isMalloc = op.kind === 'malloc';
     if (op.async && op.stream !== null) {
       const correlationId = core.nextCorrelation++;
-      const cost = p.api.mallocAsync;
+      const cost = p.api.mallocAsync + (isMalloc ? core.firstUse('mallocAsync') : 0);
       const cmd = core.cmds.alloc(
         CmdKind.Delay,
         core.stream(op.stream).plan.id,
@@ -351,7 +352,7 @@ export class HostRunner {
     const cost = pinned
       ? (isMalloc ? p.api.mallocHost : p.api.free) + (buffer.bytes / p.api.pinBytesPerS) * 1e9
       : isMalloc
-        ? p.api.malloc + gib * p.api.mallocPerGiB
+        ? p.api.malloc + gib * p.api.mallocPerGiB + core.firstUse('malloc')
         : p.api.free + gib * p.api.freePerGiB;
     const syncs = pinned || (isMalloc ? p.mallocSyncs : p.freeSyncs);
     this.calls.begin(

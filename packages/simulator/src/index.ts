@@ -7,6 +7,7 @@ export type {
   CopyEngineRole,
   CrossEngineGaps,
   PageableStaging,
+  FirstUseCosts,
   ProfileProvenance,
 } from './profile.ts';
 export type { ProfileName } from './profiles.ts';

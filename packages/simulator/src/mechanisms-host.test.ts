@@ -134,6 +134,38 @@ describe('launch costs', () => {
     expect(calls[2]!.startNs - calls[1]!.endNs).toBeCloseTo(2_000, -1);
   });
 
+  it("each kind of call costs more the first time the process makes it, once over all threads", () => {
+    const firstUseNs = { ...base.firstUseNs, launchKernel: 50_000, memcpy: 20_000 };
+    const profile = { ...base, firstUseNs, api: { ...base.api, launchKernel: 5_000 } };
+    const buffers = [
+      { name: 'h', kind: 'host-pinned', size: '1MiB' },
+      { name: 'd', kind: 'device', size: '1MiB' },
+    ];
+    const copy: WorkloadOpInput = { op: 'copy', src: 'h', dst: 'd', bytes: '1MiB', stream: 's' };
+    const trace = runSpec(
+      {
+        ...spec([], buffers),
+        threads: [
+          { name: 'a', ops: [copy, ...launches(2), copy] },
+          { name: 'b', ops: [{ op: 'hostWork', duration: '1ms' }, ...launches(1)] },
+        ],
+      },
+      profile,
+    );
+    const durations = (name: string) =>
+      apiOps(trace, name)
+        .sort((x, y) => x.startNs - y.startNs)
+        .map((c) => c.endNs - c.startNs);
+    // the first launch pays 50 µs more, the later ones (thread b's too) do not
+    expect(durations('cudaLaunchKernel')).toEqual([55_000, 5_000, 5_000]);
+    const copies = durations('cudaMemcpyAsync');
+    expect(copies[0]! - copies[1]!).toBeCloseTo(20_000, -1);
+    // the launch's kernel is handed over after the longer call
+    const [first] = gpuOps(trace, 'kernel').sort((x, y) => x.startNs - y.startNs);
+    const [call] = apiOps(trace, 'cudaLaunchKernel').sort((x, y) => x.startNs - y.startNs);
+    expect(first!.startNs).toBeGreaterThanOrEqual(call!.endNs);
+  });
+
   it('a graph launch costs the host per node, and its first launch uploads it', () => {
     const profile = {
       ...base,

@@ -45,6 +45,21 @@ export interface ApiCosts {
 }
 
 /**
+ * More host time in the first call of each kind in a process, ns: the runtime loads kernel
+ * modules lazily and sets up copy paths, events and the stream-ordered pool on first use
+ * (H100/H200, driver 580: a first cudaLaunchKernel 45–60 µs against 7 µs for the next ones).
+ */
+export interface FirstUseCosts {
+  readonly launchKernel: number;
+  readonly memcpy: number;
+  readonly memset: number;
+  readonly eventRecord: number;
+  readonly streamWait: number;
+  readonly malloc: number;
+  readonly mallocAsync: number;
+}
+
+/**
  * How the driver copies pageable host memory: through pinned staging buffers of `chunkBytes`.
  * To the device the host stages the first chunk before the engine starts, and a copy of at most
  * one chunk returns once staged (its DMA runs on, like a pinned copy); to the host the engine
@@ -157,6 +172,7 @@ export interface DeviceProfile {
   readonly graphCallGapNs: number;
   /** More host time after a thread's first API call (first use of the runtime), ns. */
   readonly firstCallGapNs: number;
+  readonly firstUseNs: FirstUseCosts;
   readonly crossEngineGapNs: CrossEngineGaps;
   /** Gap between two copies on one copy engine, ns. */
   readonly copyEngineGapNs: number;

@@ -32,6 +32,18 @@ export const priorityLessonProbes = 6;
 export const occupancyBlocksPerSm = [1, 2, 4, 8] as const;
 /** Streams the hardware-queue benchmark pairs with stream 0. */
 export const queueProbeStreams = 16;
+/** The first-use benchmark's rounds of one call of each kind (the first round pays the cost). */
+export const firstUseRounds = 5;
+/** The calls whose first use costs more, by profile key (profile.firstUseNs) and API name. */
+export const firstUseCalls = [
+  ['launchKernel', 'cudaLaunchKernel'],
+  ['memcpy', 'cudaMemcpyAsync'],
+  ['memset', 'cudaMemsetAsync'],
+  ['eventRecord', 'cudaEventRecord'],
+  ['streamWait', 'cudaStreamWaitEvent'],
+  ['malloc', 'cudaMalloc'],
+  ['mallocAsync', 'cudaMallocAsync'],
+] as const;
 
 const kernel = (
   name: string,
@@ -523,6 +535,47 @@ export const benchmarks: readonly Benchmark[] = [
               { op: 'eventRecord', event: 'e', stream: 'a' },
               { op: 'streamWait', event: 'e', stream: 'b' },
               kernel('consumer', 'b', '10us'),
+              { op: 'deviceSync' },
+            ]),
+          ],
+        },
+      ],
+    }),
+  },
+  {
+    // One call of each kind per round, after a synchronize that takes the run's own first-call
+    // cost: the first round's calls cost more than the same calls after (the runtime loads the
+    // kernel module on the first launch, sets up copies, events and the pool on first use).
+    name: 'first-use',
+    measures: firstUseCalls.map(([key]) => `firstUseNs.${key}`),
+    workload: () => ({
+      name: 'calibrate first use',
+      streams: [
+        { name: 's', type: 'non-blocking' },
+        { name: 't', type: 'non-blocking' },
+      ],
+      events: [{ name: 'e' }],
+      buffers: [
+        { name: 'h', kind: 'host-pinned', size: '1MiB' },
+        { name: 'd', kind: 'device', size: '1MiB' },
+        { name: 'm', kind: 'device', size: '1MiB' },
+        { name: 'a', kind: 'stream-ordered', size: '1MiB' },
+      ],
+      threads: [
+        {
+          name: 'main',
+          ops: [
+            { op: 'deviceSync' },
+            repeat(firstUseRounds, [
+              kernel('use', 's', '1us'),
+              { op: 'copy', src: 'h', dst: 'd', bytes: '1MiB', stream: 's' },
+              { op: 'memset', dst: 'd', stream: 's' },
+              { op: 'eventRecord', event: 'e', stream: 's' },
+              { op: 'streamWait', event: 'e', stream: 't' },
+              { op: 'malloc', buffer: 'm' },
+              { op: 'free', buffer: 'm' },
+              { op: 'malloc', buffer: 'a', async: true, stream: 's' },
+              { op: 'free', buffer: 'a', async: true, stream: 's' },
               { op: 'deviceSync' },
             ]),
           ],

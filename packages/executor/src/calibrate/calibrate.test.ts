@@ -96,6 +96,25 @@ describe('calibration benchmarks', () => {
     expect(again.mallocSyncs).toBe(false);
   });
 
+  it('reads back the first-use cost of each kind of call the simulator was given', () => {
+    const h100 = deviceProfiles.h100;
+    const firstUseNs = {
+      launchKernel: 52_000,
+      memcpy: 24_000,
+      memset: 13_000,
+      eventRecord: 9_000,
+      streamWait: 5_000,
+      malloc: 70_000,
+      mallocAsync: 210_000,
+    };
+    const profile: DeviceProfile = { ...h100, firstUseNs };
+    const bench = benchmarks.find((b) => b.name === 'first-use')!;
+    const read = readBenchmark('first-use', simulate(benchmarkPlan(bench, h100.device), profile));
+    for (const [call, ns] of Object.entries(firstUseNs)) {
+      expect(read[`firstUseNs.${call}`], call).toBeCloseTo(ns, -1); // whole ns in the trace
+    }
+  });
+
   it('runs every benchmark once per round and takes each value from the median round', async () => {
     const profile = deviceProfiles.h100;
     const slow = { ...profile, api: { ...profile.api, launchKernel: 20_000 } };

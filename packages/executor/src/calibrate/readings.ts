@@ -1,5 +1,6 @@
 import { OpKind } from '@streamscope/trace';
 import {
+  firstUseCalls,
   graphNodeCounts,
   mallocSizes,
   occupancyBlocksPerSm,
@@ -415,6 +416,19 @@ function engineGap(view: TraceView): Readings {
   };
 }
 
+function firstUse(view: TraceView): Readings {
+  // Each kind's first call less the median of the same call in the later rounds.
+  const out: Readings = {};
+  for (const [key, name] of firstUseCalls) {
+    const calls = view.calls(name);
+    if (calls.length >= 2) {
+      const later = median(calls.slice(1).map((c) => c.durNs));
+      out[`firstUseNs.${key}`] = Math.max(0, calls[0]!.durNs - later);
+    }
+  }
+  return out;
+}
+
 const readers: Readonly<Record<string, (view: TraceView) => Readings>> = {
   launch,
   'stream-gap': streamGap,
@@ -429,6 +443,7 @@ const readers: Readonly<Record<string, (view: TraceView) => Readings>> = {
   queues,
   events,
   'engine-gap': engineGap,
+  'first-use': firstUse,
 };
 
 /** What one benchmark's trace says; throws naming the benchmark and the value it lacks. */
