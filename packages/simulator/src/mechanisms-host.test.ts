@@ -134,7 +134,7 @@ describe('launch costs', () => {
     expect(calls[2]!.startNs - calls[1]!.endNs).toBeCloseTo(2_000, -1);
   });
 
-  it("each kind of call costs more the first time the process makes it, once over all threads", () => {
+  it('each kind of call costs more the first time the process makes it, once over all threads', () => {
     const firstUseNs = { ...base.firstUseNs, launchKernel: 50_000, memcpy: 20_000 };
     const profile = { ...base, firstUseNs, api: { ...base.api, launchKernel: 5_000 } };
     const buffers = [
