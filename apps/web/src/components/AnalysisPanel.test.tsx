@@ -114,7 +114,7 @@ describe('analysis summary panel', () => {
     expect(t.container.querySelector('[data-testid=steps]')).toBeNull();
   });
 
-  it('says what each gap count counts: per stream, or the GPU with no stream busy', () => {
+  it('says what each gap count counts: per stream, or the GPU with no stream busy, of any length (the finding has a threshold)', () => {
     show({
       ...body,
       gaps: {
@@ -123,8 +123,8 @@ describe('analysis summary panel', () => {
       },
     });
     const terms = [...t.container.querySelectorAll('dt')].map((dt) => dt.textContent);
-    expect(terms).toContain('Idle gaps on streams (per stream)');
-    expect(terms).toContain('GPU idle gaps (no stream busy)');
+    expect(terms).toContain('Idle gaps on streams (per stream, any length)');
+    expect(terms).toContain('GPU idle gaps (no stream busy, any length)');
     expect(t.container.querySelector('[data-testid=metric-stream-gaps]')?.textContent).toBe(
       '341 (45.27 ms)',
     );

@@ -70,11 +70,11 @@ export function AnalysisPanel() {
           </>
         )}
         {/* Two counts that differ by what they count: each says which. */}
-        <dt>Idle gaps on streams (per stream)</dt>
+        <dt>Idle gaps on streams (per stream, any length)</dt>
         <dd data-testid="metric-stream-gaps">
           {analysis.gapCount} ({formatDurationNs(analysis.gapTotalNs)})
         </dd>
-        <dt>GPU idle gaps (no stream busy)</dt>
+        <dt>GPU idle gaps (no stream busy, any length)</dt>
         <dd data-testid="metric-gpu-gaps">
           {analysis.gpuGapCount} ({formatDurationNs(analysis.gpuGapTotalNs)})
         </dd>

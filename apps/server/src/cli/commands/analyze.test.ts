@@ -45,8 +45,8 @@ describe('streamscope analyze', () => {
   it('says what each gap count counts, as the trace page summary does', () => {
     const trace = kernelRunTrace(20);
     const report = formatAnalysis(trace, analyzeTrace(trace));
-    expect(report).toMatch(/\nidle gaps on streams \(per stream\): \d+ /);
-    expect(report).toMatch(/\nGPU idle gaps \(no stream busy\): \d+ /);
+    expect(report).toMatch(/\nidle gaps on streams \(per stream, any length\): \d+ /);
+    expect(report).toMatch(/\nGPU idle gaps \(no stream busy, any length\): \d+ /);
   });
 
   it('prints the bandwidth of copies whose size the trace does not record as unknown, not 0', async () => {

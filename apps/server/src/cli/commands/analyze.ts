@@ -213,8 +213,8 @@ export function formatAnalysis(trace: Trace, a: Analysis): string {
   lines.push('');
   for (const [label, g] of [
     // Each says what it counts: every stream's own idle stretches, or the GPU's with none busy.
-    ['idle gaps on streams (per stream)', a.gaps.stream],
-    ['GPU idle gaps (no stream busy)', a.gaps.device],
+    ['idle gaps on streams (per stream, any length)', a.gaps.stream],
+    ['GPU idle gaps (no stream busy, any length)', a.gaps.device],
   ] as const) {
     const causes = gapCauses
       .filter((c) => g.countByCause[c] > 0)
