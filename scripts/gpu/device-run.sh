@@ -9,6 +9,7 @@
 # DEVICE_DIR names the folder of the bundles (default native/build/device). PIN_CPUS (a taskset
 # list such as 2-5) runs calibrate and fidelity on those cores only; FIDELITY_REPS (default 5)
 # sets fidelity's measured runs per side.
+# LESSON_RUNS (default 3) sets how many times the lesson check runs each lesson pair (medians).
 # usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
@@ -85,7 +86,7 @@ for part in "${@:-all}"; do
         *) profile=h100 ;;
       esac
       gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
-      timeout 420 node --experimental-websocket "$device/lesson-gpu-check.mjs" "http://127.0.0.1:$port" "$profile" cuda "$gpus" > "$OUT/lessons-gpu.txt" 2>&1
+      timeout 420 node --experimental-websocket "$device/lesson-gpu-check.mjs" "http://127.0.0.1:$port" "$profile" cuda "$gpus" "${LESSON_RUNS:-3}" > "$OUT/lessons-gpu.txt" 2>&1
       echo "lesson check exit $?" >> "$OUT/lessons-gpu.txt"
       kill "$server"
       tail -5 "$work/serve.err" >> "$OUT/lessons-gpu.txt"

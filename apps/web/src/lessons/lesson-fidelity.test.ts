@@ -10,6 +10,7 @@ import {
   measuredGpus,
   measuredLine,
   measurementFromRuns,
+  medianPair,
   spread,
 } from './lesson-fidelity.ts';
 import { lessonDefaults } from './run-lesson-pair.ts';
@@ -92,6 +93,22 @@ describe('the measured lessons', () => {
     );
     expect(measuredLine(lesson, 'k20c', params, sim, ms)).toBeNull();
     expect(measuredLine(lesson, 'h100', { ...params, chunks: 8 }, sim, ms)).toBeNull();
+  });
+});
+
+describe('several measured runs of a pair', () => {
+  it('count as the median of each side and of the speedups, so one slow run does not reverse it', () => {
+    const run = (beforeNs: number, afterNs: number) => ({
+      before: { makespanNs: beforeNs },
+      after: { makespanNs: afterNs },
+      speedup: beforeNs / afterNs,
+    });
+    // the H100's one 0.668 ms after run that once reversed issue-order-two-engines
+    const pair = medianPair([run(488_000, 490_000), run(489_000, 668_000), run(490_000, 487_000)]);
+    expect(pair.beforeNs).toBe(489_000);
+    expect(pair.afterNs).toBe(490_000);
+    expect(pair.speedup).toBeCloseTo(488_000 / 490_000, 6);
+    expect(medianPair([run(4, 2), run(6, 2)])).toEqual({ beforeNs: 5, afterNs: 2, speedup: 2.5 });
   });
 });
 

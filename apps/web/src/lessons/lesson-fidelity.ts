@@ -89,6 +89,24 @@ export function spread(values: readonly number[]): { median: number; min: number
   return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
+/**
+ * Several measured runs of a lesson's pair as one: the median of each side's makespan and of the
+ * speedups (one outlier run of a side does not decide the direction).
+ */
+export function medianPair(
+  runs: readonly {
+    readonly before: { readonly makespanNs: number };
+    readonly after: { readonly makespanNs: number };
+    readonly speedup: number;
+  }[],
+): { beforeNs: number; afterNs: number; speedup: number } {
+  return {
+    beforeNs: spread(runs.map((r) => r.before.makespanNs)).median,
+    afterNs: spread(runs.map((r) => r.after.makespanNs)).median,
+    speedup: spread(runs.map((r) => r.speedup)).median,
+  };
+}
+
 /** A lesson's measured makespans on the GPU a profile was calibrated on, or undefined. */
 export function measuredLesson(lessonId: string, profile: string): MeasuredLesson | undefined {
   return measuredGpus[profile]?.lessons.find((l) => l.id === lessonId);
