@@ -1,7 +1,9 @@
 // Block-level timeline of timed spin kernels, the ground truth behind the simulator's crowded
 // block dispatch and stream priorities (what CUPTI's kernel records cannot show). Built and run
 // ON THE GPU MACHINE:
-//   nvcc -O2 -arch=sm_90 -o block-probe scripts/gpu/block-probe.cu && ./block-probe > blocks.csv
+//   nvcc -O2 -arch=sm_90 -o block-probe scripts/gpu/block-probe.cu -lcupti && ./block-probe > blocks.csv
+// `./block-probe cupti` records CUPTI's concurrent-kernel activity in the process meanwhile, as
+// the executor does when it times a run (the records are counted, not kept).
 // Each block spins on %globaltimer for its duration from its first warp's start, as the
 // executor's timedSpinKernel does, and its thread 0 writes: SM, first warp start, last warp
 // start, last warp end. Experiments (after a warm-up):
@@ -12,10 +14,13 @@
 // Output CSV: experiment,rep,kernel,block,sm,startNs,lastWarpStartNs,endNs, times relative to
 // the bulk's (or the wave's) earliest block start.
 #include <cuda_runtime.h>
+#include <cupti.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -69,6 +74,22 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
+size_t cuptiRecords = 0;
+
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+  *size = 8 << 20;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *maxRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    cuptiRecords++;
+  }
+  std::free(buffer);
+}
+
 void hostSpinUs(double us) {
   auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(int64_t(us * 1000));
   while (std::chrono::steady_clock::now() < until) {
@@ -107,7 +128,13 @@ uint64_t earliest(const Kernel& k) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool cupti = argc > 1 && std::strcmp(argv[1], "cupti") == 0;
+  if (cupti && (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) != CUPTI_SUCCESS ||
+                cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)) {
+    std::fprintf(stderr, "CUPTI activity could not be enabled\n");
+    return 1;
+  }
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "props");
   const int sms = prop.multiProcessorCount;
@@ -120,7 +147,8 @@ int main() {
   BlockRecord *bulkRec, *urgentRec;
   check(cudaMalloc(&bulkRec, sizeof(BlockRecord) * sms * 32), "malloc");
   check(cudaMalloc(&urgentRec, sizeof(BlockRecord) * 32), "malloc");
-  std::printf("# device %s, %d SMs, priorities %d..%d\n", prop.name, sms, least, greatest);
+  std::printf("# device %s, %d SMs, priorities %d..%d, CUPTI kernel activity %s\n", prop.name, sms,
+              least, greatest, cupti ? "on" : "off");
   std::printf("experiment,rep,kernel,block,sm,startNs,lastWarpStartNs,endNs\n");
   // Warm-up: clocks up, modules loaded.
   for (int i = 0; i < 20; i++) {
@@ -158,6 +186,10 @@ int main() {
         dump(name, rep, {kb, ku}, earliest(kb));
       }
     }
+  }
+  if (cupti) {
+    cuptiActivityFlushAll(0);
+    std::printf("# CUPTI kernel records: %zu\n", cuptiRecords);
   }
   return 0;
 }
