@@ -69,14 +69,16 @@ export function AnalysisPanel() {
             <dd data-testid="metric-queue-full">{formatDurationNs(analysis.launchQueueFullNs)}</dd>
           </>
         )}
-        {/* Two counts that differ by what they count: each says which. */}
-        <dt>Idle gaps on streams (per stream, any length)</dt>
+        {/* Two counts that differ by what they count: each says which, and that it counts gaps of
+            any length (the GPU-gaps finding counts those past its threshold). The labels stay
+            short: the summary's label column takes the width its longest label needs. */}
+        <dt>Idle gaps on streams (per stream)</dt>
         <dd data-testid="metric-stream-gaps">
-          {analysis.gapCount} ({formatDurationNs(analysis.gapTotalNs)})
+          {analysis.gapCount} of any length ({formatDurationNs(analysis.gapTotalNs)})
         </dd>
-        <dt>GPU idle gaps (no stream busy, any length)</dt>
+        <dt>GPU idle gaps (no stream busy)</dt>
         <dd data-testid="metric-gpu-gaps">
-          {analysis.gpuGapCount} ({formatDurationNs(analysis.gpuGapTotalNs)})
+          {analysis.gpuGapCount} of any length ({formatDurationNs(analysis.gpuGapTotalNs)})
         </dd>
       </dl>
       {analysis.gapNsByCause.length > 0 && (
