@@ -1,4 +1,5 @@
-import type { CopyEngineRole, DeviceProfile, FirstUseCosts, PageableStaging } from './profile.ts';
+import type { CopyEngineRole, DeviceProfile, PageableStaging } from './profile.ts';
+import { firstUseCalls } from './profile.ts';
 
 /** Thrown by `profileFromCalibration` and `applyCalibration`; the message names the JSON path that is wrong. */
 export class CalibrationError extends Error {
@@ -32,16 +33,6 @@ function staging(p: Draft): Mutable<PageableStaging> {
   p.pageable ??= { chunkBytes: 0, htodStagingBytesPerS: 0, dtohStagingBytesPerS: 0 };
   return p.pageable;
 }
-
-const firstUseCalls = [
-  'launchKernel',
-  'memcpy',
-  'memset',
-  'eventRecord',
-  'streamWait',
-  'malloc',
-  'mallocAsync',
-] as const satisfies readonly (keyof FirstUseCosts)[];
 
 function firstUseValues(): Record<string, ValueRule> {
   return Object.fromEntries(

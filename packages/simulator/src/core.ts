@@ -9,7 +9,7 @@ import type { EngineHost } from './device-engine.ts';
 import { EventHeap, EventType } from './event-heap.ts';
 import { KernelGroups } from './kernel-groups.ts';
 import type { SimStream } from './model.ts';
-import type { DeviceProfile, FirstUseCosts } from './profile.ts';
+import type { DeviceProfile, FirstUseCall } from './profile.ts';
 import { TraceWriter } from './trace-writer.ts';
 import { WaveStore } from './wave-store.ts';
 
@@ -81,8 +81,8 @@ export class SimCore implements EngineHost {
   /** Collectives and send/recv of the plan (null when it has none). */
   collectives: Collectives | null = null;
   resumeThread: (thread: HostThreadState) => void = () => undefined;
-  /** Calls the process has made once (their first-use cost is paid). */
-  private readonly usedCalls = new Set<keyof FirstUseCosts>();
+  /** First-use costs the process has still to pay (0 once a call of the kind was made). */
+  private readonly firstUseLeft: Record<FirstUseCall, number>;
 
   constructor(
     readonly plan: Plan,
@@ -90,6 +90,7 @@ export class SimCore implements EngineHost {
     readonly trace: Trace,
   ) {
     this.writer = new TraceWriter(trace, this.cmds, this.streams);
+    this.firstUseLeft = { ...profile.firstUseNs };
     this.devices = plan.devices.map((d) => new DeviceEngine(d.id, profile, this));
     this.latestRecord = plan.events.map(() => -1);
     this.pending = plan.devices.map(() => 0);
@@ -112,12 +113,10 @@ export class SimCore implements EngineHost {
   }
 
   /** The first-use cost of `call` the first time the process makes it (profile.firstUseNs), else 0. */
-  firstUse(call: keyof FirstUseCosts): number {
-    if (this.usedCalls.has(call)) {
-      return 0;
-    }
-    this.usedCalls.add(call);
-    return this.profile.firstUseNs[call];
+  firstUse(call: FirstUseCall): number {
+    const ns = this.firstUseLeft[call];
+    this.firstUseLeft[call] = 0;
+    return ns;
   }
 
   addStream(stream: SimStream): void {

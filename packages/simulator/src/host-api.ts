@@ -1,6 +1,6 @@
 import type { Plan, PlanCopy, PlanOp } from '@streamscope/workload';
 import { FixedName } from './fixed-names.ts';
-import type { ApiCosts, DeviceProfile, FirstUseCosts } from './profile.ts';
+import type { ApiCosts, DeviceProfile, FirstUseCall } from './profile.ts';
 
 // Which CUDA API call a plan op is, what it costs the host, and whether the host waits for it.
 
@@ -77,7 +77,7 @@ export function launchCostNs(api: ApiCosts, op: PlanOp): number {
 }
 
 /** Which first-use cost the call launching `op` pays (profile.firstUseNs); null: none. */
-export function firstUseCall(op: PlanOp): keyof FirstUseCosts | null {
+export function firstUseCall(op: PlanOp): FirstUseCall | null {
   switch (op.kind) {
     case 'kernel':
       return 'launchKernel';

@@ -8,8 +8,10 @@ export type {
   CrossEngineGaps,
   PageableStaging,
   FirstUseCosts,
+  FirstUseCall,
   ProfileProvenance,
 } from './profile.ts';
+export { firstUseCalls } from './profile.ts';
 export type { ProfileName } from './profiles.ts';
 export type { LinkProfile, NcclAlgorithm, NcclProtocol, CollectiveCost } from './link-model.ts';
 export { linkProfiles, collectiveCost, p2pCost } from './link-model.ts';

@@ -44,20 +44,24 @@ export interface ApiCosts {
   readonly graphInstantiatePerNode: number;
 }
 
+/** The calls whose first use in a process costs more (profile.firstUseNs), by ApiCosts name. */
+export const firstUseCalls = [
+  'launchKernel',
+  'memcpy',
+  'memset',
+  'eventRecord',
+  'streamWait',
+  'malloc',
+  'mallocAsync',
+] as const;
+export type FirstUseCall = (typeof firstUseCalls)[number];
+
 /**
  * More host time in the first call of each kind in a process, ns: the runtime loads kernel
  * modules lazily and sets up copy paths, events and the stream-ordered pool on first use
  * (H100/H200, driver 580: a first cudaLaunchKernel 45–60 µs against 7 µs for the next ones).
  */
-export interface FirstUseCosts {
-  readonly launchKernel: number;
-  readonly memcpy: number;
-  readonly memset: number;
-  readonly eventRecord: number;
-  readonly streamWait: number;
-  readonly malloc: number;
-  readonly mallocAsync: number;
-}
+export type FirstUseCosts = Readonly<Record<FirstUseCall, number>>;
 
 /**
  * How the driver copies pageable host memory: through pinned staging buffers of `chunkBytes`.

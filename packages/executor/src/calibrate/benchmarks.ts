@@ -1,3 +1,5 @@
+import type { FirstUseCall } from '@streamscope/simulator';
+import { firstUseCalls } from '@streamscope/simulator';
 import type { WorkloadInput, WorkloadOpInput } from '@streamscope/workload';
 
 /** What a benchmark's workload depends on: the shape of the GPU it runs on. */
@@ -34,16 +36,16 @@ export const occupancyBlocksPerSm = [1, 2, 4, 8] as const;
 export const queueProbeStreams = 16;
 /** The first-use benchmark's rounds of one call of each kind (the first round pays the cost). */
 export const firstUseRounds = 5;
-/** The calls whose first use costs more, by profile key (profile.firstUseNs) and API name. */
-export const firstUseCalls = [
-  ['launchKernel', 'cudaLaunchKernel'],
-  ['memcpy', 'cudaMemcpyAsync'],
-  ['memset', 'cudaMemsetAsync'],
-  ['eventRecord', 'cudaEventRecord'],
-  ['streamWait', 'cudaStreamWaitEvent'],
-  ['malloc', 'cudaMalloc'],
-  ['mallocAsync', 'cudaMallocAsync'],
-] as const;
+/** The API call the first-use benchmark makes for each of profile.firstUseNs. */
+export const firstUseApiNames: Readonly<Record<FirstUseCall, string>> = {
+  launchKernel: 'cudaLaunchKernel',
+  memcpy: 'cudaMemcpyAsync',
+  memset: 'cudaMemsetAsync',
+  eventRecord: 'cudaEventRecord',
+  streamWait: 'cudaStreamWaitEvent',
+  malloc: 'cudaMalloc',
+  mallocAsync: 'cudaMallocAsync',
+};
 
 const kernel = (
   name: string,
@@ -547,7 +549,7 @@ export const benchmarks: readonly Benchmark[] = [
     // cost: the first round's calls cost more than the same calls after (the runtime loads the
     // kernel module on the first launch, sets up copies, events and the pool on first use).
     name: 'first-use',
-    measures: firstUseCalls.map(([key]) => `firstUseNs.${key}`),
+    measures: firstUseCalls.map((call) => `firstUseNs.${call}`),
     workload: () => ({
       name: 'calibrate first use',
       streams: [

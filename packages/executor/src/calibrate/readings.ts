@@ -1,6 +1,7 @@
 import { OpKind } from '@streamscope/trace';
+import { firstUseCalls } from '@streamscope/simulator';
 import {
-  firstUseCalls,
+  firstUseApiNames,
   graphNodeCounts,
   mallocSizes,
   occupancyBlocksPerSm,
@@ -419,11 +420,11 @@ function engineGap(view: TraceView): Readings {
 function firstUse(view: TraceView): Readings {
   // Each kind's first call less the median of the same call in the later rounds.
   const out: Readings = {};
-  for (const [key, name] of firstUseCalls) {
-    const calls = view.calls(name);
+  for (const call of firstUseCalls) {
+    const calls = view.calls(firstUseApiNames[call]);
     if (calls.length >= 2) {
       const later = median(calls.slice(1).map((c) => c.durNs));
-      out[`firstUseNs.${key}`] = Math.max(0, calls[0]!.durNs - later);
+      out[`firstUseNs.${call}`] = Math.max(0, calls[0]!.durNs - later);
     }
   }
   return out;
