@@ -8,10 +8,13 @@
 //   from kept traces (fidelity-traces-*.tar.xz unpacked into OUT_DIR):
 //     pnpm tsx apps/web/scripts/lesson-fidelity.ts collect OUT_DIR REPS DEVICE DRIVER DATE
 //   here: pnpm tsx apps/web/scripts/lesson-fidelity.ts report fixtures/runs/fidelity-h100.json h100
+//   against a session's own calibration (the shipped profile of that GPU with its values):
+//     pnpm tsx apps/web/scripts/lesson-fidelity.ts report FIDELITY_JSON --calibration CALIBRATION_JSON
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { analyzeTrace } from '@streamscope/analysis';
+import { profileFromCalibration } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
 import { loadTrace, saveTrace } from '@streamscope/trace';
 import type { WorkloadInput } from '@streamscope/workload';
@@ -132,17 +135,18 @@ if (
   e !== undefined
 ) {
   collect(a, Number(b), { device: c, driver: d, date: e });
-} else if (command === 'report' && a !== undefined) {
+} else if (command === 'report' && a !== undefined && (b !== '--calibration' || c !== undefined)) {
   const measurement = JSON.parse(readFileSync(a, 'utf8')) as FidelityMeasurement;
-  const profile = b ?? 'h100';
-  process.stdout.write(
-    formatFidelity(fidelityRows(lessons, measurement, profile), measurement, profile) + '\n',
-  );
+  const calibrated =
+    b === '--calibration' ? profileFromCalibration(JSON.parse(readFileSync(c!, 'utf8'))) : null;
+  const label = calibrated === null ? (b ?? 'h100') : `${calibrated.name} (${path.basename(c!)})`;
+  const rows = fidelityRows(lessons, measurement, calibrated ?? label);
+  process.stdout.write(formatFidelity(rows, measurement, label) + '\n');
 } else {
   process.stderr.write(
     'usage: lesson-fidelity measure http://HOST:PORT OUT_DIR [REPS] (node --experimental-websocket)\n' +
       '       lesson-fidelity collect OUT_DIR REPS DEVICE DRIVER DATE\n' +
-      '       lesson-fidelity report FIDELITY_JSON [PROFILE]\n',
+      '       lesson-fidelity report FIDELITY_JSON [PROFILE | --calibration CALIBRATION_JSON]\n',
   );
   process.exitCode = 2;
 }

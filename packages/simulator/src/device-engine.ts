@@ -11,6 +11,7 @@ import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
 import { blockNsOf, preemptedKernel } from './preemption.ts';
+import { HoldWaves, holdLevelsOf } from './crowding.ts';
 
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
@@ -47,6 +48,10 @@ export class DeviceEngine {
   /** Kernels with blocks on the SMs. */
   private readonly resident: CmdSlot[] = [];
   private readonly candidates: CmdSlot[] = [];
+  /** Scratch of dispatchCrowded. */
+  private readonly holds = new HoldWaves();
+  private readonly holdLevels: number[] = [];
+  private readonly levelBlocks: number[] = [];
   /** Bit q: queue q (of the first 32) has a ready head. More queues are scanned one by one. */
   private readyHeads = 0;
   /** Fermi engine queues, by CopyDir: 0 compute, then copy queues. */
@@ -229,8 +234,9 @@ export class DeviceEngine {
     }
     const first = c.startNs[cmd]! < 0;
     let notBeforeNs = c.notBeforeNs[cmd]!;
+    const warpsPerBlock = c.warpsPerBlock[cmd]!;
     // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
-    let warpsBefore = this.residentWarps;
+    let landingPerSm = this.residentWarps / this.profile.device.smCount;
     if (fit <= 0) {
       // A collective waits for empty SMs whatever its stream's priority.
       const preempted =
@@ -247,7 +253,7 @@ export class DeviceEngine {
       notBeforeNs =
         Math.max(this.host.nowNs, notBeforeNs) +
         this.profile.priorityWaitShare * blockNsOf(preempted, c, this.profile);
-      warpsBefore -= this.profile.device.smCount * c.warpsPerBlock[preempted]!;
+      landingPerSm = this.residentWarps / this.profile.device.smCount - c.warpsPerBlock[preempted]!;
     }
     const now = first ? Math.max(this.host.nowNs, notBeforeNs) : this.host.nowNs;
     if (first) {
@@ -261,7 +267,6 @@ export class DeviceEngine {
     this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
     this.freeSmem -= fit * smemPerBlock;
-    const warpsPerBlock = c.warpsPerBlock[cmd]!;
     if (c.holdsSm[cmd] === 1) {
       // Its own SMs: no crowding, nothing shared; blocks that start meanwhile double up.
       this.sms.hold(fit);
@@ -280,7 +285,7 @@ export class DeviceEngine {
       this.workWaves.push(wave);
       this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork
     } else if (this.profile.crowdedStartNsPerWarp > 0 && c.opKind[cmd] === OpKind.Kernel) {
-      this.dispatchCrowded(cmd, fit, warpsBefore, now, sms);
+      this.dispatchCrowded(cmd, fit, landingPerSm, now, sms);
     } else {
       this.timedWave(cmd, fit, now + c.blockNs[cmd]!, sms);
     }
@@ -298,16 +303,16 @@ export class DeviceEngine {
   }
 
   /**
-   * Timed blocks start late on a crowded SM. Blocks spread evenly over the SMs: the k-th new
-   * block of an SM lands beside the warps already there (`warpsBefore` / SMs) and the k − 1
-   * new blocks before it, and starts (warps − crowdedStartWarps) × crowdedStartNsPerWarp late.
-   * Blocks of one rank (one per SM) form a wave; ranks with the same delay share one. The SMs
-   * the blocks `landed` on are given back with the last wave, which ends last.
+   * Timed blocks are held on a crowded SM. Blocks spread evenly over the SMs: the k-th new block
+   * of an SM lands beside the warps already there (`landingPerSm`) and the k − 1 new blocks
+   * before it, and its rank (one block per SM) is held up to (warps − crowdedStartWarps) ×
+   * crowdedStartNsPerWarp past its work, spread over the hold levels (crowding.ts). Blocks held
+   * alike form a wave; the SMs the blocks `landed` on are given back with the wave that ends last.
    */
   private dispatchCrowded(
     cmd: CmdSlot,
     fit: number,
-    warpsBefore: number,
+    landingPerSm: number,
     now: number,
     landed: number,
   ): void {
@@ -315,23 +320,37 @@ export class DeviceEngine {
     const p = this.profile;
     const sms = p.device.smCount;
     const warpsPerBlock = c.warpsPerBlock[cmd]!;
-    const perSm = warpsBefore / sms;
+    const blockNs = c.blockNs[cmd]!;
+    if (fit <= sms && landingPerSm <= p.crowdedStartWarps) {
+      this.timedWave(cmd, fit, now + blockNs, landed); // one rank, not crowded
+      return;
+    }
+    const holds = this.holds;
+    holds.clear();
     let left = fit;
-    let pending = 0;
-    let pendingDelayNs = 0;
     for (let rank = 0; left > 0; rank++) {
       const blocks = Math.min(left, sms);
       left -= blocks;
-      const landing = perSm + rank * warpsPerBlock;
-      const delayNs = Math.max(0, landing - p.crowdedStartWarps) * p.crowdedStartNsPerWarp;
-      if (pending > 0 && delayNs !== pendingDelayNs) {
-        this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!, 0);
-        pending = 0;
+      const landing = landingPerSm + rank * warpsPerBlock;
+      const longestNs = Math.max(0, landing - p.crowdedStartWarps) * p.crowdedStartNsPerWarp;
+      if (longestNs === 0) {
+        holds.add(0, blocks);
+        continue;
       }
-      pending += blocks;
-      pendingDelayNs = delayNs;
+      const levels = holdLevelsOf(blocks, this.holdLevels, this.levelBlocks);
+      for (let k = 0; k < levels; k++) {
+        holds.add(this.holdLevels[k]! * longestNs, this.levelBlocks[k]!);
+      }
     }
-    this.timedWave(cmd, pending, now + pendingDelayNs + c.blockNs[cmd]!, landed);
+    const last = holds.lastIndex();
+    for (let i = 0; i <= last; i++) {
+      this.timedWave(
+        cmd,
+        holds.blocks[i]!,
+        now + holds.holdNs[i]! + blockNs,
+        i === last ? landed : 0,
+      );
+    }
   }
 
   /** A copy's last byte moved: free its engine, then dispatch what can start. */

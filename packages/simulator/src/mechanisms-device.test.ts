@@ -156,6 +156,33 @@ describe('timed blocks on crowded SMs', () => {
     expect(durationNs(4)).toBe(100_000 + base.spinOffsetNs);
     expect(durationNs(8)).toBe(100_000 + base.spinOffsetNs + 32_000);
   });
+
+  it('are held spread out, so some of a crowded wave end on time and free their room', () => {
+    const profile: DeviceProfile = { ...base, crowdedStartWarps: 24, crowdedStartNsPerWarp: 2_000 };
+    const sms = base.device.smCount;
+    const kernel = (name: string, duration: string, grid: number, stream: string) =>
+      ({ op: 'kernel', name, duration, grid, block: 1024, stream }) as const;
+    // A long kernel takes 32 warps of every SM; a wave of 100 µs lands beside it (16 µs held
+    // at most) and fills the SMs; a one-block kernel needs the room of one of that wave's blocks.
+    const trace = runSpec(
+      spec(
+        [
+          kernel('long', '1000us', sms, 'a'),
+          kernel('wave', '100us', sms, 'b'),
+          kernel('one', '10us', 1, 'c'),
+        ],
+        nonBlocking('a', 'b', 'c'),
+      ),
+      profile,
+    );
+    const [, wave, one] = ['long', 'wave', 'one'].map((name) =>
+      gpuOps(trace, 'kernel').find((k) => k.name === name)!,
+    );
+    // the wave as a whole ends at its longest hold ...
+    expect(wave!.endNs - wave!.startNs).toBe(100_000 + base.spinOffsetNs + 16_000);
+    // ... but its blocks that end on time make room for the one-block kernel at once
+    expect(one!.startNs - wave!.startNs).toBe(100_000 + base.spinOffsetNs);
+  });
 });
 
 describe('hardware queues', () => {

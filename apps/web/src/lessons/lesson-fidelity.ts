@@ -1,6 +1,7 @@
 import h100Runs from '../../../../fixtures/runs/fidelity-h100.json';
 import h200Runs from '../../../../fixtures/runs/fidelity-h200.json';
 import type { Lesson } from './lesson-types.ts';
+import type { ProfileChoice } from './run-lesson-pair.ts';
 import { lessonDefaults, runLessonPair } from './run-lesson-pair.ts';
 
 /** One side of a lesson measured on a GPU: per run, ns. */
@@ -154,7 +155,7 @@ function figure(simNs: number, measuredNs: readonly number[]): FidelityFigure {
 export function fidelityRows(
   all: readonly Lesson[],
   measurement: FidelityMeasurement,
-  profile: string,
+  profile: ProfileChoice,
 ): FidelityRow[] {
   const rows: FidelityRow[] = [];
   for (const measured of measurement.lessons) {

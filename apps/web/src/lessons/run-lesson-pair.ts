@@ -1,5 +1,6 @@
 import type { Analysis, Gap, MetricDelta } from '@streamscope/analysis';
 import { analyzeTrace, compareTraces } from '@streamscope/analysis';
+import type { DeviceProfile } from '@streamscope/simulator';
 import { findProfile, simulate } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
 import type { Plan, PresetInfo, WorkloadInput } from '@streamscope/workload';
@@ -119,11 +120,14 @@ export function buildLessonWorkload(
   return { workload, plan: checked.plan };
 }
 
-function simulateRun(lesson: Lesson, params: LessonParams, profileName: string): LessonRun {
+/** A device profile by name, or one given whole (a calibration's). */
+export type ProfileChoice = string | DeviceProfile;
+
+function simulateRun(lesson: Lesson, params: LessonParams, choice: ProfileChoice): LessonRun {
   const { workload, plan } = buildLessonWorkload(lesson, params);
-  const profile = findProfile(profileName);
+  const profile = typeof choice === 'string' ? findProfile(choice) : choice;
   if (profile === undefined) {
-    throw new LessonRunError(`no device profile named ${profileName}`);
+    throw new LessonRunError(`no device profile named ${choice as string}`);
   }
   return { params, workload, trace: simulate(plan, profile) };
 }
@@ -189,10 +193,14 @@ export function pairFromRuns(
  * Builds the lesson's workload twice (pitfall on, and as the learner set it), simulates both on
  * one device profile, analyses both and explains the difference. Pure: runs in a worker or a test.
  */
-export function runLessonPair(lesson: Lesson, params: LessonParams, profile: string): LessonPair {
+export function runLessonPair(
+  lesson: Lesson,
+  params: LessonParams,
+  profile: ProfileChoice,
+): LessonPair {
   return pairFromRuns(
     lesson,
-    profile,
+    typeof profile === 'string' ? profile : profile.name,
     simulateRun(lesson, beforeParams(lesson, params), profile),
     simulateRun(lesson, afterParams(lesson, params), profile),
   );

@@ -335,11 +335,14 @@ function graph(view: TraceView): Readings {
 function priority(view: TraceView): Readings {
   // How long after its call a high-priority kernel starts on a GPU full of blocks lasting d:
   // it waits for running blocks to end, wherever in their life it arrived, so the wait is a
-  // share of d (a line through 0: Σxy / Σx²). The lesson-shaped probes sample six phases of
-  // 100 µs blocks, the single-block probe one more. A probe waits from its call's end or the
-  // end of the kernel before it on its stream, whichever is later (only the SMs hold it then).
-  const pts: [number, number][] = [];
-  const waits = (name: string, blockNs: number): void => {
+  // share of d (a line through 0: Σxy / Σx²). Only the lesson-shaped probes sample that: six
+  // phases of 100 µs blocks. The probes at one phase each (1.5 d after a bulk kernel's call,
+  // and the single block) land where the bulk's second wave is held on the traced GPU and no
+  // block retires for up to ~90 µs: kept as checks, they read about half of d. A probe waits
+  // from its call's end or the end of the kernel before it on its stream, whichever is later
+  // (only the SMs hold it then).
+  const waits = (name: string, blockNs: number): [number, number][] => {
+    const pts: [number, number][] = [];
     for (const k of view.gpu(name)) {
       const call = view.callFor(k);
       if (call !== undefined) {
@@ -350,17 +353,30 @@ function priority(view: TraceView): Readings {
         pts.push([blockNs, Math.max(0, k.startNs - readyNs)]);
       }
     }
+    return pts;
   };
-  for (const us of priorityBlockUs) {
-    waits(`urgent-high-${us}`, us * 1000);
+  const share = (pts: readonly [number, number][]): number | undefined => {
+    const sxy = pts.reduce((s, [x, y]) => s + x * y, 0);
+    const sxx = pts.reduce((s, [x]) => s + x * x, 0);
+    return sxx > 0 ? sxy / sxx : undefined;
+  };
+  const phased = Array.from({ length: priorityLessonProbes }, (_, i) =>
+    waits(`urgent-lesson-${i}`, 100_000),
+  ).flat();
+  const onePhase = [
+    ...priorityBlockUs.flatMap((us) => waits(`urgent-high-${us}`, us * 1000)),
+    ...waits('urgent-high-one', 100_000),
+  ];
+  const readings: Readings = {};
+  const phasedShare = share(phased);
+  if (phasedShare !== undefined) {
+    readings['priorityWaitShare'] = phasedShare;
   }
-  for (let i = 0; i < priorityLessonProbes; i++) {
-    waits(`urgent-lesson-${i}`, 100_000);
+  const onePhaseShare = share(onePhase);
+  if (onePhaseShare !== undefined) {
+    readings['check.priorityOnePhaseWaitShare'] = onePhaseShare;
   }
-  waits('urgent-high-one', 100_000);
-  const sxy = pts.reduce((s, [x, y]) => s + x * y, 0);
-  const sxx = pts.reduce((s, [x]) => s + x * x, 0);
-  return sxx > 0 ? { priorityWaitShare: sxy / sxx } : {};
+  return readings;
 }
 
 function queues(view: TraceView): Readings {
