@@ -207,6 +207,32 @@ describe('engines and queues', () => {
     expect(timed[0]!.endNs - timed[0]!.startNs).toBe(100_000 + h100.spinOffsetNs);
   });
 
+  it('a fixed-work wave lasts as long as its busiest SM: 7 blocks and one more take as long as 8', () => {
+    const sms = h100.device.smCount;
+    const durationNs = (grid: number): number => {
+      const k = gpuOps(
+        runSpec(
+          {
+            name: 'one wave',
+            streams: [{ name: 's', type: 'non-blocking' }],
+            threads: [
+              {
+                name: 'main',
+                ops: [{ op: 'kernel', iterations: 10_000, grid, block: 256, stream: 's' }],
+              },
+            ],
+          },
+          h100,
+        ),
+        'kernel',
+      )[0]!;
+      return k.endNs - k.startNs;
+    };
+    // 8 warps a block, saturated either way: a full wave of 8 per SM, one SM of 8 among 7s
+    expect(durationNs(sms * 7 + 1)).toBeCloseTo(durationNs(sms * 8), -1);
+    expect(durationNs(sms * 7)).toBeLessThan(0.9 * durationNs(sms * 8));
+  });
+
   it('two kernels that each fill the GPU run one after the other; small ones side by side', () => {
     const twoKernels = (blocks: number) => ({
       name: 'two kernels',

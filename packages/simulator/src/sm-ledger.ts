@@ -42,14 +42,13 @@ export class SmLedger {
   }
 
   /**
-   * How many times slower a wave of `blocks` landing now runs for its whole life: while SMs are
-   * held it spreads over the others, its busiest SM holding ceil(blocks / free SMs) where an
-   * even spread over every SM gives blocks / SMs (at least one).
+   * How many times slower a wave of `blocks` landing now runs for its whole life than an even
+   * spread over every SM (blocks / SMs, at least one) would: its busiest SM holds
+   * ceil(blocks / free SMs), the free SMs being those no collective holds. So a last wave of 7.03
+   * blocks per SM lasts as long as a full one of 8 (the overlap blog's kernel on an H100 or H200,
+   * 4,096 blocks: 45.5 µs measured in every issue-order lesson, 43.7 µs before this).
    */
   crowding(blocks: number): number {
-    if (this.held === 0) {
-      return 1;
-    }
     const free = Math.max(1, this.smCount - this.held);
     return Math.ceil(blocks / free) / Math.max(1, blocks / this.smCount);
   }
