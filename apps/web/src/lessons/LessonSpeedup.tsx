@@ -39,7 +39,12 @@ export function LessonSpeedup() {
           lesson,
           summary.profile,
           summary.after.params,
-          { beforeNs: summary.before.makespanNs, afterNs: summary.after.makespanNs },
+          {
+            beforeNs: summary.before.makespanNs,
+            afterNs: summary.after.makespanNs,
+            measureBeforeNs: summary.before.measureNs,
+            measureAfterNs: summary.after.measureNs,
+          },
           formatDurationNs,
         );
   return (

@@ -89,6 +89,21 @@ describe('the measured lessons', () => {
         `${ms(spread(measured.after.makespansNs).median)} after (median of 36 runs); ` +
         'simulated 17.90 ms and 2.54 ms.',
     );
+    // a measure of its own: the speedup is of it, so the line says it too; none without it
+    const priorities = lessons.find((l) => l.id === 'stream-priorities')!;
+    const urgent = measuredGpus['h200']!.lessons.find((l) => l.id === priorities.id)!;
+    const us = (ns: number): string => `${(ns / 1e3).toFixed(1)} us`;
+    const simPair = { ...sim, measureBeforeNs: 293_200, measureAfterNs: 94_610 };
+    expect(measuredLine(priorities, 'h200', lessonDefaults(priorities), simPair, us)).toBe(
+      `On an H200 this measured ${us(spread(urgent.before.makespansNs).median)} before and ` +
+        `${us(spread(urgent.after.makespansNs).median)} after (median of 5 runs); ` +
+        'simulated 17900.0 us and 2540.0 us. Its urgent-kernel latency: measured ' +
+        `${us(spread(urgent.before.measuresNs).median)} before and ` +
+        `${us(spread(urgent.after.measuresNs).median)} after; simulated 293.2 us and 94.6 us.`,
+    );
+    expect(measuredLine(lesson, 'h100', params, simPair, ms)).toBe(
+      measuredLine(lesson, 'h100', params, sim, ms),
+    );
     expect(measuredLine(lesson, 'k20c', params, sim, ms)).toBeNull();
     expect(measuredLine(lesson, 'h100', { ...params, chunks: 8 }, sim, ms)).toBeNull();
   });

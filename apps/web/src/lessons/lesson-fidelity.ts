@@ -217,14 +217,20 @@ const gpuNames: Readonly<Record<string, string>> = { h100: 'an H100', h200: 'an 
 /**
  * What the lesson page says beside a simulated pair at the lesson's default parameters, on a
  * profile calibrated on a measured GPU: "On an H100 this measured 18.7 ms before and 2.57 ms
- * after (median of 5 runs); simulated 17.9 ms and 2.54 ms." Null elsewhere (other settings,
- * profiles without a measurement).
+ * after (median of 5 runs); simulated 17.9 ms and 2.54 ms." A lesson with its own measure (the
+ * priorities lesson's urgent-kernel latency) says that measure too, as the speedup is of it.
+ * Null elsewhere (other settings, profiles without a measurement).
  */
 export function measuredLine(
   lesson: Lesson,
   profile: string,
   params: Readonly<Record<string, unknown>>,
-  simulated: { readonly beforeNs: number; readonly afterNs: number },
+  simulated: {
+    readonly beforeNs: number;
+    readonly afterNs: number;
+    readonly measureBeforeNs?: number;
+    readonly measureAfterNs?: number;
+  },
   format: (ns: number) => string,
 ): string | null {
   const measured = measuredLesson(lesson.id, profile);
@@ -238,9 +244,22 @@ export function measuredLine(
   }
   const before = spread(measured.before.makespansNs).median;
   const after = spread(measured.after.makespansNs).median;
-  return (
+  const line =
     `On ${gpuNames[profile] ?? run.device} this measured ${format(before)} before and ` +
     `${format(after)} after (median of ${run.reps} runs); simulated ${format(simulated.beforeNs)} ` +
-    `and ${format(simulated.afterNs)}.`
+    `and ${format(simulated.afterNs)}.`;
+  const { measureBeforeNs, measureAfterNs } = simulated;
+  if (
+    lesson.measure === undefined ||
+    measureBeforeNs === undefined ||
+    measureAfterNs === undefined
+  ) {
+    return line;
+  }
+  return (
+    `${line} Its ${lesson.measure.label}: measured ` +
+    `${format(spread(measured.before.measuresNs).median)} before and ` +
+    `${format(spread(measured.after.measuresNs).median)} after; simulated ` +
+    `${format(measureBeforeNs)} and ${format(measureAfterNs)}.`
   );
 }
