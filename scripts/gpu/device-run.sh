@@ -13,6 +13,7 @@
 # usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
+mkdir -p "$OUT" # a part's own folder (OUT=$W/c1): every step below appends or copies into it
 source .gpu/on-device.sh
 device=${DEVICE_DIR:-native/build/device}
 runner=$device/device-main.mjs
