@@ -119,6 +119,12 @@ function collect(
 }
 
 const [command, a, b, c, d, e] = process.argv.slice(2);
+// report FILE, report FILE PROFILE or report FILE --calibration CALIBRATION_JSON, nothing else
+const reportRest = process.argv.slice(4);
+const reportArgsOk =
+  reportRest.length === 0 ||
+  (reportRest.length === 1 && !b!.startsWith('-')) ||
+  (reportRest.length === 2 && b === '--calibration');
 if (
   command === 'measure' &&
   a !== undefined &&
@@ -135,7 +141,7 @@ if (
   e !== undefined
 ) {
   collect(a, Number(b), { device: c, driver: d, date: e });
-} else if (command === 'report' && a !== undefined && (b !== '--calibration' || c !== undefined)) {
+} else if (command === 'report' && a !== undefined && reportArgsOk) {
   const measurement = JSON.parse(readFileSync(a, 'utf8')) as FidelityMeasurement;
   const calibrated =
     b === '--calibration' ? profileFromCalibration(JSON.parse(readFileSync(c!, 'utf8'))) : null;

@@ -65,7 +65,8 @@ export class HoldWaves {
     if (blocks <= 0) {
       return;
     }
-    // Insertion in hold order: a dispatch makes at most a few dozen entries.
+    // Insertion in hold order: at most 8 entries per crowded rank (a wave of one-warp blocks,
+    // 32 ranks, makes up to about 200), the on-time ones of every rank merged.
     let i = this.count;
     while (i > 0 && this.holdNs[i - 1]! > holdNs) {
       i--;

@@ -280,7 +280,12 @@ export class DeviceEngine {
       // Only work waves track progress; a timed wave keeps 0 there.
       c.runningWaves[cmd]!++;
       const wave = this.waves.alloc(cmd, fit, fit * warpsPerBlock, iterations, now);
-      this.waves.crowding[wave] = this.sms.crowding(fit);
+      this.waves.crowding[wave] = this.sms.crowding(
+        fit,
+        warpsPerBlock,
+        this.residentWarps,
+        this.profile.workSaturationWarpsPerSm,
+      );
       this.waves.sms[wave] = sms;
       this.workWaves.push(wave);
       this.waves.ratePerNs[wave] = -1; // scheduled by reflowWork

@@ -131,7 +131,7 @@ describe('stream priorities: preemption at block boundaries', () => {
 });
 
 describe('timed blocks on crowded SMs', () => {
-  it('start late in proportion to the warps already on their SM', () => {
+  it('end late by up to a hold in proportion to the warps already on their SM', () => {
     const profile: DeviceProfile = { ...base, crowdedStartWarps: 24, crowdedStartNsPerWarp: 1_000 };
     const durationNs = (blocksPerSm: number): number => {
       const trace = runSpec(

@@ -209,7 +209,7 @@ describe('engines and queues', () => {
 
   it('a fixed-work wave lasts as long as its busiest SM: 7 blocks and one more take as long as 8', () => {
     const sms = h100.device.smCount;
-    const durationNs = (grid: number): number => {
+    const durationNs = (grid: number, block = 256): number => {
       const k = gpuOps(
         runSpec(
           {
@@ -218,7 +218,7 @@ describe('engines and queues', () => {
             threads: [
               {
                 name: 'main',
-                ops: [{ op: 'kernel', iterations: 10_000, grid, block: 256, stream: 's' }],
+                ops: [{ op: 'kernel', iterations: 10_000, grid, block, stream: 's' }],
               },
             ],
           },
@@ -231,6 +231,9 @@ describe('engines and queues', () => {
     // 8 warps a block, saturated either way: a full wave of 8 per SM, one SM of 8 among 7s
     expect(durationNs(sms * 7 + 1)).toBeCloseTo(durationNs(sms * 8), -1);
     expect(durationNs(sms * 7)).toBeLessThan(0.9 * durationNs(sms * 8));
+    // below saturation a second block on some SMs slows nothing: one warp each, 133 as fast as 132
+    expect(durationNs(sms + 1, 32)).toBe(durationNs(sms, 32));
+    expect(durationNs(2 * sms + 1, 32)).toBe(durationNs(sms, 32));
   });
 
   it('two kernels that each fill the GPU run one after the other; small ones side by side', () => {
@@ -250,8 +253,8 @@ describe('engines and queues', () => {
     });
     // 264 blocks of 1024 threads = 2 per SM on 132 SMs: the whole GPU (research: H200 probe).
     // b's blocks take SMs only as a's blocks end: no earlier than a's first blocks (1 ms), and
-    // they share the GPU only while a's second blocks, started late on their half-full SMs,
-    // drain (that delay, 32 warps − crowdedStartWarps, is all the overlap there is).
+    // they share the GPU only while a's second blocks, held on their half-full SMs, drain (that
+    // hold, at most 32 warps − crowdedStartWarps, is all the overlap there is).
     const h200 = deviceProfiles.h200;
     const [a, b] = gpuOps(runSpec(twoKernels(264), h200), 'kernel');
     expect(b!.startNs).toBeGreaterThanOrEqual(a!.startNs + 1_000_000);

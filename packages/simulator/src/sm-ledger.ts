@@ -42,14 +42,30 @@ export class SmLedger {
   }
 
   /**
-   * How many times slower a wave of `blocks` landing now runs for its whole life than an even
-   * spread over every SM (blocks / SMs, at least one) would: its busiest SM holds
-   * ceil(blocks / free SMs), the free SMs being those no collective holds. So a last wave of 7.03
-   * blocks per SM lasts as long as a full one of 8 (the overlap blog's kernel on an H100 or H200,
-   * 4,096 blocks: 45.5 µs measured in every issue-order lesson, 43.7 µs before this).
+   * How many times slower a wave of `blocks` (of `warpsPerBlock` warps) landing now runs for its
+   * whole life than an even spread over every SM would, `residentWarps` counting every warp on
+   * the SMs with it. While collectives hold SMs it spreads over the others, its busiest SM
+   * holding ceil(blocks / free SMs) where an even spread gives blocks / SMs (at least one).
+   * Otherwise its busiest SM holds ceil(blocks / SMs) of them beside its share of the others,
+   * which slows it only past `saturationWarps` (the warps an SM issues for at full speed): a
+   * last wave of 7.03 blocks of 8 warps per SM lasts as long as a full one of 8 (the overlap
+   * blog's kernel of 4,096 blocks on an H100 or H200: 45.5 µs measured in every issue-order
+   * lesson, 43.7 µs before this), while 133 blocks of one warp take no longer than 132.
    */
-  crowding(blocks: number): number {
-    const free = Math.max(1, this.smCount - this.held);
-    return Math.ceil(blocks / free) / Math.max(1, blocks / this.smCount);
+  crowding(
+    blocks: number,
+    warpsPerBlock: number,
+    residentWarps: number,
+    saturationWarps: number,
+  ): number {
+    if (this.held > 0) {
+      const free = Math.max(1, this.smCount - this.held);
+      return Math.ceil(blocks / free) / Math.max(1, blocks / this.smCount);
+    }
+    const evenPerSm = residentWarps / this.smCount;
+    const othersPerSm = (residentWarps - blocks * warpsPerBlock) / this.smCount;
+    const busiestPerSm = othersPerSm + Math.ceil(blocks / this.smCount) * warpsPerBlock;
+    const slowdown = (warps: number): number => Math.max(1, warps / saturationWarps);
+    return slowdown(busiestPerSm) / slowdown(evenPerSm);
   }
 }

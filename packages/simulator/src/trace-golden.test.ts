@@ -17,8 +17,9 @@ import { listDigest, traceDigest } from './trace-digest.ts';
 // 2026-11-28 (24 rounds of a 400-launch loop, drains paced) with firstCallGapNs read as the
 // simulator applies it (h200 re-read from its kept traces); then crowded blocks held spread
 // over levels as the block probe measured, not in lockstep, with priorityWaitShare read from
-// the phase-sampling probes only (every kept calibration re-read); then a fixed-work wave as
-// long as its busiest SM (a last wave of 7.03 blocks per SM as long as a full one).
+// the phase-sampling probes only (re-read from every kept calibration's traces); then a fixed-work wave as
+// long as its busiest SM past saturation (a last wave of 7.03 blocks per SM as long as a
+// full one).
 
 // One profile per GPU model: the multi-GPU hosts (h100x2 …) are these GPUs with a link model,
 // which only collectives use (collectives.test.ts).
@@ -91,7 +92,7 @@ describe('simulated traces, op by op', () => {
       'issue-order': '1efdc8337587a695',
       'malloc-in-loop': 'fa5d27c44ad9f682',
       'over-sync': '89c7870a47114d0c',
-      'overlap-blog': '1ed0d1b789dd8675',
+      'overlap-blog': '2e40894891fd3f32',
       'pinned-vs-pageable': '38444051e0c51fef',
       pipeline: '9c3c7b445fca6eda',
       priorities: '4893d0e962cfa24f',
@@ -114,7 +115,7 @@ describe('simulated traces, op by op', () => {
       }
     }
     expect(valid).toBe(40);
-    expect(listDigest(traces)).toBe('7de7a645f61814a3');
+    expect(listDigest(traces)).toBe('538af4bb0751930d');
   });
 
   it('are what they were for 4,000 pipeline chunks (20,000 ops)', () => {
@@ -172,6 +173,6 @@ describe('simulated traces, op by op', () => {
         deviceProfiles.c2050,
       ),
       steppedDigest(randomSpec(7), deviceProfiles.k20c),
-    ]).toEqual(['4e93e5482d8b055e', 'f90cc5c967810a2f', '9b3fc9e0ec7b83de']);
+    ]).toEqual(['4e93e5482d8b055e', 'f90cc5c967810a2f', '791f37e4574f3e52']);
   });
 });
