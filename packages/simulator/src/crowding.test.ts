@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { HoldWaves, crowdedHoldLevels, holdLevelsOf, minBlocksPerHoldLevel } from './crowding.ts';
+import {
+  HoldWaves,
+  blocksAtLevel,
+  crowdedHoldLevels,
+  holdLevelsOf,
+  minBlocksPerHoldLevel,
+} from './crowding.ts';
+
+/** A rank's levels and the blocks at each. */
+function split(blocks: number): { levels: readonly number[]; counts: number[] } {
+  const levels = holdLevelsOf(blocks);
+  return { levels, counts: levels.map((_, k) => blocksAtLevel(blocks, k, levels.length)) };
+}
 
 describe('the hold levels of crowded blocks', () => {
   it('share a full rank over every level, an eighth at each, the first on time', () => {
-    const levels: number[] = [];
-    const counts: number[] = [];
-    expect(holdLevelsOf(132, levels, counts)).toBe(8);
+    const { levels, counts } = split(132);
+    expect(levels).toHaveLength(8);
     expect(levels).toEqual(crowdedHoldLevels);
     expect(levels[0]).toBe(0);
     expect(levels[7]).toBe(1);
@@ -13,16 +24,15 @@ describe('the hold levels of crowded blocks', () => {
   });
 
   it('hold a smaller rank at fewer, coarser levels (the means), every block counted once', () => {
-    const levels: number[] = [];
-    const counts: number[] = [];
-    const n = holdLevelsOf(4 * minBlocksPerHoldLevel - 1, levels, counts);
-    expect(n).toBe(2);
-    expect(counts.slice(0, n)).toEqual([8, 7]);
+    const { levels, counts } = split(4 * minBlocksPerHoldLevel - 1);
+    expect(levels).toHaveLength(2);
+    expect(counts).toEqual([8, 7]);
     expect(levels[0]).toBeCloseTo((0 + 0.345 + 0.647 + 0.802) / 4, 12);
     expect(levels[1]).toBeCloseTo((0.862 + 0.897 + 0.948 + 1) / 4, 12);
-    expect(holdLevelsOf(1, levels, counts)).toBe(1);
-    expect(counts[0]).toBe(1);
-    expect(levels[0]).toBeCloseTo(crowdedHoldLevels.reduce((a, b) => a + b, 0) / 8, 12);
+    const one = split(1);
+    expect(one.levels).toHaveLength(1);
+    expect(one.counts[0]).toBe(1);
+    expect(one.levels[0]).toBeCloseTo(crowdedHoldLevels.reduce((a, b) => a + b, 0) / 8, 12);
   });
 
   it('are merged into waves by hold, in hold order, empty ones left out', () => {

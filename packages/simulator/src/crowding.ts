@@ -26,29 +26,28 @@ export const crowdedHoldLevels: readonly number[] = [
  */
 export const minBlocksPerHoldLevel = 4;
 
-/**
- * Splits a rank of `blocks` over the hold levels: `levels[k]` (a share of the longest hold) and
- * `counts[k]` blocks for k below the returned number of levels, every block counted once.
- */
-export function holdLevelsOf(blocks: number, levels: number[], counts: number[]): number {
-  const all = crowdedHoldLevels.length;
-  let groups = all;
+/** By group count (8, 4, 2 or 1): the levels a rank is held at, each group's mean. */
+const levelsByGroups: (readonly number[])[] = [];
+for (const groups of [8, 4, 2, 1]) {
+  const per = crowdedHoldLevels.length / groups;
+  levelsByGroups[groups] = Array.from({ length: groups }, (_, g) => {
+    const group = crowdedHoldLevels.slice(g * per, (g + 1) * per);
+    return group.reduce((sum, level) => sum + level, 0) / per;
+  });
+}
+
+/** The hold levels of a rank of `blocks` (shares of its longest hold), an equal part of it at each. */
+export function holdLevelsOf(blocks: number): readonly number[] {
+  let groups = crowdedHoldLevels.length;
   while (groups > 1 && blocks < groups * minBlocksPerHoldLevel) {
     groups >>= 1;
   }
-  const per = all / groups;
-  let placed = 0;
-  for (let g = 0; g < groups; g++) {
-    let sum = 0;
-    for (let k = g * per; k < (g + 1) * per; k++) {
-      sum += crowdedHoldLevels[k]!;
-    }
-    levels[g] = sum / per;
-    const upTo = Math.round(((g + 1) * blocks) / groups);
-    counts[g] = upTo - placed;
-    placed = upTo;
-  }
-  return groups;
+  return levelsByGroups[groups]!;
+}
+
+/** Blocks of a rank of `blocks` at its level `k` of `levels`: every block counted once. */
+export function blocksAtLevel(blocks: number, k: number, levels: number): number {
+  return Math.round(((k + 1) * blocks) / levels) - Math.round((k * blocks) / levels);
 }
 
 /** The waves one crowded dispatch makes: blocks by hold, merged where the hold is the same. */

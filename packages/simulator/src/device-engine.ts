@@ -11,7 +11,7 @@ import type { DeviceProfile } from './profile.ts';
 import type { WaveSlot } from './wave-store.ts';
 import type { WaveStore } from './wave-store.ts';
 import { blockNsOf, preemptedKernel } from './preemption.ts';
-import { HoldWaves, holdLevelsOf } from './crowding.ts';
+import { HoldWaves, blocksAtLevel, holdLevelsOf } from './crowding.ts';
 
 /** What the engine needs from the simulation around it. */
 export interface EngineHost {
@@ -50,8 +50,6 @@ export class DeviceEngine {
   private readonly candidates: CmdSlot[] = [];
   /** Scratch of dispatchCrowded. */
   private readonly holds = new HoldWaves();
-  private readonly holdLevels: number[] = [];
-  private readonly levelBlocks: number[] = [];
   /** Bit q: queue q (of the first 32) has a ready head. More queues are scanned one by one. */
   private readyHeads = 0;
   /** Fermi engine queues, by CopyDir: 0 compute, then copy queues. */
@@ -234,7 +232,6 @@ export class DeviceEngine {
     }
     const first = c.startNs[cmd]! < 0;
     let notBeforeNs = c.notBeforeNs[cmd]!;
-    const warpsPerBlock = c.warpsPerBlock[cmd]!;
     // Warps already on an SM where its blocks land (GPU-wide, spread evenly).
     let landingPerSm = this.residentWarps / this.profile.device.smCount;
     if (fit <= 0) {
@@ -267,6 +264,7 @@ export class DeviceEngine {
     this.freeThreads -= fit * threadsPerBlock;
     this.freeBlocks -= fit;
     this.freeSmem -= fit * smemPerBlock;
+    const warpsPerBlock = c.warpsPerBlock[cmd]!;
     if (c.holdsSm[cmd] === 1) {
       // Its own SMs: no crowding, nothing shared; blocks that start meanwhile double up.
       this.sms.hold(fit);
@@ -342,9 +340,9 @@ export class DeviceEngine {
         holds.add(0, blocks);
         continue;
       }
-      const levels = holdLevelsOf(blocks, this.holdLevels, this.levelBlocks);
-      for (let k = 0; k < levels; k++) {
-        holds.add(this.holdLevels[k]! * longestNs, this.levelBlocks[k]!);
+      const levels = holdLevelsOf(blocks);
+      for (let k = 0; k < levels.length; k++) {
+        holds.add(levels[k]! * longestNs, blocksAtLevel(blocks, k, levels.length));
       }
     }
     const last = holds.lastIndex();
