@@ -10,7 +10,7 @@
 # list such as 2-5) runs calibrate and fidelity on those cores only; FIDELITY_REPS (default 5)
 # sets fidelity's measured runs per side.
 # LESSON_RUNS (default 3) sets how many times the lesson check runs each lesson pair (medians).
-# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity]...
+# usage: bash scripts/gpu/device-run.sh [all|nsys|sanitize|diagnose|overhead|two-gpu|lessons|calibrate|fidelity|calibrated]...
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 mkdir -p "$OUT" # a part's own folder (OUT=$W/c1): every step below appends or copies into it
@@ -75,6 +75,23 @@ for part in "${@:-all}"; do
       tail -5 "$work/fserve.err" >> "$OUT/device-log.txt"
       cp "$work/fidelity.json" "$OUT/" 2>/dev/null
       tar -C "$work" -cJf "$OUT/fidelity-traces.tar.xz" fid
+      ;;
+    calibrated)
+      # A 2-round calibration of this GPU in the device server's data dir: the server offers it as
+      # "this GPU (calibrated)" (as `streamscope serve --data DIR` does); runs on it through the API.
+      DRIVER_VERSION=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) \
+        CALIBRATE_ROUNDS=${CALIBRATE_ROUNDS:-2} node "$runner" calibrate "$work/ccal" >> "$OUT/device-log.txt" 2>&1
+      mkdir -p "$work/cdata" && cp "$work/ccal/calibration.json" "$work/cdata/" && cp "$work/ccal/calibration.json" "$OUT/"
+      DATA_DIR="$work/cdata" node "$device/serve-on-device.mjs" 0 > "$work/cserve.out" 2> "$work/cserve.err" &
+      cserver=$!
+      for _ in $(seq 1 150); do grep -q '^listening' "$work/cserve.out" && break; sleep 0.2; done
+      cport=$(awk '/^listening/ {print $2}' "$work/cserve.out")
+      case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+        *H200*) shipped=h200 ;;
+        *) shipped=h100 ;;
+      esac
+      node scripts/gpu/calibrated-profile-check.mjs "$cport" "$shipped" 2>&1 | tee "$OUT/calibrated-check.txt"
+      kill "$cserver"
       ;;
     lessons)
       # Every lesson's GPU path as the page runs it, against the real server on this GPU.
