@@ -1,20 +1,38 @@
+import { totalmem } from 'node:os';
+import process from 'node:process';
 import type { BackendChoice } from '@streamscope/executor';
-import { defaultMaxImportBytes } from '@streamscope/importers';
+import { maxImportOpsFor } from '@streamscope/importers';
 
 /**
- * The largest file one import takes unless told otherwise: a server upload (`serve
- * --max-upload-mb`) and a CLI import (`import --max-bytes`) alike. It is the importers' own
- * default, which they size from what a streaming import holds in memory, so the server, the
- * CLI and the importers never disagree.
+ * The largest file one import takes unless told otherwise: none. An import streams its input
+ * (a SQLite export is read page by page), so its memory follows the ops it keeps, not the file's
+ * size; that is what defaultImportOps limits. `serve --max-upload-mb` and `import --max-bytes`
+ * set one where disk or bandwidth call for it.
  */
-export const defaultImportBytes = defaultMaxImportBytes;
+export const defaultImportBytes = Number.POSITIVE_INFINITY;
+
+/** This process's memory: the machine's, or its container's (cgroup) limit when that is less. */
+export function usableMemoryBytes(): number {
+  const total = totalmem();
+  const constrained = process.constrainedMemory();
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/**
+ * The most ops one import keeps unless told otherwise, on a server upload (`serve --max-ops`)
+ * and a CLI import (`import --max-ops`) alike: what this machine's memory holds at an import's
+ * measured peak per op (the importers' maxImportOpsFor).
+ */
+export const defaultImportOps = maxImportOpsFor(usableMemoryBytes());
 
 /** Limits on what clients may ask of the server. */
 export interface ServerLimits {
   /** JSON request bodies (workloads). */
   readonly jsonBodyBytes: number;
-  /** One uploaded file. */
+  /** One uploaded file (default: no limit; see defaultImportBytes). */
   readonly uploadBytes: number;
+  /** Ops one import keeps: an upload past it is refused (413), SQLite before its rows are read. */
+  readonly importOps: number;
   /** Run time limit when the request names none, and the most a request may ask for. */
   readonly defaultRunMs: number;
   readonly maxRunMs: number;
@@ -34,6 +52,7 @@ export interface ServerLimits {
 export const defaultLimits: ServerLimits = {
   jsonBodyBytes: 1 << 20,
   uploadBytes: defaultImportBytes,
+  importOps: defaultImportOps,
   defaultRunMs: 60_000,
   maxRunMs: 600_000,
   concurrentRuns: 4,

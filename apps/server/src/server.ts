@@ -99,6 +99,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const imports = new ImportService(
     store,
     limits.uploadBytes,
+    limits.importOps,
     // The shared pool is made on the first container upload, not with the server.
     options.readContainer ?? ((filePath, how) => sharedWorkers().readContainer(filePath, how)),
     options.importForeign,

@@ -2,6 +2,8 @@ import type { Trace } from '@streamscope/trace';
 import { CodecError, loadTrace } from '@streamscope/trace';
 import { readChromeTrace } from './chrome/read-chrome-trace.ts';
 import { ImportError } from './import-error.ts';
+import { ImportLimitError } from './io/limit-error.ts';
+import { OpLimitReached } from './op-staging.ts';
 import type { ImportSource } from './io/chunks.ts';
 import { chunksOf, metered, peekHead, readAll, throwIfAborted, totalBytesOf } from './io/chunks.ts';
 import { gunzip } from './io/gunzip.ts';
@@ -23,8 +25,14 @@ import { TraceBuilder } from './trace-builder.ts';
 export interface ImportOptions {
   /** Shown in errors and used as the trace title; the format is sniffed from content, not from it. */
   readonly fileName: string;
-  /** Largest input accepted, compressed and inflated alike (default 2 GiB). */
+  /** Largest input accepted, compressed and inflated alike (default 2 GiB, what a browser tab holds). */
   readonly maxBytes?: number;
+  /**
+   * The most ops the trace may keep (default: no limit). A SQLite export whose tables hold more
+   * rows than this is refused before they are read; any other input when the op past it arrives.
+   * Memory grows with ops kept, not with the file: `maxImportOpsFor` sizes this to a machine.
+   */
+  readonly maxOps?: number;
   readonly signal?: AbortSignal;
   /** Called after each chunk with the bytes read from the source so far. */
   readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
@@ -46,6 +54,21 @@ export interface ImportResult {
 export const defaultMaxImportBytes = 2 * 1024 ** 3;
 
 /**
+ * Peak memory of an import per op it keeps, as measured (`pnpm bench scale`, and the 20M-GPU-op
+ * runs of #22): staging, the op table, the correlation index, then the stored trace's encoding
+ * and its tiles in a server worker. 79 bytes at 139M ops, 100 at 7M (fixed costs weigh more).
+ */
+export const importPeakBytesPerOp = 100;
+
+/** The share of a machine's memory one import may take. */
+export const importMemoryShare = 0.6;
+
+/** The ops one import may keep on a machine (or container) of `memoryBytes`. */
+export function maxImportOpsFor(memoryBytes: number): number {
+  return Math.max(1, Math.floor((memoryBytes * importMemoryShare) / importPeakBytesPerOp));
+}
+
+/**
  * Imports an nsys JSON or SQLite export, a Chrome/kineto trace or a .sstrace, any of them
  * gzip'd, sniffing the format from the content. Rejects only with ImportError.
  */
@@ -59,6 +82,14 @@ export async function importTrace(
   } catch (error) {
     if (error instanceof ImportError) {
       throw error;
+    }
+    if (error instanceof OpLimitReached) {
+      throw new ImportLimitError(
+        { file },
+        `the trace has more than ${error.maxOps} ops, the limit of ops an import keeps`,
+        error.maxOps,
+        'ops',
+      );
     }
     if (error instanceof CodecError) {
       throw new ImportError({ file }, `not a valid streamscope trace: ${error.message}`);
@@ -112,6 +143,9 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
     timingMethod: 'imported',
     producer: '',
   });
+  if (options.maxOps !== undefined) {
+    builder.maxOps = options.maxOps;
+  }
   const launches = builder.launchTable();
   let producer: string;
   let createdAt: string | undefined;
@@ -203,7 +237,7 @@ async function readSqlite(
     return read;
   } catch (error) {
     if (error instanceof ImportError || error instanceof RangeError) {
-      throw error;
+      throw error; // OpLimitReached is a RangeError
     }
     // sql.js reports a damaged or truncated file only when a page is read
     throw new ImportError(

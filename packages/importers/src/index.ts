@@ -3,10 +3,16 @@ export type { ImportFormat, SniffResult } from './sniff.ts';
 export { sniffFormat, sniffHeadBytes, nsysRepMessage } from './sniff.ts';
 export type { ImportErrorPlace } from './import-error.ts';
 export { ImportError } from './import-error.ts';
+export type { ImportLimitUnit } from './io/limit-error.ts';
 export { ImportLimitError } from './io/limit-error.ts';
 export { gunzip, maxInflateRatio } from './io/gunzip.ts';
 export type { ImportOptions, ImportResult } from './import-trace.ts';
-export { importTrace, defaultMaxImportBytes } from './import-trace.ts';
+export {
+  importTrace,
+  defaultMaxImportBytes,
+  importPeakBytesPerOp,
+  maxImportOpsFor,
+} from './import-trace.ts';
 export type { ImportSource } from './io/chunks.ts';
 export type { RandomAccessFile } from './sqlite-reader/random-access.ts';
 export { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';

@@ -1,6 +1,6 @@
 import { OpKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
-import { OpStaging, clearStagedOp, newStagedOp } from './op-staging.ts';
+import { OpLimitReached, OpStaging, clearStagedOp, newStagedOp } from './op-staging.ts';
 
 describe('OpStaging event ids', () => {
   it('gives back the event and sync ids of the ops that have them and NaN for the rest', () => {
@@ -115,5 +115,34 @@ describe('OpStaging blocks', () => {
     expect(staging.room).toBe(10_000);
     expect(staging.startNs.data.length).toBe(10_000);
     expect([staging.startNs.data[1500], staging.startNs.data[2999]]).toEqual([1500, 2999]);
+  });
+});
+
+describe('OpStaging.maxOps', () => {
+  it('holds exactly its limit; the op past it is OpLimitReached, however the room was sized', () => {
+    for (const reserve of [0, 10, 1_000_000]) {
+      const staging = new OpStaging();
+      staging.maxOps = 3000;
+      staging.reserve(reserve);
+      expect(staging.room).toBeLessThanOrEqual(3000);
+      const op = newStagedOp();
+      for (let i = 0; i < 3000; i++) {
+        op.startNs = i;
+        staging.add(op);
+      }
+      expect(() => staging.add(op)).toThrow(OpLimitReached);
+      expect(staging.count).toBe(3000);
+      staging.join();
+      expect(staging.startNs.data[2999]).toBe(2999);
+    }
+  });
+
+  it('cannot be set below the ops staged', () => {
+    const staging = new OpStaging();
+    staging.add(newStagedOp());
+    staging.add(newStagedOp());
+    expect(() => {
+      staging.maxOps = 1;
+    }).toThrow(/below the 2 ops staged/);
   });
 });

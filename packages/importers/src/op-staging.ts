@@ -54,6 +54,13 @@ export function clearStagedOp(op: StagedOp): StagedOp {
 
 const maxBlockOps = 1 << 16;
 
+/** The staging was asked to hold more ops than its limit (`OpStaging.maxOps`). */
+export class OpLimitReached extends RangeError {
+  constructor(readonly maxOps: number) {
+    super(`more than ${maxOps} ops`);
+  }
+}
+
 /**
  * Staged ops, one typed column per field, all grown together (geometrically). Past a reservation
  * the columns grow by blocks, with no copy while ops arrive: `join` (also run by `fit` and
@@ -64,6 +71,8 @@ export class OpStaging {
   private capacity = 1024;
   /** Ops in the filled blocks before each column's `data` (0 once joined). */
   private base = 0;
+  /** The most ops it holds: one more is an OpLimitReached, before any column grows for it. */
+  private limit = Number.POSITIVE_INFINITY;
   readonly startNs = new StagingColumn(Float64Array);
   readonly endNs = new StagingColumn(Float64Array);
   readonly bytes = new StagingColumn(Float64Array);
@@ -87,11 +96,24 @@ export class OpStaging {
     return this.capacity;
   }
 
-  /** Pre-sizes the columns for about `ops` ops (a hint: they still grow past it). */
+  get maxOps(): number {
+    return this.limit;
+  }
+
+  /** Limits the ops it holds to `ops` (at least the ops already staged). */
+  set maxOps(ops: number) {
+    if (!(ops >= this.count)) {
+      throw new RangeError(`an op limit of ${ops} is below the ${this.count} ops staged`);
+    }
+    this.limit = ops;
+  }
+
+  /** Pre-sizes the columns for about `ops` ops (a hint: they still grow past it), never past the limit. */
   reserve(ops: number): void {
-    if (ops > this.capacity) {
+    const room = Math.min(Math.ceil(ops), this.limit);
+    if (room > this.capacity) {
       this.join();
-      this.capacity = Math.ceil(ops);
+      this.capacity = room;
       this.resize();
     }
   }
@@ -128,12 +150,15 @@ export class OpStaging {
 
   add(op: StagedOp): number {
     const i = this.count;
+    if (i >= this.limit) {
+      throw new OpLimitReached(this.limit);
+    }
     if (i >= this.capacity) {
       // A new block, nothing copied: as large as all before it up to 64k ops (512 KiB of a
       // Float64 column). Small blocks are served from memory the allocator already holds (the
       // input's freed 1-MiB chunks) where one large array is fresh pages, each first write a
       // page fault: in a 100k-GPU-op import (~700k ops), about 15% of its CPU time.
-      const block = Math.min(this.capacity, maxBlockOps);
+      const block = Math.min(this.capacity, maxBlockOps, this.limit - this.capacity);
       for (const column of this.columns()) {
         column.spill(block);
       }

@@ -50,6 +50,15 @@ export class TraceBuilder {
     return this.ranges.count;
   }
 
+  /** The most ops it keeps: one more fails the import with OpLimitReached (no limit by default). */
+  get maxOps(): number {
+    return this.ops.maxOps;
+  }
+
+  set maxOps(ops: number) {
+    this.ops.maxOps = ops;
+  }
+
   /** Pre-sizes the op staging for about `ops` ops (a hint: it still grows past it). */
   reserve(ops: number): void {
     this.ops.reserve(ops);

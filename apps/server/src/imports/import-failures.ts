@@ -1,9 +1,19 @@
+import type { ImportLimitError } from '@streamscope/importers';
 import { CodecError } from '@streamscope/trace';
 import { ApiError } from '../http/api-error.ts';
 
 /** The flag (and start option) that raises the upload limit, named wherever the limit is hit. */
 export const uploadLimitHint =
   'start the server with --max-upload-mb N (limits.uploadBytes) to raise it';
+
+/** The flag (and start option) that raises the limit of ops an import keeps. */
+export const importOpsHint = 'start the server with --max-ops N (limits.importOps) to raise it';
+
+/** 413 for an import over a limit of its own (bytes inflated, or ops kept), naming what raises it. */
+export function importLimitReached(error: ImportLimitError): ApiError {
+  const hint = error.unit === 'ops' ? importOpsHint : uploadLimitHint;
+  return new ApiError(413, 'too-large', `${error.message}; ${hint}`);
+}
 
 /** 413 naming the limit, the flag that raises it and, when declared, the upload's size. */
 export function tooLarge(maxBytes: number, declaredBytes?: number): ApiError {

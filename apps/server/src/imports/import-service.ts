@@ -38,6 +38,8 @@ export type ForeignImporter = (
   options: {
     readonly fileName: string;
     readonly maxBytes: number;
+    /** The most ops the trace may keep (limits.importOps). */
+    readonly maxOps?: number;
     readonly signal: AbortSignal;
     readonly onProgress: (parsedBytes: number) => void;
     /** A SQLite export, once every byte is read, names each table it moves on to. */
@@ -86,6 +88,7 @@ export class ImportService {
   constructor(
     private readonly store: TraceStore,
     private readonly maxBytes: number,
+    private readonly maxOps: number,
     private readonly readContainer: ContainerReader,
     private readonly importForeign: ForeignImporter | undefined,
     private readonly log: (line: string) => void = () => undefined,
@@ -287,6 +290,7 @@ export class ImportService {
     return this.importForeign(partPath, {
       fileName,
       maxBytes: this.maxBytes,
+      maxOps: this.maxOps,
       signal,
       onProgress,
       onStage,

@@ -1,9 +1,8 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request } from 'node:http';
 import { readdir } from 'node:fs/promises';
-import { defaultMaxImportBytes } from '@streamscope/importers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultLimits } from '../config.ts';
+import { defaultImportBytes, defaultLimits } from '../config.ts';
 import { checkResponse } from '../test-support/openapi-check.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
@@ -119,7 +118,8 @@ describe('an upload over the limit', () => {
     await nothingKept();
   });
 
-  it("is by default the CLI import's limit, the importers' own default", () => {
-    expect(defaultLimits.uploadBytes).toBe(defaultMaxImportBytes);
+  it("is by default none, as the CLI import's (memory is limited by the ops kept instead)", () => {
+    expect(defaultLimits.uploadBytes).toBe(defaultImportBytes);
+    expect(defaultImportBytes).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { ImportError, ImportLimitError } from '@streamscope/importers';
 import { ApiError } from '../http/api-error.ts';
-import { uploadLimitHint } from '../imports/import-failures.ts';
+import { importLimitReached } from '../imports/import-failures.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
 import { inflateSqliteUpload, isSqlite, oneSqliteAtATime } from '../imports/inflate-sqlite.ts';
 import { runImportInWorker } from '../workers/server-workers.ts';
@@ -28,6 +28,7 @@ export const importForeign: ForeignImporter = async (filePath, options) => {
       runImportInWorker(readPath, {
         fileName: options.fileName,
         maxBytes: options.maxBytes,
+        ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
         signal: options.signal,
         // Progress is in bytes of the upload: an inflated export was counted as it was inflated.
         onProgress: (bytesRead) => {
@@ -44,7 +45,7 @@ export const importForeign: ForeignImporter = async (filePath, options) => {
     // The inflation step runs here, on the calling thread: its limits and damage are said as the
     // worker's are.
     if (error instanceof ImportLimitError) {
-      throw new ApiError(413, 'too-large', `${error.message}; ${uploadLimitHint}`);
+      throw importLimitReached(error);
     }
     if (error instanceof ImportError) {
       throw new ApiError(422, 'import-failed', error.message, error.table ?? error.field);

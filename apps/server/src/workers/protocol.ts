@@ -48,6 +48,7 @@ export type WorkerTask =
       readonly filePath: string;
       readonly fileName: string;
       readonly maxBytes: number;
+      readonly maxOps?: number;
     }
   /** An uploaded .sstrace: checked and encoded again for storing. */
   | { readonly kind: 'load-container'; readonly filePath: string; readonly fileName: string }

@@ -199,7 +199,13 @@ export class ServerWorkers {
   /** Parses an uploaded file in a worker: a ForeignImporter, with progress and stages relayed. */
   readonly importFile: ForeignImporter = async (filePath, options) =>
     (await this.pool.run(
-      { kind: 'import', filePath, fileName: options.fileName, maxBytes: options.maxBytes },
+      {
+        kind: 'import',
+        filePath,
+        fileName: options.fileName,
+        maxBytes: options.maxBytes,
+        ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
+      },
       {
         signal: options.signal,
         onMessage: (message) => {

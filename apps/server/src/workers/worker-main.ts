@@ -150,6 +150,7 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
         task.filePath,
         task.fileName,
         task.maxBytes,
+        task.maxOps,
         ctx,
       );
     case 'load-container':

@@ -66,7 +66,8 @@ describe('limits', () => {
       importFixture('broken/gzip-bomb.json.gz', { maxBytes: 1 << 20 }),
     );
     expect(error).toBeInstanceOf(ImportLimitError);
-    expect((error as ImportLimitError).limitBytes).toBe(1 << 20);
+    expect((error as ImportLimitError).limit).toBe(1 << 20);
+    expect((error as ImportLimitError).unit).toBe('bytes');
   });
 
   it('reports a file past the limit as an ImportLimitError', async () => {

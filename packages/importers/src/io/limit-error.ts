@@ -1,15 +1,19 @@
 import type { ImportErrorPlace } from '../import-error.ts';
 import { ImportError } from '../import-error.ts';
 
+/** What a limit of the import counts: the input's bytes, or the ops the trace keeps. */
+export type ImportLimitUnit = 'bytes' | 'ops';
+
 /**
- * An input over a size limit of the import (the file, or what it inflates to): the caller may
- * answer it as "too large" and say how to raise `limitBytes`.
+ * An input over a limit of the import (the file or what it inflates to, in bytes; or the ops
+ * it would keep): the caller may answer it as "too large" and say how to raise `limit`.
  */
 export class ImportLimitError extends ImportError {
   constructor(
     place: ImportErrorPlace,
     problem: string,
-    readonly limitBytes: number,
+    readonly limit: number,
+    readonly unit: ImportLimitUnit = 'bytes',
   ) {
     super(place, problem);
   }

@@ -1,6 +1,7 @@
 import type { LaunchTable } from '@streamscope/trace';
 import { OpKind, RangeKind } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
+import { ImportLimitError } from '../io/limit-error.ts';
 import type { StagedOp } from '../op-staging.ts';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
@@ -64,6 +65,15 @@ export class NsysSqliteReader extends SqliteRowReader {
     // holds the old and the new columns at once, the peak of a big import).
     const opTables = [...activity.slice(0, 4), ...gpuActivityTables];
     const opRows = opTables.reduce((sum, name) => sum + t.rowCountHint(name), 0);
+    if (opRows > this.builder.maxOps) {
+      // Said before a row is read: the tables' sizes are known from their b-trees.
+      throw new ImportLimitError(
+        { file: this.file },
+        `the export's GPU activity and API call tables hold up to ${opRows} rows (by their b-trees), each an op, over the limit of ${this.builder.maxOps} ops an import keeps`,
+        this.builder.maxOps,
+        'ops',
+      );
+    }
     this.builder.reserve(Math.min(opRows, maxReservedOps));
     await between('strings');
     this.strings();

@@ -98,4 +98,35 @@ describe('streamscope import and export', () => {
     // Refused before anything was read: not even the first (small, valid) file was imported.
     expect(r.out).toBe('');
   });
+
+  it('refuses a trace over --max-ops, a SQLite export by its tables before its rows, naming the flag', async () => {
+    const sqlite = await cli([
+      'import',
+      path.join(fixtures, 'nsys/2025.3.1/train.sqlite'),
+      '--max-ops',
+      '2000',
+    ]);
+    expect(sqlite.code).toBe(1);
+    expect(sqlite.err).toMatch(
+      /train\.sqlite: the export's GPU activity and API call tables hold up to \d+ rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops N raises it$/m,
+    );
+    const kineto = await cli([
+      'import',
+      path.join(fixtures, 'kineto/train.pt.trace.json.gz'),
+      '--max-ops',
+      '500',
+    ]);
+    expect(kineto.code).toBe(1);
+    expect(kineto.err).toMatch(
+      /train\.pt\.trace\.json\.gz: the trace has more than 500 ops, the limit of ops an import keeps; --max-ops N raises it$/m,
+    );
+    const fits = await cli([
+      'import',
+      path.join(fixtures, 'kineto/train.pt.trace.json.gz'),
+      '--max-ops',
+      '827',
+      '--summary',
+    ]);
+    expect(fits.code, fits.err).toBe(0);
+  });
 });

@@ -1,10 +1,15 @@
 import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportResult } from '@streamscope/importers';
-import { importSummary, mergeRanks } from '@streamscope/importers';
+import {
+  ImportLimitError,
+  importPeakBytesPerOp,
+  importSummary,
+  mergeRanks,
+} from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
-import { defaultImportBytes } from '../../config.ts';
+import { defaultImportBytes, defaultImportOps } from '../../config.ts';
 import { formatMiB } from '../../imports/import-failures.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
@@ -12,7 +17,8 @@ import { importFile } from '../import-file.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = [
-  'usage: pnpm streamscope import FILE [FILE …] [--out TRACE | -o TRACE] [--summary] [--max-bytes N]',
+  'usage: pnpm streamscope import FILE [FILE …] [--out TRACE | -o TRACE] [--summary] [--max-ops N]',
+  '                                [--max-bytes N]',
   '',
   '  FILE         nsys export (--type json or sqlite), Chrome/PyTorch-kineto trace JSON, or',
   '               any of them gzip-compressed; the format is read from the content',
@@ -23,9 +29,11 @@ const usage = [
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
   '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings (and, for',
   '               several files, ranks: rank, file, pids, shiftNs, clocked)',
-  `  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default ${defaultImportBytes},`,
-  `               ${formatMiB(defaultImportBytes)}, the server's upload limit too); a larger file is`,
-  '               refused before it is read',
+  `  --max-ops    keep at most N ops per file (default ${defaultImportOps}: 60% of this machine's memory`,
+  `               at ${importPeakBytesPerOp} bytes an op, the server's limit too); a SQLite export over it is`,
+  '               refused before its rows are read, any other file when the op past it arrives',
+  '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default: none; an',
+  '               import streams); a larger file is refused before it is read',
 ].join('\n');
 
 /** `streamscope import`: reads exports into a trace, streaming each file in chunks. */
@@ -37,13 +45,14 @@ export const importCommand: Command = {
     // `-o` is the short form of `--out`.
     const flags = parseFlags(
       args.map((a) => (a === '-o' ? '--out' : a)),
-      { values: ['out', 'max-bytes'], switches: ['summary'] },
+      { values: ['out', 'max-bytes', 'max-ops'], switches: ['summary'] },
     );
     const files = flags.positional;
     if (files.length === 0) {
       throw new UsageError('give at least one FILE to import');
     }
     const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER) ?? defaultImportBytes;
+    const maxOps = intValue(flags, 'max-ops', 1, Number.MAX_SAFE_INTEGER) ?? defaultImportOps;
     const sizes: number[] = [];
     // Every file's size against the limit before any is read: a refusal comes at once.
     for (const file of files) {
@@ -67,6 +76,13 @@ export const importCommand: Command = {
       const result = await importFile(file, {
         fileName: path.basename(file),
         maxBytes,
+        maxOps,
+      }).catch((error: unknown) => {
+        throw error instanceof ImportLimitError
+          ? new Error(
+              `${error.message}; --max-${error.unit === 'ops' ? 'ops' : 'bytes'} N raises it`,
+            )
+          : error;
       });
       imported.push({ file, size, result });
     }

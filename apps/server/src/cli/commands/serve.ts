@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import process from 'node:process';
 import type { BackendChoice } from '@streamscope/executor';
+import { importPeakBytesPerOp } from '@streamscope/importers';
 import { defaultHost, defaultLimits, defaultPort } from '../../config.ts';
 import { readEnv } from '../../env.ts';
 import { executorBackendsFor } from '../../integrations/backends.ts';
@@ -15,7 +16,7 @@ import { UsageError } from '../command.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DIR] [--backend auto|cuda|sim] [--open]
-                               [--max-upload-mb N] [--max-run-s N] [--concurrent-runs N]
+                               [--max-upload-mb N] [--max-ops N] [--max-run-s N] [--concurrent-runs N]
 
   --port N             port to listen on (default ${defaultPort}; 0 picks a free one)
   --host ADDR          address to bind (default ${defaultHost}); beyond loopback a token is required
@@ -24,7 +25,11 @@ const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DI
   --backend NAME       default backend for runs that do not name one (default auto: cuda when a
                        GPU is usable, else the simulator)
   --open               open the dashboard in the default browser
-  --max-upload-mb N    largest upload (default ${defaultLimits.uploadBytes / 2 ** 20})
+  --max-upload-mb N    largest upload in MiB (default: none; an import streams, its memory follows
+                       the ops it keeps)
+  --max-ops N          most ops one import keeps (default ${defaultLimits.importOps}: 60% of this
+                       machine's memory at ${importPeakBytesPerOp} bytes an op); a SQLite export over it is
+                       refused before its rows are read
   --max-run-s N        longest run a request may ask for (default ${defaultLimits.maxRunMs / 1000})
   --concurrent-runs N  simulator and replay runs at once (default ${defaultLimits.concurrentRuns})`;
 
@@ -36,7 +41,16 @@ export const serveCommand: Command = {
   usage,
   async run(args, io) {
     const flags = parseFlags(args, {
-      values: ['port', 'host', 'data', 'backend', 'max-upload-mb', 'max-run-s', 'concurrent-runs'],
+      values: [
+        'port',
+        'host',
+        'data',
+        'backend',
+        'max-upload-mb',
+        'max-ops',
+        'max-run-s',
+        'concurrent-runs',
+      ],
       switches: ['open'],
     });
     if (flags.positional.length > 0) {
@@ -49,7 +63,8 @@ export const serveCommand: Command = {
       );
     }
     const port = intValue(flags, 'port', 0, 65535) ?? defaultPort;
-    const uploadMb = intValue(flags, 'max-upload-mb', 1, 1 << 20);
+    const uploadMb = intValue(flags, 'max-upload-mb', 1, 1 << 30);
+    const importOps = intValue(flags, 'max-ops', 1, Number.MAX_SAFE_INTEGER);
     const maxRunS = intValue(flags, 'max-run-s', 1, 24 * 3600);
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
     const env = readEnv();
@@ -69,6 +84,7 @@ export const serveCommand: Command = {
       log: (line) => io.err(line),
       limits: {
         ...(uploadMb !== undefined ? { uploadBytes: uploadMb * 2 ** 20 } : {}),
+        ...(importOps !== undefined ? { importOps } : {}),
         ...(maxRunS !== undefined
           ? {
               maxRunMs: maxRunS * 1000,

@@ -3,7 +3,7 @@ import { ImportError, ImportLimitError, importTrace } from '@streamscope/importe
 import { ApiError } from '../../http/api-error.ts';
 import { openRandomAccess } from '../../imports/file-random-access.ts';
 import { isSqlite } from '../../imports/inflate-sqlite.ts';
-import { uploadLimitHint } from '../../imports/import-failures.ts';
+import { importLimitReached } from '../../imports/import-failures.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
 import { pyramidAtImport } from '../tile-pyramid.ts';
 import type { TaskContext, TaskResult } from './task-context.ts';
@@ -17,6 +17,7 @@ export async function importTask(
   filePath: string,
   fileName: string,
   maxBytes: number,
+  maxOps: number | undefined,
   ctx: TaskContext,
 ): Promise<TaskResult> {
   try {
@@ -26,6 +27,7 @@ export async function importTask(
     const { trace, warnings } = await importTrace(file ?? (await openAsBlob(filePath)), {
       fileName,
       maxBytes,
+      ...(maxOps === undefined ? {} : { maxOps }),
       signal: ctx.signal,
       onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
@@ -39,7 +41,7 @@ export async function importTask(
     return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
   } catch (error) {
     if (error instanceof ImportLimitError) {
-      throw new ApiError(413, 'too-large', `${error.message}; ${uploadLimitHint}`);
+      throw importLimitReached(error);
     }
     if (error instanceof ImportError) {
       const place =

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { maxImportOpsFor } from '@streamscope/importers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  defaultImportBytes,
+  defaultImportOps,
+  defaultLimits,
+  usableMemoryBytes,
+} from '../config.ts';
+import { importForeign } from '../integrations/importers.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { startTestServer } from '../test-support/test-server.ts';
+import type { ErrorBody } from '../test-support/upload.ts';
+import { upload } from '../test-support/upload.ts';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../fixtures');
+const fixture = (relative: string): Buffer => readFileSync(path.join(fixtures, relative));
+
+// graph.sqlite keeps 1,425 ops and kineto train 827: both over 500; kineto compile 58.
+const importOps = 500;
+const stages: string[] = [];
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer({
+    limits: { ...defaultLimits, importOps },
+    importForeign: (filePath, options) =>
+      importForeign(filePath, {
+        ...options,
+        onStage: (stage) => {
+          stages.push(stage);
+          options.onStage?.(stage);
+        },
+      }),
+  });
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+async function nothingKept(): Promise<void> {
+  expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);
+  const list = await t.api('GET', '/api/traces', '/api/traces');
+  expect(list).toEqual({ status: 200, body: [] });
+}
+
+describe('an upload over the limit of ops an import keeps (limits.importOps)', () => {
+  it("is 413 for a SQLite export by its tables' rows, before a row is read", async () => {
+    stages.length = 0;
+    const reply = await upload<ErrorBody>(
+      t.base,
+      fixture('nsys/2025.3.1/graph.sqlite.gz'),
+      'graph.sqlite.gz',
+    );
+    expect(reply.status).toBe(413);
+    expect(reply.body.error).toEqual({
+      code: 'too-large',
+      message:
+        "graph.sqlite.gz: the export's GPU activity and API call tables hold up to 1425 rows (by their b-trees), each an op, over the limit of 500 ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it",
+    });
+    expect(stages).toEqual([]);
+    await nothingKept();
+  });
+
+  it('is 413 for a streamed trace at the op past the limit, naming the flag', async () => {
+    const reply = await upload<ErrorBody>(
+      t.base,
+      fixture('kineto/train.pt.trace.json.gz'),
+      'train.pt.trace.json.gz',
+    );
+    expect(reply.status).toBe(413);
+    expect(reply.body.error).toEqual({
+      code: 'too-large',
+      message:
+        'train.pt.trace.json.gz: the trace has more than 500 ops, the limit of ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
+    });
+    await nothingKept();
+  });
+
+  it('leaves the server serving: a trace under the limit imports after the refusals', async () => {
+    const reply = await upload<{ opCount: number }>(
+      t.base,
+      fixture('kineto/compile.pt.trace.json.gz'),
+      'compile.pt.trace.json.gz',
+    );
+    expect(reply.status).toBe(201);
+    expect(reply.body.opCount).toBeLessThanOrEqual(importOps);
+  });
+});
+
+describe('the default limits', () => {
+  it('take no file size limit and as many ops as 60% of the memory holds at the measured peak', () => {
+    expect(defaultImportBytes).toBe(Number.POSITIVE_INFINITY);
+    expect(defaultLimits.uploadBytes).toBe(Number.POSITIVE_INFINITY);
+    expect(defaultLimits.importOps).toBe(defaultImportOps);
+    expect(defaultImportOps).toBe(maxImportOpsFor(usableMemoryBytes()));
+    expect(usableMemoryBytes()).toBeGreaterThan(0);
+  });
+});

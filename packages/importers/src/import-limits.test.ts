@@ -1,0 +1,79 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import type { ImportOptions } from './import-trace.ts';
+import { importTrace, importPeakBytesPerOp, maxImportOpsFor } from './import-trace.ts';
+import { ImportLimitError } from './io/limit-error.ts';
+import { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
+import { importErrorOf, importFixture, readFixture } from './test-support.ts';
+
+/** The ops the fixture keeps with no limit. */
+async function opsOf(relative: string): Promise<number> {
+  return (await importFixture(relative)).trace.ops.count;
+}
+
+async function limitErrorOf(
+  relative: string,
+  options: Partial<ImportOptions>,
+): Promise<ImportLimitError> {
+  const error = await importErrorOf(importFixture(relative, options));
+  expect(error).toBeInstanceOf(ImportLimitError);
+  return error as ImportLimitError;
+}
+
+describe('the limit of ops an import keeps', () => {
+  it.each([
+    'kineto/train.pt.trace.json.gz',
+    'nsys/2025.3.1/train.json',
+    'nsys/2025.3.1/graph.json.gz',
+  ])(
+    '%s: one op over it fails naming the limit; exactly at it, the import succeeds',
+    async (fixture) => {
+      const ops = await opsOf(fixture);
+      expect(ops).toBeGreaterThan(100);
+      const error = await limitErrorOf(fixture, { maxOps: ops - 1 });
+      expect(error).toMatchObject({ unit: 'ops', limit: ops - 1, file: fixture });
+      expect(error.message).toBe(
+        `${fixture}: the trace has more than ${ops - 1} ops, the limit of ops an import keeps`,
+      );
+      expect((await importFixture(fixture, { maxOps: ops })).trace.ops.count).toBe(ops);
+    },
+  );
+
+  it('a SQLite export read from its file is refused by its tables before a row is read', async () => {
+    const bytes = gunzipSync(readFixture('nsys/2025.3.1/graph.sqlite.gz'));
+    const ops = (await importTrace(bytesAsRandomAccess(bytes), { fileName: 'graph.sqlite' })).trace
+      .ops.count;
+    const stages: string[] = [];
+    const error = await importErrorOf(
+      importTrace(bytesAsRandomAccess(bytes), {
+        fileName: 'graph.sqlite',
+        maxOps: 10,
+        onStage: (stage) => stages.push(stage),
+      }),
+    );
+    expect(error).toBeInstanceOf(ImportLimitError);
+    expect(error).toMatchObject({ unit: 'ops', limit: 10 });
+    expect(error.message).toMatch(
+      /^graph\.sqlite: the export's GPU activity and API call tables hold up to \d+ rows \(by their b-trees\), each an op, over the limit of 10 ops an import keeps$/,
+    );
+    // On a recorded export every row of those tables is an op: the bound is exact.
+    expect(Number(/hold up to (\d+) rows/.exec(error.message)![1])).toBe(ops);
+    // Refused before the first table: no stage was entered.
+    expect(stages).toEqual([]);
+    const atLimit = await importTrace(bytesAsRandomAccess(bytes), {
+      fileName: 'graph.sqlite',
+      maxOps: ops,
+    });
+    expect(atLimit.trace.ops.count).toBe(ops);
+  });
+
+  it('with no limit given, none applies', async () => {
+    const ops = await opsOf('kineto/train.pt.trace.json.gz');
+    expect((await importFixture('kineto/train.pt.trace.json.gz', {})).trace.ops.count).toBe(ops);
+  });
+
+  it("is sized from a machine's memory at the measured peak per op", () => {
+    expect(maxImportOpsFor(25e9)).toBe(Math.floor((25e9 * 0.6) / importPeakBytesPerOp));
+    expect(maxImportOpsFor(0)).toBe(1);
+  });
+});
