@@ -1,4 +1,12 @@
-import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import type { RandomAccessFile } from '@streamscope/importers';
@@ -70,9 +78,17 @@ const tables = [
 async function measure(): Promise<Record<string, number>> {
   if (mode === 'import') {
     const sqlite = file.endsWith('.sqlite');
+    // As the server reads an upload: SQLite page by page, anything else from a Blob of the file
+    // (its size known, so the staging is sized as the file is read).
+    // As the server and the CLI read: SQLite page by page; anything else streamed in 1 MiB
+    // chunks, its size given so that the staging is sized as the file is read.
     const source = sqlite ? openFile(file) : createReadStream(file, { highWaterMark: 1 << 20 });
     try {
-      const { trace } = await importTrace(source, { fileName: file, maxBytes: 2 ** 52 });
+      const { trace } = await importTrace(source, {
+        fileName: file,
+        maxBytes: 2 ** 52,
+        totalBytes: statSync(file).size,
+      });
       kept = trace;
       return { ops: trace.ops.count };
     } finally {

@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { saveTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import type { ImportOptions } from './import-trace.ts';
 import { importTrace, importPeakBytesPerOp, maxImportOpsFor } from './import-trace.ts';
@@ -76,4 +77,25 @@ describe('the limit of ops an import keeps', () => {
     expect(maxImportOpsFor(25e9)).toBe(Math.floor((25e9 * 0.6) / importPeakBytesPerOp));
     expect(maxImportOpsFor(0)).toBe(1);
   });
+});
+
+describe('a stream with its size given (totalBytes)', () => {
+  async function* streamOf(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+    for (let at = 0; at < bytes.length; at += 4096) {
+      yield bytes.subarray(at, at + 4096);
+    }
+  }
+
+  it.each(['kineto/train.pt.trace.json.gz', 'nsys/2025.3.1/train.json'])(
+    '%s: the same trace whatever size is said (it only sizes the staging)',
+    async (fixture) => {
+      const raw = readFixture(fixture);
+      const bytes = fixture.endsWith('.gz') ? new Uint8Array(gunzipSync(raw)) : raw;
+      const direct = saveTrace((await importTrace(bytes, { fileName: 'f' })).trace);
+      for (const totalBytes of [bytes.length, 1000, bytes.length * 50]) {
+        const { trace } = await importTrace(streamOf(bytes), { fileName: 'f', totalBytes });
+        expect(saveTrace(trace)).toEqual(direct);
+      }
+    },
+  );
 });

@@ -34,6 +34,11 @@ export interface ImportOptions {
    */
   readonly maxOps?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The input's size in bytes, for a source that cannot tell it (a stream of a file): the staging
+   * is then sized as the input is read, instead of doubling. Blobs, bytes and files say their own.
+   */
+  readonly totalBytes?: number;
   /** Called after each chunk with the bytes read from the source so far. */
   readonly onProgress?: (bytesRead: number, totalBytes?: number) => void;
   /**
@@ -111,7 +116,7 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
   const file = options.fileName;
   const maxBytes = options.maxBytes ?? defaultMaxImportBytes;
   throwIfAborted(options.signal, file);
-  const totalBytes = totalBytesOf(source);
+  const totalBytes = totalBytesOf(source) ?? options.totalBytes;
   const input = metered(chunksOf(source), {
     file,
     maxBytes,
@@ -187,7 +192,14 @@ async function importOrThrow(source: ImportSource, options: ImportOptions): Prom
       db.close();
     }
   } else {
-    producer = await readChromeTrace(chunks, file, builder, launches, options.signal);
+    producer = await readChromeTrace(
+      chunks,
+      file,
+      builder,
+      launches,
+      options.signal,
+      sniffed.gzip ? undefined : totalBytes,
+    );
   }
   throwIfAborted(options.signal, file);
   if (builder.opCount === 0 && builder.rangeCount === 0) {

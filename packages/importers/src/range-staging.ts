@@ -19,6 +19,22 @@ export class RangeStaging {
     return this.n;
   }
 
+  /** Ranges the columns hold before they must grow. */
+  get room(): number {
+    return this.start.data.length;
+  }
+
+  /** Pre-sizes the columns for about `ranges` ranges (a hint: they still grow past it). */
+  reserve(ranges: number): void {
+    const room = Math.ceil(ranges);
+    if (room <= this.room) {
+      return;
+    }
+    for (const column of [this.start, this.end, this.lane, this.name, this.domain, this.kind]) {
+      column.resize(room, this.n);
+    }
+  }
+
   /** A range on a host lane; `endNs` < 0 when it never ended. */
   add(
     lane: number,
@@ -29,12 +45,16 @@ export class RangeStaging {
     kind: number,
   ): void {
     const i = this.n;
-    this.start.at(i)[i] = startNs;
-    this.end.at(i)[i] = endNs < 0 ? unended : endNs;
-    this.lane.at(i)[i] = lane;
-    this.name.at(i)[i] = nameRef;
-    this.domain.at(i)[i] = domainRef;
-    this.kind.at(i)[i] = kind;
+    if (i >= this.start.data.length) {
+      this.reserve(Math.max(i + 1, this.room * 2));
+    }
+    // Each column's store site sees one array type (a shared `at` would see all of them).
+    this.start.data[i] = startNs;
+    this.end.data[i] = endNs < 0 ? unended : endNs;
+    this.lane.data[i] = lane;
+    this.name.data[i] = nameRef;
+    this.domain.data[i] = domainRef;
+    this.kind.data[i] = kind;
     this.n = i + 1;
   }
 

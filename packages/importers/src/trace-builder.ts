@@ -70,7 +70,7 @@ export class TraceBuilder {
   }
 
   /**
-   * Re-sizes the op staging from how far a streamed source is: once the ops staged from the first
+   * Re-sizes the op and range staging from how far a streamed source is: once the ops staged from the first
    * `doneBytes` of `totalBytes` project past the room, the room becomes that projection and a
    * tenth more. One copy of the few ops staged so far, early, instead of doubling late (a copy of
    * them all) and trimming the overshoot at build (another); a tenth is within what `fit` keeps.
@@ -82,6 +82,12 @@ export class TraceBuilder {
     const projected = (this.ops.count * totalBytes) / doneBytes;
     if (projected > this.ops.room) {
       this.ops.reserve(projected + projected / 10);
+    }
+    // Ranges alike (kineto's CPU ops and Python functions outnumber its GPU ops): doubling
+    // copies them all and touches fresh pages each time.
+    const projectedRanges = (this.ranges.count * totalBytes) / doneBytes;
+    if (projectedRanges > this.ranges.room) {
+      this.ranges.reserve(projectedRanges + projectedRanges / 10);
     }
   }
 

@@ -1,16 +1,16 @@
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ImportOptions, ImportResult } from '@streamscope/importers';
 import { importTrace } from '@streamscope/importers';
 import { openRandomAccess } from '../imports/file-random-access.ts';
+import { streamOf } from '../imports/file-stream.ts';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
 
 /**
  * Imports a file from disk. A SQLite export is read page by page from the file; a gzip'd one is
  * first inflated to a temporary file under `tempRoot` (removed whatever happens), never into
- * memory. Everything else streams in chunks.
+ * memory. Everything else streams in chunks (streamOf), its size given.
  */
 export async function importFile(
   file: string,
@@ -36,7 +36,7 @@ export async function importFile(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  return importTrace(createReadStream(file, { highWaterMark: 1 << 20 }), options);
+  return importTrace(streamOf(file), { ...options, totalBytes: (await stat(file)).size });
 }
 
 async function importSqliteFile(file: string, options: ImportOptions): Promise<ImportResult> {

@@ -74,7 +74,7 @@ export class KinetoEvents {
   /** GPU ops start here and move to their owner once every API call is known. */
   private readonly firstProc: number;
   private firstPid: number | undefined;
-  private readonly links = new KinetoLinks();
+  private readonly links = new KinetoLinks(() => this.builder.opRoom);
   private readonly gpuKeys = new Map<string, number>();
   private readonly hostProcs = new Map<string, number>();
   private readonly hostThreads = new Map<string, HostThread>();

@@ -28,6 +28,12 @@ const unknownCallerTidBase = 0x7f000000;
  * sync with no stream goes on the thread of the call that waited.
  */
 export class KinetoLinks {
+  /**
+   * @param roomHint what the tables may grow to at once (the op staging's room, projected from
+   *   the file's size: calls and GPU ops are each at most the ops), not doubling on the way.
+   */
+  constructor(private readonly roomHint: () => number = () => 0) {}
+
   private apiCount = 0;
   private readonly apiCorr = new StagingColumn(Uint32Array);
   private readonly apiProc = new StagingColumn(Uint32Array);
@@ -59,13 +65,17 @@ export class KinetoLinks {
       return;
     }
     const i = this.apiCount++;
-    this.apiCorr.at(i)[i] = corr;
-    this.apiProc.at(i)[i] = proc;
-    this.apiLane.at(i)[i] = lane;
-    this.apiStartNs.at(i)[i] = startNs;
-    this.apiBytes.at(i)[i] = bytes;
-    this.apiNext.at(i)[i] = -1;
-    this.apiTail.at(i)[i] = i;
+    if (i >= this.apiCorr.data.length) {
+      growAll(this.apiColumns(), i, Math.max(this.apiCorr.data.length * 2, this.roomHint()));
+    }
+    // Each column's store site sees one array type (a shared `at` would see all of them).
+    this.apiCorr.data[i] = corr;
+    this.apiProc.data[i] = proc;
+    this.apiLane.data[i] = lane;
+    this.apiStartNs.data[i] = startNs;
+    this.apiBytes.data[i] = bytes;
+    this.apiNext.data[i] = -1;
+    this.apiTail.data[i] = i;
     const first = this.apiFirst.putIfAbsent(corr, i);
     if (first >= 0) {
       const tail = this.apiTail.data;
@@ -90,14 +100,42 @@ export class KinetoLinks {
     needsBytes: boolean,
   ): void {
     const i = this.gpuCount++;
-    this.gpuOp.at(i)[i] = op;
-    this.gpuKey.at(i)[i] = gpuKey;
-    this.gpuCorr.at(i)[i] = corr;
-    this.gpuDevice.at(i)[i] = deviceId;
-    this.gpuContext.at(i)[i] = contextId;
-    this.gpuStream.at(i)[i] = streamId;
-    this.gpuStartNs.at(i)[i] = startNs;
-    this.gpuNeedsBytes.at(i)[i] = needsBytes ? 1 : 0;
+    if (i >= this.gpuOp.data.length) {
+      growAll(this.gpuColumns(), i, Math.max(this.gpuOp.data.length * 2, this.roomHint()));
+    }
+    this.gpuOp.data[i] = op;
+    this.gpuKey.data[i] = gpuKey;
+    this.gpuCorr.data[i] = corr;
+    this.gpuDevice.data[i] = deviceId;
+    this.gpuContext.data[i] = contextId;
+    this.gpuStream.data[i] = streamId;
+    this.gpuStartNs.data[i] = startNs;
+    this.gpuNeedsBytes.data[i] = needsBytes ? 1 : 0;
+  }
+
+  private apiColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array>[] {
+    return [
+      this.apiCorr,
+      this.apiProc,
+      this.apiLane,
+      this.apiStartNs,
+      this.apiBytes,
+      this.apiNext,
+      this.apiTail,
+    ];
+  }
+
+  private gpuColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array | Uint8Array>[] {
+    return [
+      this.gpuOp,
+      this.gpuKey,
+      this.gpuCorr,
+      this.gpuDevice,
+      this.gpuContext,
+      this.gpuStream,
+      this.gpuStartNs,
+      this.gpuNeedsBytes,
+    ];
   }
 
   /** Streamless syncs are rare (one per cudaDeviceSynchronize/cudaEventSynchronize): kept as objects. */
@@ -241,5 +279,16 @@ export class KinetoLinks {
       }
     }
     return before >= 0 ? before : earliest;
+  }
+}
+
+/** Moves columns that hold `used` values each to arrays of `room` (at least one more). */
+function growAll(
+  columns: StagingColumn<Uint32Array | Float64Array | Int32Array | Uint8Array>[],
+  used: number,
+  room: number,
+): void {
+  for (const column of columns) {
+    column.resize(Math.max(used + 1, room), used);
   }
 }

@@ -6,7 +6,7 @@ import { JsonEventSplitter } from './json-splitter.ts';
 
 /**
  * Reads a Chrome trace (`{"traceEvents":[…]}` or a bare, possibly unterminated `[…]`) into the
- * builder as its chunks arrive, and returns the producer ("kineto schema 1", "Chrome trace
+ * builder as its chunks arrive (`totalBytes`, when known, sizes the op staging as it goes), and returns the producer ("kineto schema 1", "Chrome trace
  * events", …). Rejects with ImportError when the file keeps nothing.
  */
 export async function readChromeTrace(
@@ -15,6 +15,7 @@ export async function readChromeTrace(
   builder: TraceBuilder,
   launches: LaunchTable,
   signal: AbortSignal | undefined,
+  totalBytes?: number,
 ): Promise<string> {
   const sink = new ChromeEventSink(builder, launches, file);
   const splitter = new JsonEventSplitter(
@@ -25,8 +26,14 @@ export async function readChromeTrace(
     },
     new Set(kinetoTopKeys),
   );
+  let doneBytes = 0;
   for await (const chunk of chunks) {
     throwIfAborted(signal, file);
+    if (totalBytes !== undefined) {
+      // The op staging sized from how far the file is, as nsys JSON's: no blocks to join at build.
+      builder.projectOps(doneBytes, totalBytes);
+    }
+    doneBytes += chunk.length;
     splitter.push(chunk);
   }
   const result = splitter.end();

@@ -1,7 +1,8 @@
-import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
 import { ApiError } from '../../http/api-error.ts';
 import { openRandomAccess } from '../../imports/file-random-access.ts';
+import { streamOf } from '../../imports/file-stream.ts';
 import { isSqlite } from '../../imports/inflate-sqlite.ts';
 import { importLimitReached } from '../../imports/import-failures.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
@@ -22,10 +23,11 @@ export async function importTask(
 ): Promise<TaskResult> {
   try {
     // A SQLite export is read from disk page by page (never held whole); anything else streams
-    // from a Blob of the file.
+    // from the file in 1 MiB chunks, its size given.
     const file = (await isSqlite(filePath)) ? openRandomAccess(filePath) : undefined;
-    const { trace, warnings } = await importTrace(file ?? (await openAsBlob(filePath)), {
+    const { trace, warnings } = await importTrace(file ?? streamOf(filePath), {
       fileName,
+      totalBytes: (await stat(filePath)).size,
       maxBytes,
       ...(maxOps === undefined ? {} : { maxOps }),
       signal: ctx.signal,
