@@ -121,6 +121,7 @@ export class RangeStaging {
     const names = this.name.data;
     const domains = this.domain.data;
     const kinds = this.kind.data;
+    trace.ranges.reserve(n);
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
       if (lane[i] !== currentLane) {

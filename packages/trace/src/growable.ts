@@ -40,6 +40,15 @@ export class GrowableColumn<T extends TypedArray> {
     return this.data;
   }
 
+  /** Grows the backing store to exactly `capacity` when it holds less (one copy, no doubling). */
+  reserve(capacity: number): void {
+    if (capacity > this.data.length) {
+      const grown = new this.ctor(capacity);
+      grown.set(this.data);
+      this.data = grown;
+    }
+  }
+
   /** Takes `data` as the backing store, without a copy (the caller gives it up). */
   adopt(data: ArrayBufferView): void {
     if (!(data instanceof this.ctor)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LaunchConfig } from './side-tables.ts';
-import { LaunchTable, launchConfigFields } from './side-tables.ts';
+import { LaunchTable, RangeTable, launchConfigFields } from './side-tables.ts';
 
 /** What intern promises, the plain way: one id per distinct key string, in first-seen order. */
 function referenceIds(configs: readonly LaunchConfig[]): number[] {
@@ -49,5 +49,40 @@ describe('LaunchTable.intern', () => {
     );
     expect(ids).toEqual(referenceIds(twice));
     expect(fields.slice(0)).toEqual(table.slice(0));
+  });
+});
+
+describe('RangeTable.reserve', () => {
+  it('keeps the ranges held and takes as many again as it made room for, then grows on', () => {
+    const table = new RangeTable();
+    const range = (i: number) => ({
+      startNs: i,
+      endNs: i + 5,
+      track: i % 7,
+      nameId: i * 3,
+      domainId: i % 2,
+      depth: i % 300,
+      kind: i % 3,
+    });
+    for (let i = 0; i < 300; i++) {
+      table.append(range(i));
+    }
+    table.reserve(1000);
+    for (let i = 300; i < 1700; i++) {
+      table.append(range(i));
+    }
+    const c = table.columns();
+    expect(c.count).toBe(1700);
+    for (const i of [0, 299, 300, 1299, 1300, 1699]) {
+      expect([
+        c.startNs[i],
+        c.endNs[i],
+        c.track[i],
+        c.nameId[i],
+        c.domainId[i],
+        c.depth[i],
+        c.kind[i],
+      ]).toEqual([i, i + 5, i % 7, i * 3, i % 2, Math.min(255, i % 300), i % 3]);
+    }
   });
 });

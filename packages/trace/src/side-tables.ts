@@ -133,6 +133,22 @@ export class RangeTable {
     return this.n;
   }
 
+  /** Makes room for `more` ranges past those held (a bulk load: one copy, no doubling). */
+  reserve(more: number): void {
+    const capacity = this.n + more;
+    for (const column of [
+      this.startNsCol,
+      this.endNsCol,
+      this.trackCol,
+      this.nameIdCol,
+      this.domainIdCol,
+      this.depthCol,
+      this.kindCol,
+    ]) {
+      column.reserve(capacity);
+    }
+  }
+
   append(range: RangeInput): number {
     const i = this.n;
     const need = i + 1;
