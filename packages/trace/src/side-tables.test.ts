@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LaunchConfig } from './side-tables.ts';
+import type { LaunchConfig, RangeInput, RangeKind } from './side-tables.ts';
 import { LaunchTable, RangeTable, launchConfigFields } from './side-tables.ts';
 
 /** What intern promises, the plain way: one id per distinct key string, in first-seen order. */
@@ -55,14 +55,14 @@ describe('LaunchTable.intern', () => {
 describe('RangeTable.reserve', () => {
   it('keeps the ranges held and takes as many again as it made room for, then grows on', () => {
     const table = new RangeTable();
-    const range = (i: number) => ({
+    const range = (i: number): RangeInput => ({
       startNs: i,
       endNs: i + 5,
       track: i % 7,
       nameId: i * 3,
       domainId: i % 2,
       depth: i % 300,
-      kind: i % 3,
+      kind: (i % 3) as RangeKind,
     });
     for (let i = 0; i < 300; i++) {
       table.append(range(i));
