@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,7 @@ import type { Report } from './report.ts';
 //  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
 //  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
 //    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
-// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone.
+// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone; `--gpu-ops N` one size.
 // CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
 // live in scale-*.bench.ts files beside this one; `pnpm bench scale` runs them all.
 
@@ -39,7 +40,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'scale-import-child.ts');
 const big = process.argv.includes('--big');
 const huge = process.argv.includes('--huge');
-const sizes = huge ? [20_000_000] : big ? [1_000_000, 5_000_000] : [100_000];
+const sizeArg = process.argv.indexOf('--gpu-ops');
+const sizes =
+  sizeArg >= 0
+    ? [Number(process.argv[sizeArg + 1])]
+    : huge
+      ? [20_000_000]
+      : big
+        ? [1_000_000, 5_000_000]
+        : [100_000];
 const formatArg = process.argv.indexOf('--format');
 const onlyFormat = formatArg < 0 ? undefined : process.argv[formatArg + 1];
 
@@ -121,6 +130,11 @@ export async function run(report: Report): Promise<void> {
         }
         const file = path.join(dir, `${format}-${tag}.${ext}`);
         const generated = generate(format, size, file);
+        // On disk before any child runs: its write-back would otherwise run beside the first
+        // child, the import (import.kineto_vs_json_parse_1m read 1.51x so, 2.05x synced).
+        const fd = openSync(file, 'r');
+        fsyncSync(fd);
+        closeSync(fd);
         const perM = 1e6 / generated.gpuOps;
         const imported = await runChild('import', file);
         const base = await runChild(baseline, file);

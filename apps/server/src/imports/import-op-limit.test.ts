@@ -48,37 +48,29 @@ async function nothingKept(): Promise<void> {
   expect(list).toEqual({ status: 200, body: [] });
 }
 
+/** Uploads `relative` and expects 413 too-large with `message`, and nothing kept. */
+async function expectRefused(relative: string, message: string): Promise<void> {
+  const reply = await upload<ErrorBody>(t.base, fixture(relative), path.basename(relative));
+  expect(reply.status).toBe(413);
+  expect(reply.body.error).toEqual({ code: 'too-large', message });
+  await nothingKept();
+}
+
 describe('an upload over the limit of ops an import keeps (limits.importOps)', () => {
   it("is 413 for a SQLite export by its tables' rows, before a row is read", async () => {
     stages.length = 0;
-    const reply = await upload<ErrorBody>(
-      t.base,
-      fixture('nsys/2025.3.1/graph.sqlite.gz'),
-      'graph.sqlite.gz',
+    await expectRefused(
+      'nsys/2025.3.1/graph.sqlite.gz',
+      "graph.sqlite.gz: the export's GPU activity and API call tables hold up to 1425 rows (by their b-trees), each an op, over the limit of 500 ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it",
     );
-    expect(reply.status).toBe(413);
-    expect(reply.body.error).toEqual({
-      code: 'too-large',
-      message:
-        "graph.sqlite.gz: the export's GPU activity and API call tables hold up to 1425 rows (by their b-trees), each an op, over the limit of 500 ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it",
-    });
     expect(stages).toEqual([]);
-    await nothingKept();
   });
 
   it('is 413 for a streamed trace at the op past the limit, naming the flag', async () => {
-    const reply = await upload<ErrorBody>(
-      t.base,
-      fixture('kineto/train.pt.trace.json.gz'),
-      'train.pt.trace.json.gz',
+    await expectRefused(
+      'kineto/train.pt.trace.json.gz',
+      'train.pt.trace.json.gz: the trace has more than 500 ops, the limit of ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
     );
-    expect(reply.status).toBe(413);
-    expect(reply.body.error).toEqual({
-      code: 'too-large',
-      message:
-        'train.pt.trace.json.gz: the trace has more than 500 ops, the limit of ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
-    });
-    await nothingKept();
   });
 
   it('leaves the server serving: a trace under the limit imports after the refusals', async () => {

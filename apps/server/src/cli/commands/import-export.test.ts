@@ -100,24 +100,15 @@ describe('streamscope import and export', () => {
   });
 
   it('refuses a trace over --max-ops, a SQLite export by its tables before its rows, naming the flag', async () => {
-    const sqlite = await cli([
-      'import',
-      path.join(fixtures, 'nsys/2025.3.1/train.sqlite'),
-      '--max-ops',
-      '2000',
-    ]);
-    expect(sqlite.code).toBe(1);
-    expect(sqlite.err).toMatch(
+    const refusal = async (fixture: string, maxOps: number): Promise<string> => {
+      const r = await cli(['import', path.join(fixtures, fixture), '--max-ops', String(maxOps)]);
+      expect(r.code).toBe(1);
+      return r.err;
+    };
+    expect(await refusal('nsys/2025.3.1/train.sqlite', 2000)).toMatch(
       /train\.sqlite: the export's GPU activity and API call tables hold up to \d+ rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops N raises it$/m,
     );
-    const kineto = await cli([
-      'import',
-      path.join(fixtures, 'kineto/train.pt.trace.json.gz'),
-      '--max-ops',
-      '500',
-    ]);
-    expect(kineto.code).toBe(1);
-    expect(kineto.err).toMatch(
+    expect(await refusal('kineto/train.pt.trace.json.gz', 500)).toMatch(
       /train\.pt\.trace\.json\.gz: the trace has more than 500 ops, the limit of ops an import keeps; --max-ops N raises it$/m,
     );
     const fits = await cli([

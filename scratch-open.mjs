@@ -1,0 +1,17 @@
+import { chromium } from '@playwright/test';
+const [url, shot] = process.argv.slice(2);
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+const t0 = Date.now();
+await page.goto(url);
+await page.waitForSelector('canvas', { timeout: 60000 });
+await page.waitForTimeout(3000);
+console.log('canvas after', Date.now() - t0, 'ms');
+const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize);
+console.log('heap MB', heap / 1e6);
+await page.screenshot({ path: shot });
+console.log('errors', JSON.stringify(errors));
+await browser.close();
