@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, idle, test } from './fixtures.ts';
+
+// A server started with `--max-ops N` (the limit of ops one import keeps, by default sized from
+// the machine's memory) refuses an upload over it, and the Import page says why and which flag
+// raises it: a SQLite export by its tables' sizes, a streamed trace at the op past the limit.
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const fixtures = path.join(repoRoot, 'fixtures');
+const port = 4393;
+const base = `http://127.0.0.1:${port}`;
+
+let server: ChildProcess | undefined;
+let dataDir = '';
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'streamscope-e2e-ops-'));
+  server = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'apps/server/src/cli/main.ts',
+      'serve',
+      '--port',
+      String(port),
+      '--data',
+      dataDir,
+      '--max-ops',
+      '500',
+    ],
+    { cwd: repoRoot, stdio: 'ignore' },
+  );
+  await expect
+    .poll(async () => (await fetch(`${base}/api/health`).catch(() => undefined))?.status, {
+      timeout: 60_000,
+    })
+    .toBe(200);
+});
+
+test.afterAll(() => {
+  server?.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("an upload over the server's --max-ops is refused, saying the limit and the flag", async ({
+  page,
+}) => {
+  await page.goto(`${base}/#/import`);
+  await idle(page);
+  const error = page.getByTestId('import-error');
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(path.join(fixtures, 'nsys/2025.3.1/graph.sqlite.gz'));
+  await expect(error).toBeVisible({ timeout: 30_000 });
+  await expect(error).toContainText('graph.sqlite.gz could not be imported');
+  await expect(error).toContainText('hold up to 1425 rows');
+  await expect(error).toContainText('over the limit of 500 ops an import keeps');
+  await expect(error).toContainText('--max-ops N');
+
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(path.join(fixtures, 'kineto/train.pt.trace.json.gz'));
+  await expect(error).toContainText('train.pt.trace.json.gz could not be imported');
+  await expect(error).toContainText('the trace has more than 500 ops');
+  await expect(error).toContainText('--max-ops N');
+
+  // Nothing was kept, and a trace under the limit still imports.
+  expect(await (await fetch(`${base}/api/traces`)).json()).toEqual([]);
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(path.join(fixtures, 'kineto/compile.pt.trace.json.gz'));
+  await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
+});
