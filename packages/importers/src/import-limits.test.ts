@@ -109,3 +109,35 @@ describe('a stream with its size given (totalBytes)', () => {
     },
   );
 });
+
+describe('a streamed import stopped at its op limit', () => {
+  it('says how far into the file it got and the ops the whole file would keep at that rate', async () => {
+    const bytes = new Uint8Array(gunzipSync(readFixture('kineto/train.pt.trace.json.gz')));
+    const ops = (await importTrace(bytes, { fileName: 'train.json' })).trace.ops.count;
+    const error = await importErrorOf(
+      importTrace(
+        toAsync(
+          (function* () {
+            for (let at = 0; at < bytes.length; at += 4096) {
+              yield bytes.subarray(at, at + 4096);
+            }
+          })(),
+        ),
+        { fileName: 'train.json', maxOps: 300, totalBytes: bytes.length },
+      ),
+    );
+    const said =
+      /more than 300 ops, the limit of ops an import keeps \(reached (\d+)% into the file: about (\d+) ops in all\)$/.exec(
+        error.message,
+      );
+    expect(said, error.message).not.toBeNull();
+    const percent = Number(said![1]);
+    const about = Number(said![2]);
+    expect(percent).toBeGreaterThan(0);
+    expect(percent).toBeLessThan(100);
+    // 300 ops at that share of the file: a projection, at least the limit and near the truth.
+    expect(about).toBeGreaterThan(300);
+    expect(about).toBeGreaterThan(ops / 2);
+    expect(about).toBeLessThan(ops * 2);
+  });
+});

@@ -82,8 +82,9 @@ export async function importTrace(
   options: ImportOptions,
 ): Promise<ImportResult> {
   const file = options.fileName;
+  const read: ReadSoFar = { bytes: 0, ofBytes: totalBytesOf(source) ?? options.totalBytes };
   try {
-    return await importOrThrow(source, options);
+    return await importOrThrow(source, options, read);
   } catch (error) {
     if (error instanceof ImportError) {
       throw error;
@@ -91,7 +92,7 @@ export async function importTrace(
     if (error instanceof OpLimitReached) {
       throw new ImportLimitError(
         { file },
-        `the trace has more than ${error.maxOps} ops, the limit of ops an import keeps`,
+        `the trace has more than ${error.maxOps} ops, the limit of ops an import keeps${whereReached(read, error.maxOps)}`,
         error.maxOps,
         'ops',
       );
@@ -112,16 +113,55 @@ export async function importTrace(
   }
 }
 
-async function importOrThrow(source: ImportSource, options: ImportOptions): Promise<ImportResult> {
+/** How far an import has read its source (the bytes as they come, compressed or not). */
+interface ReadSoFar {
+  bytes: number;
+  readonly ofBytes: number | undefined;
+}
+
+/**
+ * Where a streamed import stopped at its op limit, and the ops the whole file would keep at that
+ * rate: what `--max-ops` would have to be (a projection, so said as "about").
+ */
+function whereReached(read: ReadSoFar, maxOps: number): string {
+  if (read.ofBytes === undefined || read.bytes <= 0 || read.bytes >= read.ofBytes) {
+    return '';
+  }
+  const share = read.bytes / read.ofBytes;
+  return ` (reached ${Math.max(1, Math.floor(share * 100))}% into the file: about ${aboutCount(maxOps / share)} ops in all)`;
+}
+
+/** 348M, 1.2M, 860k, 412: two or three significant digits. */
+function aboutCount(n: number): string {
+  if (n >= 1e8) {
+    return `${Math.round(n / 1e6)}M`;
+  }
+  if (n >= 1e6) {
+    return `${Number((n / 1e6).toPrecision(2))}M`;
+  }
+  if (n >= 1e3) {
+    return `${Number((n / 1e3).toPrecision(2))}k`;
+  }
+  return String(Math.round(n));
+}
+
+async function importOrThrow(
+  source: ImportSource,
+  options: ImportOptions,
+  read: ReadSoFar,
+): Promise<ImportResult> {
   const file = options.fileName;
   const maxBytes = options.maxBytes ?? defaultMaxImportBytes;
   throwIfAborted(options.signal, file);
-  const totalBytes = totalBytesOf(source) ?? options.totalBytes;
+  const totalBytes = read.ofBytes;
   const input = metered(chunksOf(source), {
     file,
     maxBytes,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    onProgress: (bytesRead, ofBytes) => {
+      read.bytes = bytesRead;
+      options.onProgress?.(bytesRead, ofBytes);
+    },
     ...(totalBytes === undefined ? {} : { totalBytes }),
   });
   let peeked = await peekHead(input, sniffHeadBytes);
