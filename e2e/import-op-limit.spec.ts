@@ -1,50 +1,29 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ServerProcess } from '../apps/server/src/test-support/server-process.ts';
+import { startServerProcess } from '../apps/server/src/test-support/server-process.ts';
 import { expect, idle, test } from './fixtures.ts';
 
 // A server started with `--max-ops N` (the limit of ops one import keeps, by default sized from
 // the machine's memory) refuses an upload over it, and the Import page says why and which flag
 // raises it: a SQLite export by its tables' sizes, a streamed trace at the op past the limit.
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const fixtures = path.join(repoRoot, 'fixtures');
-const port = 4393;
-const base = `http://127.0.0.1:${port}`;
+const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-let server: ChildProcess | undefined;
+let server: ServerProcess | undefined;
+let base = '';
 let dataDir = '';
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'streamscope-e2e-ops-'));
-  server = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'apps/server/src/cli/main.ts',
-      'serve',
-      '--port',
-      String(port),
-      '--data',
-      dataDir,
-      '--max-ops',
-      '500',
-    ],
-    { cwd: repoRoot, stdio: 'ignore' },
-  );
-  await expect
-    .poll(async () => (await fetch(`${base}/api/health`).catch(() => undefined))?.status, {
-      timeout: 60_000,
-    })
-    .toBe(200);
+  server = await startServerProcess(dataDir, ['--max-ops', '500']);
+  base = server.base;
 });
 
-test.afterAll(() => {
-  server?.kill();
+test.afterAll(async () => {
+  await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
