@@ -19,7 +19,7 @@ export function usableMemoryBytes(): number {
 }
 
 /**
- * The most ops one import keeps unless told otherwise, on a server upload (`serve --max-ops`)
+ * The most ops and ranges one import keeps, together, unless told otherwise, on a server upload (`serve --max-ops`)
  * and a CLI import (`import --max-ops`) alike: what this machine's memory holds at an import's
  * measured peak per op (the importers' maxImportOpsFor).
  */

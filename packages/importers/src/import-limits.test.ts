@@ -7,9 +7,10 @@ import { ImportLimitError } from './io/limit-error.ts';
 import { bytesAsRandomAccess } from './sqlite-reader/random-access.ts';
 import { importErrorOf, importFixture, readFixture } from './test-support.ts';
 
-/** The ops the fixture keeps with no limit. */
-async function opsOf(relative: string): Promise<number> {
-  return (await importFixture(relative)).trace.ops.count;
+/** The ops and ranges the fixture keeps with no limit (the limit counts both). */
+async function recordsOf(relative: string): Promise<number> {
+  const { trace } = await importFixture(relative);
+  return trace.ops.count + trace.ranges.count;
 }
 
 async function limitErrorOf(
@@ -21,29 +22,31 @@ async function limitErrorOf(
   return error as ImportLimitError;
 }
 
-describe('the limit of ops an import keeps', () => {
+describe('the limit of ops and ranges an import keeps', () => {
   it.each([
     'kineto/train.pt.trace.json.gz',
     'nsys/2025.3.1/train.json',
     'nsys/2025.3.1/graph.json.gz',
   ])(
-    '%s: one op over it fails naming the limit; exactly at it, the import succeeds',
+    '%s: one record over it fails naming the limit; exactly at it, the import succeeds',
     async (fixture) => {
-      const ops = await opsOf(fixture);
-      expect(ops).toBeGreaterThan(100);
-      const error = await limitErrorOf(fixture, { maxOps: ops - 1 });
-      expect(error).toMatchObject({ unit: 'ops', limit: ops - 1, file: fixture });
+      const records = await recordsOf(fixture);
+      expect(records).toBeGreaterThan(100);
+      const error = await limitErrorOf(fixture, { maxOps: records - 1 });
+      expect(error).toMatchObject({ unit: 'ops', limit: records - 1, file: fixture });
       expect(error.message).toBe(
-        `${fixture}: the trace has more than ${ops - 1} ops, the limit of ops an import keeps`,
+        `${fixture}: the trace has more than ${records - 1} ops and ranges together, the limit an import keeps`,
       );
-      expect((await importFixture(fixture, { maxOps: ops })).trace.ops.count).toBe(ops);
+      const { trace } = await importFixture(fixture, { maxOps: records });
+      expect(trace.ops.count + trace.ranges.count).toBe(records);
     },
   );
 
   it('a SQLite export read from its file is refused by its tables before a row is read', async () => {
     const bytes = gunzipSync(readFixture('nsys/2025.3.1/graph.sqlite.gz'));
-    const ops = (await importTrace(bytesAsRandomAccess(bytes), { fileName: 'graph.sqlite' })).trace
-      .ops.count;
+    const whole = (await importTrace(bytesAsRandomAccess(bytes), { fileName: 'graph.sqlite' }))
+      .trace;
+    const ops = whole.ops.count;
     const stages: string[] = [];
     const error = await importErrorOf(
       importTrace(bytesAsRandomAccess(bytes), {
@@ -63,14 +66,16 @@ describe('the limit of ops an import keeps', () => {
     expect(stages).toEqual([]);
     const atLimit = await importTrace(bytesAsRandomAccess(bytes), {
       fileName: 'graph.sqlite',
-      maxOps: ops,
+      maxOps: ops + whole.ranges.count,
     });
     expect(atLimit.trace.ops.count).toBe(ops);
   });
 
   it('with no limit given, none applies', async () => {
-    const ops = await opsOf('kineto/train.pt.trace.json.gz');
-    expect((await importFixture('kineto/train.pt.trace.json.gz', {})).trace.ops.count).toBe(ops);
+    const { trace } = await importFixture('kineto/train.pt.trace.json.gz', {});
+    expect(trace.ops.count + trace.ranges.count).toBe(
+      await recordsOf('kineto/train.pt.trace.json.gz'),
+    );
   });
 
   it("is sized from a machine's memory at the measured peak per op", () => {
@@ -113,7 +118,8 @@ describe('a stream with its size given (totalBytes)', () => {
 describe('a streamed import stopped at its op limit', () => {
   it('says how far into the file it got and the ops the whole file would keep at that rate', async () => {
     const bytes = new Uint8Array(gunzipSync(readFixture('kineto/train.pt.trace.json.gz')));
-    const ops = (await importTrace(bytes, { fileName: 'train.json' })).trace.ops.count;
+    const { trace } = await importTrace(bytes, { fileName: 'train.json' });
+    const records = trace.ops.count + trace.ranges.count;
     const error = await importErrorOf(
       importTrace(
         toAsync(
@@ -127,17 +133,17 @@ describe('a streamed import stopped at its op limit', () => {
       ),
     );
     const said =
-      /more than 300 ops, the limit of ops an import keeps \(reached (\d+)% into the file: about (\d+) ops in all\)$/.exec(
+      /more than 300 ops and ranges together, the limit an import keeps \(reached (\d+)% into the file: about ([\d.]+)(k?) in all\)$/.exec(
         error.message,
       );
     expect(said, error.message).not.toBeNull();
     const percent = Number(said![1]);
-    const about = Number(said![2]);
+    const about = Number(said![2]) * (said![3] === 'k' ? 1000 : 1);
     expect(percent).toBeGreaterThan(0);
     expect(percent).toBeLessThan(100);
-    // 300 ops at that share of the file: a projection, at least the limit and near the truth.
+    // 300 records at that share of the file: a projection, at least the limit and near the truth.
     expect(about).toBeGreaterThan(300);
-    expect(about).toBeGreaterThan(ops / 2);
-    expect(about).toBeLessThan(ops * 2);
+    expect(about).toBeGreaterThan(records / 2);
+    expect(about).toBeLessThan(records * 2);
   });
 });

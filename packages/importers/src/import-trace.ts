@@ -28,8 +28,9 @@ export interface ImportOptions {
   /** Largest input accepted, compressed and inflated alike (default 2 GiB, what a browser tab holds). */
   readonly maxBytes?: number;
   /**
-   * The most ops the trace may keep (default: no limit). A SQLite export whose tables hold more
-   * rows than this is refused before they are read; any other input when the op past it arrives.
+   * The most ops and ranges the trace may keep, together (default: no limit). A SQLite export
+   * whose GPU activity and API call tables hold more rows than this is refused before they are
+   * read; any other input when the op or range past it arrives.
    * Memory grows with ops kept, not with the file: `maxImportOpsFor` sizes this to a machine.
    */
   readonly maxOps?: number;
@@ -92,7 +93,7 @@ export async function importTrace(
     if (error instanceof OpLimitReached) {
       throw new ImportLimitError(
         { file },
-        `the trace has more than ${error.maxOps} ops, the limit of ops an import keeps${whereReached(read, error.maxOps)}`,
+        `the trace has more than ${error.maxOps} ops and ranges together, the limit an import keeps${whereReached(read, error.maxOps)}`,
         error.maxOps,
         'ops',
       );
@@ -128,7 +129,7 @@ function whereReached(read: ReadSoFar, maxOps: number): string {
     return '';
   }
   const share = read.bytes / read.ofBytes;
-  return ` (reached ${Math.max(1, Math.floor(share * 100))}% into the file: about ${aboutCount(maxOps / share)} ops in all)`;
+  return ` (reached ${Math.max(1, Math.floor(share * 100))}% into the file: about ${aboutCount(maxOps / share)} in all)`;
 }
 
 /** 348M, 1.2M, 860k, 412: two or three significant digits. */

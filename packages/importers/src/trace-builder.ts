@@ -6,7 +6,7 @@ import { IdHashMap } from './id-hash-map.ts';
 import { linkEventRecords } from './event-links.ts';
 import { LaneRegistry } from './lane-registry.ts';
 import type { StagedOp } from './op-staging.ts';
-import { OpStaging } from './op-staging.ts';
+import { OpLimitReached, OpStaging } from './op-staging.ts';
 import { RangeStaging } from './range-staging.ts';
 import { SourceStrings } from './source-strings.ts';
 import { Warnings } from './warnings.ts';
@@ -22,6 +22,8 @@ export class TraceBuilder {
   private readonly trace: Trace;
   private readonly ops = new OpStaging();
   private built = false;
+  /** The most ops and ranges kept together (memory follows both): one more is OpLimitReached. */
+  private recordLimit = Number.POSITIVE_INFINITY;
 
   /** Processes, GPU stream lanes and host thread lanes, by the source's keys. */
   readonly lanes = new LaneRegistry();
@@ -52,11 +54,13 @@ export class TraceBuilder {
 
   /** The most ops it keeps: one more fails the import with OpLimitReached (no limit by default). */
   get maxOps(): number {
-    return this.ops.maxOps;
+    return this.recordLimit;
   }
 
-  set maxOps(ops: number) {
-    this.ops.maxOps = ops;
+  /** Limits the ops and ranges it keeps, together, to `records`. */
+  set maxOps(records: number) {
+    this.ops.maxOps = records;
+    this.recordLimit = records;
   }
 
   /** Pre-sizes the op staging for about `ops` ops (a hint: it still grows past it). */
@@ -115,6 +119,9 @@ export class TraceBuilder {
   }
 
   addOp(op: StagedOp): number {
+    if (this.ops.count + this.ranges.count >= this.recordLimit) {
+      throw new OpLimitReached(this.recordLimit);
+    }
     const i = this.ops.add(op);
     // Ops mostly repeat the last lane: its process is looked up once per run.
     if (op.lane !== this.checkedLane) {
@@ -165,6 +172,9 @@ export class TraceBuilder {
     domainRef: number,
     kind: number,
   ): void {
+    if (this.ops.count + this.ranges.count >= this.recordLimit) {
+      throw new OpLimitReached(this.recordLimit);
+    }
     this.ranges.add(lane, startNs, endNs, nameRef, domainRef, kind);
   }
 

@@ -19,7 +19,7 @@ import { upload } from '../test-support/upload.ts';
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../fixtures');
 const fixture = (relative: string): Buffer => readFileSync(path.join(fixtures, relative));
 
-// graph.sqlite keeps 1,425 ops and kineto train 827: both over 500; kineto compile 58.
+// graph.sqlite keeps 1,425 ops, kineto train 827 ops and 1,266 ranges: over 500; compile fewer.
 const importOps = 500;
 const stages: string[] = [];
 let t: TestServer;
@@ -69,7 +69,7 @@ describe('an upload over the limit of ops an import keeps (limits.importOps)', (
   it('is 413 for a streamed trace at the op past the limit, naming the flag', async () => {
     await expectRefused(
       'kineto/train.pt.trace.json.gz',
-      'train.pt.trace.json.gz: the trace has more than 500 ops, the limit of ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
+      'train.pt.trace.json.gz: the trace has more than 500 ops and ranges together, the limit an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
     );
   });
 

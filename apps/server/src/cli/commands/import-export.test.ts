@@ -109,13 +109,13 @@ describe('streamscope import and export', () => {
       /train\.sqlite: the export's GPU activity and API call tables hold up to \d+ rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops N raises it$/m,
     );
     expect(await refusal('kineto/train.pt.trace.json.gz', 500)).toMatch(
-      /train\.pt\.trace\.json\.gz: the trace has more than 500 ops, the limit of ops an import keeps; --max-ops N raises it$/m,
+      /train\.pt\.trace\.json\.gz: the trace has more than 500 ops and ranges together, the limit an import keeps; --max-ops N raises it$/m,
     );
     const fits = await cli([
       'import',
       path.join(fixtures, 'kineto/train.pt.trace.json.gz'),
       '--max-ops',
-      '827',
+      '2093',
       '--summary',
     ]);
     expect(fits.code, fits.err).toBe(0);

@@ -29,7 +29,7 @@ const usage = [
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
   '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings (and, for',
   '               several files, ranks: rank, file, pids, shiftNs, clocked)',
-  `  --max-ops    keep at most N ops per file (default ${defaultImportOps}: 60% of this machine's memory`,
+  `  --max-ops    keep at most N ops and ranges per file (default ${defaultImportOps}: 60% of this machine's memory`,
   `               at ${importPeakBytesPerOp} bytes an op, the server's limit too); a SQLite export over it is`,
   '               refused before its rows are read, any other file when the op past it arrives',
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default: none; an',

@@ -27,7 +27,7 @@ const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DI
   --open               open the dashboard in the default browser
   --max-upload-mb N    largest upload in MiB (default: none; an import streams, its memory follows
                        the ops it keeps)
-  --max-ops N          most ops one import keeps (default ${defaultLimits.importOps}: 60% of this
+  --max-ops N          most ops and ranges one import keeps (default ${defaultLimits.importOps}: 60% of this
                        machine's memory at ${importPeakBytesPerOp} bytes an op); a SQLite export over it is
                        refused before its rows are read
   --max-run-s N        longest run a request may ask for (default ${defaultLimits.maxRunMs / 1000})
