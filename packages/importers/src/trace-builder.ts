@@ -22,8 +22,6 @@ export class TraceBuilder {
   private readonly trace: Trace;
   private readonly ops = new OpStaging();
   private built = false;
-  /** The most ops and ranges kept together (memory follows both): one more is OpLimitReached. */
-  private recordLimit = Number.POSITIVE_INFINITY;
 
   /** Processes, GPU stream lanes and host thread lanes, by the source's keys. */
   readonly lanes = new LaneRegistry();
@@ -53,14 +51,14 @@ export class TraceBuilder {
   }
 
   /** The most ops it keeps: one more fails the import with OpLimitReached (no limit by default). */
+  /** The most ops and ranges kept together (memory follows both): one more is OpLimitReached. */
   get maxOps(): number {
-    return this.recordLimit;
+    return this.ops.maxOps;
   }
 
-  /** Limits the ops and ranges it keeps, together, to `records`. */
+  /** Limits the ops and ranges it keeps, together, to `records` (the staging's room too). */
   set maxOps(records: number) {
     this.ops.maxOps = records;
-    this.recordLimit = records;
   }
 
   /** Pre-sizes the op staging for about `ops` ops (a hint: it still grows past it). */
@@ -119,9 +117,7 @@ export class TraceBuilder {
   }
 
   addOp(op: StagedOp): number {
-    if (this.ops.count + this.ranges.count >= this.recordLimit) {
-      throw new OpLimitReached(this.recordLimit);
-    }
+    this.checkRoomForOne();
     const i = this.ops.add(op);
     // Ops mostly repeat the last lane: its process is looked up once per run.
     if (op.lane !== this.checkedLane) {
@@ -132,6 +128,13 @@ export class TraceBuilder {
       this.procExceptions.set(i, op.proc);
     }
     return i;
+  }
+
+  /** Throws OpLimitReached when one more op or range would pass the limit. */
+  private checkRoomForOne(): void {
+    if (this.ops.count + this.ranges.count >= this.ops.maxOps) {
+      throw new OpLimitReached(this.ops.maxOps);
+    }
   }
 
   /** Moves staged op `op` to another process and lane: for sources that learn its owner later. */
@@ -172,9 +175,7 @@ export class TraceBuilder {
     domainRef: number,
     kind: number,
   ): void {
-    if (this.ops.count + this.ranges.count >= this.recordLimit) {
-      throw new OpLimitReached(this.recordLimit);
-    }
+    this.checkRoomForOne();
     this.ranges.add(lane, startNs, endNs, nameRef, domainRef, kind);
   }
 
