@@ -11,6 +11,7 @@ import {
   usableMemoryBytes,
 } from '../config.ts';
 import { importForeign } from '../integrations/importers.ts';
+import { traceTools } from '../integrations/trace-tools.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
 import type { ErrorBody } from '../test-support/upload.ts';
@@ -81,6 +82,58 @@ describe('an upload over the limit of ops an import keeps (limits.importOps)', (
     );
     expect(reply.status).toBe(201);
     expect(reply.body.opCount).toBeLessThanOrEqual(importOps);
+  });
+});
+
+describe('a merge over the limit of ops an import keeps', () => {
+  // The gloo pair: 92 ops and 63 ranges a rank; 160 keeps either, not their 184 ops together.
+  const mergeOps = 160;
+  let m: TestServer;
+  beforeAll(async () => {
+    m = await startTestServer({
+      importForeign,
+      tools: traceTools(),
+      limits: { ...defaultLimits, importOps: mergeOps },
+    });
+  });
+  afterAll(async () => {
+    await m.close();
+  });
+
+  it("is 413 by the inputs' ops together, before any is read, and keeps the inputs", async () => {
+    const ranks = [];
+    for (const name of ['rank0', 'rank1']) {
+      const file = `kineto/${name}.pt.trace.json.gz`;
+      const reply = await upload<{ id: string; opCount: number }>(
+        m.base,
+        fixture(file),
+        path.basename(file),
+      );
+      expect(reply.status).toBe(201);
+      ranks.push(reply.body);
+    }
+    const before = await m.api('GET', '/api/traces', '/api/traces');
+    const together = ranks[0]!.opCount + ranks[1]!.opCount;
+    // Each fits; the pair does not.
+    expect(Math.max(ranks[0]!.opCount, ranks[1]!.opCount)).toBeLessThanOrEqual(mergeOps);
+    expect(together).toBeGreaterThan(mergeOps);
+    const reply = await m.api('POST', '/api/imports/merge', '/api/imports/merge', {
+      ids: ranks.map((r) => r.id),
+    });
+    expect(reply).toEqual({
+      status: 413,
+      body: {
+        error: {
+          code: 'too-large',
+          message: `these 2 traces hold ${together} ops together, over the limit of ${mergeOps} ops an import keeps; start the server with --max-ops N (limits.importOps) to raise it`,
+        },
+      },
+    });
+    // Nothing new stored; both inputs still listed.
+    const after = await m.api('GET', '/api/traces', '/api/traces');
+    expect(after).toEqual(before);
+    const ids = (after.body as { id: string }[]).map((e) => e.id);
+    expect(ids).toEqual(expect.arrayContaining(ranks.map((r) => r.id)));
   });
 });
 

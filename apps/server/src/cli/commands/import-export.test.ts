@@ -120,4 +120,23 @@ describe('streamscope import and export', () => {
     ]);
     expect(fits.code, fits.err).toBe(0);
   });
+
+  it('holds several files to --max-ops together: each gets the room the files before it left', async () => {
+    // The gloo pair: 92 ops and 63 ranges a rank, 310 records together.
+    const ranks = ['kineto/rank0.pt.trace.json.gz', 'kineto/rank1.pt.trace.json.gz'].map((f) =>
+      path.join(fixtures, f),
+    );
+    const over = await cli(['import', ...ranks, '--max-ops', '300']);
+    expect(over.code).toBe(1);
+    expect(over.err).toMatch(
+      /rank1\.pt\.trace\.json\.gz: the trace has more than 145 ops and ranges together, the limit an import keeps.* \(what --max-ops 300 leaves after the 155 ops and ranges of rank0\.pt\.trace\.json\.gz\); --max-ops N raises it$/m,
+    );
+    const full = await cli(['import', ...ranks, '--max-ops', '155']);
+    expect(full.err).toMatch(
+      /rank1\.pt\.trace\.json\.gz: no room left for its ops \(what --max-ops 155 leaves after the 155 ops and ranges of rank0\.pt\.trace\.json\.gz\); --max-ops N raises it$/m,
+    );
+    const fits = await cli(['import', ...ranks, '--max-ops', '310']);
+    expect(fits.code, fits.err).toBe(0);
+    expect(fits.out).toMatch(/^merged 2 ranks/m);
+  });
 });

@@ -29,7 +29,7 @@ const usage = [
   '  --summary    print one JSON object on the last line: format, producer, devices, gpuStreams,',
   '               hostThreads, counts, copyBytes, unknownSizeOps, spanNs, warnings (and, for',
   '               several files, ranks: rank, file, pids, shiftNs, clocked)',
-  `  --max-ops    keep at most N ops and ranges per file (default ${defaultImportOps}: 60% of this machine's memory`,
+  `  --max-ops    keep at most N ops and ranges, all files together (default ${defaultImportOps}: 60% of this machine's memory`,
   `               at ${importPeakBytesPerOp} bytes an op, the server's limit too); a SQLite export over it is`,
   '               refused before its rows are read, any other file when the op past it arrives',
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default: none; an',
@@ -70,20 +70,33 @@ export const importCommand: Command = {
       sizes.push(size);
     }
     const imported: { file: string; size: number; result: ImportResult }[] = [];
+    // Every file's trace is held until the merge: the limit applies to them together, so each
+    // file gets the room the files before it left.
+    let kept = 0;
     for (const [i, file] of files.entries()) {
       const size = sizes[i]!;
+      const before =
+        kept === 0
+          ? ''
+          : ` (what --max-ops ${maxOps} leaves after the ${kept} ops and ranges of ${imported.map((x) => path.basename(x.file)).join(', ')})`;
+      if (kept >= maxOps) {
+        throw new Error(
+          `${path.basename(file)}: no room left for its ops${before}; --max-ops N raises it`,
+        );
+      }
       // SQLite (gzip'd too) is read from disk page by page; the rest streams.
       const result = await importFile(file, {
         fileName: path.basename(file),
         maxBytes,
-        maxOps,
+        maxOps: maxOps - kept,
       }).catch((error: unknown) => {
         throw error instanceof ImportLimitError
           ? new Error(
-              `${error.message}; --max-${error.unit === 'ops' ? 'ops' : 'bytes'} N raises it`,
+              `${error.message}${error.unit === 'ops' ? before : ''}; --max-${error.unit === 'ops' ? 'ops' : 'bytes'} N raises it`,
             )
           : error;
       });
+      kept += result.trace.ops.count + result.trace.ranges.count;
       imported.push({ file, size, result });
     }
     const out = oneValue(flags, 'out');

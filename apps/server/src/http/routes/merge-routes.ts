@@ -3,6 +3,7 @@ import type { TraceEntry } from '../../api-types.ts';
 import { adoptPyramid } from '../../storage/tile-pyramids.ts';
 import { isValidId, newId } from '../../storage/trace-store.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
+import { importOpsHint } from '../../imports/import-failures.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { jsonObjectBody } from '../params.ts';
@@ -28,6 +29,7 @@ export function mergeRoutes(services: AppServices): Router {
     const { ids, title } = parseMergeRequest(jsonObjectBody(req));
     const { store } = services;
     const inputs = [];
+    let opsInAll = 0;
     for (const [i, id] of ids.entries()) {
       const stored = store.get(id);
       if (stored === undefined) {
@@ -37,10 +39,21 @@ export function mergeRoutes(services: AppServices): Router {
         throw new ApiError(409, 'no-data', `trace '${id}' (ids[${i}]) has no data to merge`);
       }
       const entry = stored.entry;
+      opsInAll += entry.opCount;
       inputs.push({
         trace: storedTraceFile(store.tracePath(id), entry.opCount).ref,
         fileName: entry.fileName ?? entry.title,
       });
+    }
+    // The merge holds every input and the merged trace at once: the limit one import keeps
+    // applies to them together, checked before any is read.
+    const maxOps = services.limits.importOps;
+    if (opsInAll > maxOps) {
+      throw new ApiError(
+        413,
+        'too-large',
+        `these ${ids.length} traces hold ${opsInAll} ops together, over the limit of ${maxOps} ops an import keeps; ${importOpsHint}`,
+      );
     }
     // Read, merged and encoded in a worker thread; its bytes are stored as they are.
     const merged = await merge(inputs, title);
