@@ -65,7 +65,7 @@ export function generateNsysJson(template: string, gpuOps: number, outPath: stri
       intervals.push([firstNs, lastNs]);
     }
   }
-  const plan = planReplicas(intervals);
+  const plan = planReplicas(intervals, pushPopRanges(events));
   const idleStart = new IdleStart(plan);
   events.forEach((line, i) => {
     if (!keptOnce(line)) {
@@ -117,4 +117,18 @@ export function generateNsysJson(template: string, gpuOps: number, outPath: stri
   out.write(`${last}\n`);
   out.close();
   return { gpuOps: onceGpuOps + copies * perCopy, copies, bytes: out.bytes };
+}
+
+const pushPopLine = /^\{"Type":59,"NvtxEvent":\{.*"Timestamp":"(\d+)".*"EndTimestamp":"(\d+)"/;
+
+/** NVTX push/pop ranges (Type 59): start and end ns, the steps a warm-up is told by. */
+function pushPopRanges(events: readonly string[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const line of events) {
+    const m = pushPopLine.exec(line);
+    if (m !== null) {
+      ranges.push([Number(m[1]), Number(m[2])]);
+    }
+  }
+  return ranges;
 }

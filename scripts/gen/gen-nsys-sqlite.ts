@@ -87,7 +87,7 @@ export function generateNsysSqlite(
     }
     tables.set(name, entry);
   }
-  const plan = planReplicas(intervals);
+  const plan = planReplicas(intervals, pushPopRanges(db));
   const idleStart = new IdleStart(plan);
   for (const { startNs, corr } of tables.values()) {
     startNs.forEach((ns, i) => idleStart.note(ns, corr[i]!));
@@ -148,4 +148,24 @@ export function generateNsysSqlite(
   }
   out.close();
   return { gpuOps: onceGpuOps + copies * perCopy, copies, bytes: statSync(outPath).size };
+}
+
+/** NVTX push/pop ranges (eventType 59): start and end ns, the steps a warm-up is told by. */
+function pushPopRanges(db: SqliteFile): [number, number][] {
+  const table = db.table('NVTX_EVENTS');
+  if (table === undefined) {
+    return [];
+  }
+  const at = ['start', 'end', 'eventType'].map((c) => table.columns.indexOf(c));
+  if (at.includes(-1)) {
+    return [];
+  }
+  const ranges: [number, number][] = [];
+  db.scan(table, at, (slots) => {
+    const [startNs, endNs, type] = slots.values;
+    if (type === 59 && typeof startNs === 'number' && typeof endNs === 'number') {
+      ranges.push([startNs, endNs]);
+    }
+  });
+  return ranges;
 }
