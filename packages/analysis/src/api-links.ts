@@ -1,5 +1,5 @@
 import type { OpColumns, Trace } from '@streamscope/trace';
-import { FlowKind } from '@streamscope/trace';
+import { FlowKind, IdNumberMap } from '@streamscope/trace';
 
 interface ApiLinks {
   /** Per op: the host API call that enqueued it, or -1. */
@@ -34,7 +34,7 @@ export function linkApiCalls(trace: Trace, cols: OpColumns): ApiLinks {
     return { apiOf, gpuOfApi };
   }
   const tracks = trace.tracks;
-  const hostByCorrelation = new Map<number, number>();
+  const hostByCorrelation = new IdNumberMap();
   for (let i = 0; i < n; i++) {
     const id = cols.correlationId[i]!;
     if (id !== 0 && tracks[cols.track[i]!]?.kind === 'host-thread') {

@@ -1,4 +1,5 @@
 import type { Trace } from '@streamscope/trace';
+import { IdNumberMap } from '@streamscope/trace';
 import { linkApiCalls } from './api-links.ts';
 import { HostRanges } from './host-ranges.ts';
 
@@ -30,8 +31,9 @@ export function launchRangesByStream(trace: Trace): LaunchRangeSegments[] {
     if (info.kind !== 'gpu-stream') {
       return;
     }
-    // range → [first start, last end] of the stream's ops launched inside it.
-    const spans = new Map<number, [number, number]>();
+    // range → first start and last end of the stream's ops launched inside it.
+    const firstNs = new IdNumberMap();
+    const lastNs = new IdNumberMap();
     for (const op of trace.ops.trackOrder(track)) {
       const api = apiOf[op]!;
       if (api < 0) {
@@ -41,23 +43,24 @@ export function launchRangesByStream(trace: Trace): LaunchRangeSegments[] {
       if (range < 0) {
         continue;
       }
-      const span = spans.get(range);
-      if (span === undefined) {
-        spans.set(range, [cols.startNs[op]!, cols.endNs[op]!]);
-      } else {
-        span[0] = Math.min(span[0], cols.startNs[op]!);
-        span[1] = Math.max(span[1], cols.endNs[op]!);
-      }
+      const startNs = firstNs.get(range);
+      firstNs.set(
+        range,
+        startNs === undefined ? cols.startNs[op]! : Math.min(startNs, cols.startNs[op]!),
+      );
+      lastNs.set(range, Math.max(lastNs.get(range) ?? -Infinity, cols.endNs[op]!));
     }
-    if (spans.size === 0) {
+    if (firstNs.size === 0) {
       return;
     }
-    const order = [...spans.entries()].sort((a, b) => a[1][0] - b[1][0] || a[0] - b[0]);
+    const ranges = Uint32Array.from(firstNs.keyArray());
+    const startOf = (r: number): number => firstNs.get(r)!;
+    ranges.sort((a, b) => startOf(a) - startOf(b) || a - b);
     out.push({
       track,
-      startNs: Float64Array.from(order, ([, span]) => span[0]),
-      endNs: Float64Array.from(order, ([, span]) => span[1]),
-      range: Uint32Array.from(order, ([range]) => range),
+      startNs: Float64Array.from(ranges, startOf),
+      endNs: Float64Array.from(ranges, (r) => lastNs.get(r)!),
+      range: ranges,
     });
   });
   return out;

@@ -1,7 +1,8 @@
+import { idSlot } from '@streamscope/trace';
+
 const empty = -1;
 /** Grow past this share of filled slots (linear probing stays short below it). */
 const maxLoad = 0.75;
-const twoTo32 = 4294967296;
 
 /**
  * Integer id (0 ≤ id < 2^53) → int32 value, in typed arrays: open addressing with linear
@@ -32,7 +33,7 @@ export class IdHashMap {
   /** The value for `id`, or `missing`. */
   get(id: number, missing = -1): number {
     const keys = this.keys;
-    for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
+    for (let at = idSlot(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
       if (k === id) {
         return this.values[at]!;
@@ -56,7 +57,7 @@ export class IdHashMap {
   set(id: number, value: number): void {
     this.roomFor(id);
     const keys = this.keys;
-    for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
+    for (let at = idSlot(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
       if (k === id) {
         this.values[at] = value;
@@ -78,7 +79,7 @@ export class IdHashMap {
   putIfAbsent(id: number, value: number): number {
     this.roomFor(id);
     const keys = this.keys;
-    for (let at = slotOf(id) & this.mask; ; at = (at + 1) & this.mask) {
+    for (let at = idSlot(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
       if (k === id) {
         return this.values[at]!;
@@ -105,7 +106,7 @@ export class IdHashMap {
     for (let i = 0; i < oldKeys.length; i++) {
       const id = oldKeys[i]!;
       if (id !== empty) {
-        let at = slotOf(id) & this.mask;
+        let at = idSlot(id) & this.mask;
         while (this.keys[at] !== empty) {
           at = (at + 1) & this.mask;
         }
@@ -114,14 +115,4 @@ export class IdHashMap {
       }
     }
   }
-}
-
-/** A 32-bit mix of both halves of the id (murmur3's finalizer), so dense and sparse ids spread alike. */
-function slotOf(id: number): number {
-  const lo = id >>> 0;
-  const hi = (id / twoTo32) >>> 0;
-  let h = lo ^ Math.imul(hi, 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }

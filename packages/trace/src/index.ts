@@ -26,6 +26,7 @@ export {
   launchConfigFields,
 } from './side-tables.ts';
 export { StringTable } from './strings.ts';
+export { IdNumberMap, idSlot } from './id-number-map.ts';
 export type {
   DeviceInfo,
   ProcessInfo,

@@ -1,4 +1,4 @@
-import { formatDurationNs } from '@streamscope/trace';
+import { IdNumberMap, formatDurationNs } from '@streamscope/trace';
 import { intersectionNs, measure, measureWithin } from '../intervals.ts';
 import { KernelClass } from '../kernel-classes.ts';
 import type { Finding } from '../types.ts';
@@ -43,7 +43,7 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
   }
   // The collectives that ran (mostly) alone, and per kernel name (made once per name) how long.
   const alone: number[] = [];
-  const aloneNs = new Map<number, number>();
+  const aloneNs = new IdNumberMap();
   const nsByNameId = new Map<number, number>();
   for (let i = 0; i < cols.count; i++) {
     if (kernelClassOf[i] !== KernelClass.Communication) {

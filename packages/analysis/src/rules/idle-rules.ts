@@ -1,4 +1,4 @@
-import { OpKind, formatDurationNs } from '@streamscope/trace';
+import { IdNumberMap, OpKind, formatDurationNs } from '@streamscope/trace';
 import { noEngine } from '../engines.ts';
 import { causeIndex } from '../gap-causes.ts';
 import { apiBaseName } from '../host-calls.ts';
@@ -37,14 +37,14 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
   };
   // Per call: device idle time charged to it (its time before the next op), and per device the
   // idle time after the calls and what of it they are charged.
-  const perCall = new Map<number, number>();
+  const perCall = new IdNumberMap();
   const idleBySlot = new Float64Array(ctx.devices.length);
   const chargedBySlot = new Float64Array(ctx.devices.length);
   for (let g = 0; g < deviceGaps.count; g++) {
     const op = deviceGaps.causeOp[g]!;
     if (deviceGaps.cause[g] === hostSync && op >= 0 && isSyncCall(op)) {
       const charged = deviceGaps.causeNs[g]!;
-      perCall.set(op, (perCall.get(op) ?? 0) + charged);
+      perCall.add(op, charged);
       idleBySlot[deviceGaps.deviceSlot[g]!]! += deviceGaps.toNs[g]! - deviceGaps.fromNs[g]!;
       chargedBySlot[deviceGaps.deviceSlot[g]!]! += charged;
     }
@@ -54,12 +54,12 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
     const op = streamGaps.causeOp[g]!;
     if (streamGaps.cause[g] === hostSync && op >= 0 && isSyncCall(op)) {
       heldBySync[g] = 1;
-      perCall.set(op, perCall.get(op) ?? 0);
+      perCall.add(op, 0);
     }
   }
   // Never more than the calls lasted: without them the host is that much earlier, at most.
   let callNs = 0;
-  for (const op of perCall.keys()) {
+  for (const op of perCall.keysInOrder()) {
     callNs += cols.endNs[op]! - cols.startNs[op]!;
   }
   const savingNs = Math.min(
@@ -72,7 +72,7 @@ export function deviceSyncRule(input: RuleInput): Finding | undefined {
   if (perCall.size === 0 || savingNs < ctx.options.minSavingNs) {
     return undefined;
   }
-  const calls = byWeightDesc([...perCall.keys()], (op) => perCall.get(op)!);
+  const calls = byWeightDesc(perCall.keyArray(), (op) => perCall.get(op)!);
   const names = [...new Set(calls.map((op) => trace.strings.get(cols.nameId[op]!)))].join(', ');
   const devices = ctx.devices.length;
   const idleNs = idleBySlot.reduce((x, y) => x + y, 0);

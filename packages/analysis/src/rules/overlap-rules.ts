@@ -1,4 +1,4 @@
-import { formatDurationNs, trackLabels } from '@streamscope/trace';
+import { IdNumberMap, formatDurationNs, trackLabels } from '@streamscope/trace';
 import { isCopyEngine } from '../engines.ts';
 import { causeIndex } from '../gap-causes.ts';
 import { intersectionNs, measure, measureWithin, unionInPlace } from '../intervals.ts';
@@ -32,7 +32,7 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
   }
   const starts = new Float64Array(count);
   const ends = new Float64Array(count);
-  const heldNsByBarrier = new Map<number, number>();
+  const heldNsByBarrier = new IdNumberMap();
   const held = new Set<number>();
   let k = 0;
   let sumNs = 0;
@@ -46,7 +46,7 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
     sumNs += ns;
     k++;
     const barrier = streamGaps.causeOp[g]!;
-    heldNsByBarrier.set(barrier, (heldNsByBarrier.get(barrier) ?? 0) + ns);
+    heldNsByBarrier.add(barrier, ns);
     held.add(streamGaps.track[g]!);
   }
   const heldUnionNs = measure(unionInPlace(starts, ends));
@@ -54,7 +54,7 @@ export function defaultStreamSerializationRule(input: RuleInput): Finding | unde
   if (savingNs < ctx.options.minSavingNs) {
     return undefined;
   }
-  const barriers = byWeightDesc([...heldNsByBarrier.keys()], (op) => heldNsByBarrier.get(op)!);
+  const barriers = byWeightDesc(heldNsByBarrier.keyArray(), (op) => heldNsByBarrier.get(op)!);
   const streams = [...held].map((t) => trackLabels(ctx.trace.tracks)[t]!).join(', ');
   return finding(
     'default-stream-serialization',
@@ -92,7 +92,7 @@ export function missedOverlapRule(input: RuleInput): Finding | undefined {
   }
   // The copies that ran (mostly) alone, and what they have in common.
   const exposed: number[] = [];
-  const exposedNs = new Map<number, number>();
+  const exposedNs = new IdNumberMap();
   const copyTracks = new Set<number>();
   const kernelTracks = new Set<number>();
   let pageable = 0;

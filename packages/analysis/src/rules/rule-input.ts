@@ -1,4 +1,4 @@
-import { formatDurationNs } from '@streamscope/trace';
+import { IdNumberMap, formatDurationNs } from '@streamscope/trace';
 import type { AnalysisContext } from '../context.ts';
 import type { GapRecords } from '../gaps.ts';
 import type { Finding, Metrics, RuleId, Severity, StepReport } from '../types.ts';
@@ -77,13 +77,13 @@ export function formatTimeRange(fromNs: number, toNs: number): string {
  * `causeNs` (the time the host spent in the call, never the whole gap) of the device gaps whose
  * cause op is `op`, keyed by op.
  */
-export function deviceGapNsByCauseOp(input: RuleInput): Map<number, number> {
-  const byOp = new Map<number, number>();
+export function deviceGapNsByCauseOp(input: RuleInput): IdNumberMap {
+  const byOp = new IdNumberMap();
   const gaps = input.deviceGaps;
   for (let g = 0; g < gaps.count; g++) {
     const op = gaps.causeOp[g]!;
     if (op >= 0 && gaps.causeNs[g]! > 0) {
-      byOp.set(op, (byOp.get(op) ?? 0) + gaps.causeNs[g]!);
+      byOp.add(op, gaps.causeNs[g]!);
     }
   }
   return byOp;

@@ -1,4 +1,4 @@
-import { OpFlag, OpKind, formatBytes, formatDurationNs } from '@streamscope/trace';
+import { IdNumberMap, OpFlag, OpKind, formatBytes, formatDurationNs } from '@streamscope/trace';
 import { isCopyEngine } from '../engines.ts';
 import { NameFlag } from '../host-calls.ts';
 import { intersectionNs, measure, measureWithin } from '../intervals.ts';
@@ -39,21 +39,21 @@ function issuedAsync(input: RuleInput, op: number): boolean {
  * of the most charged on one GPU and the projected saving of the stream gaps blamed on them
  * (other streams may keep the device busy while one stream waits).
  */
-function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: Map<number, number>) {
+function blockedGapNs(input: RuleInput, ops: readonly number[], byOp: IdNumberMap) {
   const { ctx } = input;
   let deviceIdleNs = 0;
-  const perOp = new Map<number, number>();
+  const perOp = new IdNumberMap();
   const perSlot = new Float64Array(ctx.devices.length);
-  const blamed = new Set<number>();
+  const blamed = new IdNumberMap();
   for (const op of ops) {
     const api = ctx.apiOf[op]!;
     const ns = (api >= 0 ? (byOp.get(api) ?? 0) : 0) + (byOp.get(op) ?? 0);
     perOp.set(op, ns);
     deviceIdleNs += ns;
     perSlot[ctx.deviceSlotOfTrack[ctx.cols.track[op]!]!]! += ns;
-    blamed.add(op);
+    blamed.set(op, 1);
     if (api >= 0) {
-      blamed.add(api);
+      blamed.set(api, 1);
     }
   }
   const gaps = input.streamGaps;
@@ -113,7 +113,7 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
   let bytes = 0;
   let slowerNs = 0;
   let pageableNs = 0;
-  const extraNs = new Map<number, number>();
+  const extraNs = new IdNumberMap();
   for (const op of ops) {
     const durNs = cols.endNs[op]! - cols.startNs[op]!;
     const kind = cols.kind[op]!;
