@@ -1,13 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Analysis, RuleId, StepMetrics, StepReport } from '@streamscope/analysis';
 import { analyzeTrace, gapCauses, ruleIds } from '@streamscope/analysis';
 import type { Trace } from '@streamscope/trace';
-import { formatDurationNs, loadTrace } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
 import type { Command } from '../command.ts';
 import { importFile } from '../import-file.ts';
 import { UsageError } from '../command.ts';
 import { parseFlags } from '../parse-flags.ts';
+import { loadTraceFile } from '../../workers/load-trace-file.ts';
 
 const usage = [
   'usage: pnpm streamscope analyze (TRACE.sstrace | FILE) [--json] [--steps [NAME_REGEX]]',
@@ -123,14 +123,15 @@ export function takeStepsFlag(args: readonly string[]): {
 }
 
 /**
- * A .sstrace is loaded as is; anything else goes through the importers (format sniffed) the way
+ * A .sstrace is decoded as it is read; anything else goes through the importers (format sniffed) the way
  * `import` reads it: a SQLite export page by page from disk, the rest streamed in chunks.
  */
 export async function readTrace(
   file: string,
 ): Promise<{ trace: Trace; warnings: readonly string[] }> {
   if (file.endsWith('.sstrace')) {
-    return { trace: loadTrace(new Uint8Array(await readFile(file))), warnings: [] };
+    // Decoded a run of batches at a time, as the server reads its stored traces: any size.
+    return { trace: await loadTraceFile({ path: file, partial: false }), warnings: [] };
   }
   return importFile(file, { fileName: path.basename(file) });
 }

@@ -6,12 +6,13 @@ import { InvalidRunRequest, createBackends, resolveAuto } from '@streamscope/exe
 import type { DeviceProfile } from '@streamscope/simulator';
 import { CalibrationError, profileFromCalibration } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
-import { formatDurationNs, loadTrace, saveTrace } from '@streamscope/trace';
+import { formatDurationNs, saveTrace } from '@streamscope/trace';
 import { PresetError, buildPreset } from '@streamscope/workload';
 import type { Command } from '../command.ts';
 import { UsageError } from '../command.ts';
 import type { ParsedFlags } from '../parse-flags.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
+import { loadTraceFile } from '../../workers/load-trace-file.ts';
 
 const usage = [
   'usage: pnpm streamscope run (WORKLOAD.json | --preset NAME [--set PARAM=VALUE ...] | --replay TRACE)',
@@ -164,7 +165,7 @@ export const runCommand: Command = {
     let replayOf: Trace | undefined;
     if (replayFile !== undefined) {
       try {
-        replayOf = loadTrace(new Uint8Array(await readFile(replayFile)));
+        replayOf = await loadTraceFile({ path: replayFile, partial: false });
       } catch (error) {
         throw new UsageError(`cannot replay ${replayFile}: ${(error as Error).message}`);
       }
