@@ -7,7 +7,14 @@ import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
 import type { NameQuery } from './name-match.ts';
 import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
-import type { WorkerPoolOptions } from './worker-pool.ts';
+import {
+  analysisBytesPerOp,
+  decodedTraceBytesPerOp,
+  defaultTaskMemoryBudgetBytes,
+  memoryFor,
+  tileBuildBytesPerOp,
+} from './task-memory.ts';
+import type { TaskHandlers, WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 export type ValidationOutcome =
@@ -37,17 +44,23 @@ export class ServerWorkers {
       window === undefined
         ? { kind: 'analyze' as const, trace }
         : { kind: 'analyze' as const, trace, window };
-    return (await this.pool.run(task)) as string;
+    return (await this.pool.run(task, withMemory(memoryFor(trace, analysisBytesPerOp)))) as string;
   }
 
   /** A stored trace decoded and put in replay order in a worker; its columns come transferred. */
   async replaySource(trace: TraceFileRef): Promise<ReplaySource> {
-    return (await this.pool.run({ kind: 'replay-source', trace })) as ReplaySource;
+    return (await this.pool.run(
+      { kind: 'replay-source', trace },
+      withMemory(memoryFor(trace, decodedTraceBytesPerOp)),
+    )) as ReplaySource;
   }
 
   /** Builds a stored trace's level-of-detail file at `outPath` (tile-pyramid.ts). */
   async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
-    await this.pool.run({ kind: 'build-tiles', trace, outPath });
+    await this.pool.run(
+      { kind: 'build-tiles', trace, outPath },
+      withMemory(memoryFor(trace, tileBuildBytesPerOp)),
+    );
   }
 
   /**
@@ -186,7 +199,12 @@ export class ServerWorkers {
       title === undefined
         ? { kind: 'merge' as const, inputs }
         : { kind: 'merge' as const, inputs, title };
-    return (await this.pool.run(task)) as ImportedTrace;
+    // Every input decoded, then the merged trace and its encoding: as an import of them all.
+    const known = inputs.map((input) => memoryFor(input.trace, tileBuildBytesPerOp));
+    const memoryBytes = known.includes(undefined)
+      ? undefined
+      : known.reduce((sum: number, bytes) => sum + bytes!, 0);
+    return (await this.pool.run(task, withMemory(memoryBytes))) as ImportedTrace;
   }
 
   /** Checks an uploaded streamscope container in a worker and hands back its stored form. */
@@ -223,7 +241,9 @@ let shared: ServerWorkers | undefined;
 
 /** The process's worker pool, made on first use (its threads start when work comes). */
 export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
-  shared ??= new ServerWorkers(new WorkerPool(options));
+  shared ??= new ServerWorkers(
+    new WorkerPool({ memoryBudgetBytes: defaultTaskMemoryBudgetBytes(), ...options }),
+  );
   return shared;
 }
 
@@ -235,3 +255,7 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
  */
 export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
   sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;
+
+function withMemory(memoryBytes: number | undefined): TaskHandlers {
+  return memoryBytes === undefined ? {} : { memoryBytes };
+}

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ApiError } from '../http/api-error.ts';
 import { workloadService } from '../integrations/workload-service.ts';
 import { ServerWorkers } from './server-workers.ts';
+import { analysisBytesPerOp } from './task-memory.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 let dir = '';
@@ -112,7 +113,13 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     const w = workers({ size: 1, maxQueued: 1 });
     // An export nobody reads holds its worker: it waits for room to send more.
     const held = await w.exportChrome(stored());
-    expect(w.pool.stats()).toEqual({ workers: 1, busy: 1, queued: 0, retired: 0 });
+    expect(w.pool.stats()).toEqual({
+      workers: 1,
+      busy: 1,
+      queued: 0,
+      retired: 0,
+      heldMemoryBytes: 0,
+    });
     const waiting = w.validateWorkload(bigSpec(1000));
     expect(w.pool.stats().queued).toBe(1);
     const refused = await w.validateWorkload(bigSpec(1000)).catch((error: unknown) => error);
@@ -131,6 +138,31 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
       '{"displayTimeUnit":"ns","otherData":{"producer":"streamscope","sourceFormat":"nsys-json","originNs":"0"},"traceEvents":[\n',
     );
     expect(await waiting).toEqual({ ok: true });
+  });
+
+  it('runs tasks that say their memory side by side only while their sum fits the budget', async () => {
+    const opCount = loadTrace(await readFile(traceFile)).ops.count;
+    const ref = { path: traceFile, partial: false, opCount };
+    const one = opCount * analysisBytesPerOp;
+    // Room for one analysis of this trace, not two.
+    const w = workers({ size: 3, memoryBudgetBytes: 1.5 * one });
+    const first = w.analyze(ref);
+    expect(w.pool.stats()).toMatchObject({ busy: 1, queued: 0, heldMemoryBytes: one });
+    const second = w.analyze(ref);
+    // A worker is free, but the second analysis waits for the first's memory.
+    expect(w.pool.stats()).toMatchObject({ busy: 1, queued: 1, heldMemoryBytes: one });
+    // A task that says no memory passes it.
+    const check = w.validateWorkload({ name: 'x', threads: [] });
+    expect(w.pool.stats()).toMatchObject({ busy: 2, queued: 1 });
+    const [a, b] = await Promise.all([first, second, check]);
+    expect(JSON.parse(b)).toEqual(JSON.parse(a));
+    expect(w.pool.stats()).toMatchObject({ busy: 0, queued: 0, heldMemoryBytes: 0 });
+    // One that needs more than the whole budget still runs, alone.
+    const alone = workers({ size: 2, memoryBudgetBytes: one / 2 });
+    const big = alone.analyze(ref);
+    const next = alone.analyze(ref);
+    expect(alone.pool.stats()).toMatchObject({ busy: 1, queued: 1 });
+    expect(JSON.parse(await next)).toEqual(JSON.parse(await big));
   });
 
   it('stops an export whose reader goes away, and the worker takes the next task', async () => {

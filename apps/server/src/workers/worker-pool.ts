@@ -35,6 +35,13 @@ export interface WorkerPoolOptions {
    * times an idle worker's (34 MiB under tsx).
    */
   readonly retireHeapBytes?: number;
+  /**
+   * The most memory the tasks that say what they need (`TaskHandlers.memoryBytes`) may hold at
+   * once: one that would pass it waits for the others to end (a task that needs more than all of
+   * it runs alone). Unlimited by default; the server gives 80% of the machine's memory, so two
+   * analyses of a 176M-op trace (23 GB each) take turns instead of ending the process.
+   */
+  readonly memoryBudgetBytes?: number;
 }
 
 export interface TaskHandlers {
@@ -44,6 +51,8 @@ export interface TaskHandlers {
    * it is aborted as with `signal`, with an error named 'TimeoutError'.
    */
   readonly runLimitMs?: number;
+  /** The memory the task may reach, when it is known (a whole trace decoded: its ops times a measured peak). */
+  readonly memoryBytes?: number;
   /** Everything the task's worker says before it ends (progress, stages, export chunks). */
   readonly onMessage?: (
     message: FromWorker,
@@ -86,6 +95,7 @@ export class WorkerPool {
   private readonly warmWorkers: number;
   private readonly niceness: number;
   private readonly retireHeapBytes: number;
+  readonly memoryBudgetBytes: number;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private nextTaskId = 1;
@@ -100,6 +110,7 @@ export class WorkerPool {
     this.warmWorkers = Math.min(this.size, Math.max(0, Math.floor(options.warmWorkers ?? 1)));
     this.niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 2)));
     this.retireHeapBytes = options.retireHeapBytes ?? 128 * 2 ** 20;
+    this.memoryBudgetBytes = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
     this.keepWarm();
   }
 
@@ -123,7 +134,9 @@ export class WorkerPool {
         reject,
         settled: false,
       };
-      const slot = this.freeSlot();
+      // A task that needs memory waits behind those already waiting for it.
+      const mayStart = this.fitsMemory(job) && !(needsMemory(job) && this.queue.some(needsMemory));
+      const slot = mayStart ? this.freeSlot() : undefined;
       if (slot === undefined && this.queue.length >= this.maxQueued) {
         reject(
           new ApiError(
@@ -147,18 +160,46 @@ export class WorkerPool {
     });
   }
 
-  /** Workers running, those busy with a task, tasks waiting, and workers retired for their size. */
+  /**
+   * Workers running, those busy with a task, tasks waiting, workers retired for their size, and
+   * the memory the running tasks said they need.
+   */
   stats(): {
     readonly workers: number;
     readonly busy: number;
     readonly queued: number;
     readonly retired: number;
+    readonly heldMemoryBytes: number;
   } {
     let busy = 0;
     for (const slot of this.slots) {
       busy += slot.job === undefined ? 0 : 1;
     }
-    return { workers: this.slots.size, busy, queued: this.queue.length, retired: this.retired };
+    return {
+      workers: this.slots.size,
+      busy,
+      queued: this.queue.length,
+      retired: this.retired,
+      heldMemoryBytes: this.heldMemoryBytes(),
+    };
+  }
+
+  /** What the tasks on workers said they need; a stopped task's until its worker lets it go. */
+  private heldMemoryBytes(): number {
+    let held = 0;
+    for (const slot of this.slots) {
+      held += slot.job?.handlers.memoryBytes ?? 0;
+    }
+    return held;
+  }
+
+  /** Whether `job` may start beside the running tasks (alone, it always may). */
+  private fitsMemory(job: Job): boolean {
+    if (!needsMemory(job)) {
+      return true;
+    }
+    const held = this.heldMemoryBytes();
+    return held === 0 || held + job.handlers.memoryBytes! <= this.memoryBudgetBytes;
   }
 
   /** Refuses new tasks, fails waiting ones and ends every worker. */
@@ -168,6 +209,11 @@ export class WorkerPool {
       this.settle(job, () => job.reject(new Error('the worker pool closed')));
     }
     await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
+  }
+
+  /** Whether a worker is idle or one more may be started. */
+  private mayHaveSlot(): boolean {
+    return this.slots.size < this.size || [...this.slots].some((slot) => slot.job === undefined);
   }
 
   private freeSlot(): Slot | undefined {
@@ -303,9 +349,10 @@ export class WorkerPool {
   private release(slot: Slot): void {
     clearTimeout(slot.abortTimer);
     slot.job = undefined;
-    const next = this.queue.shift();
+    const next = this.nextStartable();
     if (next !== undefined) {
       this.start(slot, next);
+      this.dispatch();
       return;
     }
     slot.worker.unref();
@@ -319,13 +366,32 @@ export class WorkerPool {
 
   /** Starts waiting tasks on workers that are free or may be started. */
   private dispatch(): void {
-    while (this.queue.length > 0 && !this.closed) {
-      const slot = this.freeSlot();
-      if (slot === undefined) {
+    while (this.queue.length > 0 && !this.closed && this.mayHaveSlot()) {
+      const next = this.nextStartable();
+      if (next === undefined) {
         return;
       }
-      this.start(slot, this.queue.shift()!);
+      this.start(this.freeSlot()!, next);
     }
+  }
+
+  /**
+   * Takes the first waiting task that may start now: in order, except that a task waiting for
+   * memory lets tasks that need none go first. Tasks that need memory never pass each other, so
+   * a big one is not starved by a stream of smaller ones.
+   */
+  private nextStartable(): Job | undefined {
+    let memoryBlocked = false;
+    for (let i = 0; i < this.queue.length; i++) {
+      const job = this.queue[i]!;
+      if (needsMemory(job) && (memoryBlocked || !this.fitsMemory(job))) {
+        memoryBlocked = true;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      return job;
+    }
+    return undefined;
   }
 
   private post(slot: Slot, message: ToWorker, transfer: readonly ArrayBuffer[] = []): void {
@@ -341,4 +407,8 @@ function abortError(signal: AbortSignal): Error {
   const error = new Error('the task was cancelled');
   error.name = 'AbortError';
   return error;
+}
+
+function needsMemory(job: Job): boolean {
+  return (job.handlers.memoryBytes ?? 0) > 0;
 }
