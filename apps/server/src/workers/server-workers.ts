@@ -11,6 +11,7 @@ import {
   analysisBytesPerOp,
   decodedTraceBytesPerOp,
   defaultTaskMemoryBudgetBytes,
+  importMemoryBytes,
   memoryFor,
   tileBuildBytesPerOp,
 } from './task-memory.ts';
@@ -225,6 +226,7 @@ export class ServerWorkers {
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
       },
       {
+        memoryBytes: await importMemoryBytes(filePath, options.maxOps ?? Number.POSITIVE_INFINITY),
         signal: options.signal,
         onMessage: (message) => {
           if (message.type === 'progress') {

@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { importPeakBytesPerOp } from '@streamscope/importers';
 import { usableMemoryBytes } from '../config.ts';
 import type { TraceFileRef } from './protocol.ts';
@@ -23,4 +24,30 @@ export function defaultTaskMemoryBudgetBytes(): number {
 /** `bytesPerOp` times the trace's ops, or undefined when the count is not known. */
 export function memoryFor(trace: TraceFileRef, bytesPerOp: number): number | undefined {
   return trace.opCount === undefined ? undefined : trace.opCount * bytesPerOp;
+}
+
+/**
+ * An import's peak over its file's size (`pnpm bench scale --gpu-ops 1000000`): SQLite 1.63×,
+ * nsys JSON 0.36×, kineto 0.27× the file. A gzip'd file inflates 4.5× (SQLite) to 23× (nsys
+ * JSON) in the recorded fixtures: 0.36 × 23 or 1.63 × 4.5, at most 8.4× the compressed bytes.
+ */
+export const importBytesPerFileByte = 2;
+export const importBytesPerGzipByte = 9;
+
+/**
+ * What the import of `filePath` may reach: its size times the measured peak for its kind, and
+ * never more than the ops it may keep (`maxOps`) at the import's peak per op.
+ */
+export async function importMemoryBytes(filePath: string, maxOps: number): Promise<number> {
+  const handle = await open(filePath, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    const gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const fileBytes = (await handle.stat()).size;
+    const perByte = gzip ? importBytesPerGzipByte : importBytesPerFileByte;
+    return Math.min(maxOps * importPeakBytesPerOp, fileBytes * perByte);
+  } finally {
+    await handle.close();
+  }
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { exportChromeTrace, exportTestTrace } from '@streamscope/importers';
+import { exportChromeTrace, exportTestTrace, importTrace } from '@streamscope/importers';
 import { loadTrace, saveTrace } from '@streamscope/trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../http/api-error.ts';
@@ -163,6 +163,28 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     const next = alone.analyze(ref);
     expect(alone.pool.stats()).toMatchObject({ busy: 1, queued: 1 });
     expect(JSON.parse(await next)).toEqual(JSON.parse(await big));
+  });
+
+  it('holds an import to the budget too, by its file size', async () => {
+    const opCount = loadTrace(await readFile(traceFile)).ops.count;
+    const ref = { path: traceFile, partial: false, opCount };
+    const analysis = opCount * analysisBytesPerOp;
+    const upload = path.join(dir, 'upload.json');
+    await writeFile(upload, exportChromeTrace(loadTrace(await readFile(traceFile))));
+    const w = workers({ size: 2, memoryBudgetBytes: analysis + 1 });
+    const first = w.analyze(ref);
+    const imported = w.importFile(upload, {
+      fileName: 'upload.json',
+      maxBytes: Infinity,
+      signal: new AbortController().signal,
+      onProgress: () => {},
+    });
+    // The import's estimate (twice its file) does not fit beside the analysis: it waits.
+    await vi.waitFor(() => expect(w.pool.stats().queued).toBe(1));
+    expect(w.pool.stats().busy).toBe(1);
+    await first;
+    const direct = await importTrace(await readFile(upload), { fileName: 'upload.json' });
+    expect((await imported).opCount).toBe(direct.trace.ops.count);
   });
 
   it('stops an export whose reader goes away, and the worker takes the next task', async () => {
