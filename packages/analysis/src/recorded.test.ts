@@ -85,6 +85,17 @@ describe('analysis of recorded traces', () => {
     expect(largest.causeNs).toBeLessThanOrEqual(largest.durNs);
   });
 
+  it("charges the kineto run's pageable copies only what their own calls held the GPU", async () => {
+    const f = analyzeTrace(await load('kineto/train.pt.trace.json.gz')).findings.find(
+      (x) => x.ruleId === 'pageable-copy',
+    )!;
+    // Three pageable copies with no pinned copy to compare with: the saving is the 36.87 µs of
+    // compute they could run beside (no stream gap names them as its cause; a gap without a
+    // cause, op -1, is nobody's).
+    expect(f.opIndices).toEqual([497, 660, 817]);
+    expect(f.estimatedSavingNs).toBe(36_866);
+  });
+
   it('splits busy time exactly between two halves of a window', async () => {
     const trace = await load('kineto/train.pt.trace.json.gz');
     const whole = analyzeTrace(trace).metrics;
@@ -109,6 +120,13 @@ describe('a recorded trace whose launch links disagree with its GPU clock', () =
     expect(ll.linksDisagree!.p50Ns).toBeGreaterThan(ll.linksDisagree!.gpuSpanNs);
     expect(a.steps.skewedSteps).toEqual(['ProfilerStep#3']);
     const f = a.findings.find((x) => x.ruleId === 'launch-links-disagree')!;
+    // The collectives that ran alone, the longest alone first (a tally that lost op 1716's
+    // 4.07 ms once sent it to the end, among the shortest).
+    const comm = a.findings.find((x) => x.ruleId === 'exposed-communication')!;
+    expect(comm.opIndices).toEqual([
+      1450, 1556, 1662, 1582, 1430, 1688, 1476, 1570, 1429, 1676, 1464, 1435, 1520, 1732, 1626,
+      1504, 1434, 1716, 1610, 1598, 1704, 1433, 1492, 1437, 1748, 1536, 1642,
+    ]);
     expect(f.message).toMatch(
       /^launch→kernel links in this trace span up to 1\.708 s .* while the GPU worked 85\.62 ms: the host and GPU clocks or correlation ids disagree; launch latency is left out\. For the same reason ProfilerStep#3 spans/,
     );

@@ -26,6 +26,20 @@ describe('IdNumberMap', () => {
     expect(map.has(3 * n)).toBe(false);
   }, 120_000);
 
+  it('keeps every value set as it grows from its smallest size', () => {
+    const map = new IdNumberMap();
+    for (let id = 0; id < 10_000; id++) {
+      map.set(id * 7, id + 0.25);
+    }
+    let wrong = 0;
+    for (let id = 0; id < 10_000; id++) {
+      if (map.get(id * 7) !== id + 0.25) {
+        wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
+  });
+
   it('iterates its ids in the order they were first set, as a Map does', () => {
     const map = new IdNumberMap();
     const ids = [70, 3, 2 ** 53 - 1, 0, 1e12, 3];
@@ -44,5 +58,14 @@ describe('IdNumberMap', () => {
       expect(() => map.set(id, 1)).toThrow(/is not an integer in \[0, 2\^53\)/);
     }
     expect(map.size).toBe(0);
+  });
+
+  it('holds no negative id: -1 (no op, as gap causes say it) is never found', () => {
+    const map = new IdNumberMap();
+    expect(map.has(-1)).toBe(false);
+    map.set(5, 1);
+    expect(map.has(-1)).toBe(false);
+    expect(map.get(-1)).toBeUndefined();
+    expect(map.get(-0.5)).toBeUndefined();
   });
 });

@@ -56,7 +56,9 @@ export class IdNumberMap {
   }
 
   set(id: number, value: number): this {
-    this.values[this.claim(id)] = value;
+    // The slot first: claiming may grow the table and replace `values`.
+    const at = this.claim(id);
+    this.values[at] = value;
     return this;
   }
 
@@ -79,6 +81,10 @@ export class IdNumberMap {
   }
 
   private slotOf(id: number): number {
+    if (!(id >= 0)) {
+      // No such id can be held, and -1 marks an empty slot: never look one up.
+      return -1;
+    }
     const keys = this.keys;
     for (let at = idSlot(id) & this.mask; ; at = (at + 1) & this.mask) {
       const k = keys[at]!;
