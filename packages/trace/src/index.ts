@@ -26,7 +26,8 @@ export {
   launchConfigFields,
 } from './side-tables.ts';
 export { StringTable } from './strings.ts';
-export { IdNumberMap, idSlot } from './id-number-map.ts';
+export { IdNumberMap } from './id-number-map.ts';
+export { IdSlots } from './id-slots.ts';
 export type {
   DeviceInfo,
   ProcessInfo,
