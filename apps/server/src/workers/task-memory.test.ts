@@ -5,8 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { importPeakBytesPerOp } from '@streamscope/importers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  importBytesPerFileByte,
   importBytesPerGzipByte,
+  importBytesPerJsonByte,
+  importBytesPerSqliteByte,
   importMemoryBytes,
 } from './task-memory.ts';
 
@@ -21,15 +22,20 @@ afterAll(async () => {
 });
 
 describe('importMemoryBytes', () => {
-  it("takes the file's size times the measured peak, more for a gzip'd file, at most the ops it may keep", async () => {
+  it("takes the file's size times the measured peak of its kind, at most the ops it may keep", async () => {
     const text = '{"traceEvents":[]}\n'.repeat(1000);
-    const plain = path.join(dir, 'plain.json');
+    const json = path.join(dir, 'plain.json');
     const packed = path.join(dir, 'packed.json.gz');
-    await writeFile(plain, text);
+    const sqlite = path.join(dir, 'export.sqlite');
+    await writeFile(json, text);
     const gz = gzipSync(text);
     await writeFile(packed, gz);
-    expect(await importMemoryBytes(plain, Infinity)).toBe(text.length * importBytesPerFileByte);
+    const db = Buffer.alloc(4096);
+    db.write('SQLite format 3\0', 'latin1');
+    await writeFile(sqlite, db);
+    expect(await importMemoryBytes(json, Infinity)).toBe(text.length * importBytesPerJsonByte);
     expect(await importMemoryBytes(packed, Infinity)).toBe(gz.length * importBytesPerGzipByte);
-    expect(await importMemoryBytes(plain, 10)).toBe(10 * importPeakBytesPerOp);
+    expect(await importMemoryBytes(sqlite, Infinity)).toBe(4096 * importBytesPerSqliteByte);
+    expect(await importMemoryBytes(sqlite, 10)).toBe(10 * importPeakBytesPerOp);
   });
 });

@@ -27,25 +27,35 @@ export function memoryFor(trace: TraceFileRef, bytesPerOp: number): number | und
 }
 
 /**
- * An import's peak over its file's size (`pnpm bench scale --gpu-ops 1000000`): SQLite 1.63×,
- * nsys JSON 0.36×, kineto 0.27× the file. A gzip'd file inflates 4.5× (SQLite) to 23× (nsys
- * JSON) in the recorded fixtures: 0.36 × 23 or 1.63 × 4.5, at most 8.4× the compressed bytes.
+ * An import's peak over its file's size (`pnpm bench scale --gpu-ops 1000000`, and the 20M and
+ * 50M-GPU-op files of #22): SQLite 1.63× (1.28× at 50M), nsys JSON 0.36× (0.25× at 20M), kineto
+ * 0.27× (0.24× at 20M). A gzip'd file inflates 4.5× (SQLite) to 23× (nsys JSON) in the recorded
+ * fixtures: 0.36 × 23 or 1.63 × 4.5, at most 8.4× the compressed bytes.
  */
-export const importBytesPerFileByte = 2;
+export const importBytesPerSqliteByte = 2;
+export const importBytesPerJsonByte = 0.5;
 export const importBytesPerGzipByte = 9;
 
+const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
+
 /**
- * What the import of `filePath` may reach: its size times the measured peak for its kind, and
- * never more than the ops it may keep (`maxOps`) at the import's peak per op.
+ * What the import of `filePath` may reach: its size times the measured peak for its kind (told by
+ * its first bytes: gzip, SQLite, else JSON), and never more than the ops it may keep (`maxOps`)
+ * at the import's peak per op.
  */
 export async function importMemoryBytes(filePath: string, maxOps: number): Promise<number> {
   const handle = await open(filePath, 'r');
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    const gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const head = Buffer.alloc(sqliteMagic.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const gzip = bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const sqlite = bytesRead === head.length && head.equals(sqliteMagic);
+    const perByte = gzip
+      ? importBytesPerGzipByte
+      : sqlite
+        ? importBytesPerSqliteByte
+        : importBytesPerJsonByte;
     const fileBytes = (await handle.stat()).size;
-    const perByte = gzip ? importBytesPerGzipByte : importBytesPerFileByte;
     return Math.min(maxOps * importPeakBytesPerOp, fileBytes * perByte);
   } finally {
     await handle.close();

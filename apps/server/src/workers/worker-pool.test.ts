@@ -179,7 +179,7 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
       signal: new AbortController().signal,
       onProgress: () => {},
     });
-    // The import's estimate (twice its file) does not fit beside the analysis: it waits.
+    // The import's estimate (half its JSON file) does not fit beside the analysis: it waits.
     await vi.waitFor(() => expect(w.pool.stats().queued).toBe(1));
     expect(w.pool.stats().busy).toBe(1);
     await first;
