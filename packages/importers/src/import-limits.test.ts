@@ -145,5 +145,14 @@ describe('a streamed import stopped at its op limit', () => {
     expect(about).toBeGreaterThan(300);
     expect(about).toBeGreaterThan(records / 2);
     expect(about).toBeLessThan(records * 2);
+    // The same projection, unrounded, for the caller to say what --max-ops keeps it all.
+    expect(error).toBeInstanceOf(ImportLimitError);
+    expect((error as ImportLimitError).wanted! / about).toBeCloseTo(1, 1);
+  });
+
+  it("gives a SQLite export's op and NVTX rows as what would keep it all", async () => {
+    const error = await limitErrorOf('nsys/2025.3.1/train.sqlite', { maxOps: 2000 });
+    // 2,350 op rows and 48 NVTX rows: the import keeps 2,350 ops and 48 ranges.
+    expect(error.wanted).toBe(2398);
   });
 });

@@ -91,11 +91,13 @@ export async function importTrace(
       throw error;
     }
     if (error instanceof OpLimitReached) {
+      const share = shareRead(read);
       throw new ImportLimitError(
         { file },
-        `the trace has more than ${error.maxOps} ops and ranges together, the limit an import keeps${whereReached(read, error.maxOps)}`,
+        `the trace has more than ${error.maxOps} ops and ranges together, the limit an import keeps${share === undefined ? '' : whereReached(share, error.maxOps)}`,
         error.maxOps,
         'ops',
+        share === undefined ? undefined : Math.ceil(error.maxOps / share),
       );
     }
     if (error instanceof CodecError) {
@@ -120,15 +122,19 @@ interface ReadSoFar {
   readonly ofBytes: number | undefined;
 }
 
+/** The share of its source an import had read, when the source's size is known and it stopped short. */
+function shareRead(read: ReadSoFar): number | undefined {
+  if (read.ofBytes === undefined || read.bytes <= 0 || read.bytes >= read.ofBytes) {
+    return undefined;
+  }
+  return read.bytes / read.ofBytes;
+}
+
 /**
  * Where a streamed import stopped at its op limit, and the ops the whole file would keep at that
  * rate: what `--max-ops` would have to be (a projection, so said as "about").
  */
-function whereReached(read: ReadSoFar, maxOps: number): string {
-  if (read.ofBytes === undefined || read.bytes <= 0 || read.bytes >= read.ofBytes) {
-    return '';
-  }
-  const share = read.bytes / read.ofBytes;
+function whereReached(share: number, maxOps: number): string {
   return ` (reached ${Math.max(1, Math.floor(share * 100))}% into the file: about ${aboutCount(maxOps / share)} in all)`;
 }
 

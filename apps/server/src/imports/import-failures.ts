@@ -1,5 +1,7 @@
 import type { ImportLimitError } from '@streamscope/importers';
+import { importPeakBytesPerOp } from '@streamscope/importers';
 import { CodecError } from '@streamscope/trace';
+import { usableMemoryBytes } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 
 /** The flag (and start option) that raises the upload limit, named wherever the limit is hit. */
@@ -9,10 +11,42 @@ export const uploadLimitHint =
 /** The flag (and start option) that raises the limit of ops an import keeps. */
 export const importOpsHint = 'start the server with --max-ops N (limits.importOps) to raise it';
 
-/** 413 for an import over a limit of its own (bytes inflated, or ops kept), naming what raises it. */
+/**
+ * 413 for an import over a limit of its own (bytes inflated, or ops kept), naming what raises it
+ * and, where the input's size in ops can be told, to what.
+ */
 export function importLimitReached(error: ImportLimitError): ApiError {
-  const hint = error.unit === 'ops' ? importOpsHint : uploadLimitHint;
+  const advice = keepAllAdvice(error);
+  const hint =
+    error.unit !== 'ops'
+      ? uploadLimitHint
+      : advice === undefined
+        ? importOpsHint
+        : `start the server with --max-ops ${advice.maxOps} (limits.importOps) or more to keep it all: ${advice.memory}`;
   return new ApiError(413, 'too-large', `${error.message}; ${hint}`);
+}
+
+/**
+ * What `--max-ops` keeps all of an input over the op limit (its count rounded up to three
+ * significant digits), and the memory that takes beside this machine's; undefined where the
+ * input's count cannot be told.
+ */
+export function keepAllAdvice(
+  error: ImportLimitError,
+): { readonly maxOps: number; readonly memory: string } | undefined {
+  if (error.unit !== 'ops' || error.wanted === undefined || !(error.wanted > error.limit)) {
+    return undefined;
+  }
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(error.wanted)) - 2);
+  const maxOps = Math.ceil(error.wanted / step) * step;
+  const needBytes = maxOps * importPeakBytesPerOp;
+  const haveBytes = usableMemoryBytes();
+  const gb = (bytes: number): string =>
+    bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(0.1, bytes / 1e6).toFixed(1)} MB`;
+  return {
+    maxOps,
+    memory: `about ${gb(needBytes)} at ${importPeakBytesPerOp} bytes an op, ${needBytes <= haveBytes ? 'of' : 'more than'} the ${gb(haveBytes)} this machine has`,
+  };
 }
 
 /** 413 naming the limit, the flag that raises it and, when declared, the upload's size. */

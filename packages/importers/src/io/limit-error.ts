@@ -14,6 +14,11 @@ export class ImportLimitError extends ImportError {
     problem: string,
     readonly limit: number,
     readonly unit: ImportLimitUnit = 'bytes',
+    /**
+     * What the whole input would keep, where it can be told: a SQLite export's rows by its
+     * b-trees (an upper bound), a streamed file's count projected from how far it got.
+     */
+    readonly wanted?: number,
   ) {
     super(place, problem);
   }

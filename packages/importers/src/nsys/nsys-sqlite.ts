@@ -72,6 +72,8 @@ export class NsysSqliteReader extends SqliteRowReader {
         `the export's GPU activity and API call tables hold up to ${opRows} rows (by their b-trees), each an op, over the limit of ${this.builder.maxOps} ops an import keeps`,
         this.builder.maxOps,
         'ops',
+        // Its NVTX ranges count too: what --max-ops must be to keep it all.
+        opRows + t.rowCountHint('NVTX_EVENTS'),
       );
     }
     this.builder.reserve(Math.min(opRows, maxReservedOps));

@@ -106,8 +106,16 @@ describe('streamscope import and export', () => {
       return r.err;
     };
     expect(await refusal('nsys/2025.3.1/train.sqlite', 2000)).toMatch(
-      /train\.sqlite: the export's GPU activity and API call tables hold up to \d+ rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops N raises it$/m,
+      /train\.sqlite: the export's GPU activity and API call tables hold up to 2350 rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops 2400 or more keeps it all: about 0\.2 MB at 100 bytes an op, of the \d+\.\d GB this machine has$/m,
     );
+    // The advice holds: its 2,350 ops and 48 NVTX ranges fit in 2400.
+    const advised = await cli([
+      'import',
+      path.join(fixtures, 'nsys/2025.3.1/train.sqlite'),
+      '--max-ops',
+      '2400',
+    ]);
+    expect(advised.code, advised.err).toBe(0);
     expect(await refusal('kineto/train.pt.trace.json.gz', 500)).toMatch(
       /train\.pt\.trace\.json\.gz: the trace has more than 500 ops and ranges together, the limit an import keeps; --max-ops N raises it$/m,
     );

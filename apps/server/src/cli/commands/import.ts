@@ -10,7 +10,7 @@ import {
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
 import { defaultImportBytes, defaultImportOps } from '../../config.ts';
-import { formatMiB } from '../../imports/import-failures.ts';
+import { formatMiB, keepAllAdvice } from '../../imports/import-failures.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { importFile } from '../import-file.ts';
@@ -90,11 +90,16 @@ export const importCommand: Command = {
         maxBytes,
         maxOps: maxOps - kept,
       }).catch((error: unknown) => {
-        throw error instanceof ImportLimitError
-          ? new Error(
-              `${error.message}${error.unit === 'ops' ? before : ''}; --max-${error.unit === 'ops' ? 'ops' : 'bytes'} N raises it`,
-            )
-          : error;
+        if (!(error instanceof ImportLimitError)) {
+          throw error;
+        }
+        // The room left is not the limit: say what the limit is to be only for one file.
+        const advice = kept === 0 ? keepAllAdvice(error) : undefined;
+        throw new Error(
+          advice === undefined
+            ? `${error.message}${error.unit === 'ops' ? before : ''}; --max-${error.unit === 'ops' ? 'ops' : 'bytes'} N raises it`
+            : `${error.message}; --max-ops ${advice.maxOps} or more keeps it all: ${advice.memory}`,
+        );
       });
       kept += result.trace.ops.count + result.trace.ranges.count;
       imported.push({ file, size, result });
