@@ -40,7 +40,7 @@ export type { TraceMeta, SourceFormat, TimingMethod, DistributedInfo } from './m
 export { defaultMeta } from './meta.ts';
 export { Trace } from './trace.ts';
 export type { RangeLaneSummary } from './range-summary.ts';
-export { rangeLaneSummaries } from './range-summary.ts';
+export { rangeLaneSummaries, rangeLaneSummariesOf } from './range-summary.ts';
 export { formatDurationNs, formatBytes, bandwidthGBps } from './time-format.ts';
 export { CodecError } from './codec/codec-error.ts';
 export {

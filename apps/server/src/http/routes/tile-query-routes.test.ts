@@ -154,6 +154,33 @@ describe('range lanes of a tiled view', { timeout: 120_000 }, () => {
     );
     expect(missing.status).toBe(404);
   });
+
+  it('sums ranges stored over many batches, reading the ranges without the ops', async () => {
+    // 70,000 ranges: three stored batches of at most 32,768 records.
+    const trace = sample();
+    const domain = trace.strings.intern('nvtx');
+    const name = trace.strings.intern('step');
+    for (let i = 0; i < 70_000; i++) {
+      trace.ranges.append({
+        startNs: i * 10,
+        endNs: i * 10 + 5,
+        track: 0,
+        nameId: name,
+        domainId: i % 7 === 0 ? domain : 0,
+        depth: i % 3,
+        kind: RangeKind.PushPop,
+      });
+    }
+    const id = await store('lanes2', false, trace);
+    const reply = await t.api(
+      'GET',
+      `/api/traces/${id}/range-lanes`,
+      '/api/traces/{id}/range-lanes',
+    );
+    expect((reply.body as RangeLanesAnswer).tracks).toEqual([
+      { track: 0, depth: 3, count: 70_000, domains: ['nvtx', ''] },
+    ]);
+  });
 });
 
 describe.each([
