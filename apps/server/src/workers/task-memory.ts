@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { importPeakBytesPerOp } from '@streamscope/importers';
+import { importPeakBytesPerOp, sniffFormat } from '@streamscope/importers';
 import { usableMemoryBytes } from '../config.ts';
 import type { TraceFileRef } from './protocol.ts';
 
@@ -36,25 +36,24 @@ export const importBytesPerSqliteByte = 2;
 export const importBytesPerJsonByte = 0.5;
 export const importBytesPerGzipByte = 9;
 
-const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
-
 /**
- * What the import of `filePath` may reach: its size times the measured peak for its kind (told by
- * its first bytes: gzip, SQLite, else JSON), and never more than the ops it may keep (`maxOps`)
- * at the import's peak per op.
+ * What the import of `filePath` may reach: its size times the measured peak for its kind (told
+ * by its first bytes, as the import tells it: gzip, SQLite, else JSON), and never more than the
+ * ops it may keep (`maxOps`) at the import's peak per op.
  */
 export async function importMemoryBytes(filePath: string, maxOps: number): Promise<number> {
   const handle = await open(filePath, 'r');
   try {
-    const head = Buffer.alloc(sqliteMagic.length);
+    const head = new Uint8Array(64);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const gzip = bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-    const sqlite = bytesRead === head.length && head.equals(sqliteMagic);
-    const perByte = gzip
-      ? importBytesPerGzipByte
-      : sqlite
-        ? importBytesPerSqliteByte
-        : importBytesPerJsonByte;
+    const sniffed = sniffFormat(head.subarray(0, bytesRead));
+    const perByte = !sniffed.ok
+      ? importBytesPerJsonByte
+      : sniffed.gzip
+        ? importBytesPerGzipByte
+        : sniffed.format === 'nsys-sqlite'
+          ? importBytesPerSqliteByte
+          : importBytesPerJsonByte;
     const fileBytes = (await handle.stat()).size;
     return Math.min(maxOps * importPeakBytesPerOp, fileBytes * perByte);
   } finally {

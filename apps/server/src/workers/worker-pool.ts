@@ -134,15 +134,19 @@ export class WorkerPool {
         reject,
         settled: false,
       };
-      // A task that needs memory waits behind those already waiting for it.
-      const mayStart = this.fitsMemory(job) && !(needsMemory(job) && this.queue.some(needsMemory));
-      const slot = mayStart ? this.freeSlot() : undefined;
-      if (slot === undefined && this.queue.length >= this.maxQueued) {
+      // Queued, then started by the one rule that starts every task (`nextStartable`).
+      this.queue.push(job);
+      this.dispatch();
+      if (this.queue.length > this.maxQueued && this.queue.at(-1) === job) {
+        this.queue.pop();
+        const waiting = this.queue.length;
         reject(
           new ApiError(
             503,
             'busy',
-            `all ${this.size} worker threads are busy and ${this.queue.length} tasks already wait for one; try again shortly`,
+            this.mayHaveSlot()
+              ? `the tasks running hold the memory this one needs and ${waiting} tasks already wait; try again shortly`
+              : `all ${this.size} worker threads are busy and ${waiting} tasks already wait for one; try again shortly`,
           ),
         );
         return;
@@ -151,11 +155,6 @@ export class WorkerPool {
         const onAbort = (): void => this.abort(job, abortError(signal));
         signal.addEventListener('abort', onAbort, { once: true });
         job.dropAbort = () => signal.removeEventListener('abort', onAbort);
-      }
-      if (slot === undefined) {
-        this.queue.push(job);
-      } else {
-        this.start(slot, job);
       }
     });
   }
@@ -349,10 +348,8 @@ export class WorkerPool {
   private release(slot: Slot): void {
     clearTimeout(slot.abortTimer);
     slot.job = undefined;
-    const next = this.nextStartable();
-    if (next !== undefined) {
-      this.start(slot, next);
-      this.dispatch();
+    this.dispatch();
+    if (slot.job !== undefined) {
       return;
     }
     slot.worker.unref();
