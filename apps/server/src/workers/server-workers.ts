@@ -15,6 +15,8 @@ import {
   memoryFor,
   tileBuildBytesPerOp,
 } from './task-memory.ts';
+import { queryTilesPath } from './tasks/query-task.ts';
+import { windowTilesPath } from './tasks/window-task.ts';
 import type { TaskHandlers, WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
 
@@ -183,12 +185,24 @@ export class ServerWorkers {
       window === undefined
         ? { kind: 'window' as const, trace }
         : { kind: 'window' as const, trace, window };
-    return (await this.pool.run(task)) as Uint8Array;
+    // Read from the tiles file, it costs the window's ops; else the trace is decoded whole.
+    const whole = (await windowTilesPath(trace, window)) === undefined;
+    return (await this.pool.run(
+      task,
+      withMemory(whole ? memoryFor(trace, decodedTraceBytesPerOp) : undefined),
+    )) as Uint8Array;
   }
 
   /** The answer to a question about a stored trace (trace-query.ts), as plain data. */
   async query(trace: TraceFileRef, query: TraceQuery): Promise<unknown> {
-    return await this.pool.run({ kind: 'query', trace, query });
+    // Range lanes read the stored ranges a batch at a time; the rest read the tiles file or
+    // decode the trace whole.
+    const whole =
+      query.type !== 'range-lanes' && (await queryTilesPath(trace, query)) === undefined;
+    return await this.pool.run(
+      { kind: 'query', trace, query },
+      withMemory(whole ? memoryFor(trace, decodedTraceBytesPerOp) : undefined),
+    );
   }
 
   /** Stored ranks' traces merged into one, in the stored form. */

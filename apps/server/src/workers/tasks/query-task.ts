@@ -44,11 +44,8 @@ export async function answerTraceQuery(
       } satisfies RangeLanesAnswer),
     );
   }
-  const tilesPath = ref.partial ? undefined : await tilesBeside(ref.path);
-  // Search marks read the tiles file only with names matched against it (under the time limit).
-  const tiled =
-    tilesPath !== undefined && (query.type !== 'search-marks' || query.nameIds !== undefined);
-  if (!tiled) {
+  const tilesPath = await queryTilesPath(ref, query);
+  if (tilesPath === undefined) {
     return answerQuery(await loadTraceFile(ref, signal), query);
   }
   const file = await TileFile.open(tilesPath);
@@ -64,4 +61,18 @@ export async function answerTraceQuery(
   } finally {
     file.close();
   }
+}
+
+/**
+ * The tiles file `query` is answered from, or undefined when it decodes the trace whole (a live
+ * run's partial file, no tiles file of this version beside it, or search marks asked by name
+ * rather than by the ids matched against the tiles file). Range lanes read neither: see above.
+ */
+export async function queryTilesPath(
+  ref: TraceFileRef,
+  query: TraceQuery,
+): Promise<string | undefined> {
+  const tilesPath = ref.partial ? undefined : await tilesBeside(ref.path);
+  // Search marks read the tiles file only with names matched against it (under the time limit).
+  return query.type !== 'search-marks' || query.nameIds !== undefined ? tilesPath : undefined;
 }

@@ -31,7 +31,7 @@ export async function cutTraceFile(
   window: TraceWindow | undefined,
   signal?: AbortSignal,
 ): Promise<Uint8Array> {
-  const tilesPath = window === undefined || ref.partial ? undefined : await tilesBeside(ref.path);
+  const tilesPath = await windowTilesPath(ref, window);
   if (window !== undefined && tilesPath !== undefined) {
     return windowFromTiles(tilesPath, window);
   }
@@ -48,4 +48,15 @@ export async function cutTraceFile(
     );
   }
   return saveTrace(windowOf(trace, window));
+}
+
+/**
+ * The tiles file a window of `ref` is read from, or undefined when the trace is decoded whole
+ * for it (no window, a live run's partial file, no tiles file of this version beside it).
+ */
+export async function windowTilesPath(
+  ref: TraceFileRef,
+  window: TraceWindow | undefined,
+): Promise<string | undefined> {
+  return window === undefined || ref.partial ? undefined : await tilesBeside(ref.path);
 }

@@ -1,0 +1,83 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { saveTrace } from '@streamscope/trace';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mixedTrace } from '../test-support/mixed-trace.ts';
+import type { ToWorker } from './protocol.ts';
+import { ServerWorkers } from './server-workers.ts';
+import { decodedTraceBytesPerOp } from './task-memory.ts';
+import { writeTilePyramid } from './tile-pyramid.ts';
+import type { TaskHandlers, WorkerPool } from './worker-pool.ts';
+
+// What a window or a query of a stored trace tells the pool it may hold: the decoded trace when
+// it decodes the trace whole, nothing when it reads the tiles file (the window's rows) or the
+// stored range batches. Without it, a window of a 176M-op trace stored before its tiles file
+// would decode 9 GB beside an analysis the budget had let fill the machine.
+
+let dir = '';
+const opCount = 3000;
+let untiled = { path: '', partial: false, opCount };
+let tiled = { path: '', partial: false, opCount };
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'task-memory-queries-'));
+  const trace = mixedTrace(opCount);
+  untiled = { path: path.join(dir, 'plain.sstrace'), partial: false, opCount: trace.ops.count };
+  tiled = { path: path.join(dir, 'big.sstrace'), partial: false, opCount: trace.ops.count };
+  await writeFile(untiled.path, saveTrace(trace));
+  await writeFile(tiled.path, saveTrace(trace));
+  writeTilePyramid(trace, path.join(dir, 'big.tiles'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** ServerWorkers on a pool that only notes what each task declares. */
+function recording(): { workers: ServerWorkers; declared: (number | undefined)[] } {
+  const declared: (number | undefined)[] = [];
+  const pool = {
+    run: (_task: ToWorker, handlers: TaskHandlers = {}) => {
+      declared.push(handlers.memoryBytes);
+      return Promise.resolve(new Uint8Array(0));
+    },
+  } as unknown as WorkerPool;
+  return { workers: new ServerWorkers(pool), declared };
+}
+
+describe('the memory a window or a query declares', () => {
+  it('is the decoded trace where it decodes the trace whole, nothing where it reads tiles', async () => {
+    const { workers, declared } = recording();
+    const window = { fromNs: 0, toNs: 1_000_000 };
+    const whole = untiled.opCount * decodedTraceBytesPerOp;
+
+    await workers.window(untiled, window);
+    await workers.window(tiled, window);
+    await workers.window(tiled); // a whole snapshot is decoded and encoded again
+    await workers.window({ ...tiled, partial: true }, window); // a live run's file has no tiles
+    expect(declared.splice(0)).toEqual([whole, undefined, whole, whole]);
+
+    const area = { type: 'area', fromNs: 0, toNs: 1_000_000, tracks: [] } as const;
+    await workers.query(untiled, area);
+    await workers.query(tiled, area);
+    await workers.query(tiled, { type: 'flows', track: 0, startNs: 0 });
+    // Search marks by name decode the trace; by the ids matched against the tiles, they read tiles.
+    await workers.query(tiled, { type: 'search-marks', q: 'k', regex: false, bucketCount: 10 });
+    await workers.query(tiled, {
+      type: 'search-marks',
+      q: 'k',
+      regex: false,
+      nameIds: [1],
+      bucketCount: 10,
+    });
+    await workers.query(untiled, { type: 'range-lanes' });
+    expect(declared.splice(0)).toEqual([whole, undefined, undefined, whole, undefined, undefined]);
+  });
+
+  it('is unknown, so undeclared, where the stored trace does not say its op count', async () => {
+    const { workers, declared } = recording();
+    await workers.window({ path: untiled.path, partial: false }, { fromNs: 0, toNs: 1 });
+    expect(declared).toEqual([undefined]);
+  });
+});
