@@ -20,6 +20,7 @@ import {
 } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
+import { streamOf } from '../../apps/server/src/imports/file-stream.ts';
 
 // One measurement of `pnpm bench scale` in a fresh process, so that its peak RSS (VmHWM) is its
 // own: `import FILE` imports an export (SQLite read from disk page by page, JSON streamed);
@@ -78,13 +79,12 @@ const tables = [
 async function measure(): Promise<Record<string, number>> {
   if (mode === 'import') {
     const sqlite = file.endsWith('.sqlite');
-    // As the server reads an upload: SQLite page by page, anything else from a Blob of the file
-    // (its size known, so the staging is sized as the file is read).
     // As the server and the CLI read: SQLite page by page; anything else streamed in 1 MiB
-    // chunks, its size given so that the staging is sized as the file is read.
-    const source = sqlite ? openFile(file) : createReadStream(file, { highWaterMark: 1 << 20 });
+    // chunks (streamOf: two buffers in turn), its size given so that the staging is sized as
+    // the file is read.
+    const handle = sqlite ? openFile(file) : undefined;
     try {
-      const { trace } = await importTrace(source, {
+      const { trace } = await importTrace(handle ?? streamOf(file), {
         fileName: file,
         maxBytes: 2 ** 52,
         totalBytes: statSync(file).size,
@@ -92,9 +92,7 @@ async function measure(): Promise<Record<string, number>> {
       kept = trace;
       return { ops: trace.ops.count };
     } finally {
-      if ('close' in source && typeof source.close === 'function') {
-        source.close();
-      }
+      handle?.close();
     }
   }
   if (mode === 'json-parse') {
@@ -153,9 +151,7 @@ async function measure(): Promise<Record<string, number>> {
   }
   const jsonFloor = jsonReadFloors[mode];
   if (jsonFloor !== undefined) {
-    const events = await jsonFloor(
-      createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Uint8Array>,
-    );
+    const events = await jsonFloor(streamOf(file));
     return { events };
   }
   if (mode === 'sqljs-select') {

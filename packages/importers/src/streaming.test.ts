@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { saveTrace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { dumpTrace } from './dump-trace.ts';
 import { importTrace } from './import-trace.ts';
@@ -11,6 +12,28 @@ async function* inChunks(bytes: Uint8Array, sizes: readonly number[]): AsyncGene
     const size = sizes[k++ % sizes.length]!;
     await Promise.resolve(); // a real stream yields to the event loop between chunks
     yield bytes.slice(at, at + size);
+    at += size;
+  }
+}
+
+/**
+ * `bytes` in chunks of `sizes` handed out in one buffer that is zeroed and filled again each time
+ * the next chunk is asked for, as a file reader that reuses its buffers may: whatever a reader
+ * kept of a chunk without copying it reads as zeros (or as later bytes) afterwards.
+ */
+async function* inOneBuffer(
+  bytes: Uint8Array,
+  sizes: readonly number[],
+): AsyncGenerator<Uint8Array> {
+  const buffer = new Uint8Array(Math.max(...sizes));
+  let at = 0;
+  let k = 0;
+  while (at < bytes.length) {
+    const size = Math.min(sizes[k++ % sizes.length]!, bytes.length - at);
+    buffer.fill(0);
+    buffer.set(bytes.subarray(at, at + size));
+    await Promise.resolve();
+    yield buffer.subarray(0, size);
     at += size;
   }
 }
@@ -37,6 +60,33 @@ describe('streaming', () => {
       );
     });
   }
+
+  it('imports the same from a source that fills one buffer again for each chunk', async () => {
+    const saved = saveTrace(
+      (await importTrace(readFixture('kineto/syncs.json'), { fileName: 'k.json' })).trace,
+    );
+    const cases: [string, Uint8Array][] = [
+      ['train.json', readFixture('nsys/2025.3.1/train.json')],
+      ['multi.json.gz', readFixture('nsys/2025.3.1/multi.json.gz')],
+      ['layout-a-2021.json', readFixture('nsys/older/layout-a-2021.json')],
+      ['train.pt.trace.json.gz', readFixture('kineto/train.pt.trace.json.gz')],
+      ['epoch-us.json', readFixture('kineto/epoch-us.json')],
+      ['array-unterminated.json', readFixture('kineto/array-unterminated.json')],
+      ['nsys-converted.json', readFixture('chrome/nsys-converted.json')],
+      ['train.sqlite', readFixture('nsys/2025.3.1/train.sqlite')],
+      ['syncs.sstrace', saved],
+    ];
+    for (const [fileName, bytes] of cases) {
+      const whole = dumpTrace((await importTrace(bytes, { fileName })).trace, 1000);
+      // Chunks shorter than the sniffed head (4 KiB) as well as longer ones.
+      for (const sizes of [[997, 65_536, 3], [1 << 20]]) {
+        const reused = await importTrace(inOneBuffer(bytes, sizes), { fileName });
+        expect(dumpTrace(reused.trace, 1000), `${fileName} in chunks of ${sizes.join(', ')}`).toBe(
+          whole,
+        );
+      }
+    }
+  }, 60_000);
 
   it('reads a Blob and reports progress up to the whole size', async () => {
     const bytes = readFixture('nsys/2025.3.1/train.json');

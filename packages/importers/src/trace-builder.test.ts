@@ -34,6 +34,10 @@ describe('TraceBuilder.build', () => {
   it('projects the staging from the bytes read and builds the same ops as one that grew', () => {
     // 3000 ops from the first quarter of a source project 12,000 in all: room for 13,200.
     const projected = builderWithKernels(3000);
+    // Not from the first 32nd of a source (its densest part, string tables and first steps).
+    const room = projected.opRoom;
+    projected.projectOps(31, 1000);
+    expect(projected.opRoom).toBe(room);
     projected.projectOps(250, 1000);
     expect(projected.opRoom).toBe(13_200);
     // A projection within the room, and one with nothing read or everything read, change nothing.

@@ -5,7 +5,9 @@ import { ImportLimitError } from './limit-error.ts';
 
 /**
  * What an import reads: a stream of chunks (a fetch body, a file stream), a Blob, bytes, or a
- * file read at any position (Node: a SQLite export is then read from disk page by page).
+ * file read at any position (Node: a SQLite export is then read from disk page by page). A
+ * stream may hand out each chunk in a buffer it fills again once the next chunk is asked for
+ * (the server's file reader does): an import copies whatever it keeps of a chunk past that.
  */
 export type ImportSource = AsyncIterable<Uint8Array> | Blob | Uint8Array | RandomAccessFile;
 
@@ -120,7 +122,7 @@ export async function peekHead(
       ended = true;
       break;
     }
-    seen.push(next.value);
+    seen.push(next.value.slice()); // handed out again after the chunks that follow are read
     have += next.value.length;
   }
   const head = concat(seen, Math.min(n, have));
@@ -159,7 +161,7 @@ export async function readAll(
     }
     if (fits < chunk.length) {
       // No size known, or more bytes than it said: keep the rest and join at the end.
-      parts.push(chunk.subarray(fits));
+      parts.push(chunk.slice(fits)); // a copy: the source may fill its buffer again
     }
     total += chunk.length;
   }

@@ -28,12 +28,11 @@ export async function* gunzip(
     try {
       for await (const chunk of chunks) {
         inBytes += chunk.length;
-        // DecompressionStream takes views of plain ArrayBuffers; a shared buffer's is copied.
-        await writer.write(
-          chunk.buffer instanceof ArrayBuffer
-            ? (chunk as Uint8Array<ArrayBuffer>)
-            : new Uint8Array(chunk),
-        );
+        // A copy: the stream may hold a written chunk past the write's promise (it settles at
+        // once below the stream's high-water mark), and the source may fill the chunk's buffer
+        // again once the next one is asked for. The copy is also a plain ArrayBuffer's view,
+        // which DecompressionStream takes (a shared buffer's is not).
+        await writer.write(new Uint8Array(chunk));
       }
       await writer.close();
     } catch (error) {
