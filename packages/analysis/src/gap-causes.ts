@@ -194,12 +194,12 @@ export class GapAttributor {
 
   /** The record op an event wait (GPU marker or its API call) waited on, or -1. */
   private recordOf(wait: number): number {
-    const direct = this.ctx.recordOfWait[wait]!;
+    const direct = this.ctx.recordOfWait(wait);
     if (direct >= 0) {
       return direct;
     }
     const api = this.ctx.apiOf[wait]!;
-    return api >= 0 ? this.ctx.recordOfWait[api]! : -1;
+    return api >= 0 ? this.ctx.recordOfWait(api) : -1;
   }
 
   /** When the event fired: the record's end on its stream (or that of its GPU marker). */

@@ -23,40 +23,36 @@ export interface GapRecords {
   readonly causeNs: Float64Array;
 }
 
-/** Appends gaps to columns that grow geometrically (most traces have far fewer gaps than ops). */
+/**
+ * Writes gaps into columns sized once for the most there can be: counted before they are found
+ * (a trace can have a gap between every two ops). Columns that grew by doubling held up to twice
+ * the gaps, and the old and new columns at once as they grew: at the 44M gaps a side of a
+ * 50M-GPU-op trace, 2^26 slots of 49 bytes for each side, and 1.6 GB more while one doubled.
+ */
 class GapWriter {
   count = 0;
-  track = new Int32Array(1024);
-  deviceSlot = new Int32Array(1024);
-  fromNs = new Float64Array(1024);
-  toNs = new Float64Array(1024);
-  cause = new Uint8Array(1024);
-  beforeOp = new Int32Array(1024);
-  afterOp = new Int32Array(1024);
-  causeOp = new Int32Array(1024);
-  causeRange = new Int32Array(1024);
-  causeNs = new Float64Array(1024);
+  readonly track: Int32Array;
+  readonly deviceSlot: Int32Array;
+  readonly fromNs: Float64Array;
+  readonly toNs: Float64Array;
+  readonly cause: Uint8Array;
+  readonly beforeOp: Int32Array;
+  readonly afterOp: Int32Array;
+  readonly causeOp: Int32Array;
+  readonly causeRange: Int32Array;
+  readonly causeNs: Float64Array;
 
-  private grow(): void {
-    const size = this.track.length * 2;
-    const grown = <T extends Int32Array | Float64Array | Uint8Array>(
-      old: T,
-      make: (n: number) => T,
-    ): T => {
-      const next = make(size);
-      next.set(old);
-      return next;
-    };
-    this.track = grown(this.track, (n) => new Int32Array(n));
-    this.deviceSlot = grown(this.deviceSlot, (n) => new Int32Array(n));
-    this.fromNs = grown(this.fromNs, (n) => new Float64Array(n));
-    this.toNs = grown(this.toNs, (n) => new Float64Array(n));
-    this.cause = grown(this.cause, (n) => new Uint8Array(n));
-    this.beforeOp = grown(this.beforeOp, (n) => new Int32Array(n));
-    this.afterOp = grown(this.afterOp, (n) => new Int32Array(n));
-    this.causeOp = grown(this.causeOp, (n) => new Int32Array(n));
-    this.causeRange = grown(this.causeRange, (n) => new Int32Array(n));
-    this.causeNs = grown(this.causeNs, (n) => new Float64Array(n));
+  constructor(readonly capacity: number) {
+    this.track = new Int32Array(capacity);
+    this.deviceSlot = new Int32Array(capacity);
+    this.fromNs = new Float64Array(capacity);
+    this.toNs = new Float64Array(capacity);
+    this.cause = new Uint8Array(capacity);
+    this.beforeOp = new Int32Array(capacity);
+    this.afterOp = new Int32Array(capacity);
+    this.causeOp = new Int32Array(capacity);
+    this.causeRange = new Int32Array(capacity);
+    this.causeNs = new Float64Array(capacity);
   }
 
   push(
@@ -68,8 +64,8 @@ class GapWriter {
     afterOp: number,
     why: GapAttributor,
   ): void {
-    if (this.count === this.track.length) {
-      this.grow();
+    if (this.count === this.capacity) {
+      throw new RangeError(`more than the ${this.capacity} gaps counted`);
     }
     const k = this.count++;
     this.track[k] = track;
@@ -110,8 +106,34 @@ class GapWriter {
  * synchronize is idle just the same.
  */
 export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
+  let count = 0;
+  forEachStreamGap(ctx, () => count++);
+  const out = new GapWriter(count);
+  forEachStreamGap(ctx, (track, slot, fromNs, toNs, beforeOp, p, busyUntilNs) => {
+    why.attribute(busyUntilNs, track, p);
+    out.push(track, slot, fromNs, toNs, beforeOp, ctx.walk.op[p]!, why);
+  });
+  return out.done();
+}
+
+/**
+ * Calls `gap` for each stream gap, in order: its track, device slot, span, the op before it (-1
+ * for a lead-in gap), the walk position of the op after it, and when the stream was last busy
+ * (the device's first op for a lead-in gap), from which its cause is looked for.
+ */
+function forEachStreamGap(
+  ctx: AnalysisContext,
+  gap: (
+    track: number,
+    slot: number,
+    fromNs: number,
+    toNs: number,
+    beforeOp: number,
+    p: number,
+    busyUntilNs: number,
+  ) => void,
+): void {
   const { window, walk } = ctx;
-  const out = new GapWriter();
   ctx.tracksOfDevice.forEach((tracks, slot) => {
     const device = ctx.devices[slot]!;
     const deviceFromNs = device.all.count > 0 ? device.all.starts[0]! : Infinity;
@@ -122,25 +144,20 @@ export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
         if (!occupiesStream(walk.kind[p]!)) {
           continue;
         }
-        const op = walk.op[p]!;
         const startNs = walk.startNs[p]!;
         const endNs = walk.endNs[p]!;
         if (prevOp >= 0 && startNs > busyUntilNs && startNs > window.fromNs) {
-          const fromNs = Math.max(busyUntilNs, window.fromNs);
-          why.attribute(busyUntilNs, track, p);
-          out.push(track, slot, fromNs, startNs, prevOp, op, why);
+          gap(track, slot, Math.max(busyUntilNs, window.fromNs), startNs, prevOp, p, busyUntilNs);
         } else if (prevOp < 0 && startNs > deviceFromNs) {
-          why.attribute(deviceFromNs, track, p);
-          out.push(track, slot, deviceFromNs, startNs, -1, op, why);
+          gap(track, slot, deviceFromNs, startNs, -1, p, deviceFromNs);
         }
         if (endNs >= busyUntilNs) {
           busyUntilNs = endNs;
-          prevOp = op;
+          prevOp = walk.op[p]!;
         }
       }
     }
   });
-  return out.done();
 }
 
 /**
@@ -149,16 +166,17 @@ export function findStreamGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
  */
 export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRecords {
   const { walk } = ctx;
-  const out = new GapWriter();
-  ctx.devices.forEach((device, slot) => {
-    if (device.all.count === 0) {
+  // Each device's idle spans first: the gaps are at most as many.
+  const idleOf = ctx.devices.map((device) =>
+    device.all.count === 0
+      ? undefined
+      : complementWithin(device.all, device.all.starts[0]!, device.all.ends[device.all.count - 1]!),
+  );
+  const out = new GapWriter(idleOf.reduce((sum, idle) => sum + (idle?.count ?? 0), 0));
+  idleOf.forEach((idle, slot) => {
+    if (idle === undefined) {
       return;
     }
-    const idle = complementWithin(
-      device.all,
-      device.all.starts[0]!,
-      device.all.ends[device.all.count - 1]!,
-    );
     for (let g = 0; g < idle.count; g++) {
       const fromNs = idle.starts[g]!;
       const toNs = idle.ends[g]!;

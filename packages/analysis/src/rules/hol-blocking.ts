@@ -100,7 +100,7 @@ function findBlocked(
     for (let p = walk.trackFrom[track]!; p < walk.trackFrom[track + 1]!; p++) {
       const kind = walk.kind[p]!;
       if (kind === OpKind.StreamWait) {
-        const record = ctx.recordOfWait[walk.op[p]!]!;
+        const record = ctx.recordOfWait(walk.op[p]!);
         if (record >= 0) {
           firedNs = Math.max(firedNs, cols.endNs[record]!);
         }
