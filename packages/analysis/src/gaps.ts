@@ -31,28 +31,21 @@ export interface GapRecords {
  */
 class GapWriter {
   count = 0;
-  readonly track: Int32Array;
-  readonly deviceSlot: Int32Array;
-  readonly fromNs: Float64Array;
-  readonly toNs: Float64Array;
-  readonly cause: Uint8Array;
-  readonly beforeOp: Int32Array;
-  readonly afterOp: Int32Array;
-  readonly causeOp: Int32Array;
-  readonly causeRange: Int32Array;
-  readonly causeNs: Float64Array;
+  private readonly columns: Omit<GapRecords, 'count'>;
 
   constructor(readonly capacity: number) {
-    this.track = new Int32Array(capacity);
-    this.deviceSlot = new Int32Array(capacity);
-    this.fromNs = new Float64Array(capacity);
-    this.toNs = new Float64Array(capacity);
-    this.cause = new Uint8Array(capacity);
-    this.beforeOp = new Int32Array(capacity);
-    this.afterOp = new Int32Array(capacity);
-    this.causeOp = new Int32Array(capacity);
-    this.causeRange = new Int32Array(capacity);
-    this.causeNs = new Float64Array(capacity);
+    this.columns = {
+      track: new Int32Array(capacity),
+      deviceSlot: new Int32Array(capacity),
+      fromNs: new Float64Array(capacity),
+      toNs: new Float64Array(capacity),
+      cause: new Uint8Array(capacity),
+      beforeOp: new Int32Array(capacity),
+      afterOp: new Int32Array(capacity),
+      causeOp: new Int32Array(capacity),
+      causeRange: new Int32Array(capacity),
+      causeNs: new Float64Array(capacity),
+    };
   }
 
   push(
@@ -68,32 +61,38 @@ class GapWriter {
       throw new RangeError(`more than the ${this.capacity} gaps counted`);
     }
     const k = this.count++;
-    this.track[k] = track;
-    this.deviceSlot[k] = slot;
-    this.fromNs[k] = fromNs;
-    this.toNs[k] = toNs;
-    this.cause[k] = why.cause;
-    this.beforeOp[k] = beforeOp;
-    this.afterOp[k] = afterOp;
-    this.causeOp[k] = why.causeOp;
-    this.causeRange[k] = why.causeRange;
-    this.causeNs[k] = Math.min(why.causeNs, toNs - fromNs);
+    const c = this.columns;
+    c.track[k] = track;
+    c.deviceSlot[k] = slot;
+    c.fromNs[k] = fromNs;
+    c.toNs[k] = toNs;
+    c.cause[k] = why.cause;
+    c.beforeOp[k] = beforeOp;
+    c.afterOp[k] = afterOp;
+    c.causeOp[k] = why.causeOp;
+    c.causeRange[k] = why.causeRange;
+    c.causeNs[k] = Math.min(why.causeNs, toNs - fromNs);
   }
 
+  /** The gaps written: the columns themselves when every counted gap was found. */
   done(): GapRecords {
     const n = this.count;
+    const c = this.columns;
+    if (n === this.capacity) {
+      return { count: n, ...c };
+    }
     return {
       count: n,
-      track: this.track.subarray(0, n),
-      deviceSlot: this.deviceSlot.subarray(0, n),
-      fromNs: this.fromNs.subarray(0, n),
-      toNs: this.toNs.subarray(0, n),
-      cause: this.cause.subarray(0, n),
-      beforeOp: this.beforeOp.subarray(0, n),
-      afterOp: this.afterOp.subarray(0, n),
-      causeOp: this.causeOp.subarray(0, n),
-      causeRange: this.causeRange.subarray(0, n),
-      causeNs: this.causeNs.subarray(0, n),
+      track: c.track.subarray(0, n),
+      deviceSlot: c.deviceSlot.subarray(0, n),
+      fromNs: c.fromNs.subarray(0, n),
+      toNs: c.toNs.subarray(0, n),
+      cause: c.cause.subarray(0, n),
+      beforeOp: c.beforeOp.subarray(0, n),
+      afterOp: c.afterOp.subarray(0, n),
+      causeOp: c.causeOp.subarray(0, n),
+      causeRange: c.causeRange.subarray(0, n),
+      causeNs: c.causeNs.subarray(0, n),
     };
   }
 }
