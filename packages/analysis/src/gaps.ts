@@ -2,7 +2,6 @@ import type { AnalysisContext } from './context.ts';
 import { engineOfKind, noEngine, occupiesStream } from './engines.ts';
 import type { GapAttributor } from './gap-causes.ts';
 import { complementWithin } from './intervals.ts';
-import { walkLowerBound } from './track-walk.ts';
 
 /** Gaps as columns (a million-op trace can have a gap between every two ops). */
 export interface GapRecords {
@@ -176,14 +175,25 @@ export function findDeviceGaps(ctx: AnalysisContext, why: GapAttributor): GapRec
     if (idle === undefined) {
       return;
     }
+    const tracks = ctx.tracksOfDevice[slot]!;
+    // Per stream, its first op not starting before the current gap's end: the gaps come in time
+    // order, so each cursor only moves on (one pass over the stream's ops for all the gaps, where
+    // a binary search per gap and stream cost 21 steps each at 2.5M ops a stream).
+    const cursor = Int32Array.from(tracks, (track) => walk.trackFrom[track]!);
     for (let g = 0; g < idle.count; g++) {
       const fromNs = idle.starts[g]!;
       const toNs = idle.ends[g]!;
       // The op that ended the gap: a work op starting exactly at its end, on some stream.
       let found = false;
-      for (const track of ctx.tracksOfDevice[slot]!) {
+      for (let t = 0; t < tracks.length; t++) {
+        const track = tracks[t]!;
         const end = walk.trackFrom[track + 1]!;
-        for (let p = walkLowerBound(walk, track, toNs); p < end && walk.startNs[p] === toNs; p++) {
+        let p = cursor[t]!;
+        while (p < end && walk.startNs[p]! < toNs) {
+          p++;
+        }
+        cursor[t] = p;
+        for (; p < end && walk.startNs[p] === toNs; p++) {
           if (engineOfKind(walk.kind[p]!) !== noEngine) {
             why.attribute(fromNs, track, p);
             out.push(-1, slot, fromNs, toNs, -1, walk.op[p]!, why);
