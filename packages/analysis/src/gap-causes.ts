@@ -1,5 +1,5 @@
 import type { RangeColumns, StreamType } from '@streamscope/trace';
-import { OpKind } from '@streamscope/trace';
+import { OpKind, lowerBoundOf } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
 import { engineOfKind, isCopyEngine, occupiesStream } from './engines.ts';
 import type { HostHold } from './host-calls.ts';
@@ -267,16 +267,9 @@ export class GapAttributor {
       }
     }
     // The answer lies in [lo, hi]: every position before lo starts earlier, hi does not (or is n).
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[order[mid]!]! < startNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    this.lastHostPosition[track] = lo;
-    return lo;
+    const found = lowerBoundOf(order, starts, startNs, lo, hi);
+    this.lastHostPosition[track] = found;
+    return found;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { LegendEntry, Rgba } from './colors.ts';
 import { cssColor, rgba } from './colors.ts';
+import { lowerBoundOf } from '@streamscope/trace';
 
 /**
  * Why a stream sat idle between two of its ops. The app passes these from analysis through
@@ -114,17 +115,7 @@ const emptyIndices = new Uint32Array(0);
 
 /** First k with values[order[k]] >= valueNs. */
 export function lowerBound(order: Uint32Array, values: Float64Array, valueNs: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[order[mid]!]! < valueNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return lowerBoundOf(order, values, valueNs);
 }
 
 /** First k with values[order[k]] > valueNs. */

@@ -1,4 +1,5 @@
 import { GrowableColumn } from './growable.ts';
+import { lowerBoundOf } from './order-search.ts';
 
 /** One op as a producer hands it over. Reuse one object per producer: the table keeps no reference. */
 export interface OpInput {
@@ -264,7 +265,7 @@ export class OpTable {
     const starts = this.startNsCol.buffer;
     const ends = this.endNsCol.buffer;
     const lookBackNs = this.maxDurNsByTrack[track] ?? 0;
-    let lo = lowerBoundByStart(order, starts, fromNs - lookBackNs);
+    let lo = lowerBoundOf(order, starts, fromNs - lookBackNs);
     const hi = upperBoundByStart(order, starts, toNs);
     // Trim the look-back prefix to ops that really reach the window.
     while (lo < hi && ends[order[lo]!]! < fromNs) {
@@ -296,16 +297,7 @@ export class OpTable {
     }
     const index = this.correlationIndexNow();
     const ids = this.correlationIdCol.buffer;
-    let lo = 0;
-    let hi = index.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ids[index[mid]!]! < correlationId) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
+    const lo = lowerBoundOf(index, ids, correlationId);
     const found: number[] = [];
     for (let k = lo; k < index.length && ids[index[k]!] === correlationId; k++) {
       found.push(index[k]!);
@@ -378,20 +370,6 @@ export class OpTable {
       this.flagsCol,
     ];
   }
-}
-
-function lowerBoundByStart(order: Uint32Array, starts: Float64Array, valueNs: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[order[mid]!]! < valueNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
 }
 
 function upperBoundByStart(order: Uint32Array, starts: Float64Array, valueNs: number): number {
