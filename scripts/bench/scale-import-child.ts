@@ -1,15 +1,6 @@
-import {
-  closeSync,
-  createReadStream,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-} from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
-import type { RandomAccessFile } from '@streamscope/importers';
 import {
   SqliteFile,
   chromeTraceReadFloor,
@@ -20,6 +11,7 @@ import {
 } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
+import { openRandomAccess } from '../../apps/server/src/imports/file-random-access.ts';
 import { streamOf } from '../../apps/server/src/imports/file-stream.ts';
 
 // One measurement of `pnpm bench scale` in a fresh process, so that its peak RSS (VmHWM) is its
@@ -40,15 +32,6 @@ const jsonReadFloors: Record<string, (chunks: AsyncIterable<Uint8Array>) => Prom
   'nsys-json-floor': nsysJsonReadFloor,
   'kineto-floor': chromeTraceReadFloor,
 };
-
-function openFile(filePath: string): RandomAccessFile & { close(): void } {
-  const fd = openSync(filePath, 'r');
-  return {
-    sizeBytes: fstatSync(fd).size,
-    readAt: (target, position) => readSync(fd, target, 0, target.length, position),
-    close: () => closeSync(fd),
-  };
-}
 
 function hwmBytes(): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -82,7 +65,7 @@ async function measure(): Promise<Record<string, number>> {
     // As the server and the CLI read: SQLite page by page; anything else streamed in 1 MiB
     // chunks (streamOf: two buffers in turn), its size given so that the staging is sized as
     // the file is read.
-    const handle = sqlite ? openFile(file) : undefined;
+    const handle = sqlite ? openRandomAccess(file) : undefined;
     try {
       const { trace } = await importTrace(handle ?? streamOf(file), {
         fileName: file,
@@ -111,7 +94,7 @@ async function measure(): Promise<Record<string, number>> {
     return { events };
   }
   if (mode === 'sqlite-scan') {
-    const handle = openFile(file);
+    const handle = openRandomAccess(file);
     try {
       const db = new SqliteFile(handle);
       let rows = 0;
@@ -142,7 +125,7 @@ async function measure(): Promise<Record<string, number>> {
     }
   }
   if (mode === 'sqlite-floor') {
-    const handle = openFile(file);
+    const handle = openRandomAccess(file);
     try {
       return { rows: await sqliteReadFloor(handle) };
     } finally {

@@ -1,6 +1,6 @@
 import type { LegendEntry, Rgba } from './colors.ts';
 import { cssColor, rgba } from './colors.ts';
-import { lowerBoundOf } from '@streamscope/trace';
+import { lowerBoundOf, upperBoundOf } from '@streamscope/trace';
 
 /**
  * Why a stream sat idle between two of its ops. The app passes these from analysis through
@@ -105,30 +105,10 @@ export class GapIndex {
     const starts = this.gaps.startNs;
     const lookBackNs = this.maxDurNsByTrack.get(track) ?? 0;
     return order.subarray(
-      lowerBound(order, starts, fromNs - lookBackNs),
-      upperBound(order, starts, toNs),
+      lowerBoundOf(order, starts, fromNs - lookBackNs),
+      upperBoundOf(order, starts, toNs),
     );
   }
 }
 
 const emptyIndices = new Uint32Array(0);
-
-/** First k with values[order[k]] >= valueNs. */
-export function lowerBound(order: Uint32Array, values: Float64Array, valueNs: number): number {
-  return lowerBoundOf(order, values, valueNs);
-}
-
-/** First k with values[order[k]] > valueNs. */
-export function upperBound(order: Uint32Array, values: Float64Array, valueNs: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[order[mid]!]! <= valueNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}

@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { lowerBound, upperBound } from './gaps.ts';
+import { lowerBoundOf, upperBoundOf } from '@streamscope/trace';
 
 /** NVTX ranges per (track, depth), sorted by start, for window queries. Rebuilt as ranges grow. */
 export class RangeIndex {
@@ -43,8 +43,8 @@ export class RangeIndex {
     const starts = this.starts;
     const lookBackNs = this.maxDurNsByLane.get(key) ?? 0;
     return order.subarray(
-      lowerBound(order, starts, fromNs - lookBackNs),
-      upperBound(order, starts, toNs),
+      lowerBoundOf(order, starts, fromNs - lookBackNs),
+      upperBoundOf(order, starts, toNs),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Trace } from '@streamscope/trace';
-import { lowerBound, upperBound } from './gaps.ts';
+import { lowerBoundOf, upperBoundOf } from '@streamscope/trace';
 
 /** Search matches per track, sorted by start, for drawing the visible ones quickly. */
 export class SearchMarks {
@@ -49,8 +49,8 @@ export class SearchMarks {
     }
     const lookBackNs = this.maxDurNsByTrack.get(track) ?? 0;
     return order.subarray(
-      lowerBound(order, this.startNs, fromNs - lookBackNs),
-      upperBound(order, this.startNs, toNs),
+      lowerBoundOf(order, this.startNs, fromNs - lookBackNs),
+      upperBoundOf(order, this.startNs, toNs),
     );
   }
 }

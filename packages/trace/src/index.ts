@@ -28,7 +28,7 @@ export {
 export { StringTable } from './strings.ts';
 export { IdNumberMap } from './id-number-map.ts';
 export { IdSlots } from './id-slots.ts';
-export { lowerBoundOf } from './order-search.ts';
+export { lowerBoundOf, upperBoundOf } from './order-search.ts';
 export type {
   DeviceInfo,
   ProcessInfo,

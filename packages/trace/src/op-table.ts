@@ -1,5 +1,5 @@
 import { GrowableColumn } from './growable.ts';
-import { lowerBoundOf } from './order-search.ts';
+import { lowerBoundOf, upperBoundOf } from './order-search.ts';
 
 /** One op as a producer hands it over. Reuse one object per producer: the table keeps no reference. */
 export interface OpInput {
@@ -266,7 +266,7 @@ export class OpTable {
     const ends = this.endNsCol.buffer;
     const lookBackNs = this.maxDurNsByTrack[track] ?? 0;
     let lo = lowerBoundOf(order, starts, fromNs - lookBackNs);
-    const hi = upperBoundByStart(order, starts, toNs);
+    const hi = upperBoundOf(order, starts, toNs);
     // Trim the look-back prefix to ops that really reach the window.
     while (lo < hi && ends[order[lo]!]! < fromNs) {
       lo++;
@@ -370,18 +370,4 @@ export class OpTable {
       this.flagsCol,
     ];
   }
-}
-
-function upperBoundByStart(order: Uint32Array, starts: Float64Array, valueNs: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[order[mid]!]! <= valueNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
 }

@@ -20,3 +20,22 @@ export function lowerBoundOf(
   }
   return lo;
 }
+
+/** The first position k in [0, order.length) with `values[order[k]] > target` (as lowerBoundOf). */
+export function upperBoundOf(
+  order: Uint32Array,
+  values: ArrayLike<number>,
+  target: number,
+): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[order[mid]!]! <= target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}

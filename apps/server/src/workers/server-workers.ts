@@ -15,7 +15,7 @@ import {
   memoryFor,
   tileBuildBytesPerOp,
 } from './task-memory.ts';
-import { queryTilesPath } from './tasks/query-task.ts';
+import { queryDecodesTrace } from './tasks/query-task.ts';
 import { windowTilesPath } from './tasks/window-task.ts';
 import type { TaskHandlers, WorkerPoolOptions } from './worker-pool.ts';
 import { WorkerPool } from './worker-pool.ts';
@@ -195,10 +195,7 @@ export class ServerWorkers {
 
   /** The answer to a question about a stored trace (trace-query.ts), as plain data. */
   async query(trace: TraceFileRef, query: TraceQuery): Promise<unknown> {
-    // Range lanes read the stored ranges a batch at a time; the rest read the tiles file or
-    // decode the trace whole.
-    const whole =
-      query.type !== 'range-lanes' && (await queryTilesPath(trace, query)) === undefined;
+    const whole = await queryDecodesTrace(trace, query);
     return await this.pool.run(
       { kind: 'query', trace, query },
       withMemory(whole ? memoryFor(trace, decodedTraceBytesPerOp) : undefined),

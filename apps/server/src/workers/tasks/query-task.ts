@@ -64,14 +64,19 @@ export async function answerTraceQuery(
 }
 
 /**
+ * Whether answering `query` decodes the trace whole (what the pool is told it may hold): range
+ * lanes read the stored range batches, the rest a tiles file where one serves them.
+ */
+export async function queryDecodesTrace(ref: TraceFileRef, query: TraceQuery): Promise<boolean> {
+  return query.type !== 'range-lanes' && (await queryTilesPath(ref, query)) === undefined;
+}
+
+/**
  * The tiles file `query` is answered from, or undefined when it decodes the trace whole (a live
  * run's partial file, no tiles file of this version beside it, or search marks asked by name
  * rather than by the ids matched against the tiles file). Range lanes read neither: see above.
  */
-export async function queryTilesPath(
-  ref: TraceFileRef,
-  query: TraceQuery,
-): Promise<string | undefined> {
+async function queryTilesPath(ref: TraceFileRef, query: TraceQuery): Promise<string | undefined> {
   const tilesPath = ref.partial ? undefined : await tilesBeside(ref.path);
   // Search marks read the tiles file only with names matched against it (under the time limit).
   return query.type !== 'search-marks' || query.nameIds !== undefined ? tilesPath : undefined;
