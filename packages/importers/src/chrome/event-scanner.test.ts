@@ -152,9 +152,11 @@ describe('the event scanner reads every event as JSON.parse does', () => {
     ];
     const r = random(22);
     const mutated: string[] = [];
+    const originals: string[] = [];
     for (let k = 0; k < 3000; k++) {
       const event = events[Math.floor(r() * events.length)]!;
       const mutate = mutations[k % mutations.length]!;
+      originals.push(event);
       mutated.push(mutate(event, r));
     }
     // Each on its own (most of them bad), then the valid ones together in small chunks.
@@ -169,7 +171,29 @@ describe('the event scanner reads every event as JSON.parse does', () => {
     }
     expect(valid).toBeGreaterThan(1000);
     expectSame(traceOf(good), 333);
+    // After events of the same shape, so that the scanner predicts the mutated event's gaps
+    // (`,"cat":`, `}`) from its unmutated twins and must notice where it differs from them.
+    for (let k = 0; k < mutated.length; k++) {
+      const twin = originals[k]!;
+      expectSame(traceOf([twin, twin, twin, mutated[k]!]));
+    }
   }, 60_000);
+
+  it('reads events with many distinct keys, long keys and long gaps as JSON.parse does', () => {
+    const kernel = (args: string, space = ''): string =>
+      `{"ph":"X",${space}"cat":"kernel","name":"k","pid":0,"tid":7,"ts":5,"dur":1,"args":{${args}"stream":7,"correlation":1}}`;
+    const events: string[] = [];
+    for (let k = 0; k < 300; k++) {
+      // 300 distinct keys (more than get ids), a key longer than any gap kept, much space.
+      events.push(kernel(`"key ${k}":${k},`));
+      events.push(kernel(`"${'x'.repeat(80 + k)}":1,`, ' '.repeat(k % 90)));
+      events.push(kernel(`"stream":${k},`)); // a kept key given twice
+      events.push(kernel(''));
+    }
+    const outcome = expectSame(traceOf(events));
+    expect('events' in outcome && outcome.events[0]).toMatchObject({ stream: 7, correlation: 1 });
+    expectSame(traceOf(events), 61);
+  });
 });
 
 describe('hostile events get what JSON.parse gives them', () => {

@@ -2,6 +2,7 @@ import { ByteStrings } from './byte-strings.ts';
 import type { ChromeEvent, IdValue } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
 import { fractionEnd, skipSpace, skipValue } from './json-skip.ts';
+import { KeyGaps, gapContexts, objectEnd, objectStart } from './key-gaps.ts';
 import {
   COLON,
   COMMA,
@@ -15,6 +16,7 @@ import {
   RBRACKET,
   ZERO,
   plainEnd,
+  plainEndWords,
 } from '../io/json-bytes.ts';
 
 /** Containers nested deeper than this inside an event are left to JSON.parse. */
@@ -29,13 +31,26 @@ const maxFastDigits = 15;
  * anything it does not read exactly as JSON.parse would (escapes, non-ASCII bytes, a kept key
  * given twice — JSON.parse keeps the last —, a time that is an object or array, deep nesting,
  * metadata events, invalid JSON, an event cut off by the end of the chunk), and the caller then
- * reads the event through JSON.parse, which also gives the errors.
+ * reads the event through JSON.parse, which also gives the errors. Keys are mostly not read at
+ * all: the bytes between two values are confirmed against those that followed the same key last
+ * time (KeyGaps), and strings and digits are scanned four bytes at a time.
  */
 export class ChromeEventScanner {
   readonly strings = new ByteStrings();
   private readonly nesting = new Uint8Array(maxNesting);
   /** The value just read by `idValue` / `string`. */
   private value: IdValue = undefined;
+  private readonly topGaps = new KeyGaps(topKeyOf);
+  private readonly argGaps = new KeyGaps(argKeyOf);
+  /** The key just read by `gap`: its id, or -1 with its kind in `keyKind`. */
+  private key = 0;
+  private keyKind = 0;
+  /** The categories given `args` contexts, and the last one looked up. */
+  private readonly cats: string[] = [];
+  private lastCat: string | undefined = undefined;
+  private lastCatContext = 0;
+  private viewBuf: Uint8Array | undefined = undefined;
+  private view: DataView = new DataView(new ArrayBuffer(0));
 
   /**
    * Reads the event whose `{` is at `buf[start]`, looking no further than `end`; returns the
@@ -43,29 +58,30 @@ export class ChromeEventScanner {
    */
   scan(buf: Uint8Array, start: number, end: number, e: ChromeEvent): number {
     e.reset(buf);
+    const view = this.viewOf(buf);
+    const gaps = this.topGaps;
     let seen = 0;
-    let i = skipSpace(buf, start + 1, end);
-    if (i < end && buf[i] === RBRACE) {
-      return i + 1;
-    }
+    let context = 0;
+    let state = objectStart;
+    let i = start;
     for (;;) {
-      if (i >= end || buf[i] !== QUOTE) {
-        return -1;
+      const slot = state * gapContexts + context;
+      let id: number;
+      if (gaps.matches(view, i, end, slot)) {
+        id = gaps.nextKey[slot]!;
+        i += gaps.lengthOf(slot);
+      } else {
+        i = this.gap(buf, i, end, gaps, state === objectStart, slot);
+        id = this.key;
       }
-      const keyStart = i + 1;
-      i = plainEnd(buf, keyStart, end);
       if (i < 0) {
         return -1;
       }
-      const key = topKeyOf(buf, keyStart, i - keyStart);
-      i = skipSpace(buf, i + 1, end);
-      if (i >= end || buf[i] !== COLON) {
-        return -1;
+      if (id === objectEnd) {
+        // Metadata events are few, and ChromeMetadata reads them from the parsed object.
+        return e.ph === 'M' ? -1 : i;
       }
-      i = skipSpace(buf, i + 1, end);
-      if (i >= end) {
-        return -1;
-      }
+      const key: TopKey = id >= 0 ? gaps.kinds[id]! : this.keyKind;
       if (key !== TopKey.Other) {
         const bit = 1 << key;
         if ((seen & bit) !== 0) {
@@ -81,6 +97,7 @@ export class ChromeEventScanner {
           const s = typeof v === 'string' ? v : undefined;
           if (key === TopKey.Ph) {
             e.ph = s;
+            context = s !== undefined && s.length === 1 ? s.charCodeAt(0) & (gapContexts - 1) : 0;
           } else {
             e.cat = s;
           }
@@ -90,14 +107,14 @@ export class ChromeEventScanner {
           // Decoded only if read: flows, instants and skipped categories never need theirs.
           if (buf[i] === QUOTE) {
             const at = i + 1;
-            i = plainEnd(buf, at, end);
+            i = plainEndWords(buf, view, at, end);
             if (i < 0) {
               return -1;
             }
             e.nameAt(at, i, this.strings);
             i++;
           } else {
-            i = skipValue(buf, i, end, this.nesting);
+            i = skipValue(buf, view, i, end, this.nesting);
           }
           break;
         case TopKey.Pid:
@@ -115,7 +132,7 @@ export class ChromeEventScanner {
             return -1; // EventTimes quotes such a value as its own scan cuts it
           }
           const at = i;
-          i = skipValue(buf, i, end, this.nesting);
+          i = skipValue(buf, view, i, end, this.nesting);
           if (key === TopKey.Ts) {
             e.tsAt = at;
             e.tsEnd = i;
@@ -126,58 +143,49 @@ export class ChromeEventScanner {
           break;
         }
         case TopKey.Args:
-          i = buf[i] === LBRACE ? this.args(buf, i, end, e) : skipValue(buf, i, end, this.nesting);
+          i =
+            buf[i] === LBRACE
+              ? this.args(buf, view, i, end, e, this.catContext(e.cat))
+              : skipValue(buf, view, i, end, this.nesting);
           break;
         default:
-          i = skipValue(buf, i, end, this.nesting);
+          i = skipValue(buf, view, i, end, this.nesting);
       }
       if (i < 0) {
         return -1;
       }
-      i = skipSpace(buf, i, end);
-      if (i >= end) {
-        return -1;
-      }
-      const c = buf[i]!;
-      if (c === COMMA) {
-        i = skipSpace(buf, i + 1, end);
-        continue;
-      }
-      if (c !== RBRACE) {
-        return -1;
-      }
-      // Metadata events are few, and ChromeMetadata reads them from the parsed object.
-      return e.ph === 'M' ? -1 : i + 1;
+      state = id;
     }
   }
 
   /** The `args` object at `buf[i]` (`{`): its kept keys into `e`; returns the index past it. */
-  private args(buf: Uint8Array, i: number, end: number, e: ChromeEvent): number {
+  private args(
+    buf: Uint8Array,
+    view: DataView,
+    i: number,
+    end: number,
+    e: ChromeEvent,
+    context: number,
+  ): number {
+    const gaps = this.argGaps;
     let seen = 0;
-    i = skipSpace(buf, i + 1, end);
-    if (i < end && buf[i] === RBRACE) {
-      return i + 1;
-    }
+    let state = objectStart;
     for (;;) {
-      if (i >= end || buf[i] !== QUOTE) {
-        return -1;
+      const slot = state * gapContexts + context;
+      let id: number;
+      if (gaps.matches(view, i, end, slot)) {
+        id = gaps.nextKey[slot]!;
+        i += gaps.lengthOf(slot);
+      } else {
+        i = this.gap(buf, i, end, gaps, state === objectStart, slot);
+        id = this.key;
       }
-      const keyStart = i + 1;
-      i = plainEnd(buf, keyStart, end);
-      if (i < 0) {
-        return -1;
+      if (i < 0 || id === objectEnd) {
+        return i;
       }
-      const key = argKeyOf(buf, keyStart, i - keyStart);
-      i = skipSpace(buf, i + 1, end);
-      if (i >= end || buf[i] !== COLON) {
-        return -1;
-      }
-      i = skipSpace(buf, i + 1, end);
-      if (i >= end) {
-        return -1;
-      }
+      const key: ArgKey = id >= 0 ? gaps.kinds[id]! : this.keyKind;
       if (key === ArgKey.Other) {
-        i = skipValue(buf, i, end, this.nesting);
+        i = skipValue(buf, view, i, end, this.nesting);
       } else {
         const bit = 1 << key;
         if ((seen & bit) !== 0) {
@@ -188,7 +196,7 @@ export class ChromeEventScanner {
           i =
             buf[i] === LBRACKET
               ? this.triple(buf, i, end, e, key)
-              : skipValue(buf, i, end, this.nesting);
+              : skipValue(buf, view, i, end, this.nesting);
         } else {
           i = this.idValue(buf, i, end);
           setArg(e, key, this.value);
@@ -197,17 +205,94 @@ export class ChromeEventScanner {
       if (i < 0) {
         return -1;
       }
-      i = skipSpace(buf, i, end);
-      if (i >= end) {
+      state = id;
+    }
+  }
+
+  /**
+   * Reads the gap at `buf[i]` that `gaps` did not predict: the object's `{` (`first`) or what
+   * follows a value, up to the next value or past the closing `}`. Sets `this.key` to the key's
+   * id (-1 when it has none: `this.keyKind` then says what it is) or objectEnd, keeps the gap as
+   * the prediction for `slot` and returns the index of the value (past the `}`), or -1.
+   */
+  private gap(
+    buf: Uint8Array,
+    i: number,
+    end: number,
+    gaps: KeyGaps,
+    first: boolean,
+    slot: number,
+  ): number {
+    const from = i;
+    i = skipSpace(buf, first ? i + 1 : i, end);
+    if (i >= end) {
+      return -1;
+    }
+    let c = buf[i]!;
+    if (c === RBRACE) {
+      this.key = objectEnd;
+      gaps.learn(slot, buf, from, i + 1, objectEnd);
+      return i + 1;
+    }
+    if (!first) {
+      if (c !== COMMA) {
         return -1;
       }
-      const c = buf[i]!;
-      if (c === COMMA) {
-        i = skipSpace(buf, i + 1, end);
-        continue;
-      }
-      return c === RBRACE ? i + 1 : -1;
+      i = skipSpace(buf, i + 1, end);
+      c = buf[i]!;
     }
+    if (i >= end || c !== QUOTE) {
+      return -1;
+    }
+    const keyStart = i + 1;
+    i = plainEnd(buf, keyStart, end);
+    if (i < 0) {
+      return -1;
+    }
+    const id = gaps.idOf(buf, keyStart, i - keyStart);
+    this.key = id;
+    if (id < 0) {
+      this.keyKind =
+        gaps === this.topGaps
+          ? topKeyOf(buf, keyStart, i - keyStart)
+          : argKeyOf(buf, keyStart, i - keyStart);
+    }
+    i = skipSpace(buf, i + 1, end);
+    if (i >= end || buf[i] !== COLON) {
+      return -1;
+    }
+    i = skipSpace(buf, i + 1, end);
+    if (i >= end) {
+      return -1;
+    }
+    gaps.learn(id < 0 ? -1 : slot, buf, from, i, id);
+    return i;
+  }
+
+  /** The context of an event's `args` predictions: one for each of its first 15 categories. */
+  private catContext(cat: string | undefined): number {
+    if (cat === undefined) {
+      return 0;
+    }
+    if (cat === this.lastCat) {
+      return this.lastCatContext;
+    }
+    let k = this.cats.indexOf(cat);
+    if (k < 0 && this.cats.length < gapContexts - 1) {
+      k = this.cats.push(cat) - 1;
+    }
+    this.lastCat = cat;
+    this.lastCatContext = k + 1;
+    return k + 1;
+  }
+
+  /** A DataView of `buf` (the last one made, when it is the same buffer). */
+  private viewOf(buf: Uint8Array): DataView {
+    if (buf !== this.viewBuf) {
+      this.viewBuf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    return this.view;
   }
 
   /** `[x, y, z, …]` at `buf[i]`: its first three elements into `e`; the index past it. */
@@ -240,7 +325,7 @@ export class ChromeEventScanner {
           e.blockZ = v;
         }
       } else {
-        i = skipValue(buf, i, end, this.nesting);
+        i = skipValue(buf, this.view, i, end, this.nesting);
       }
       if (i < 0) {
         return -1;
@@ -267,7 +352,7 @@ export class ChromeEventScanner {
     const c = buf[i]!;
     if (c === QUOTE) {
       const start = i + 1;
-      const j = plainEnd(buf, start, end);
+      const j = plainEndWords(buf, this.view, start, end);
       if (j < 0) {
         return -1;
       }
@@ -278,7 +363,7 @@ export class ChromeEventScanner {
       return this.number(buf, i, end);
     }
     this.value = undefined;
-    return skipValue(buf, i, end, this.nesting);
+    return skipValue(buf, this.view, i, end, this.nesting);
   }
 
   /** A JSON number at `buf[i]` into `this.value`; -1 when it is not JSON's number syntax. */
@@ -309,7 +394,7 @@ export class ChromeEventScanner {
     if (i < end) {
       const c = buf[i]!;
       if (c === DOT || c === 0x65 || c === 0x45) {
-        const after = fractionEnd(buf, i, end);
+        const after = fractionEnd(buf, this.view, i, end);
         if (after < 0) {
           return -1;
         }

@@ -1,5 +1,5 @@
 import type { KeyTemplate } from './key-template.ts';
-import { sameWords, templateSlot } from './key-template.ts';
+import { templateSlot } from './key-template.ts';
 import type { NsysRecord } from './nsys-record.ts';
 import { F, fieldFor, fieldNames } from './nsys-record.ts';
 import {
@@ -14,6 +14,7 @@ import {
   RBRACE,
   ZERO,
   plainByte,
+  sameWords,
 } from '../io/json-bytes.ts';
 
 /** The deepest object read here: the line (1), its message (2), a sub-object such as `kernel` (3). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeyTemplate, sameWords, templateSlot } from './key-template.ts';
+import { sameWords } from '../io/json-bytes.ts';
+import { KeyTemplate, templateSlot } from './key-template.ts';
 
 const bytesOf = (text: string): Uint8Array => new TextEncoder().encode(text);
 const viewOf = (bytes: Uint8Array): DataView =>

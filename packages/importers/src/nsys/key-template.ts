@@ -53,31 +53,3 @@ export class KeyTemplate {
 }
 
 keepShape(new KeyTemplate());
-
-/**
- * Whether `length` bytes at `a[at]` equal those at `b[bt]`, compared four at a time (the last
- * word overlaps the one before it). The caller has checked that both ranges are in bounds.
- */
-export function sameWords(
-  a: DataView,
-  at: number,
-  b: DataView,
-  bt: number,
-  length: number,
-): boolean {
-  if (length < 4) {
-    for (let j = 0; j < length; j++) {
-      if (a.getUint8(at + j) !== b.getUint8(bt + j)) {
-        return false;
-      }
-    }
-    return true;
-  }
-  const last = length - 4;
-  for (let j = 0; j < last; j += 4) {
-    if (a.getInt32(at + j, true) !== b.getInt32(bt + j, true)) {
-      return false;
-    }
-  }
-  return a.getInt32(at + last, true) === b.getInt32(bt + last, true);
-}
