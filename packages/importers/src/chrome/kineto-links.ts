@@ -1,7 +1,7 @@
-import { IdHashMap } from '../id-hash-map.ts';
 import { OpFlag, noRef } from '@streamscope/trace';
 import { newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
+import { CallChains } from './call-chains.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 
 /** A sync record with no stream (Event Sync, Context Sync): placed on its caller's thread. */
@@ -41,12 +41,8 @@ export class KinetoLinks {
   private readonly apiStartNs = new StagingColumn(Float64Array);
   /** `args.bytes` of the call; NaN when it has none. */
   private readonly apiBytes = new StagingColumn(Float64Array);
-  /** The next call with the same correlation id, or -1. */
-  private readonly apiNext = new StagingColumn(Int32Array);
-  /** Correlation id → its first call (a typed-array table: millions of calls fit). */
-  private readonly apiFirst = new IdHashMap();
-  /** For a correlation id's first call, its last call (where the next one is chained on). */
-  private readonly apiTail = new StagingColumn(Int32Array);
+  /** The calls by correlation id, made once they are all read (`resolve`). */
+  private chains: CallChains | undefined;
 
   private gpuCount = 0;
   private readonly gpuOp = new StagingColumn(Uint32Array);
@@ -74,14 +70,6 @@ export class KinetoLinks {
     this.apiLane.data[i] = lane;
     this.apiStartNs.data[i] = startNs;
     this.apiBytes.data[i] = bytes;
-    this.apiNext.data[i] = -1;
-    this.apiTail.data[i] = i;
-    const first = this.apiFirst.putIfAbsent(corr, i);
-    if (first >= 0) {
-      const tail = this.apiTail.data;
-      this.apiNext.data[tail[first]!] = i;
-      tail[first] = i;
-    }
   }
 
   /**
@@ -114,15 +102,7 @@ export class KinetoLinks {
   }
 
   private apiColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array>[] {
-    return [
-      this.apiCorr,
-      this.apiProc,
-      this.apiLane,
-      this.apiStartNs,
-      this.apiBytes,
-      this.apiNext,
-      this.apiTail,
-    ];
+    return [this.apiCorr, this.apiProc, this.apiLane, this.apiStartNs, this.apiBytes];
   }
 
   private gpuColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array | Uint8Array>[] {
@@ -150,7 +130,9 @@ export class KinetoLinks {
    * a stream. Returns how many syncs went there.
    */
   resolve(builder: TraceBuilder, provisionalProc: number): number {
-    const preferred = this.preferredOwners();
+    const chains = new CallChains(this.apiCorr.data, this.apiCount);
+    this.chains = chains;
+    const preferred = this.preferredOwners(chains);
     let unknownSizes = 0;
     for (let g = 0; g < this.gpuCount; g++) {
       const key = this.gpuKey.data[g]!;
@@ -213,16 +195,17 @@ export class KinetoLinks {
    * Per GPU key, the process whose calls it is linked to most often by ids that only one
    * process used: it decides between processes that reuse an id.
    */
-  private preferredOwners(): Map<number, number> {
+  private preferredOwners(chains: CallChains): Map<number, number> {
     const votes = new Map<number, Map<number, number>>();
+    const next = chains.next;
     for (let g = 0; g < this.gpuCount; g++) {
-      const first = this.apiFirst.get(this.gpuCorr.data[g]!);
+      const first = chains.first(this.gpuCorr.data[g]!);
       if (first < 0) {
         continue;
       }
       const proc = this.apiProc.data[first]!;
       let oneProcess = true;
-      for (let a = this.apiNext.data[first]!; a >= 0; a = this.apiNext.data[a]!) {
+      for (let a = next[first]!; a >= 0; a = next[a]!) {
         oneProcess &&= this.apiProc.data[a] === proc;
       }
       if (oneProcess) {
@@ -253,20 +236,22 @@ export class KinetoLinks {
    * that began at or before the op, else the earliest. -1 when no call has the id.
    */
   private pick(corr: number, preferredProc: number | undefined, startNs: number): number {
-    const first = corr === 0 ? -1 : this.apiFirst.get(corr);
+    const chains = this.chains!;
+    const next = chains.next;
+    const first = corr === 0 ? -1 : chains.first(corr);
     if (first < 0) {
       return -1;
     }
-    if (this.apiNext.data[first]! < 0) {
+    if (next[first]! < 0) {
       return first;
     }
     let anyPreferred = false;
-    for (let a = first; a >= 0; a = this.apiNext.data[a]!) {
+    for (let a = first; a >= 0; a = next[a]!) {
       anyPreferred ||= this.apiProc.data[a] === preferredProc;
     }
     let before = -1;
     let earliest = -1;
-    for (let a = first; a >= 0; a = this.apiNext.data[a]!) {
+    for (let a = first; a >= 0; a = next[a]!) {
       if (anyPreferred && this.apiProc.data[a] !== preferredProc) {
         continue;
       }
