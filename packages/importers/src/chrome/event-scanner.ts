@@ -65,15 +65,8 @@ export class ChromeEventScanner {
     let state = objectStart;
     let i = start;
     for (;;) {
-      const slot = state * gapContexts + context;
-      let id: number;
-      if (gaps.matches(view, i, end, slot)) {
-        id = gaps.nextKey[slot]!;
-        i += gaps.lengthOf(slot);
-      } else {
-        i = this.gap(buf, i, end, gaps, state === objectStart, slot);
-        id = this.key;
-      }
+      i = this.nextKey(buf, view, i, end, gaps, state, context);
+      const id = this.key;
       if (i < 0) {
         return -1;
       }
@@ -171,15 +164,8 @@ export class ChromeEventScanner {
     let seen = 0;
     let state = objectStart;
     for (;;) {
-      const slot = state * gapContexts + context;
-      let id: number;
-      if (gaps.matches(view, i, end, slot)) {
-        id = gaps.nextKey[slot]!;
-        i += gaps.lengthOf(slot);
-      } else {
-        i = this.gap(buf, i, end, gaps, state === objectStart, slot);
-        id = this.key;
-      }
+      i = this.nextKey(buf, view, i, end, gaps, state, context);
+      const id = this.key;
       if (i < 0 || id === objectEnd) {
         return i;
       }
@@ -207,6 +193,28 @@ export class ChromeEventScanner {
       }
       state = id;
     }
+  }
+
+  /**
+   * The gap at `buf[i]` after the value of key `state` (or the object's `{`): sets `this.key` to
+   * the next key's id (see `gap`) and returns the index of its value, or past the closing `}`,
+   * or -1. The gap `gaps` predicts is confirmed where it stands; any other is read.
+   */
+  private nextKey(
+    buf: Uint8Array,
+    view: DataView,
+    i: number,
+    end: number,
+    gaps: KeyGaps,
+    state: number,
+    context: number,
+  ): number {
+    const slot = state * gapContexts + context;
+    if (gaps.matches(view, i, end, slot)) {
+      this.key = gaps.nextKey[slot]!;
+      return i + gaps.lengthOf(slot);
+    }
+    return this.gap(buf, i, end, gaps, state === objectStart, slot);
   }
 
   /**
