@@ -5,6 +5,7 @@ import { traceTools } from '../integrations/trace-tools.ts';
 import { workloadService } from '../integrations/workload-service.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
+import { ServerWorkers, sharedWorkers } from '../workers/server-workers.ts';
 
 let t: TestServer;
 
@@ -324,6 +325,26 @@ describe('REST API', () => {
       '/api/traces/{id}/analysis',
     );
     expect(windowed.status).toBe(200);
+  });
+
+  it("refuses an analysis the machine's memory cannot hold, naming why, and goes on serving", async () => {
+    await t.close();
+    // A machine of 1 kB: the 60-op trace's analysis (130 bytes an op) does not fit.
+    t = await startTestServer({ tools: traceTools(new ServerWorkers(sharedWorkers().pool, 1000)) });
+    const { body } = await post({ workload: { name: 'w' } });
+    const id = (body as Entry).id;
+    const run = await t.backends.sim.nextRun();
+    run.addOps(60);
+    run.finish();
+    await waitForStatus(id, 'finished');
+    const refused = await t.api('GET', `/api/traces/${id}/analysis`, '/api/traces/{id}/analysis');
+    expect(refused.status).toBe(507);
+    expect(refused.body).toMatchObject({ error: { code: 'too-large-for-memory' } });
+    expect(JSON.stringify(refused.body)).toMatch(
+      /the analysis of this trace needs about 1 MB of memory \(\d+ ops at 130 bytes an op\), more than the 1 MB this machine has/,
+    );
+    const trace = await t.api('GET', `/api/traces/${id}`, '/api/traces/{id}');
+    expect(trace.status).toBe(200);
   });
 
   it('serves the web app fallback and never a stack trace', async () => {

@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { ReplaySource } from '@streamscope/executor';
+import { usableMemoryBytes } from '../config.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { PathError } from '../http/services.ts';
 import type { ContainerReader, ForeignImporter } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
@@ -12,7 +14,6 @@ import {
   decodedTraceBytesPerOp,
   defaultTaskMemoryBudgetBytes,
   importMemoryBytes,
-  memoryFor,
   tileBuildBytesPerOp,
 } from './task-memory.ts';
 import { queryDecodesTrace } from './tasks/query-task.ts';
@@ -34,11 +35,37 @@ export interface ChromeExport {
  * import parsing, analysis and Chrome export. Traces go to workers as file paths, never as data.
  */
 export class ServerWorkers {
-  constructor(readonly pool: WorkerPool) {}
+  /**
+   * @param memoryLimitBytes the machine's memory: a task that says it needs more is refused at
+   *   once (started, it would have the process killed for memory, and every request with it).
+   */
+  constructor(
+    readonly pool: WorkerPool,
+    private readonly memoryLimitBytes = usableMemoryBytes(),
+  ) {}
 
   /** Checks and expands a workload spec; the verdict with every error's JSON path. */
   async validateWorkload(workload: unknown): Promise<ValidationOutcome> {
     return (await this.pool.run({ kind: 'validate-workload', workload })) as ValidationOutcome;
+  }
+
+  /**
+   * What a task that decodes a whole trace of `trace.opCount` ops at `bytesPerOp` declares to
+   * the pool; an ApiError (507) naming `what` when that is more than the machine has.
+   */
+  private decoding(
+    trace: Pick<TraceFileRef, 'opCount'>,
+    bytesPerOp: number,
+    what: string,
+  ): TaskHandlers {
+    const { opCount } = trace;
+    if (opCount === undefined) {
+      return {};
+    }
+    if (opCount * bytesPerOp > this.memoryLimitBytes) {
+      throw tooLargeForMemory(what, opCount, bytesPerOp, this.memoryLimitBytes);
+    }
+    return { memoryBytes: opCount * bytesPerOp };
   }
 
   /** The analysis of a stored trace as JSON text, optionally of a window of it. */
@@ -47,14 +74,17 @@ export class ServerWorkers {
       window === undefined
         ? { kind: 'analyze' as const, trace }
         : { kind: 'analyze' as const, trace, window };
-    return (await this.pool.run(task, withMemory(memoryFor(trace, analysisBytesPerOp)))) as string;
+    return (await this.pool.run(
+      task,
+      this.decoding(trace, analysisBytesPerOp, 'the analysis of this trace'),
+    )) as string;
   }
 
   /** A stored trace decoded and put in replay order in a worker; its columns come transferred. */
   async replaySource(trace: TraceFileRef): Promise<ReplaySource> {
     return (await this.pool.run(
       { kind: 'replay-source', trace },
-      withMemory(memoryFor(trace, decodedTraceBytesPerOp)),
+      this.decoding(trace, decodedTraceBytesPerOp, 'a replay of this trace'),
     )) as ReplaySource;
   }
 
@@ -62,7 +92,7 @@ export class ServerWorkers {
   async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
     await this.pool.run(
       { kind: 'build-tiles', trace, outPath },
-      withMemory(memoryFor(trace, tileBuildBytesPerOp)),
+      this.decoding(trace, tileBuildBytesPerOp, "this trace's tiles"),
     );
   }
 
@@ -189,7 +219,7 @@ export class ServerWorkers {
     const whole = (await windowTilesPath(trace, window)) === undefined;
     return (await this.pool.run(
       task,
-      withMemory(whole ? memoryFor(trace, decodedTraceBytesPerOp) : undefined),
+      whole ? this.decoding(trace, decodedTraceBytesPerOp, 'this window of the trace') : {},
     )) as Uint8Array;
   }
 
@@ -198,7 +228,7 @@ export class ServerWorkers {
     const whole = await queryDecodesTrace(trace, query);
     return await this.pool.run(
       { kind: 'query', trace, query },
-      withMemory(whole ? memoryFor(trace, decodedTraceBytesPerOp) : undefined),
+      whole ? this.decoding(trace, decodedTraceBytesPerOp, 'this question about the trace') : {},
     );
   }
 
@@ -212,11 +242,14 @@ export class ServerWorkers {
         ? { kind: 'merge' as const, inputs }
         : { kind: 'merge' as const, inputs, title };
     // Every input decoded, then the merged trace and its encoding: as an import of them all.
-    const known = inputs.map((input) => memoryFor(input.trace, tileBuildBytesPerOp));
-    const memoryBytes = known.includes(undefined)
+    const counts = inputs.map((input) => input.trace.opCount);
+    const opCount = counts.includes(undefined)
       ? undefined
-      : known.reduce((sum: number, bytes) => sum + bytes!, 0);
-    return (await this.pool.run(task, withMemory(memoryBytes))) as ImportedTrace;
+      : counts.reduce((sum: number, n) => sum + n!, 0);
+    return (await this.pool.run(
+      task,
+      this.decoding({ opCount }, tileBuildBytesPerOp, 'merging these traces'),
+    )) as ImportedTrace;
   }
 
   /** Checks an uploaded streamscope container in a worker and hands back its stored form. */
@@ -269,6 +302,18 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
 export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
   sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;
 
-function withMemory(memoryBytes: number | undefined): TaskHandlers {
-  return memoryBytes === undefined ? {} : { memoryBytes };
+/** A whole trace of `opCount` ops decoded for `what` would need more than `limitBytes`. */
+function tooLargeForMemory(
+  what: string,
+  opCount: number,
+  bytesPerOp: number,
+  limitBytes: number,
+): ApiError {
+  const size = (bytes: number): string =>
+    bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.ceil(bytes / 1e6)} MB`;
+  return new ApiError(
+    507,
+    'too-large-for-memory',
+    `${what} needs about ${size(opCount * bytesPerOp)} of memory (${opCount.toLocaleString('en-US')} ops at ${bytesPerOp} bytes an op), more than the ${size(limitBytes)} this machine has; on a machine with more, download the trace and run \`streamscope analyze FILE\` or \`streamscope serve\` there`,
+  );
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mixedTrace } from '../test-support/mixed-trace.ts';
-import type { ToWorker } from './protocol.ts';
+import type { ToWorker, WorkerTask } from './protocol.ts';
 import { ServerWorkers } from './server-workers.ts';
 import { decodedTraceBytesPerOp } from './task-memory.ts';
 import { writeTilePyramid } from './tile-pyramid.ts';
@@ -79,5 +79,38 @@ describe('the memory a window or a query declares', () => {
     const { workers, declared } = recording();
     await workers.window({ path: untiled.path, partial: false }, { fromNs: 0, toNs: 1 });
     expect(declared).toEqual([undefined]);
+  });
+});
+
+describe('a task the machine cannot hold', () => {
+  it('is refused before it starts, naming what, how much and what to do', async () => {
+    const ran: WorkerTask[] = [];
+    const pool = {
+      run: (task: WorkerTask) => {
+        ran.push(task);
+        return Promise.resolve(new Uint8Array(0));
+      },
+    } as unknown as WorkerPool;
+    // A machine of 100 kB: the 3,000-op trace decoded (153 kB) does not fit, its tiles read do.
+    const workers = new ServerWorkers(pool, 100_000);
+    const refusals = [
+      workers.analyze(untiled),
+      workers.window(untiled, { fromNs: 0, toNs: 1_000_000 }),
+      workers.query(untiled, { type: 'area', fromNs: 0, toNs: 1, tracks: [] }),
+      workers.buildTiles(untiled, path.join(dir, 'never.tiles')),
+      workers.replaySource(untiled),
+      workers.mergeRanks([{ trace: untiled, fileName: 'a' }], undefined),
+    ];
+    for (const refused of refusals) {
+      await expect(refused).rejects.toMatchObject({ status: 507, code: 'too-large-for-memory' });
+    }
+    await expect(workers.analyze(untiled)).rejects.toThrow(
+      `the analysis of this trace needs about ${Math.ceil((untiled.opCount * 130) / 1e6)} MB of memory (${untiled.opCount.toLocaleString('en-US')} ops at 130 bytes an op), more than the 1 MB this machine has; on a machine with more, download the trace and run`,
+    );
+    expect(ran).toEqual([]);
+    // What reads the tiles file declares nothing and runs; so does a trace of unknown size.
+    await workers.window(tiled, { fromNs: 0, toNs: 1_000_000 });
+    await workers.analyze({ path: untiled.path, partial: false });
+    expect(ran.map((task) => task.kind)).toEqual(['window', 'analyze']);
   });
 });

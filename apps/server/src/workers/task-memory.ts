@@ -1,7 +1,6 @@
 import { open } from 'node:fs/promises';
 import { importPeakBytesPerOp, sniffFormat } from '@streamscope/importers';
 import { usableMemoryBytes } from '../config.ts';
-import type { TraceFileRef } from './protocol.ts';
 
 // What a task that decodes a whole stored trace may reach, per op of the trace, as measured on
 // the 175.9M ops (and 6.9M ranges) of a 50M-GPU-op nsys export (#22): the pool lets such tasks
@@ -19,11 +18,6 @@ export const taskMemoryShare = 0.8;
 
 export function defaultTaskMemoryBudgetBytes(): number {
   return taskMemoryShare * usableMemoryBytes();
-}
-
-/** `bytesPerOp` times the trace's ops, or undefined when the count is not known. */
-export function memoryFor(trace: TraceFileRef, bytesPerOp: number): number | undefined {
-  return trace.opCount === undefined ? undefined : trace.opCount * bytesPerOp;
 }
 
 /**
