@@ -209,8 +209,9 @@ export class ChromeEventScanner {
     state: number,
     context: number,
   ): number {
-    const slot = state * gapContexts + context;
-    if (gaps.matches(view, i, end, slot)) {
+    // After a key with no id (-1: more keys than get one), there is nothing to predict.
+    const slot = state < 0 ? -1 : state * gapContexts + context;
+    if (slot >= 0 && gaps.matches(view, i, end, slot)) {
       this.key = gaps.nextKey[slot]!;
       return i + gaps.lengthOf(slot);
     }
