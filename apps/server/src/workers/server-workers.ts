@@ -92,7 +92,7 @@ export class ServerWorkers {
   async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
     await this.pool.run(
       { kind: 'build-tiles', trace, outPath },
-      this.decoding(trace, tileBuildBytesPerOp, "this trace's tiles"),
+      this.decoding(trace, tileBuildBytesPerOp, "building this trace's tiles"),
     );
   }
 
