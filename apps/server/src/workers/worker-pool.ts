@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../http/api-error.ts';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.ts';
 import { fromWorkerError } from './protocol.ts';
+import type { ThreadScript } from './thread-script.ts';
 import { threadScript } from './thread-script.ts';
 
 export interface WorkerPoolOptions {
@@ -42,6 +43,8 @@ export interface WorkerPoolOptions {
    * analyses of a 176M-op trace (23 GB each) take turns instead of ending the process.
    */
   readonly memoryBudgetBytes?: number;
+  /** What the threads start on (default: worker-main through tsx, or beside a bundle). */
+  readonly script?: ThreadScript;
 }
 
 export interface TaskHandlers {
@@ -79,7 +82,7 @@ interface Slot {
 }
 
 // The worker entry: worker-main.ts through tsx's bootstrap, or worker-main.mjs in a bundle.
-const workerScript = threadScript('worker-main', import.meta.url);
+const defaultWorkerScript = threadScript('worker-main', import.meta.url);
 
 /**
  * A few worker threads for the work that would block the event loop: expanding workloads,
@@ -96,6 +99,7 @@ export class WorkerPool {
   private readonly niceness: number;
   private readonly retireHeapBytes: number;
   readonly memoryBudgetBytes: number;
+  private readonly script: ThreadScript;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private nextTaskId = 1;
@@ -111,6 +115,7 @@ export class WorkerPool {
     this.niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 2)));
     this.retireHeapBytes = options.retireHeapBytes ?? 128 * 2 ** 20;
     this.memoryBudgetBytes = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
+    this.script = options.script ?? defaultWorkerScript;
     this.keepWarm();
   }
 
@@ -225,8 +230,8 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerScript.url, {
-      workerData: { entry: workerScript.entry, niceness: this.niceness },
+    const worker = new Worker(this.script.url, {
+      workerData: { entry: this.script.entry, niceness: this.niceness },
     });
     const slot: Slot = { worker };
     this.slots.add(slot);

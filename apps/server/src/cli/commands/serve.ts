@@ -11,6 +11,7 @@ import { summarize, traceTools } from '../../integrations/trace-tools.ts';
 import { workloadService } from '../../integrations/workload-service.ts';
 import { startServer } from '../../server.ts';
 import { sharedWorkers } from '../../workers/server-workers.ts';
+import { bundleThreads } from '../../workers/thread-bundle.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
@@ -69,6 +70,13 @@ export const serveCommand: Command = {
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
     const env = readEnv();
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
+    // The worker threads run one bundle of their code, made now (thread-bundle.ts), before
+    // anything starts the shared pool.
+    const threads = await bundleThreads();
+    if (threads !== undefined) {
+      process.once('exit', () => threads.remove());
+    }
+    sharedWorkers(threads === undefined ? {} : { script: threads.script });
     const backendSet = await executorBackendsFor(dataDir, (line) => io.err(line));
     const server = await startServer({
       dataDir,

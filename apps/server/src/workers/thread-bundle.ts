@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Esbuild from 'esbuild';
+import type { ThreadScript } from './thread-script.ts';
+import { isBundled } from './thread-script.ts';
+
+// Under tsx the worker threads run the server's TypeScript module by module through tsx's
+// loader, and the same code runs 10–20% slower that way than as one esbuild bundle (measured on
+// the 1M-GPU-op kineto trace's import and the 17.6M-op trace's analysis, #22): the hot helpers
+// are called across modules. So `serve` bundles the worker pool's entry when it starts, as the
+// bench bundle does (apps/server/scripts/node-bundle-options.mjs), and starts its threads on it.
+
+const serverRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+interface BundleOptionsModule {
+  bundleServerCompanions(
+    esbuild: typeof Esbuild,
+    serverRoot: string,
+    outDir: string,
+  ): Promise<void>;
+}
+
+/** The worker pool's entry bundled into a folder of its own, and how to remove that folder. */
+export interface BundledThreads {
+  readonly script: ThreadScript;
+  remove(): void;
+}
+
+/**
+ * Bundles the worker pool's entry (with its companions: the metadata thread, the executor's
+ * child script, sql.js's WebAssembly) into a fresh temporary folder. Undefined when the server
+ * already runs from a bundle, or esbuild is not installed (a production install without dev
+ * dependencies): the threads then run from the sources through tsx, as they always could.
+ */
+export async function bundleThreads(): Promise<BundledThreads | undefined> {
+  if (isBundled) {
+    return undefined;
+  }
+  let esbuild: typeof Esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    return undefined;
+  }
+  const options = (await import(
+    pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
+  )) as BundleOptionsModule;
+  const outDir = mkdtempSync(path.join(os.tmpdir(), 'streamscope-threads-'));
+  const remove = (): void => rmSync(outDir, { recursive: true, force: true });
+  try {
+    await options.bundleServerCompanions(esbuild, serverRoot, outDir);
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { script: { url: pathToFileURL(path.join(outDir, 'worker-main.mjs')) }, remove };
+}
