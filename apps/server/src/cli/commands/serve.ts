@@ -72,7 +72,12 @@ export const serveCommand: Command = {
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
     // The worker threads run one bundle of their code, made now (thread-bundle.ts), before
     // anything starts the shared pool.
-    const threads = await bundleThreads();
+    const threads = await bundleThreads().catch((error: unknown) => {
+      io.err(
+        `note: the worker threads run from the sources (bundling them failed: ${error instanceof Error ? error.message : String(error)})`,
+      );
+      return undefined;
+    });
     if (threads !== undefined) {
       process.once('exit', () => threads.remove());
     }
