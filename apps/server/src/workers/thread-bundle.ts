@@ -7,10 +7,11 @@ import type { ThreadScript } from './thread-script.ts';
 import { isBundled } from './thread-script.ts';
 
 // Under tsx the worker threads run the server's TypeScript module by module through tsx's
-// loader, and the same code runs 10–20% slower that way than as one esbuild bundle (measured on
-// the 1M-GPU-op kineto trace's import and the 17.6M-op trace's analysis, #22): the hot helpers
-// are called across modules. So `serve` bundles the worker pool's entry when it starts, as the
-// bench bundle does (apps/server/scripts/node-bundle-options.mjs), and starts its threads on it.
+// loader, and the same code runs slower that way than as one esbuild bundle: imports of the
+// generated kineto traces 10–22% slower, the 17.6M-op trace's analysis up to 10% (#22; the hot
+// helpers are called across modules). So `serve` bundles the worker pool's entry when it starts,
+// as the bench bundle does (apps/server/scripts/node-bundle-options.mjs), and starts its threads
+// on that.
 
 const serverRoot = fileURLToPath(new URL('../../', import.meta.url));
 
