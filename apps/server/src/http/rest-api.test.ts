@@ -307,15 +307,21 @@ describe('REST API', () => {
     expect(badFormat.body).toMatchObject({ error: { code: 'bad-request', path: 'format' } });
   });
 
-  it('analyzes a stored trace, whole or in a window', async () => {
+  /** A server with `tools` and the id of a finished simulator run of 60 ops on it. */
+  async function finishedRunOn(tools: ReturnType<typeof traceTools>): Promise<string> {
     await t.close();
-    t = await startTestServer({ tools: traceTools() });
+    t = await startTestServer({ tools });
     const { body } = await post({ workload: { name: 'w' } });
     const id = (body as Entry).id;
     const run = await t.backends.sim.nextRun();
     run.addOps(60);
     run.finish();
     await waitForStatus(id, 'finished');
+    return id;
+  }
+
+  it('analyzes a stored trace, whole or in a window', async () => {
+    const id = await finishedRunOn(traceTools());
     const whole = await t.api('GET', `/api/traces/${id}/analysis`, '/api/traces/{id}/analysis');
     expect(whole.status).toBe(200);
     expect(whole.body).toHaveProperty('metrics');
@@ -328,15 +334,8 @@ describe('REST API', () => {
   });
 
   it("refuses an analysis the machine's memory cannot hold, naming why, and goes on serving", async () => {
-    await t.close();
     // A machine of 1 kB: the 60-op trace's analysis (130 bytes an op) does not fit.
-    t = await startTestServer({ tools: traceTools(new ServerWorkers(sharedWorkers().pool, 1000)) });
-    const { body } = await post({ workload: { name: 'w' } });
-    const id = (body as Entry).id;
-    const run = await t.backends.sim.nextRun();
-    run.addOps(60);
-    run.finish();
-    await waitForStatus(id, 'finished');
+    const id = await finishedRunOn(traceTools(new ServerWorkers(sharedWorkers().pool, 1000)));
     const refused = await t.api('GET', `/api/traces/${id}/analysis`, '/api/traces/{id}/analysis');
     expect(refused.status).toBe(507);
     expect(refused.body).toMatchObject({ error: { code: 'too-large-for-memory' } });
