@@ -1,11 +1,13 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerWorkers } from './server-workers.ts';
 import type { BundledThreads } from './thread-bundle.ts';
-import { bundleThreads } from './thread-bundle.ts';
+import { bundleThreads, removeStaleFolders } from './thread-bundle.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 // `serve` starts its worker threads on one esbuild bundle of their code instead of the sources
@@ -74,5 +76,24 @@ describe('worker threads on one bundle of their code', () => {
     expect(existsSync(folder)).toBe(true);
     threads.remove();
     expect(existsSync(folder)).toBe(false);
+  });
+});
+
+describe('bundle folders of servers that are gone', () => {
+  it('are removed; those of running servers and anything else stay', async () => {
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'stale-threads-'));
+    const ended = spawnSync(process.execPath, ['-e', '0']);
+    const names = [
+      `streamscope-threads-${ended.pid}-a1B2c3`,
+      `streamscope-threads-${process.pid}-d4E5f6`,
+      'streamscope-threads-notapid-g7',
+      'something-else',
+    ];
+    for (const name of names) {
+      await mkdir(path.join(tmp, name));
+    }
+    removeStaleFolders(tmp);
+    expect(readdirSync(tmp).sort()).toEqual(names.slice(1).sort());
+    await rm(tmp, { recursive: true, force: true });
   });
 });

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Esbuild from 'esbuild';
 import type { ThreadScript } from './thread-script.ts';
@@ -14,6 +15,9 @@ import { isBundled } from './thread-script.ts';
 // on that.
 
 const serverRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** A bundle's folder: `streamscope-threads-<pid of the server>-<random>` in the temp folder. */
+const folderPrefix = 'streamscope-threads-';
+const stalePattern = new RegExp(`^${folderPrefix}(\\d+)-`);
 
 interface BundleOptionsModule {
   bundleServerCompanions(
@@ -48,7 +52,8 @@ export async function bundleThreads(): Promise<BundledThreads | undefined> {
   const options = (await import(
     pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
   )) as BundleOptionsModule;
-  const outDir = mkdtempSync(path.join(os.tmpdir(), 'streamscope-threads-'));
+  removeStaleFolders(os.tmpdir());
+  const outDir = mkdtempSync(path.join(os.tmpdir(), `${folderPrefix}${process.pid}-`));
   const remove = (): void => rmSync(outDir, { recursive: true, force: true });
   try {
     await options.bundleServerCompanions(esbuild, serverRoot, outDir);
@@ -57,4 +62,27 @@ export async function bundleThreads(): Promise<BundledThreads | undefined> {
     throw error;
   }
   return { script: { url: pathToFileURL(path.join(outDir, 'worker-main.mjs')) }, remove };
+}
+
+/**
+ * Removes the bundle folders of servers that no longer run (killed before they could remove
+ * their own: SIGKILL, a crash), found by the process id in their names.
+ */
+export function removeStaleFolders(tmpDir: string): void {
+  for (const name of readdirSync(tmpDir)) {
+    const pid = Number(stalePattern.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid > 0 && !isRunning(pid)) {
+      rmSync(path.join(tmpDir, name), { recursive: true, force: true });
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
