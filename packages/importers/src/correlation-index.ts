@@ -1,3 +1,5 @@
+import { upperBoundOf } from '@streamscope/trace';
+
 /** A process gets a dense table while its largest id stays below this many slots per op plus slack. */
 const denseSlotsPerOp = 1.5;
 const denseSlack = 1 << 16;
@@ -101,14 +103,7 @@ export class CorrelationIndex {
     } else {
       hi = hint - 1;
     }
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ids[sorted[mid]!]! <= corr) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
+    lo = upperBoundOf(sorted, ids, corr, lo, hi);
     this.hintProc = proc;
     this.hint = lo;
     return lo > start && ids[sorted[lo - 1]!] === corr ? sorted[lo - 1]! : -1;

@@ -10,28 +10,33 @@ export function lowerBoundOf(
   lo = 0,
   hi = order.length,
 ): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[order[mid]!]! < target) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return boundOf(order, values, target, false, lo, hi);
 }
 
-/** The first position k in [0, order.length) with `values[order[k]] > target` (as lowerBoundOf). */
+/** The first position k in [lo, hi) with `values[order[k]] > target`, or `hi` (as lowerBoundOf). */
 export function upperBoundOf(
   order: Uint32Array,
   values: ArrayLike<number>,
   target: number,
+  lo = 0,
+  hi = order.length,
 ): number {
-  let lo = 0;
-  let hi = order.length;
+  return boundOf(order, values, target, true, lo, hi);
+}
+
+/** The first position in [lo, hi) not below `target`, or (`pastEqual`) above it. */
+function boundOf(
+  order: Uint32Array,
+  values: ArrayLike<number>,
+  target: number,
+  pastEqual: boolean,
+  lo: number,
+  hi: number,
+): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (values[order[mid]!]! <= target) {
+    const v = values[order[mid]!]!;
+    if (v < target || (pastEqual && v === target)) {
       lo = mid + 1;
     } else {
       hi = mid;

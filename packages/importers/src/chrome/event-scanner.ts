@@ -261,10 +261,7 @@ export class ChromeEventScanner {
     const id = gaps.idOf(buf, keyStart, i - keyStart);
     this.key = id;
     if (id < 0) {
-      this.keyKind =
-        gaps === this.topGaps
-          ? topKeyOf(buf, keyStart, i - keyStart)
-          : argKeyOf(buf, keyStart, i - keyStart);
+      this.keyKind = gaps.classify(buf, keyStart, i - keyStart);
     }
     i = skipSpace(buf, i + 1, end);
     if (i >= end || buf[i] !== COLON) {

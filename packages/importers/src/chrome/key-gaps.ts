@@ -31,7 +31,7 @@ export const objectEnd = maxKeys + 1;
  */
 export class KeyGaps {
   /** The kind of each key id (the scanner's TopKey or ArgKey). */
-  readonly kinds = new Int8Array(maxKeys + 2);
+  readonly kinds = new Int8Array(maxKeys);
   /** Per state and context (`state * gapContexts + context`): the gap's length, 0 = none. */
   readonly gapLength = new Int32Array((maxKeys + 1) * gapContexts);
   /** The key id after that gap, or objectEnd. */
@@ -40,12 +40,12 @@ export class KeyGaps {
   private readonly gapBytes = new Uint8Array((maxKeys + 1) * gapContexts * maxGapBytes);
   readonly gapView = new DataView(this.gapBytes.buffer);
   private readonly slots = new Int32Array(keySlots);
-  private readonly keyStart = new Int32Array(maxKeys);
   private readonly keyLength = new Int32Array(maxKeys);
   private readonly keyBytes = new Uint8Array(maxKeys * maxKeyBytes);
   private keys = 0;
 
-  constructor(private readonly classify: (buf: Uint8Array, at: number, length: number) => number) {}
+  /** @param classify the kind of a key by its raw bytes (also for keys that get no id). */
+  constructor(readonly classify: (buf: Uint8Array, at: number, length: number) => number) {}
 
   /** Whether the gap predicted for `slot` (`state * gapContexts + context`) is at `view[i]`. */
   matches(view: DataView, i: number, end: number, slot: number): boolean {
@@ -102,7 +102,6 @@ export class KeyGaps {
     }
     this.keys = id + 1;
     this.slots[slot] = id + 1;
-    this.keyStart[id] = id * maxKeyBytes;
     this.keyLength[id] = length;
     this.keyBytes.set(buf.subarray(at, at + length), id * maxKeyBytes);
     this.kinds[id] = this.classify(buf, at, length);
@@ -110,7 +109,7 @@ export class KeyGaps {
   }
 
   private sameKey(id: number, buf: Uint8Array, at: number): boolean {
-    const start = this.keyStart[id]!;
+    const start = id * maxKeyBytes;
     const length = this.keyLength[id]!;
     for (let k = 0; k < length; k++) {
       if (this.keyBytes[start + k] !== buf[at + k]) {
