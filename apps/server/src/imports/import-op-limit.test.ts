@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { maxImportOpsFor } from '@streamscope/importers';
+import { importTrace, maxImportOpsFor } from '@streamscope/importers';
+import { saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   defaultImportBytes,
@@ -78,6 +79,20 @@ describe('an upload over the limit of ops an import keeps (limits.importOps)', (
       'kineto/train.pt.trace.json.gz',
       'train.pt.trace.json.gz: the trace has more than 500 ops and ranges together, the limit an import keeps; start the server with --max-ops N (limits.importOps) to raise it',
     );
+  });
+
+  it('is 413 for a streamscope container (.sstrace) whose ops and ranges pass it, as it is decoded', async () => {
+    const { trace } = await importTrace(fixture('kineto/train.pt.trace.json.gz'), {
+      fileName: 'train.pt.trace.json.gz',
+    });
+    expect(trace.ops.count + trace.ranges.count).toBeGreaterThan(importOps);
+    const reply = await upload<ErrorBody>(t.base, Buffer.from(saveTrace(trace)), 'train.sstrace');
+    expect(reply.status).toBe(413);
+    expect(reply.body.error?.code).toBe('too-large');
+    expect(reply.body.error?.message).toMatch(
+      /^train\.sstrace: the trace has more than 500 ops and ranges together, the limit an import keeps \(reached at byte \d+ of the file\); start the server with --max-ops N \(limits\.importOps\) to raise it$/,
+    );
+    await nothingKept();
   });
 
   it('leaves the server serving: a trace under the limit imports after the refusals', async () => {

@@ -50,7 +50,12 @@ export type ForeignImporter = (
 /** Checks an uploaded streamscope container (off the event loop) and resolves with its stored form. */
 export type ContainerReader = (
   filePath: string,
-  options: { readonly fileName: string; readonly signal: AbortSignal },
+  options: {
+    readonly fileName: string;
+    readonly signal: AbortSignal;
+    /** The most ops and ranges the trace may hold (limits.importOps), as an import keeps. */
+    readonly maxOps?: number;
+  },
 ) => Promise<ImportedTrace>;
 
 export interface UploadRequest {
@@ -278,7 +283,7 @@ export class ImportService {
     onStage: (table: string) => void,
   ): Promise<ImportedTrace> {
     if (await startsWith(partPath, containerMagic)) {
-      return this.readContainer(partPath, { fileName, signal });
+      return this.readContainer(partPath, { fileName, signal, maxOps: this.maxOps });
     }
     if (this.importForeign === undefined) {
       throw new ApiError(

@@ -51,7 +51,12 @@ export type WorkerTask =
       readonly maxOps?: number;
     }
   /** An uploaded .sstrace: checked and encoded again for storing. */
-  | { readonly kind: 'load-container'; readonly filePath: string; readonly fileName: string }
+  | {
+      readonly kind: 'load-container';
+      readonly filePath: string;
+      readonly fileName: string;
+      readonly maxOps?: number;
+    }
   /** A window of a trace, or all of it (a live run's snapshot), as codec bytes. */
   | { readonly kind: 'window'; readonly trace: TraceFileRef; readonly window?: TraceWindow }
   /** A question about the whole trace with a small JSON answer (trace-query.ts). */

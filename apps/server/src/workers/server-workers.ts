@@ -255,7 +255,12 @@ export class ServerWorkers {
   /** Checks an uploaded streamscope container in a worker and hands back its stored form. */
   readonly readContainer: ContainerReader = async (filePath, options) =>
     (await this.pool.run(
-      { kind: 'load-container', filePath, fileName: options.fileName },
+      {
+        kind: 'load-container',
+        filePath,
+        fileName: options.fileName,
+        ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
+      },
       { signal: options.signal },
     )) as ImportedTrace;
 

@@ -157,6 +157,7 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
       return (await import('./tasks/container-task.ts')).containerTask(
         task.filePath,
         task.fileName,
+        task.maxOps ?? Number.POSITIVE_INFINITY,
         ctx,
       );
     case 'window':
