@@ -28,23 +28,36 @@ export const nodeBundleOptions = {
  * What a bundled server needs beside its own file (workers/thread-script.ts looks there): its
  * threads' entries (the worker pool's and the metadata thread's), bundled one file each, the
  * executor's child script and sql.js's WebAssembly. Every script that bundles a server calls this.
+ * Returns the files they were made from (absolute paths), for a cache to tell when they change.
  */
 export async function bundleServerCompanions(esbuild, serverRoot, outDir) {
+  const inputs = [];
   const threads = [
     path.join(serverRoot, 'src', 'workers', 'worker-main.ts'),
     path.join(serverRoot, 'src', 'storage', 'metadata-worker.mjs'),
   ];
   for (const entry of threads) {
-    await esbuild.build({
+    const result = await esbuild.build({
       ...nodeBundleOptions,
       entryPoints: [entry],
       outfile: path.join(outDir, `${path.basename(entry).replace(/\.m?[jt]s$/, '')}.mjs`),
+      metafile: true,
     });
+    inputs.push(...metafileInputs(result.metafile));
   }
   const require = createRequire(path.join(serverRoot, 'package.json'));
-  copyFileSync(
+  const copies = [
     path.join(serverRoot, '..', '..', 'packages', 'executor', 'src', 'cuda', 'child-host.mjs'),
-    path.join(outDir, 'child-host.mjs'),
-  );
-  copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(outDir, 'sql-wasm.wasm'));
+    require.resolve('sql.js/dist/sql-wasm.wasm'),
+  ];
+  for (const file of copies) {
+    copyFileSync(file, path.join(outDir, path.basename(file)));
+  }
+  return [...inputs, ...copies];
+}
+
+/** The files an esbuild build with `metafile: true` read, as absolute paths. */
+export function metafileInputs(metafile) {
+  // esbuild names them relative to its working folder, this process's unless told otherwise.
+  return Object.keys(metafile.inputs).map((input) => path.resolve(input));
 }

@@ -1,8 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BackendChoice, BackendName } from '@streamscope/executor';
 import type { Trace } from '@streamscope/trace';
 import serverPackage from '../package.json' with { type: 'json' };
@@ -10,6 +8,7 @@ import type { ServerLimits, ServerTiming } from './config.ts';
 import { defaultHost, defaultLimits, defaultTiming } from './config.ts';
 import { createApp } from './http/app.ts';
 import { authorizeUpgrade, securityPolicyFor } from './http/security.ts';
+import { defaultWebDistDir } from './http/static-web.ts';
 import type { TraceTools, WorkloadService } from './http/services.ts';
 import type { ContainerReader, ForeignImporter } from './imports/import-service.ts';
 import { ImportService } from './imports/import-service.ts';
@@ -67,7 +66,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 /** The upload route (import-routes.ts), which answers `Expect: 100-continue` itself. */
 const uploadPath = '/api/imports';
 
@@ -116,7 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     defaultBackend: options.backend ?? 'auto',
     autoBackend,
     version: serverPackage.version,
-    webDistDir: options.webDistDir ?? path.resolve(here, '..', '..', 'web', 'dist'),
+    webDistDir: options.webDistDir ?? defaultWebDistDir,
     log,
     ...(options.workloads !== undefined ? { workloads: options.workloads } : {}),
   });

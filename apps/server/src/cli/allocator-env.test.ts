@@ -10,7 +10,7 @@ describe('the CLI allocator settings', () => {
     ) as { scripts: Record<string, string> };
     const settings = Object.entries(cliAllocatorEnv).map(([k, v]) => `${k}=${v}`);
     expect(pkg.scripts['streamscope']).toBe(
-      `${settings.join(' ')} tsx apps/server/src/cli/main.ts`,
+      `${settings.join(' ')} node apps/server/scripts/streamscope.mjs`,
     );
   });
 });

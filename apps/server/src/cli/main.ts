@@ -44,9 +44,11 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   }
 }
 
-const isEntry =
-  process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (isEntry) {
+/**
+ * Runs the CLI on this process's arguments and sets its exit status: what `pnpm streamscope`
+ * does, from the bundle (apps/server/scripts/streamscope.mjs) or from this file under tsx.
+ */
+export function runCliProcess(): void {
   const io: CommandIo = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
@@ -78,4 +80,11 @@ if (isEntry) {
       process.exitCode = 1;
     },
   );
+}
+
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))
+) {
+  runCliProcess();
 }

@@ -1,8 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { NextFunction, Request, Response, Router } from 'express';
 import express from 'express';
 import { strictRouter } from './api-router.ts';
+
+/**
+ * The web app's build in this repository. Like every path found from a module's own URL, it
+ * climbs from a folder four levels below the root, where the CLI's bundle also sits
+ * (apps/server/scripts/cli-bundle.mjs), so it names the same folder from either.
+ */
+export const defaultWebDistDir = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 const contentSecurityPolicy = [
   "default-src 'self'",

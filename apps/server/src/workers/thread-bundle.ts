@@ -24,7 +24,7 @@ interface BundleOptionsModule {
     esbuild: typeof Esbuild,
     serverRoot: string,
     outDir: string,
-  ): Promise<void>;
+  ): Promise<readonly string[]>;
 }
 
 /** The worker pool's entry bundled into a folder of its own, and how to remove that folder. */
@@ -40,6 +40,8 @@ export interface BundledThreads {
  * dependencies): the threads then run from the sources through tsx, as they always could.
  */
 export async function bundleThreads(): Promise<BundledThreads | undefined> {
+  // A bundled server (the CLI runs from one) removes those of other servers too.
+  removeStaleFolders(os.tmpdir());
   if (isBundled) {
     return undefined;
   }
@@ -52,7 +54,6 @@ export async function bundleThreads(): Promise<BundledThreads | undefined> {
   const options = (await import(
     pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
   )) as BundleOptionsModule;
-  removeStaleFolders(os.tmpdir());
   const outDir = mkdtempSync(path.join(os.tmpdir(), `${folderPrefix}${process.pid}-`));
   const remove = (): void => rmSync(outDir, { recursive: true, force: true });
   try {

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// `pnpm streamscope`: the CLI run from an esbuild bundle of its sources, made again when they
+// change (bundle-cache.mjs), with its threads' entries beside it as a bundled server expects
+// (workers/thread-script.ts). From sources through tsx, the CLI took 1.2 s to start and its
+// imports and analyses ran 10–20% slower (#22). Without esbuild (an install without dev
+// dependencies) it runs from the sources through tsx, as it always could.
+
+const serverRoot = fileURLToPath(new URL('../', import.meta.url));
+const cliSource = path.join(serverRoot, 'src', 'cli', 'main.ts');
+/**
+ * Where the CLI's bundles are kept: four folders below the repository's root, as the modules
+ * that find the repository's files from their own URL (the native addon, the web app's build),
+ * so that those URLs name the same files from the bundle.
+ */
+export const bundlesDir = path.join(serverRoot, '.bundle');
+
+/** The bundled CLI's entry, made or reused; undefined when esbuild is not installed. */
+export async function cliBundle() {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    return undefined;
+  }
+  const { freshBundle } = await import('./bundle-cache.mjs');
+  const { bundleServerCompanions, metafileInputs, nodeBundleOptions } =
+    await import('./node-bundle-options.mjs');
+  const { dir } = await freshBundle({
+    bundlesDir,
+    name: 'cli',
+    build: async (outDir) => {
+      const result = await esbuild.build({
+        ...nodeBundleOptions,
+        entryPoints: [cliSource],
+        outfile: path.join(outDir, 'main.mjs'),
+        metafile: true,
+      });
+      const companions = await bundleServerCompanions(esbuild, serverRoot, outDir);
+      // How the bundle is made is one of its inputs too.
+      const scripts = ['streamscope.mjs', 'bundle-cache.mjs', 'node-bundle-options.mjs'].map(
+        (file) => path.join(serverRoot, 'scripts', file),
+      );
+      return [...metafileInputs(result.metafile), ...companions, ...scripts];
+    },
+  });
+  return pathToFileURL(path.join(dir, 'main.mjs')).href;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  let entry;
+  try {
+    entry = (await cliBundle()) ?? undefined;
+  } catch (error) {
+    // esbuild's own message names the file and line that does not compile.
+    process.stderr.write(`streamscope: the CLI could not be bundled: ${String(error)}\n`);
+    process.exit(1);
+  }
+  if (entry === undefined) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    entry = pathToFileURL(cliSource).href;
+  }
+  const cli = await import(entry);
+  cli.runCliProcess();
+}
