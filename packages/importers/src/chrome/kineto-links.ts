@@ -132,11 +132,17 @@ export class KinetoLinks {
   resolve(builder: TraceBuilder, provisionalProc: number): number {
     const chains = new CallChains(this.apiCorr.data, this.apiCount);
     this.chains = chains;
-    const preferred = this.preferredOwners(chains);
+    // Each GPU op's first call by its id, looked up once for the votes and the pick.
+    const firsts = new Int32Array(this.gpuCount);
+    for (let g = 0; g < this.gpuCount; g++) {
+      const corr = this.gpuCorr.data[g]!;
+      firsts[g] = corr === 0 ? -1 : chains.first(corr);
+    }
+    const preferred = this.preferredOwners(chains, firsts);
     let unknownSizes = 0;
     for (let g = 0; g < this.gpuCount; g++) {
       const key = this.gpuKey.data[g]!;
-      const api = this.pick(this.gpuCorr.data[g]!, preferred.get(key), this.gpuStartNs.data[g]!);
+      const api = this.pickFrom(firsts[g]!, preferred.get(key), this.gpuStartNs.data[g]!);
       const owner = api >= 0 ? this.apiProc.data[api]! : (preferred.get(key) ?? provisionalProc);
       const op = this.gpuOp.data[g]!;
       if (owner !== provisionalProc) {
@@ -193,13 +199,25 @@ export class KinetoLinks {
 
   /**
    * Per GPU key, the process whose calls it is linked to most often by ids that only one
-   * process used: it decides between processes that reuse an id.
+   * process used: it decides between processes that reuse an id. `firsts[g]`: GPU op g's first
+   * call by its id, or -1.
    */
-  private preferredOwners(chains: CallChains): Map<number, number> {
+  private preferredOwners(chains: CallChains, firsts: Int32Array): Map<number, number> {
     const votes = new Map<number, Map<number, number>>();
     const next = chains.next;
+    // Ops come in runs of one key and one process: counted per run, added up per run's end.
+    let runKey = -1;
+    let runProc = -1;
+    let runVotes = 0;
+    const addRun = (): void => {
+      if (runVotes > 0) {
+        const byProc = votes.get(runKey) ?? new Map<number, number>();
+        byProc.set(runProc, (byProc.get(runProc) ?? 0) + runVotes);
+        votes.set(runKey, byProc);
+      }
+    };
     for (let g = 0; g < this.gpuCount; g++) {
-      const first = chains.first(this.gpuCorr.data[g]!);
+      const first = firsts[g]!;
       if (first < 0) {
         continue;
       }
@@ -210,11 +228,16 @@ export class KinetoLinks {
       }
       if (oneProcess) {
         const key = this.gpuKey.data[g]!;
-        const byProc = votes.get(key) ?? new Map<number, number>();
-        byProc.set(proc, (byProc.get(proc) ?? 0) + 1);
-        votes.set(key, byProc);
+        if (key !== runKey || proc !== runProc) {
+          addRun();
+          runKey = key;
+          runProc = proc;
+          runVotes = 0;
+        }
+        runVotes++;
       }
     }
+    addRun();
     const preferred = new Map<number, number>();
     for (const [key, byProc] of votes) {
       let best = -1;
@@ -236,9 +259,12 @@ export class KinetoLinks {
    * that began at or before the op, else the earliest. -1 when no call has the id.
    */
   private pick(corr: number, preferredProc: number | undefined, startNs: number): number {
-    const chains = this.chains!;
-    const next = chains.next;
-    const first = corr === 0 ? -1 : chains.first(corr);
+    return this.pickFrom(corr === 0 ? -1 : this.chains!.first(corr), preferredProc, startNs);
+  }
+
+  /** `pick` from the first call with the id (-1: none). */
+  private pickFrom(first: number, preferredProc: number | undefined, startNs: number): number {
+    const next = this.chains!.next;
     if (first < 0) {
       return -1;
     }
