@@ -13,6 +13,7 @@ import {
   analysisBytesPerOp,
   decodedTraceBytesPerOp,
   defaultTaskMemoryBudgetBytes,
+  containerMemoryBytes,
   importMemoryBytes,
   tileBuildBytesPerOp,
 } from './task-memory.ts';
@@ -261,7 +262,13 @@ export class ServerWorkers {
         fileName: options.fileName,
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
       },
-      { signal: options.signal },
+      {
+        memoryBytes: await containerMemoryBytes(
+          filePath,
+          options.maxOps ?? Number.POSITIVE_INFINITY,
+        ),
+        signal: options.signal,
+      },
     )) as ImportedTrace;
 
   /** Parses an uploaded file in a worker: a ForeignImporter, with progress and stages relayed. */

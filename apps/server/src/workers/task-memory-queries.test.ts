@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { importPeakBytesPerOp } from '@streamscope/importers';
 import os from 'node:os';
 import path from 'node:path';
 import { saveTrace } from '@streamscope/trace';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mixedTrace } from '../test-support/mixed-trace.ts';
 import type { ToWorker, WorkerTask } from './protocol.ts';
 import { ServerWorkers } from './server-workers.ts';
-import { decodedTraceBytesPerOp } from './task-memory.ts';
+import { containerBytesPerFileByte, decodedTraceBytesPerOp } from './task-memory.ts';
 import { writeTilePyramid } from './tile-pyramid.ts';
 import type { TaskHandlers, WorkerPool } from './worker-pool.ts';
 
@@ -45,6 +46,17 @@ function recording(): { workers: ServerWorkers; declared: (number | undefined)[]
   } as unknown as WorkerPool;
   return { workers: new ServerWorkers(pool), declared };
 }
+
+describe('the memory an uploaded container declares', () => {
+  it('is its measured peak over its size, at most the ops the server keeps', async () => {
+    const { workers, declared } = recording();
+    const signal = new AbortController().signal;
+    const size = (await stat(untiled.path)).size;
+    await workers.readContainer(untiled.path, { fileName: 'a.sstrace', signal });
+    await workers.readContainer(untiled.path, { fileName: 'a.sstrace', signal, maxOps: 10 });
+    expect(declared).toEqual([size * containerBytesPerFileByte, 10 * importPeakBytesPerOp]);
+  });
+});
 
 describe('the memory a window or a query declares', () => {
   it('is the decoded trace where it decodes the trace whole, nothing where it reads tiles', async () => {

@@ -5,6 +5,8 @@ import { gzipSync } from 'node:zlib';
 import { importPeakBytesPerOp } from '@streamscope/importers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  containerBytesPerFileByte,
+  containerMemoryBytes,
   importBytesPerGzipByte,
   importBytesPerJsonByte,
   importBytesPerSqliteByte,
@@ -37,5 +39,14 @@ describe('importMemoryBytes', () => {
     expect(await importMemoryBytes(packed, Infinity)).toBe(gz.length * importBytesPerGzipByte);
     expect(await importMemoryBytes(sqlite, Infinity)).toBe(4096 * importBytesPerSqliteByte);
     expect(await importMemoryBytes(sqlite, 10)).toBe(10 * importPeakBytesPerOp);
+  });
+});
+
+describe('containerMemoryBytes', () => {
+  it("takes the container's size times its measured peak, at most the ops it may keep", async () => {
+    const file = path.join(dir, 'upload.sstrace');
+    await writeFile(file, Buffer.alloc(5000));
+    expect(await containerMemoryBytes(file, Infinity)).toBe(5000 * containerBytesPerFileByte);
+    expect(await containerMemoryBytes(file, 20)).toBe(20 * importPeakBytesPerOp);
   });
 });
