@@ -18,7 +18,8 @@ const maxProbes = 16;
  * Interns printable-ASCII strings from their bytes: the same bytes give the same JS string
  * object, so a million events naming a few thousand kernels build a few thousand strings, not a
  * million. The caller has checked the bytes (printable ASCII, no `"` or `\`). A string is
- * hashed on its length and 16 of its bytes, and found by comparing all of them, four at a time.
+ * hashed on its length and a few words of its bytes, and found by comparing all of them, four
+ * at a time.
  */
 export class ByteStrings {
   /** Slot → entry + 1 (0 = empty); open addressing, linear probing. */
@@ -51,7 +52,7 @@ export class ByteStrings {
       this.viewOf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     }
-    const hash = sampleHash(buf, start, length);
+    const hash = sampleHash(buf, this.view, start, length);
     const mask = tableSlots - 1;
     let slot = (hash ^ length) & mask;
     for (let probe = 0; ; probe++) {
@@ -98,20 +99,28 @@ export class ByteStrings {
   }
 }
 
-/** A hash of a string's length and 16 of its bytes, spread over it (all of a short one). */
-function sampleHash(buf: Uint8Array, start: number, length: number): number {
+/**
+ * A hash of a string's length and some of its bytes: all of a short one, else five four-byte
+ * words spread over it (both ends, the middle, the quarters), where names that differ differ.
+ */
+function sampleHash(buf: Uint8Array, view: DataView, start: number, length: number): number {
   let hash = length;
-  if (length <= 16) {
+  if (length < 8) {
     for (let k = 0; k < length; k++) {
       hash = (Math.imul(hash, 31) + buf[start + k]!) | 0;
     }
     return hash;
   }
-  const last = length - 1;
-  for (let k = 0; k < 16; k++) {
-    hash = (Math.imul(hash, 31) + buf[start + ((last * k) >> 4) + (k === 15 ? 1 : 0)]!) | 0;
+  const last = start + length - 4;
+  const quarter = length >> 2;
+  hash = Math.imul(hash ^ view.getInt32(start, true), 0x9e3779b1);
+  hash = Math.imul(hash ^ view.getInt32(last, true), 0x9e3779b1);
+  hash = Math.imul(hash ^ view.getInt32(start + (length >> 1) - 2, true), 0x9e3779b1);
+  if (length > 16) {
+    hash = Math.imul(hash ^ view.getInt32(start + quarter, true), 0x9e3779b1);
+    hash = Math.imul(hash ^ view.getInt32(last - quarter, true), 0x9e3779b1);
   }
-  return hash;
+  return hash ^ (hash >>> 15);
 }
 
 /** Whether `length` bytes at `a[at]` equal those at `b[bt]`, four at a time. */
