@@ -21,7 +21,11 @@ COPY . .
 # STREAMSCOPE_NATIVE_REQUIRED=1: a broken addon build fails the image instead of quietly
 # falling back to the simulator.
 RUN STREAMSCOPE_NATIVE_REQUIRED=1 pnpm install --frozen-lockfile && pnpm --filter @streamscope/web build
+# The CLI's bundle, made once here (the server runs from it: README, the command line), and the
+# allocator setting `pnpm streamscope` runs it with (apps/server/src/cli/allocator-env.ts).
+RUN node apps/server/scripts/streamscope.mjs --help > /dev/null
+ENV MALLOC_MMAP_THRESHOLD_=4194304
 
 VOLUME /data
 EXPOSE 5178
-CMD ["node", "--import", "tsx", "apps/server/src/cli/main.ts", "serve", "--host", "0.0.0.0", "--port", "5178", "--data", "/data", "--backend", "auto"]
+CMD ["node", "apps/server/scripts/streamscope.mjs", "serve", "--host", "0.0.0.0", "--port", "5178", "--data", "/data", "--backend", "auto"]

@@ -43,7 +43,12 @@ export async function freshBundle(options) {
     if (current === undefined) {
       break;
     }
-    if (hold(current)) {
+    const held = hold(current);
+    if (held === 'unwritable') {
+      // A folder this user may not write (an image's, made at its build): nothing replaces it.
+      return { dir: current, built: false };
+    }
+    if (held === 'held') {
       if (currentBundle(bundlesDir, name) === current) {
         return { dir: current, built: false };
       }
@@ -52,7 +57,9 @@ export async function freshBundle(options) {
   }
   const dir = path.join(bundlesDir, `${name}-${Date.now().toString(36)}-${process.pid}`);
   mkdirSync(dir);
-  hold(dir);
+  if (hold(dir) !== 'held') {
+    throw new Error(`cannot write in ${dir}`);
+  }
   let inputs;
   try {
     inputs = await options.build(dir);
@@ -103,23 +110,29 @@ function statOrUndefined(file) {
   }
 }
 
-/** Marks `dir` as used by this process until it exits; false if the folder is gone. */
+/**
+ * Marks `dir` as used by this process until it exits: 'held', or 'gone' (the folder was
+ * removed), or 'unwritable' (this user may not write in it).
+ */
 function hold(dir) {
   const claim = path.join(dir, 'in-use', String(process.pid));
   try {
-    mkdirSync(path.dirname(claim), { recursive: false });
+    mkdirSync(path.dirname(claim));
   } catch (error) {
+    if (error.code === 'ENOENT') {
+      return 'gone';
+    }
     if (error.code !== 'EEXIST') {
-      return false;
+      return 'unwritable';
     }
   }
   try {
     writeFileSync(claim, '');
-  } catch {
-    return false;
+  } catch (error) {
+    return error.code === 'ENOENT' ? 'gone' : 'unwritable';
   }
   process.once('exit', () => rmSync(claim, { force: true }));
-  return true;
+  return 'held';
 }
 
 function release(dir) {

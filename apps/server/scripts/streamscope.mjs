@@ -53,11 +53,17 @@ export async function cliBundle() {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   let entry;
   try {
-    entry = (await cliBundle()) ?? undefined;
+    entry = await cliBundle();
   } catch (error) {
-    // esbuild's own message names the file and line that does not compile.
-    process.stderr.write(`streamscope: the CLI could not be bundled: ${String(error)}\n`);
-    process.exit(1);
+    if (Array.isArray(error?.errors)) {
+      // esbuild's own message names the file and line that does not compile.
+      process.stderr.write(`streamscope: the CLI could not be bundled: ${String(error)}\n`);
+      process.exit(1);
+    }
+    // Its folder cannot be written (a read-only checkout): the sources serve, only slower.
+    process.stderr.write(
+      `streamscope: running from the sources (the CLI's bundle could not be made: ${error.message})\n`,
+    );
   }
   if (entry === undefined) {
     const { register } = await import('tsx/esm/api');

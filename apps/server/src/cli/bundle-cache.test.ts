@@ -86,6 +86,20 @@ describe('freshBundle', () => {
     expect(existsSync(old)).toBe(false);
   });
 
+  it('runs from a current bundle it may not write in without holding it', async () => {
+    const bundlesDir = path.join(root, 'read-only');
+    const made = await freshBundle({ bundlesDir, name: 'cli', build: copyBuild });
+    // As in an image whose bundle root made: the hold cannot be written (here: `in-use` is a file).
+    await rm(path.join(made.dir, 'in-use'), { recursive: true });
+    await writeFile(path.join(made.dir, 'in-use'), '');
+    const built = builds;
+    expect(await freshBundle({ bundlesDir, name: 'cli', build: copyBuild })).toEqual({
+      dir: made.dir,
+      built: false,
+    });
+    expect(builds).toBe(built);
+  });
+
   it('leaves no folder and no record when the build fails, and says why', async () => {
     const bundlesDir = path.join(root, 'fails');
     await expect(
