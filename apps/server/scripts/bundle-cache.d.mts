@@ -15,3 +15,6 @@ export function freshBundle(
 ): Promise<{ readonly dir: string; readonly built: boolean }>;
 
 export function removeUnheld(bundlesDir: string, name: string, keep: string): void;
+
+/** Whether process `pid` runs (as any user). */
+export function isRunning(pid: number): boolean;

@@ -172,7 +172,8 @@ function readdirOrEmpty(dir) {
   }
 }
 
-function isRunning(pid) {
+/** Whether process `pid` runs (as any user). */
+export function isRunning(pid) {
   if (!Number.isInteger(pid) || pid <= 0) {
     return false;
   }

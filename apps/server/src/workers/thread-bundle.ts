@@ -4,6 +4,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Esbuild from 'esbuild';
+import { isRunning } from '../../scripts/bundle-cache.mjs';
 import type { ThreadScript } from './thread-script.ts';
 import { isBundled } from './thread-script.ts';
 
@@ -75,15 +76,5 @@ export function removeStaleFolders(tmpDir: string): void {
     if (Number.isInteger(pid) && pid > 0 && !isRunning(pid)) {
       rmSync(path.join(tmpDir, name), { recursive: true, force: true });
     }
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
