@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, fsyncSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BuildOptions, Metafile } from 'esbuild';
-import { build } from 'esbuild';
-import { freshBundle } from '../../apps/server/scripts/bundle-cache.mjs';
+import * as esbuild from 'esbuild';
+import { freshBundle, serverBundlesDir } from '../../apps/server/scripts/bundle-cache.mjs';
 import type { GenFormat } from '../gen/main.ts';
 import { generate } from '../gen/main.ts';
 import type { Report } from './report.ts';
@@ -71,34 +69,25 @@ interface ChildFigures {
  * tsx (10–20% slower).
  */
 async function childBundle(): Promise<string> {
-  const { nodeBundleOptions, metafileInputs } = (await import(
+  const { bundleEntry, copySqlWasm } = (await import(
     pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
   )) as {
-    nodeBundleOptions: BuildOptions;
-    metafileInputs: (metafile: Metafile) => string[];
+    bundleEntry: (esbuild: unknown, entry: string, outfile: string) => Promise<string[]>;
+    copySqlWasm: (serverRoot: string, outDir: string) => string;
   };
   const { dir } = await freshBundle({
-    bundlesDir: path.join(serverRoot, '.bundle'),
+    bundlesDir: serverBundlesDir,
     name: 'bench-import-child',
-    build: async (outDir) => {
-      const result = await build({
-        ...nodeBundleOptions,
-        entryPoints: [path.join(here, 'scale-import-child.ts')],
-        outfile: path.join(outDir, 'child.mjs'),
-        metafile: true,
-      });
-      // sql.js looks for its WebAssembly beside the script (the sqljs-select baseline).
-      const wasm = createRequire(path.join(serverRoot, 'package.json')).resolve(
-        'sql.js/dist/sql-wasm.wasm',
-      );
-      copyFileSync(wasm, path.join(outDir, 'sql-wasm.wasm'));
-      // How it is made is one of its inputs too.
-      const makers = [
-        fileURLToPath(import.meta.url),
-        path.join(serverRoot, 'scripts', 'node-bundle-options.mjs'),
-      ];
-      return [...metafileInputs(result.metafile), wasm, ...makers];
-    },
+    build: async (outDir) => [
+      ...(await bundleEntry(
+        esbuild,
+        path.join(here, 'scale-import-child.ts'),
+        path.join(outDir, 'child.mjs'),
+      )),
+      // For the sql.js baseline.
+      copySqlWasm(serverRoot, outDir),
+      fileURLToPath(import.meta.url),
+    ],
   });
   return path.join(dir, 'child.mjs');
 }

@@ -1,6 +1,9 @@
 // Types of bundle-cache.mjs (plain JavaScript: the CLI's launcher runs before any TypeScript
 // loader could).
 
+/** Where the server's bundles are kept: `apps/server/.bundle`. */
+export const serverBundlesDir: string;
+
 export interface BundleCacheOptions {
   /** The folder the bundles are kept in. */
   readonly bundlesDir: string;
@@ -15,6 +18,3 @@ export function freshBundle(
 ): Promise<{ readonly dir: string; readonly built: boolean }>;
 
 export function removeUnheld(bundlesDir: string, name: string, keep: string): void;
-
-/** Whether process `pid` runs (as any user). */
-export function isRunning(pid: number): boolean;

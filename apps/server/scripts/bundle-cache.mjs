@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 
 // A bundle kept between runs, made again only when a file it was made from changed: the CLI's
 // (`pnpm streamscope`: it starts in 0.2 s where tsx took 0.7, and runs a fifth faster) and the
@@ -18,6 +19,9 @@ import process from 'node:process';
 // holds it by a file named for its process id in the folder's `in-use/`; a folder that is no
 // longer current is removed once no process that holds it runs (a server started before the
 // sources changed keeps its threads' and executor child's scripts).
+
+/** Where the server's bundles are kept: `apps/server/.bundle`, four folders below the root. */
+export const serverBundlesDir = fileURLToPath(new URL('../.bundle/', import.meta.url));
 
 /**
  * @typedef {object} BundleCacheOptions
@@ -68,7 +72,9 @@ export async function freshBundle(options) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const record = { dir: path.basename(dir), inputs: inputs.map(stamp) };
+  // How a bundle is kept is one of its inputs too.
+  const made = [...new Set([...inputs, fileURLToPath(import.meta.url)])];
+  const record = { dir: path.basename(dir), inputs: made.map(stamp) };
   const recordPath = path.join(bundlesDir, `${name}.json`);
   const temp = `${recordPath}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(record));
@@ -172,8 +178,7 @@ function readdirOrEmpty(dir) {
   }
 }
 
-/** Whether process `pid` runs (as any user). */
-export function isRunning(pid) {
+function isRunning(pid) {
   if (!Number.isInteger(pid) || pid <= 0) {
     return false;
   }

@@ -11,14 +11,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const serverRoot = fileURLToPath(new URL('../', import.meta.url));
 const cliSource = path.join(serverRoot, 'src', 'cli', 'main.ts');
-/**
- * Where the CLI's bundles are kept: four folders below the repository's root, as the modules
- * that find the repository's files from their own URL (the native addon, the web app's build),
- * so that those URLs name the same files from the bundle.
- */
-export const bundlesDir = path.join(serverRoot, '.bundle');
 
-/** The bundled CLI's entry, made or reused; undefined when esbuild is not installed. */
+/**
+ * The bundled CLI's entry, made or reused; undefined when esbuild is not installed. Its folder
+ * (in apps/server/.bundle) sits four folders below the repository's root, as the modules that
+ * find the repository's files from their own URL (the native addon, the web app's build), so
+ * that those URLs name the same files from the bundle.
+ */
 export async function cliBundle() {
   let esbuild;
   try {
@@ -26,26 +25,16 @@ export async function cliBundle() {
   } catch {
     return undefined;
   }
-  const { freshBundle } = await import('./bundle-cache.mjs');
-  const { bundleServerCompanions, metafileInputs, nodeBundleOptions } =
-    await import('./node-bundle-options.mjs');
+  const { freshBundle, serverBundlesDir } = await import('./bundle-cache.mjs');
+  const { bundleEntry, bundleServerCompanions } = await import('./node-bundle-options.mjs');
   const { dir } = await freshBundle({
-    bundlesDir,
+    bundlesDir: serverBundlesDir,
     name: 'cli',
-    build: async (outDir) => {
-      const result = await esbuild.build({
-        ...nodeBundleOptions,
-        entryPoints: [cliSource],
-        outfile: path.join(outDir, 'main.mjs'),
-        metafile: true,
-      });
-      const companions = await bundleServerCompanions(esbuild, serverRoot, outDir);
-      // How the bundle is made is one of its inputs too.
-      const scripts = ['streamscope.mjs', 'bundle-cache.mjs', 'node-bundle-options.mjs'].map(
-        (file) => path.join(serverRoot, 'scripts', file),
-      );
-      return [...metafileInputs(result.metafile), ...companions, ...scripts];
-    },
+    build: async (outDir) => [
+      ...(await bundleEntry(esbuild, cliSource, path.join(outDir, 'main.mjs'))),
+      ...(await bundleServerCompanions(esbuild, serverRoot, outDir)),
+      fileURLToPath(import.meta.url),
+    ],
   });
   return pathToFileURL(path.join(dir, 'main.mjs')).href;
 }

@@ -1,20 +1,18 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import process from 'node:process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerWorkers } from './server-workers.ts';
-import type { BundledThreads } from './thread-bundle.ts';
-import { bundleThreads, removeStaleFolders } from './thread-bundle.ts';
+import type { ThreadScript } from './thread-script.ts';
+import { bundleThreads } from './thread-bundle.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 // `serve` starts its worker threads on one esbuild bundle of their code instead of the sources
 // through tsx: the same tasks must give the same answers from it, byte for byte.
 
 const fixtures = path.resolve(import.meta.dirname, '../../../../fixtures');
-let threads: BundledThreads;
+let threads: ThreadScript;
 let dir = '';
 let fromBundle: ServerWorkers;
 let fromSources: ServerWorkers;
@@ -22,13 +20,12 @@ let fromSources: ServerWorkers;
 beforeAll(async () => {
   threads = (await bundleThreads())!;
   dir = await mkdtemp(path.join(os.tmpdir(), 'thread-bundle-'));
-  fromBundle = new ServerWorkers(new WorkerPool({ size: 1, script: threads.script }));
+  fromBundle = new ServerWorkers(new WorkerPool({ size: 1, script: threads }));
   fromSources = new ServerWorkers(new WorkerPool({ size: 1 }));
 }, 60_000);
 
 afterAll(async () => {
   await Promise.all([fromBundle.pool.close(), fromSources.pool.close()]);
-  threads.remove();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -43,10 +40,17 @@ async function imported(workers: ServerWorkers, file: string) {
 
 describe('worker threads on one bundle of their code', () => {
   it('is a folder with the pool entry and what it needs beside it', () => {
-    expect(threads.script.entry).toBeUndefined();
-    const folder = path.dirname(new URL(threads.script.url).pathname);
+    expect(threads.entry).toBeUndefined();
+    const folder = path.dirname(new URL(threads.url).pathname);
+    // in-use: this process's hold on it (bundle-cache.mjs).
     expect(readdirSync(folder).sort()).toEqual(
-      ['child-host.mjs', 'metadata-worker.mjs', 'sql-wasm.wasm', 'worker-main.mjs'].sort(),
+      [
+        'child-host.mjs',
+        'in-use',
+        'metadata-worker.mjs',
+        'sql-wasm.wasm',
+        'worker-main.mjs',
+      ].sort(),
     );
   });
 
@@ -71,29 +75,7 @@ describe('worker threads on one bundle of their code', () => {
     60_000,
   );
 
-  it('leaves nothing behind once removed', () => {
-    const folder = path.dirname(new URL(threads.script.url).pathname);
-    expect(existsSync(folder)).toBe(true);
-    threads.remove();
-    expect(existsSync(folder)).toBe(false);
-  });
-});
-
-describe('bundle folders of servers that are gone', () => {
-  it('are removed; those of running servers and anything else stay', async () => {
-    const tmp = await mkdtemp(path.join(os.tmpdir(), 'stale-threads-'));
-    const ended = spawnSync(process.execPath, ['-e', '0']);
-    const names = [
-      `streamscope-threads-${ended.pid}-a1B2c3`,
-      `streamscope-threads-${process.pid}-d4E5f6`,
-      'streamscope-threads-notapid-g7',
-      'something-else',
-    ];
-    for (const name of names) {
-      await mkdir(path.join(tmp, name));
-    }
-    removeStaleFolders(tmp);
-    expect(readdirSync(tmp).sort()).toEqual(names.slice(1).sort());
-    await rm(tmp, { recursive: true, force: true });
+  it('is the same folder for the next server while its sources are unchanged', async () => {
+    expect((await bundleThreads())!.url.href).toBe(threads.url.href);
   });
 });

@@ -70,18 +70,15 @@ export const serveCommand: Command = {
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
     const env = readEnv();
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
-    // The worker threads run one bundle of their code, made now (thread-bundle.ts), before
-    // anything starts the shared pool.
+    // The worker threads run one bundle of their code (thread-bundle.ts), before anything
+    // starts the shared pool.
     const threads = await bundleThreads().catch((error: unknown) => {
       io.err(
         `note: the worker threads run from the sources (bundling them failed: ${error instanceof Error ? error.message : String(error)})`,
       );
       return undefined;
     });
-    if (threads !== undefined) {
-      process.once('exit', () => threads.remove());
-    }
-    sharedWorkers(threads === undefined ? {} : { script: threads.script });
+    sharedWorkers(threads === undefined ? {} : { script: threads });
     const backendSet = await executorBackendsFor(dataDir, (line) => io.err(line));
     const server = await startServer({
       dataDir,
