@@ -42,7 +42,7 @@ test("an upload over the server's --max-ops is refused, saying the limit and the
   await expect(error).toContainText('over the limit of 500 ops an import keeps');
   // Its rows are known before they are read: the answer says what keeps it all.
   await expect(error).toContainText('start the server with --max-ops 1430');
-  await expect(error).toContainText('or more to keep it all: about 0.1 MB');
+  await expect(error).toContainText('or more to keep it all: about 143 kB');
 
   await page
     .getByTestId('import-file-input')

@@ -18,6 +18,17 @@ export function usableMemoryBytes(): number {
   return constrained > 0 && constrained < total ? constrained : total;
 }
 
+/** A memory size as the server's messages give it: "25.3 GB", "366.0 MB", "153 kB". */
+export function memoryText(bytes: number): string {
+  if (bytes >= 1e9) {
+    return `${(bytes / 1e9).toFixed(1)} GB`;
+  }
+  if (bytes >= 1e6) {
+    return `${(bytes / 1e6).toFixed(1)} MB`;
+  }
+  return `${Math.ceil(bytes / 1e3)} kB`;
+}
+
 /**
  * The most ops and ranges one import keeps, together, unless told otherwise, on a server upload (`serve --max-ops`)
  * and a CLI import (`import --max-ops`) alike: what this machine's memory holds at an import's

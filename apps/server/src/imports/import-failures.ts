@@ -1,7 +1,7 @@
 import type { ImportLimitError } from '@streamscope/importers';
 import { importPeakBytesPerOp } from '@streamscope/importers';
 import { CodecError } from '@streamscope/trace';
-import { usableMemoryBytes } from '../config.ts';
+import { memoryText, usableMemoryBytes } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 
 /** The flag (and start option) that raises the upload limit, named wherever the limit is hit. */
@@ -41,11 +41,9 @@ export function keepAllAdvice(
   const maxOps = Math.ceil(error.wanted / step) * step;
   const needBytes = maxOps * importPeakBytesPerOp;
   const haveBytes = usableMemoryBytes();
-  const gb = (bytes: number): string =>
-    bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(0.1, bytes / 1e6).toFixed(1)} MB`;
   return {
     maxOps,
-    memory: `about ${gb(needBytes)} at ${importPeakBytesPerOp} bytes an op, ${needBytes <= haveBytes ? 'of' : 'more than'} the ${gb(haveBytes)} this machine has`,
+    memory: `about ${memoryText(needBytes)} at ${importPeakBytesPerOp} bytes an op, ${needBytes <= haveBytes ? 'of' : 'more than'} the ${memoryText(haveBytes)} this machine has`,
   };
 }
 

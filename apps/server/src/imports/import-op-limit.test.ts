@@ -69,7 +69,7 @@ describe('an upload over the limit of ops an import keeps (limits.importOps)', (
     await expectRefused(
       'nsys/2025.3.1/graph.sqlite.gz',
       // What keeps it all: its 1,425 op rows and 1 NVTX row, rounded up to three digits.
-      /^graph\.sqlite\.gz: the export's GPU activity and API call tables hold up to 1425 rows \(by their b-trees\), each an op, over the limit of 500 ops an import keeps; start the server with --max-ops 1430 \(limits\.importOps\) or more to keep it all: about 0\.1 MB at 100 bytes an op, of the \d+\.\d GB this machine has$/,
+      /^graph\.sqlite\.gz: the export's GPU activity and API call tables hold up to 1425 rows \(by their b-trees\), each an op, over the limit of 500 ops an import keeps; start the server with --max-ops 1430 \(limits\.importOps\) or more to keep it all: about 143 kB at 100 bytes an op, of the \d+\.\d GB this machine has$/,
     );
     expect(stages).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { ReplaySource } from '@streamscope/executor';
-import { usableMemoryBytes } from '../config.ts';
+import { memoryText, usableMemoryBytes } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { PathError } from '../http/services.ts';
 import type { ContainerReader, ForeignImporter } from '../imports/import-service.ts';
@@ -321,11 +321,9 @@ function tooLargeForMemory(
   bytesPerOp: number,
   limitBytes: number,
 ): ApiError {
-  const size = (bytes: number): string =>
-    bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.ceil(bytes / 1e6)} MB`;
   return new ApiError(
     507,
     'too-large-for-memory',
-    `${what} needs about ${size(opCount * bytesPerOp)} of memory (${opCount.toLocaleString('en-US')} ops at ${bytesPerOp} bytes an op), more than the ${size(limitBytes)} this machine has; on a machine with more, download the trace and run \`streamscope analyze FILE\` or \`streamscope serve\` there`,
+    `${what} needs about ${memoryText(opCount * bytesPerOp)} of memory (${opCount.toLocaleString('en-US')} ops at ${bytesPerOp} bytes an op), more than the ${memoryText(limitBytes)} this machine has; on a machine with more, download the trace and run \`streamscope analyze FILE\` or \`streamscope serve\` there`,
   );
 }

@@ -117,7 +117,7 @@ describe('a task the machine cannot hold', () => {
       await expect(refused).rejects.toMatchObject({ status: 507, code: 'too-large-for-memory' });
     }
     await expect(workers.analyze(untiled)).rejects.toThrow(
-      `the analysis of this trace needs about ${Math.ceil((untiled.opCount * 130) / 1e6)} MB of memory (${untiled.opCount.toLocaleString('en-US')} ops at 130 bytes an op), more than the 1 MB this machine has; on a machine with more, download the trace and run`,
+      `the analysis of this trace needs about ${Math.ceil((untiled.opCount * 130) / 1e3)} kB of memory (${untiled.opCount.toLocaleString('en-US')} ops at 130 bytes an op), more than the 100 kB this machine has; on a machine with more, download the trace and run`,
     );
     expect(ran).toEqual([]);
     // What reads the tiles file declares nothing and runs; so does a trace of unknown size.

@@ -106,7 +106,7 @@ describe('streamscope import and export', () => {
       return r.err;
     };
     expect(await refusal('nsys/2025.3.1/train.sqlite', 2000)).toMatch(
-      /train\.sqlite: the export's GPU activity and API call tables hold up to 2350 rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops 2400 or more keeps it all: about 0\.2 MB at 100 bytes an op, of the \d+\.\d GB this machine has$/m,
+      /train\.sqlite: the export's GPU activity and API call tables hold up to 2350 rows \(by their b-trees\), each an op, over the limit of 2000 ops an import keeps; --max-ops 2400 or more keeps it all: about 240 kB at 100 bytes an op, of the \d+\.\d GB this machine has$/m,
     );
     // The advice holds: its 2,350 ops and 48 NVTX ranges fit in 2400.
     const advised = await cli([
