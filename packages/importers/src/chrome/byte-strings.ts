@@ -3,7 +3,7 @@
 const maxInternBytes = 512;
 // At most this many distinct strings are kept (a trace repeats a few thousand names); past it,
 // strings are decoded each time, so memory stays bounded whatever the input.
-const maxEntries = 1 << 16;
+export const maxEntries = 1 << 16;
 const tableSlots = maxEntries * 2;
 const poolBytes = maxEntries * 64;
 
@@ -34,6 +34,8 @@ export class ByteStrings {
   /** A view of the buffer last read from. */
   private viewOf: Uint8Array | undefined;
   private view: DataView = new DataView(new ArrayBuffer(0));
+  /** The entry the last `get` returned (0 ≤ entry < maxEntries), or -1 when it kept none. */
+  lastEntry = -1;
 
   get size(): number {
     return this.strings.length;
@@ -42,6 +44,7 @@ export class ByteStrings {
   /** The string of `buf[start, end)`. */
   get(buf: Uint8Array, start: number, end: number): string {
     const length = end - start;
+    this.lastEntry = -1;
     if (length === 1) {
       return oneByte[buf[start]!]!; // ph
     }
@@ -68,6 +71,7 @@ export class ByteStrings {
         this.lengths[entry] === length &&
         sameBytes(this.poolView, this.starts[entry]!, this.view, start, length)
       ) {
+        this.lastEntry = entry;
         return this.strings[entry]!;
       }
       slot = (slot + 1) & mask;
@@ -76,6 +80,7 @@ export class ByteStrings {
     if (this.strings.length >= maxEntries || this.poolUsed + length > poolBytes) {
       return value;
     }
+    this.lastEntry = this.strings.length;
     this.slots[slot] = this.strings.length + 1;
     this.hashes.push(hash);
     this.lengths.push(length);

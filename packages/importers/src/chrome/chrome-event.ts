@@ -25,6 +25,8 @@ export class ChromeEvent {
   private nameStart = -1;
   private nameEnd = -1;
   private nameStrings: ByteStrings | undefined = undefined;
+  /** The ByteStrings entry of the name read from bytes, or -1 (see `nameEntry`). */
+  private nameEntryValue = -1;
   pid: IdValue = undefined;
   tid: IdValue = undefined;
   /** The value of `ts` in `bytes` (a string keeps its quotes), or -1 without one. */
@@ -32,6 +34,14 @@ export class ChromeEvent {
   tsEnd = -1;
   durAt = -1;
   durEnd = -1;
+  /**
+   * `ts` and `dur` as whole µs and the ns below them, where the scanner read them in passing
+   * (plain decimals: see plainMicrosEnd); -1 µs where it did not (EventTimes reads the bytes).
+   */
+  tsUs = -1;
+  tsNs = 0;
+  durUs = -1;
+  durNs = 0;
   // args.*: read only when `args` is an object.
   device: IdValue = undefined;
   stream: IdValue = undefined;
@@ -54,7 +64,9 @@ export class ChromeEvent {
 
   get name(): string | undefined {
     if (this.nameStart >= 0) {
-      this.nameValue = this.nameStrings!.get(this.bytes, this.nameStart, this.nameEnd);
+      const strings = this.nameStrings!;
+      this.nameValue = strings.get(this.bytes, this.nameStart, this.nameEnd);
+      this.nameEntryValue = strings.lastEntry;
       this.nameStart = -1;
     }
     return this.nameValue;
@@ -63,6 +75,15 @@ export class ChromeEvent {
   set name(value: string | undefined) {
     this.nameValue = value;
     this.nameStart = -1;
+    this.nameEntryValue = -1;
+  }
+
+  /**
+   * After `name` was read: the scanner's ByteStrings entry of that string (the same entry for the
+   * same name throughout an import), or -1 when it has none (a parsed event, a long name).
+   */
+  get nameEntry(): number {
+    return this.nameEntryValue;
   }
 
   /** `name` is the plain string `bytes[start, end)`, interned by `strings` when read. */
@@ -75,9 +96,10 @@ export class ChromeEvent {
   reset(bytes: Uint8Array): void {
     this.bytes = bytes;
     this.ph = this.cat = this.nameValue = undefined;
-    this.nameStart = -1;
+    this.nameStart = this.nameEntryValue = -1;
     this.pid = this.tid = undefined;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
+    this.tsUs = this.durUs = -1;
     this.resetArgs();
     this.parsed = undefined;
   }

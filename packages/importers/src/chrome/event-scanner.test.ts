@@ -7,15 +7,37 @@ import { importTrace } from '../import-trace.ts';
 import { fixturePath, readFixture } from '../test-support.ts';
 import type { ChromeEvent } from './chrome-event.ts';
 import { JsonEventSplitter } from './json-splitter.ts';
+import { spanWays } from './key-spans.ts';
+import type { Micros } from './micros.ts';
+import { MicrosRead, readMicros } from './micros.ts';
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** What the importer reads of an event: every field, ts and dur as their JSON text. */
+/**
+ * A time as EventTimes takes it: what the scanner read in passing, else readMicros of its bytes
+ * (JSON.parse'd events always the latter), so the two paths must agree to the ns.
+ */
+function micros(e: ChromeEvent, at: number, end: number, us: number, ns: number): unknown {
+  if (us >= 0) {
+    return [us, ns];
+  }
+  if (at < 0 || e.bytes[at] === 0x22) {
+    return null;
+  }
+  const out: Micros = { us: 0, ns: 0, negative: false };
+  return readMicros(e.bytes, at, end, out) === MicrosRead.Ok && !out.negative
+    ? [out.us, out.ns]
+    : null;
+}
+
+/** What the importer reads of an event: every field, ts and dur as their JSON text and value. */
 function snapshot(e: ChromeEvent): Record<string, unknown> {
   const text = (at: number, end: number): string | null =>
     at < 0 ? null : decoder.decode(e.bytes.subarray(at, end));
   return {
+    tsMicros: micros(e, e.tsAt, e.tsEnd, e.tsUs, e.tsNs),
+    durMicros: micros(e, e.durAt, e.durEnd, e.durUs, e.durNs),
     ph: e.ph,
     cat: e.cat,
     name: e.name,
@@ -178,6 +200,52 @@ describe('the event scanner reads every event as JSON.parse does', () => {
       expectSame(traceOf([twin, twin, twin, mutated[k]!]));
     }
   }, 60_000);
+
+  it('reads runs of repeated keys (spans) as JSON.parse does where their values change', () => {
+    const event = (cat: string, pid: number, tid: number, extra = ''): string =>
+      `{"ph":"X","cat":"${cat}","name":"op ${pid}","pid":${pid},"tid":${tid},"ts":${pid}.5,"dur":0.25${extra}}`;
+    const events: string[] = [];
+    for (let k = 0; k < 200; k++) {
+      // More kinds and threads taking turns than spans are kept for each place.
+      const kind = k % (spanWays + 2);
+      events.push(event(`cat${kind}`, 1, 10 + kind));
+      events.push(event('cpu_op', 1, 10 + kind));
+    }
+    events.push(event('cpu_op', 1, 10), event('cpu_op', 2, 10), event('cpu_op', 1, 11));
+    events.push(event('cpu_op', 1, 10, ',"pid":3'), event('cpu_op', 1, 10, ',"cat":"x"'));
+    events.push(event('cpu_op', 1, 10).replace('"ph":"X"', '"ph":"B"'));
+    events.push(event('cpu_op', 1, 10).replace('"tid":10', '"tid":"10"'));
+    const outcome = expectSame(traceOf(events));
+    expect('events' in outcome && outcome.events.slice(-7)).toMatchObject([
+      { cat: 'cpu_op', pid: 1, tid: 10 },
+      { cat: 'cpu_op', pid: 2, tid: 10, tsMicros: [2, 500], durMicros: [0, 250] },
+      { cat: 'cpu_op', pid: 1, tid: 11 },
+      { pid: 3 },
+      { cat: 'x' },
+      { ph: 'B' },
+      { tid: '10' },
+    ]);
+    expectSame(traceOf(events), 50);
+  });
+
+  it('reads times in passing exactly as EventTimes would from their bytes', () => {
+    const times = ['0', '7', '0.5', '1.25', '12.3456', '0.9995', '999999999999999.9999', '1e3'];
+    times.push('4460266250047.376', '1234567890123456', '01', '5.', '-1.5', '2E-3', '3.0001');
+    const events = times.map((t) => `{"ph":"X","cat":"c","name":"n","ts":${t},"dur":${t}}`);
+    for (const event of events) {
+      expectSame(traceOf([event, event]));
+    }
+    const outcome = expectSame(traceOf(events.slice(0, 7)));
+    expect('events' in outcome && outcome.events.map((e) => e['tsMicros'])).toEqual([
+      [0, 0],
+      [7, 0],
+      [0, 500],
+      [1, 250],
+      [12, 346],
+      [1, 0],
+      [1000000000000000, 0],
+    ]);
+  });
 
   it('reads events with many distinct keys, long keys and long gaps as JSON.parse does', () => {
     const kernel = (args: string, space = ''): string =>

@@ -3,6 +3,9 @@ import type { ChromeEvent, IdValue } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
 import { fractionEnd, skipSpace, skipValue } from './json-skip.ts';
 import { KeyGaps, gapContexts, objectEnd, objectStart } from './key-gaps.ts';
+import { KeySpans } from './key-spans.ts';
+import type { Micros } from './micros.ts';
+import { plainMicrosEnd } from './micros.ts';
 import {
   COLON,
   COMMA,
@@ -24,6 +27,13 @@ const maxNesting = 32;
 /** A number with more digits than this may not be exact in the digit loop: Number() reads it. */
 const maxFastDigits = 15;
 
+const phBit = 1 << TopKey.Ph;
+const catBit = 1 << TopKey.Cat;
+const pidBit = 1 << TopKey.Pid;
+const tidBit = 1 << TopKey.Tid;
+/** The kept keys whose values mostly repeat from one event to the next: spans pass over them. */
+const repeatingKeys = phBit | catBit | pidBit | tidBit;
+
 /**
  * Reads one Chrome trace event straight from its bytes into a ChromeEvent, in one pass: it
  * checks that the event is JSON, decodes only the fields the importer keeps and interns the
@@ -42,6 +52,8 @@ export class ChromeEventScanner {
   private value: IdValue = undefined;
   private readonly topGaps = new KeyGaps(topKeyOf);
   private readonly argGaps = new KeyGaps(argKeyOf);
+  private readonly spans = new KeySpans();
+  private readonly micros: Micros = { us: 0, ns: 0, negative: false };
   /** The key just read by `gap`: its id, or -1 with its kind in `keyKind`. */
   private key = 0;
   private keyKind = 0;
@@ -60,15 +72,60 @@ export class ChromeEventScanner {
     e.reset(buf);
     const view = this.viewOf(buf);
     const gaps = this.topGaps;
+    const spans = this.spans;
     let seen = 0;
     let context = 0;
     let state = objectStart;
     let i = start;
+    // The span being read key by key (KeySpans): where it began (-1: none), after which key and
+    // in which context, and the bits of the kept keys it has passed over.
+    let spanFrom = -1;
+    let spanSlot = 0;
+    let spanBits = 0;
     for (;;) {
-      i = this.nextKey(buf, view, i, end, gaps, state, context);
-      const id = this.key;
-      if (i < 0) {
-        return -1;
+      let id: number;
+      const slot = state * gapContexts + context;
+      const way = spanFrom < 0 && state >= 0 ? spans.find(view, i, end, slot) : -1;
+      if (way >= 0 && (seen & spans.bits[way]!) === 0) {
+        const bits = spans.bits[way]!;
+        seen |= bits;
+        if ((bits & phBit) !== 0) {
+          e.ph = spans.ph[way];
+          context = spans.contextAfter[way]!;
+        }
+        if ((bits & catBit) !== 0) {
+          e.cat = spans.cat[way];
+        }
+        if ((bits & pidBit) !== 0) {
+          e.pid = spans.pid[way];
+        }
+        if ((bits & tidBit) !== 0) {
+          e.tid = spans.tid[way];
+        }
+        i += spans.length[way]!;
+        id = spans.nextKey[way]!;
+      } else {
+        if (spanFrom < 0 && state >= 0) {
+          spanFrom = i;
+          spanSlot = slot;
+          spanBits = 0;
+        }
+        i = this.nextKey(buf, view, i, end, gaps, state, context);
+        id = this.key;
+        if (i < 0) {
+          return -1;
+        }
+        if (spanFrom >= 0) {
+          const kind = id >= 0 && id !== objectEnd ? gaps.kinds[id]! : TopKey.Other;
+          if (id >= 0 && (repeatingKeys & (1 << kind)) !== 0) {
+            spanBits |= 1 << kind;
+          } else {
+            if (id >= 0 && spanBits !== 0) {
+              spans.learn(spanSlot, buf, spanFrom, i, id, spanBits, context, e);
+            }
+            spanFrom = -1;
+          }
+        }
       }
       if (id === objectEnd) {
         // Metadata events are few, and ChromeMetadata reads them from the parsed object.
@@ -125,13 +182,23 @@ export class ChromeEventScanner {
             return -1; // EventTimes quotes such a value as its own scan cuts it
           }
           const at = i;
-          i = skipValue(buf, view, i, end, this.nesting);
+          const micros = this.micros;
+          const plain = c >= ZERO && c <= NINE ? plainMicrosEnd(buf, i, end, micros) : -1;
+          i = plain >= 0 ? plain : skipValue(buf, view, i, end, this.nesting);
           if (key === TopKey.Ts) {
             e.tsAt = at;
             e.tsEnd = i;
+            if (plain >= 0) {
+              e.tsUs = micros.us;
+              e.tsNs = micros.ns;
+            }
           } else {
             e.durAt = at;
             e.durEnd = i;
+            if (plain >= 0) {
+              e.durUs = micros.us;
+              e.durNs = micros.ns;
+            }
           }
           break;
         }

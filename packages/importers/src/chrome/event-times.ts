@@ -45,8 +45,20 @@ export class EventTimes {
         'ts is missing: a complete or begin/end event needs a time in µs',
       );
     }
-    this.startNs = this.tsNs(bytes, e.tsAt, e.tsEnd, pathOf);
-    this.durNs = e.durAt < 0 ? 0 : this.durOf(bytes, e.durAt, e.durEnd, pathOf);
+    const ts =
+      e.tsUs >= 0
+        ? this.scanned(e.tsUs, e.tsNs)
+        : this.number(bytes, e.tsAt, e.tsEnd, pathOf, 'ts');
+    this.startNs = this.tsNs(ts, bytes, e.tsAt, e.tsEnd, pathOf);
+    if (e.durAt < 0) {
+      this.durNs = 0;
+    } else {
+      const dur =
+        e.durUs >= 0
+          ? this.scanned(e.durUs, e.durNs)
+          : this.number(bytes, e.durAt, e.durEnd, pathOf, 'dur');
+      this.durNs = this.durOf(dur, bytes, e.durAt, e.durEnd, pathOf);
+    }
     if (this.startNs + this.durNs > Number.MAX_SAFE_INTEGER) {
       throw this.error(
         `${pathOf()}.dur`,
@@ -55,9 +67,14 @@ export class EventTimes {
     }
   }
 
-  /** `pathOf()` is the event's; messages name its `.ts`. */
-  private tsNs(bytes: Uint8Array, at: number, end: number, pathOf: () => string): number {
-    const v = this.number(bytes, at, end, pathOf, 'ts');
+  /** `v` read from `bytes[at, end)`; `pathOf()` is the event's; messages name its `.ts`. */
+  private tsNs(
+    v: Micros,
+    bytes: Uint8Array,
+    at: number,
+    end: number,
+    pathOf: () => string,
+  ): number {
     if (v.negative && (v.us > 0 || v.ns > 0)) {
       throw this.error(`${pathOf()}.ts`, `ts must be ≥ 0 µs, got ${this.text(bytes, at, end)}`);
     }
@@ -76,8 +93,13 @@ export class EventTimes {
     return fromBaseUs * 1000 + v.ns + biasNs;
   }
 
-  private durOf(bytes: Uint8Array, at: number, end: number, pathOf: () => string): number {
-    const v = this.number(bytes, at, end, pathOf, 'dur');
+  private durOf(
+    v: Micros,
+    bytes: Uint8Array,
+    at: number,
+    end: number,
+    pathOf: () => string,
+  ): number {
     if (v.us > maxOffsetUs) {
       throw this.error(
         `${pathOf()}.dur`,
@@ -89,6 +111,15 @@ export class EventTimes {
       return 0;
     }
     return v.us * 1000 + v.ns;
+  }
+
+  /** A value the scanner read (non-negative). */
+  private scanned(us: number, ns: number): Micros {
+    const v = this.value;
+    v.us = us;
+    v.ns = ns;
+    v.negative = false;
+    return v;
   }
 
   /** The number at [at, end), unquoted if it is a JSON string; errors name `path.key`. */

@@ -8,6 +8,7 @@ import type { ChromeEvent, IdValue } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
+import { maxEntries } from './byte-strings.ts';
 import { KinetoLinks } from './kineto-links.ts';
 
 /** What a kineto category is, as bits: 0 for a category the kineto mapping does not read. */
@@ -83,6 +84,10 @@ export class KinetoEvents {
   private lastLane = -1;
   private lastGpuPid: IdValue = undefined;
   private lastGpuKey = -1;
+  /** Name ids by the scanner's string entry (+1; 0 = not looked up yet). */
+  private readonly refsByEntry = new Int32Array(maxEntries);
+  private lastCat = '';
+  private lastCatRef = -1;
   /** GPU ops added, streamless syncs included. */
   gpuOps = 0;
   kept = 0;
@@ -112,13 +117,12 @@ export class KinetoEvents {
     } else {
       const lane = this.hostLane(e);
       const startNs = times.startNs;
-      const name = this.name(e.name ?? cat);
       this.builder.addRange(
         lane,
         startNs,
         startNs + times.durNs,
-        name,
-        this.name(cat),
+        this.nameRef(e, cat),
+        this.catRef(cat),
         RangeKind.PushPop,
       );
     }
@@ -154,7 +158,7 @@ export class KinetoEvents {
     const name = e.name ?? cat;
     const gpuKey = this.gpuKey(e.pid);
     op.correlationId = corr;
-    op.nameRef = this.name(name);
+    op.nameRef = this.nameRef(e, cat);
     let needsBytes = false;
     if (cat === 'kernel' || cat === 'Kernel') {
       op.kind = OpKind.Kernel;
@@ -234,7 +238,7 @@ export class KinetoEvents {
     op.lane = this.hostLane(e);
     op.proc = this.builder.lanes.laneProc(op.lane);
     op.correlationId = Math.max(0, intOr(e.correlation, 0));
-    op.nameRef = this.name(e.name ?? 'CUDA API');
+    op.nameRef = this.nameRef(e, 'CUDA API');
     this.builder.addOp(op);
     // ROCm writes a copy's size on its hipMemcpy* call (`"bytes": "4096"`), not on the copy.
     const bytes = intOr(e.bytesArg, -1);
@@ -245,6 +249,33 @@ export class KinetoEvents {
       op.startNs,
       bytes < 0 ? Number.NaN : bytes,
     );
+  }
+
+  /** The name id of the event's name, or of `fallback` without one. */
+  private nameRef(e: ChromeEvent, fallback: string): number {
+    const name = e.name;
+    if (name === undefined) {
+      return this.name(fallback);
+    }
+    const entry = e.nameEntry;
+    if (entry < 0) {
+      return this.name(name);
+    }
+    let ref = this.refsByEntry[entry]! - 1;
+    if (ref < 0) {
+      ref = this.name(name);
+      this.refsByEntry[entry] = ref + 1;
+    }
+    return ref;
+  }
+
+  /** The name id of a category (they come in runs). */
+  private catRef(cat: string): number {
+    if (cat !== this.lastCat || this.lastCatRef < 0) {
+      this.lastCat = cat;
+      this.lastCatRef = this.name(cat);
+    }
+    return this.lastCatRef;
   }
 
   private hostLane(e: ChromeEvent): number {

@@ -134,3 +134,58 @@ function settle(us: number, ns: number, out: Micros): MicrosRead {
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
+
+/** Integer parts longer than this are left to readMicros (15 digits stay exact in the loop). */
+const maxPlainDigits = 15;
+
+/**
+ * The event scanner's shortcut for the common case: a plain non-negative decimal at `bytes[i]`
+ * (`4460266250047.376`: at most 15 digits before the point, no exponent, no sign) read into `out`
+ * as readMicros reads it, in the same pass that finds its end; returns the index past it, or -1
+ * for anything else (the caller skips the value and EventTimes reads its bytes).
+ */
+export function plainMicrosEnd(bytes: Uint8Array, i: number, end: number, out: Micros): number {
+  const start = i;
+  let us = 0;
+  while (i < end) {
+    const d = bytes[i]! - 0x30;
+    if (d < 0 || d > 9) {
+      break;
+    }
+    us = us * 10 + d;
+    i++;
+  }
+  const digits = i - start;
+  if (digits === 0 || digits > maxPlainDigits || (digits > 1 && bytes[start] === 0x30)) {
+    return -1;
+  }
+  let ns = 0;
+  if (i < end && bytes[i] === 0x2e) {
+    const fracStart = ++i;
+    while (i < end) {
+      const d = bytes[i]! - 0x30;
+      if (d < 0 || d > 9) {
+        break;
+      }
+      const k = i - fracStart;
+      if (k < 3) {
+        ns = ns * 10 + d;
+      } else if (k === 3 && d >= 5) {
+        ns++; // the fourth decimal rounds; the first three are complete by now
+      }
+      i++;
+    }
+    const fracDigits = i - fracStart;
+    if (fracDigits === 0) {
+      return -1;
+    }
+    if (fracDigits < 3) {
+      ns *= fracDigits === 1 ? 100 : 10;
+    }
+  }
+  if (i >= end || bytes[i] === 0x65 || bytes[i] === 0x45) {
+    return -1; // an exponent, or a number the chunk may cut: the general path decides
+  }
+  out.negative = false;
+  return settle(us, ns, out) === MicrosRead.Ok ? i : -1;
+}
