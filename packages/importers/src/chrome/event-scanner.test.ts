@@ -231,6 +231,7 @@ describe('the event scanner reads every event as JSON.parse does', () => {
   it('reads times in passing exactly as EventTimes would from their bytes', () => {
     const times = ['0', '7', '0.5', '1.25', '12.3456', '0.9995', '999999999999999.9999', '1e3'];
     times.push('4460266250047.376', '1234567890123456', '01', '5.', '-1.5', '2E-3', '3.0001');
+    times.push('12345678', '90817263.5', '123456789.123', '9999.9995', '0123', '1234e1');
     const events = times.map((t) => `{"ph":"X","cat":"c","name":"n","ts":${t},"dur":${t}}`);
     for (const event of events) {
       expectSame(traceOf([event, event]));

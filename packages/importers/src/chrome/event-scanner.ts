@@ -183,7 +183,7 @@ export class ChromeEventScanner {
           }
           const at = i;
           const micros = this.micros;
-          const plain = c >= ZERO && c <= NINE ? plainMicrosEnd(buf, i, end, micros) : -1;
+          const plain = c >= ZERO && c <= NINE ? plainMicrosEnd(buf, view, i, end, micros) : -1;
           i = plain >= 0 ? plain : skipValue(buf, view, i, end, this.nesting);
           if (key === TopKey.Ts) {
             e.tsAt = at;

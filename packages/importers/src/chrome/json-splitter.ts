@@ -3,6 +3,7 @@ import { ChromeEvent, fillFromParsed } from './chrome-event.ts';
 import { isObject } from './chrome-metadata.ts';
 import { locateTimes } from './event-times.ts';
 import { ChromeEventScanner } from './event-scanner.ts';
+import { warmUpScanner } from './scanner-warm-up.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** One event or one top-level value (e.g. deviceProperties) may not exceed this. */
@@ -76,6 +77,9 @@ export class JsonEventSplitter {
     options: SplitOptions = {},
   ) {
     this.fast = options.fast ?? true;
+    if (this.fast) {
+      warmUpScanner();
+    }
   }
 
   push(chunk: Uint8Array): void {
