@@ -8,6 +8,7 @@ import { fixturePath, readFixture } from '../test-support.ts';
 import type { ChromeEvent } from './chrome-event.ts';
 import { JsonEventSplitter } from './json-splitter.ts';
 import { spanWays } from './key-spans.ts';
+import { warmUpShapes } from './scanner-warm-up.ts';
 import type { Micros } from './micros.ts';
 import { MicrosRead, readMicros } from './micros.ts';
 
@@ -226,6 +227,11 @@ describe('the event scanner reads every event as JSON.parse does', () => {
       { tid: '10' },
     ]);
     expectSame(traceOf(events), 50);
+  });
+
+  it('reads the shapes it is warmed up with as JSON.parse does', () => {
+    const outcome = expectSame(traceOf([...warmUpShapes, ...warmUpShapes]));
+    expect('events' in outcome && outcome.events).toHaveLength(warmUpShapes.length * 2);
   });
 
   it('reads times in passing exactly as EventTimes would from their bytes', () => {

@@ -2,7 +2,7 @@ import { ChromeEvent } from './chrome-event.ts';
 import { ChromeEventScanner } from './event-scanner.ts';
 
 /** One event of each shape the scanner's paths meet in PyTorch traces, compact and indented. */
-const shapes = [
+export const warmUpShapes = [
   '{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":853,"tid":891,"ts":4460266250133.682,"dur":108.458,"args":{"External id":526,"Record function id":0,"Ev Idx":13}}',
   '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":853,"tid":891,"ts":4460266250140.5,"dur":5.25,"args":{"External id":526,"cbid":211,"correlation":1234}}',
   '{"ph":"X","cat":"kernel","name":"void gemm<float>(float*)","pid":0,"tid":7,"ts":4460266250150.125,"dur":20,"args":{"External id":526,"queued":0,"device":0,"context":1,"stream":7,"correlation":1234,"registers per thread":128,"shared memory":0,"blocks per SM":2.5,"warps per SM":10,"grid":[330,1,1],"block":[128,1,1],"est. achieved occupancy %":25}}',
@@ -33,7 +33,7 @@ export function warmUpScanner(): void {
   const e = new ChromeEvent();
   const encoder = new TextEncoder();
   for (let round = 0; round < 3; round++) {
-    for (const shape of shapes) {
+    for (const shape of warmUpShapes) {
       const bytes = encoder.encode(shape);
       scanner.scan(bytes, 0, bytes.length, e);
       void e.name;
