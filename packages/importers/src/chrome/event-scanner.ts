@@ -1,7 +1,7 @@
-import { ByteStrings } from './byte-strings.ts';
-import type { ChromeEvent, IdValue } from './chrome-event.ts';
+import type { ChromeEvent } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
-import { fractionEnd, skipSpace, skipValue } from './json-skip.ts';
+import { skipSpace, skipValue } from './json-skip.ts';
+import { EventValues, setArg } from './event-values.ts';
 import { KeyGaps, gapContexts, objectEnd, objectStart } from './key-gaps.ts';
 import { KeySpans } from './key-spans.ts';
 import type { Micros } from './micros.ts';
@@ -9,23 +9,15 @@ import { plainMicrosEnd } from './micros.ts';
 import {
   COLON,
   COMMA,
-  DOT,
   LBRACE,
   LBRACKET,
-  MINUS,
   NINE,
   QUOTE,
   RBRACE,
-  RBRACKET,
   ZERO,
   plainEnd,
   plainEndWords,
 } from '../io/json-bytes.ts';
-
-/** Containers nested deeper than this inside an event are left to JSON.parse. */
-const maxNesting = 32;
-/** A number with more digits than this may not be exact in the digit loop: Number() reads it. */
-const maxFastDigits = 15;
 
 const phBit = 1 << TopKey.Ph;
 const catBit = 1 << TopKey.Cat;
@@ -43,13 +35,10 @@ const repeatingKeys = phBit | catBit | pidBit | tidBit;
  * metadata events, invalid JSON, an event cut off by the end of the chunk), and the caller then
  * reads the event through JSON.parse, which also gives the errors. Keys are mostly not read at
  * all: the bytes between two values are confirmed against those that followed the same key last
- * time (KeyGaps), and strings and digits are scanned four bytes at a time.
+ * time (KeyGaps), runs of keys whose values repeat are confirmed whole (KeySpans), and strings
+ * and digits are scanned four bytes at a time; the values are read by EventValues.
  */
-export class ChromeEventScanner {
-  readonly strings = new ByteStrings();
-  private readonly nesting = new Uint8Array(maxNesting);
-  /** The value just read by `idValue` / `string`. */
-  private value: IdValue = undefined;
+export class ChromeEventScanner extends EventValues {
   private readonly topGaps = new KeyGaps(topKeyOf);
   private readonly argGaps = new KeyGaps(argKeyOf);
   private readonly spans = new KeySpans();
@@ -61,8 +50,6 @@ export class ChromeEventScanner {
   private readonly cats: string[] = [];
   private lastCat: string | undefined = undefined;
   private lastCatContext = 0;
-  private viewBuf: Uint8Array | undefined = undefined;
-  private view: DataView = new DataView(new ArrayBuffer(0));
 
   /**
    * Reads the event whose `{` is at `buf[start]`, looking no further than `end`; returns the
@@ -358,167 +345,4 @@ export class ChromeEventScanner {
     this.lastCatContext = k + 1;
     return k + 1;
   }
-
-  /** A DataView of `buf` (the last one made, when it is the same buffer). */
-  private viewOf(buf: Uint8Array): DataView {
-    if (buf !== this.viewBuf) {
-      this.viewBuf = buf;
-      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    }
-    return this.view;
-  }
-
-  /** `[x, y, z, …]` at `buf[i]`: its first three elements into `e`; the index past it. */
-  private triple(buf: Uint8Array, i: number, end: number, e: ChromeEvent, key: ArgKey): number {
-    let k = 0;
-    i = skipSpace(buf, i + 1, end);
-    if (i < end && buf[i] === RBRACKET) {
-      return i + 1;
-    }
-    for (;;) {
-      if (i >= end) {
-        return -1;
-      }
-      if (k < 3) {
-        i = this.idValue(buf, i, end);
-        const v = this.value;
-        if (key === ArgKey.Grid) {
-          if (k === 0) {
-            e.gridX = v;
-          } else if (k === 1) {
-            e.gridY = v;
-          } else {
-            e.gridZ = v;
-          }
-        } else if (k === 0) {
-          e.blockX = v;
-        } else if (k === 1) {
-          e.blockY = v;
-        } else {
-          e.blockZ = v;
-        }
-      } else {
-        i = skipValue(buf, this.view, i, end, this.nesting);
-      }
-      if (i < 0) {
-        return -1;
-      }
-      k++;
-      i = skipSpace(buf, i, end);
-      if (i >= end) {
-        return -1;
-      }
-      const c = buf[i]!;
-      if (c === COMMA) {
-        i = skipSpace(buf, i + 1, end);
-        continue;
-      }
-      return c === RBRACKET ? i + 1 : -1;
-    }
-  }
-
-  /**
-   * The value at `buf[i]` into `this.value` as JSON.parse would give it if it is a number or a
-   * string, undefined for any other value (skipped); returns the index past it, or -1.
-   */
-  private idValue(buf: Uint8Array, i: number, end: number): number {
-    const c = buf[i]!;
-    if (c === QUOTE) {
-      const start = i + 1;
-      const j = plainEndWords(buf, this.view, start, end);
-      if (j < 0) {
-        return -1;
-      }
-      this.value = this.strings.get(buf, start, j);
-      return j + 1;
-    }
-    if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      return this.number(buf, i, end);
-    }
-    this.value = undefined;
-    return skipValue(buf, this.view, i, end, this.nesting);
-  }
-
-  /** A JSON number at `buf[i]` into `this.value`; -1 when it is not JSON's number syntax. */
-  private number(buf: Uint8Array, i: number, end: number): number {
-    const start = i;
-    const negative = buf[i] === MINUS;
-    if (negative) {
-      i++;
-    }
-    let v = 0;
-    const digitsStart = i;
-    if (i < end && buf[i] === ZERO) {
-      i++;
-    } else {
-      while (i < end) {
-        const d = buf[i]! - ZERO;
-        if (d < 0 || d > 9) {
-          break;
-        }
-        v = v * 10 + d;
-        i++;
-      }
-    }
-    const digits = i - digitsStart;
-    if (digits === 0) {
-      return -1;
-    }
-    if (i < end) {
-      const c = buf[i]!;
-      if (c === DOT || c === 0x65 || c === 0x45) {
-        const after = fractionEnd(buf, this.view, i, end);
-        if (after < 0) {
-          return -1;
-        }
-        this.value = Number(latin1(buf, start, after));
-        return after;
-      }
-    }
-    // Plain integers of up to 15 digits are exact in the loop; longer ones round as Number does.
-    this.value = digits > maxFastDigits ? Number(latin1(buf, start, i)) : negative ? -v : v;
-    return i;
-  }
-}
-
-function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
-  switch (key) {
-    case ArgKey.Device:
-      e.device = v;
-      break;
-    case ArgKey.Stream:
-      e.stream = v;
-      break;
-    case ArgKey.Context:
-      e.context = v;
-      break;
-    case ArgKey.Correlation:
-      e.correlation = v;
-      break;
-    case ArgKey.Bytes:
-      e.bytesArg = v;
-      break;
-    case ArgKey.Size:
-      e.size = v;
-      break;
-    case ArgKey.RecordCorrelation:
-      e.recordCorrelation = v;
-      break;
-    case ArgKey.SharedMemory:
-      e.sharedMemory = v;
-      break;
-    case ArgKey.Registers:
-      e.registers = v;
-      break;
-    default:
-      break;
-  }
-}
-
-function latin1(buf: Uint8Array, start: number, end: number): string {
-  let s = '';
-  for (let k = start; k < end; k++) {
-    s += String.fromCharCode(buf[k]!);
-  }
-  return s;
 }
