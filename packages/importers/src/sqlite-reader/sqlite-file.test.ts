@@ -76,6 +76,38 @@ describe('the SQLite file reader', () => {
     db.close();
   });
 
+  it('reads the same rows when the visitor reads other pages mid-scan (blocks reused under it)', async () => {
+    const others = ['u1', 'u2', 'u3', 'u4', 'u5'];
+    const inserts: string[] = [];
+    for (let i = 1; i <= 2000; i++) {
+      inserts.push(`INSERT INTO t (a, b) VALUES (${i}, 'row ${i} ${'y'.repeat(i % 40)}')`);
+      for (const other of others) {
+        inserts.push(`INSERT INTO ${other} (c) VALUES (${-i})`);
+      }
+    }
+    const bytes = await database(512, [
+      'CREATE TABLE t (a INTEGER, b TEXT)',
+      ...others.map((other) => `CREATE TABLE ${other} (c INTEGER)`),
+      'BEGIN',
+      ...inserts,
+      'COMMIT',
+    ]);
+    const columns = [{ name: 'a' }, { name: 'b' }];
+    const expected = rows(new FileSqliteSource(bytesAsRandomAccess(bytes)), 't', columns);
+    // 2 KiB of cache (four 512-byte blocks): every row's visit reads the right edges of five
+    // other tables, more pages than the cache holds, into the blocks the scan of t reads from.
+    const file = new FileSqliteSource(bytesAsRandomAccess(bytes), 2048);
+    const got: SqlValue[][] = [];
+    file.scan('t', columns, (r) => {
+      for (const other of others) {
+        expect(file.rowCountHint(other)).toBe(2000);
+      }
+      got.push([r.value(0), r.value(1)]);
+    });
+    expect(got).toHaveLength(2000);
+    expect(got).toEqual(expected);
+  });
+
   it('splits 64-bit global ids exactly and gives the rowid for an INTEGER PRIMARY KEY', async () => {
     // 0x0001_0000_2A00_0007: vm 1, pid 42, tid 7; beyond 2^53 the number itself is rounded.
     const id = (1n << 48n) | (42n << 24n) | 7n;

@@ -94,7 +94,7 @@ export class TableScan {
     from: number,
     fromOffset: number,
   ): void {
-    const page = this.cache.page(pageNo, from, fromOffset);
+    let page = this.cache.page(pageNo, from, fromOffset);
     const hdr = pageNo === 1 ? 100 : 0;
     const type = page[hdr]!;
     if (type !== leafTable && type !== interiorTable) {
@@ -103,6 +103,10 @@ export class TableScan {
         this.base(pageNo) + hdr,
         `expected a table b-tree page (type 5 or 13), found type ${type}`,
       );
+    }
+    if (type === interiorTable) {
+      // Held while its children are read, which may read other blocks into its block's memory.
+      page = page.slice();
     }
     pageOf.push(pageNo);
     cellOf.push(0);
@@ -117,8 +121,15 @@ export class TableScan {
     visit: RowidVisitor,
   ): boolean {
     const decoder = this.decoder;
+    const cache = this.cache;
     const base = this.base(pageNo);
+    let generation = cache.generation;
     for (let cell = 0; cell < cells; cell++) {
+      if (cache.generation !== generation) {
+        // An overflow chain or the visitor read pages into this one's block: read it again.
+        page = cache.page(pageNo, pageNo, base);
+        generation = cache.generation;
+      }
       const at = this.cellOffset(page, pageNo, hdr, 8, cell, cells);
       this.varint(page, at);
       const payload = this.v;
