@@ -1,5 +1,6 @@
 import { ChromeEvent } from './chrome-event.ts';
 import { ChromeEventScanner } from './event-scanner.ts';
+import { keepShape } from '../shape-keeper.ts';
 
 /** One event of each shape the scanner's paths meet in PyTorch traces, compact and indented. */
 export const warmUpShapes = [
@@ -39,4 +40,8 @@ export function warmUpScanner(): void {
       void e.name;
     }
   }
+  // Kept, so that the optimized code outlives an import (see keepShape): a worker's next
+  // import starts from it.
+  keepShape(scanner);
+  keepShape(e);
 }
