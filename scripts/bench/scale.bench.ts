@@ -34,7 +34,9 @@ import type { Report } from './report.ts';
 //  - import.<format>_peak_vs_op_columns: peak RSS over the imported op table's typed columns;
 //  - import.nsys_sqlite_peak_vs_trace: the SQLite import's peak RSS over the imported trace's
 //    own size (its .sstrace bytes), and import.nsys_sqlite_peak_vs_file over the export's size.
-// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone; `--gpu-ops N` one size.
+// `--format nsys-json` (or kineto, nsys-sqlite) measures that format alone; `--gpu-ops N` one size;
+// `--repeat N` measures each import and its baseline N times in turn and prints the medians (the
+// ratio's median of the pairs' ratios, and `_least` their least; the peak is the largest).
 // CPU time, not wall time: the machine may be shared. Other scale figures (tiles, timeline)
 // live in scale-*.bench.ts files beside this one; `pnpm bench scale` runs them all.
 
@@ -53,6 +55,9 @@ const sizes =
         : [100_000];
 const formatArg = process.argv.indexOf('--format');
 const onlyFormat = formatArg < 0 ? undefined : process.argv[formatArg + 1];
+const repeatArg = process.argv.indexOf('--repeat');
+/** Import and baseline measured this many times in turn; figures are the medians. */
+const repeat = repeatArg < 0 ? 1 : Math.max(1, Math.floor(Number(process.argv[repeatArg + 1])));
 
 interface ChildFigures {
   readonly cpuS: number;
@@ -150,6 +155,16 @@ const formats: {
   },
 ];
 
+/** The index of the median of `values` (the lower one of an even count). */
+function medianIndex(values: readonly number[]): number {
+  const order = values.map((_, k) => k).sort((a, b) => values[a]! - values[b]!);
+  return order[(values.length - 1) >> 1]!;
+}
+
+function median(values: readonly number[]): number {
+  return values[medianIndex(values)]!;
+}
+
 export async function run(report: Report): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'scale-bench-'));
   const child = await childBundle();
@@ -168,18 +183,31 @@ export async function run(report: Report): Promise<void> {
         fsyncSync(fd);
         closeSync(fd);
         const perM = 1e6 / generated.gpuOps;
-        const imported = await runChild(child, 'import', file);
-        const base = await runChild(child, baseline, file);
+        // The import and its baseline in turn, `repeat` times: the ratio of each pair, and the
+        // median of those (and their least) when there are several; the peak is the largest.
+        const imports: ChildFigures[] = [];
+        const bases: ChildFigures[] = [];
+        for (let k = 0; k < repeat; k++) {
+          imports.push(await runChild(child, 'import', file));
+          bases.push(await runChild(child, baseline, file));
+        }
+        const imported = imports[medianIndex(imports.map((f) => f.cpuS))]!;
+        const baseCpuS = median(bases.map((f) => f.cpuS));
+        const hwmBytes = Math.max(...imports.map((f) => f.hwmBytes));
         report(`import.${name}_s_per_1m_gpu_ops_${tag}`, imported.cpuS * perM, 's');
         report(
           `import.${name}_peak_rss_mb_per_1m_gpu_ops_${tag}`,
-          (imported.hwmBytes / 2 ** 20) * perM,
+          (hwmBytes / 2 ** 20) * perM,
           'MB',
         );
         report(`import.${name}_file_mb_${tag}`, generated.bytes / 2 ** 20, 'MB');
-        report(`import.${ratio}_${tag}`, base.cpuS / imported.cpuS, 'x');
+        const ratios = imports.map((f, k) => bases[k]!.cpuS / f.cpuS);
+        report(`import.${ratio}_${tag}`, median(ratios), 'x');
+        if (repeat > 1) {
+          report(`import.${ratio}_${tag}_least`, Math.min(...ratios), 'x');
+        }
         const read = await runChild(child, floor, file);
-        report(`import.${floorRatio}_${tag}`, base.cpuS / read.cpuS, 'x');
+        report(`import.${floorRatio}_${tag}`, baseCpuS / read.cpuS, 'x');
         if (format === 'nsys-sqlite' && size <= 1_000_000) {
           // sql.js holds the whole database: only at sizes where that fits comfortably.
           const select = await runChild(child, 'sqljs-select', file);
@@ -188,21 +216,13 @@ export async function run(report: Report): Promise<void> {
         if (imported.opColumnBytes !== undefined) {
           report(
             `import.${name}_peak_vs_op_columns_${tag}`,
-            imported.hwmBytes / imported.opColumnBytes,
+            hwmBytes / imported.opColumnBytes,
             'x',
           );
         }
         if (format === 'nsys-sqlite' && imported.traceBytes !== undefined) {
-          report(
-            `import.nsys_sqlite_peak_vs_trace_${tag}`,
-            imported.hwmBytes / imported.traceBytes,
-            'x',
-          );
-          report(
-            `import.nsys_sqlite_peak_vs_file_${tag}`,
-            imported.hwmBytes / generated.bytes,
-            'x',
-          );
+          report(`import.nsys_sqlite_peak_vs_trace_${tag}`, hwmBytes / imported.traceBytes, 'x');
+          report(`import.nsys_sqlite_peak_vs_file_${tag}`, hwmBytes / generated.bytes, 'x');
         }
         await rm(file, { force: true });
       }
