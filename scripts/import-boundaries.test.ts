@@ -59,6 +59,19 @@ describe('import boundaries', { timeout: lintTimeoutMs }, () => {
     expect(messages[0]).toContain('apps/web may not import @streamscope/executor');
   });
 
+  it("lets the benchmarks use the server's bundle tooling, but not reach into its sources", async () => {
+    const tooling = await lintAs(
+      'scripts/bench/scale.bench.ts',
+      "import { serverBundlesDir } from '../../apps/server/scripts/bundle-cache.mjs';\nexport const y = serverBundlesDir;\n",
+    );
+    expect(tooling).toEqual([]);
+    const sources = await lintAs(
+      'scripts/bench/scale.bench.ts',
+      "import { streamOf } from '../../apps/server/src/cli/main.ts';\nexport const y = streamOf;\n",
+    );
+    expect(sources[0]).toContain('never by relative path');
+  });
+
   it('lets the simulator import the trace and the workload', async () => {
     const messages = await lintAs(
       'packages/simulator/src/index.ts',

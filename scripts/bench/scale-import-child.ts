@@ -11,8 +11,7 @@ import {
 } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { saveTrace } from '@streamscope/trace';
-import { openRandomAccess } from '../../apps/server/src/imports/file-random-access.ts';
-import { streamOf } from '../../apps/server/src/imports/file-stream.ts';
+import { openRandomAccess, streamOf } from '@streamscope/importers/node';
 
 // One measurement of `pnpm bench scale` in a fresh process, so that its peak RSS (VmHWM) is its
 // own: `import FILE` imports an export (SQLite read from disk page by page, JSON streamed);

@@ -4,9 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { freshBundle, serverBundlesDir } from '../../apps/server/scripts/bundle-cache.mjs';
+import { bundleEntry, copySqlWasm } from '../../apps/server/scripts/node-bundle-options.mjs';
 import type { GenFormat } from '../gen/main.ts';
 import { generate } from '../gen/main.ts';
 import type { Report } from './report.ts';
@@ -74,12 +75,6 @@ interface ChildFigures {
  * tsx (10–20% slower).
  */
 async function childBundle(): Promise<string> {
-  const { bundleEntry, copySqlWasm } = (await import(
-    pathToFileURL(path.join(serverRoot, 'scripts', 'node-bundle-options.mjs')).href
-  )) as {
-    bundleEntry: (esbuild: unknown, entry: string, outfile: string) => Promise<string[]>;
-    copySqlWasm: (serverRoot: string, outDir: string) => string;
-  };
   const { dir } = await freshBundle({
     bundlesDir: serverBundlesDir,
     name: 'bench-import-child',

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ImportOptions, ImportResult } from '@streamscope/importers';
 import { importTrace } from '@streamscope/importers';
-import { openRandomAccess } from '../imports/file-random-access.ts';
-import { streamOf } from '../imports/file-stream.ts';
+import { openRandomAccess, streamOf } from '@streamscope/importers/node';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
 
 /**

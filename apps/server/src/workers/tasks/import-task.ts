@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { ImportError, ImportLimitError, importTrace } from '@streamscope/importers';
 import { ApiError } from '../../http/api-error.ts';
-import { openRandomAccess } from '../../imports/file-random-access.ts';
-import { streamOf } from '../../imports/file-stream.ts';
+import { openRandomAccess, streamOf } from '@streamscope/importers/node';
 import { isSqlite } from '../../imports/inflate-sqlite.ts';
 import { importLimitReached } from '../../imports/import-failures.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';

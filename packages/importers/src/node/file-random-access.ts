@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { RandomAccessFile } from '@streamscope/importers';
+import type { RandomAccessFile } from '../sqlite-reader/random-access.ts';
 
 /** A file open for reads at any position (the importers read a SQLite export page by page). */
 export interface OpenRandomAccessFile extends RandomAccessFile {
