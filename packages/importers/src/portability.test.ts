@@ -16,15 +16,17 @@ function sourceFiles(dir: string, prefix = ''): string[] {
 }
 
 describe('the package runs in a browser Web Worker as in Node', () => {
-  it('imports no Node module outside tests', () => {
+  it('imports no Node module outside tests and its Node-only entry (node/)', () => {
     const shipped = sourceFiles(srcDir).filter(
-      (f) => !f.endsWith('.test.ts') && f !== 'test-support.ts',
+      (f) => !f.endsWith('.test.ts') && f !== 'test-support.ts' && !f.startsWith('node/'),
     );
     expect(shipped.length).toBeGreaterThan(10);
     for (const file of shipped) {
       const text = readFileSync(`${srcDir}/${file}`, 'utf8');
       expect(text, file).not.toMatch(/from '(node:|fs|path|zlib|buffer|stream)/);
       expect(text, file).not.toMatch(/(?<![.\w])(Buffer|process|require)\s*[.(]/);
+      // The Node-only entry (`@streamscope/importers/node`) is never reached from the others.
+      expect(text, file).not.toMatch(/from '(\.\.?\/)+node\//);
     }
   });
 
