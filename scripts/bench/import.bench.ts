@@ -6,6 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { importTrace } from '@streamscope/importers';
 import { syntheticKinetoTrace } from './kineto-synth.ts';
 import type { Report } from './report.ts';
+import { median } from './report.ts';
 
 // Real exports of one run of ~24,000 kernels on two streams (nsys 2025.3.1 on an H100,
 // scripts/gpu-record/many.py), JSON and SQLite. Inflated here, outside every timing.
@@ -50,8 +51,6 @@ function parseOnly(bytes: Uint8Array): number {
   }
   return events;
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function timeMs(fn: () => unknown): Promise<number> {
   const t0 = cpuMs();

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
-import { median, runCommand } from './profile-run.ts';
+import { runCommand } from './profile-run.ts';
+import { median } from './report.ts';
 import type { Ran } from './profile-run.ts';
 import type { Report } from './report.ts';
 

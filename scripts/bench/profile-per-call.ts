@@ -1,6 +1,7 @@
 import path from 'node:path';
 import process from 'node:process';
-import { median, runCommand } from './profile-run.ts';
+import { runCommand } from './profile-run.ts';
+import { median } from './report.ts';
 import type { Report } from './report.ts';
 
 // What a tracer adds to one CUDA call, free of a training loop's noise: per_call

@@ -37,13 +37,3 @@ export function runCommand(
     });
   });
 }
-
-/** The median of the finite values, NaN when there are none. */
-export function median(values: readonly number[]): number {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) {
-    return Number.NaN;
-  }
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}

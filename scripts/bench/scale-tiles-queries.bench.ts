@@ -5,6 +5,7 @@ import process from 'node:process';
 import type { BenchServer as Server } from './bench-server.ts';
 import { root, serve, stop, tsx } from './bench-server.ts';
 import type { Report } from './report.ts';
+import { median } from './report.ts';
 
 // `pnpm bench scale-tiles-queries` (issue #22): what a tiled view's whole-trace questions cost,
 // before and after they were answered from the tiles file, in one run. Per size (GPU ops;
@@ -39,11 +40,6 @@ async function get(url: string): Promise<Response> {
     throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
   }
   return response;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function timed(urls: readonly string[]): Promise<number> {

@@ -5,6 +5,7 @@ import process from 'node:process';
 import type { BenchServer as Server } from './bench-server.ts';
 import { root, serve, stop, tsx } from './bench-server.ts';
 import type { Report } from './report.ts';
+import { median } from './report.ts';
 
 // `pnpm bench scale`, tiles (issue #22). A synthetic trace of 20M ops (packages/trace's generator,
 // 12 streams and a host thread; STREAMSCOPE_BENCH_TILES_OPS sets another size) is written with the
@@ -52,11 +53,6 @@ async function get(url: string): Promise<Response> {
     throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
   }
   return response;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Runs a script in its own process; resolves with its standard output once it exits with 0. */

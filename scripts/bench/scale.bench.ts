@@ -11,6 +11,7 @@ import { bundleEntry, copySqlWasm } from '../../apps/server/scripts/node-bundle-
 import type { GenFormat } from '../gen/main.ts';
 import { generate } from '../gen/main.ts';
 import type { Report } from './report.ts';
+import { median } from './report.ts';
 
 // `pnpm bench scale [--big]`: imports of generated realistic exports (scripts/gen: a recorded
 // training run — kernels, copies, memsets, API calls, syncs, event records, NVTX — repeated with
@@ -150,16 +151,6 @@ const formats: {
   },
 ];
 
-/** The index of the median of `values` (the lower one of an even count). */
-function medianIndex(values: readonly number[]): number {
-  const order = values.map((_, k) => k).sort((a, b) => values[a]! - values[b]!);
-  return order[(values.length - 1) >> 1]!;
-}
-
-function median(values: readonly number[]): number {
-  return values[medianIndex(values)]!;
-}
-
 export async function run(report: Report): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'scale-bench-'));
   const child = await childBundle();
@@ -186,10 +177,11 @@ export async function run(report: Report): Promise<void> {
           imports.push(await runChild(child, 'import', file));
           bases.push(await runChild(child, baseline, file));
         }
-        const imported = imports[medianIndex(imports.map((f) => f.cpuS))]!;
+        const imported = imports[0]!; // its trace's sizes: the same in every run
+        const importCpuS = median(imports.map((f) => f.cpuS));
         const baseCpuS = median(bases.map((f) => f.cpuS));
         const hwmBytes = Math.max(...imports.map((f) => f.hwmBytes));
-        report(`import.${name}_s_per_1m_gpu_ops_${tag}`, imported.cpuS * perM, 's');
+        report(`import.${name}_s_per_1m_gpu_ops_${tag}`, importCpuS * perM, 's');
         report(
           `import.${name}_peak_rss_mb_per_1m_gpu_ops_${tag}`,
           (hwmBytes / 2 ** 20) * perM,
@@ -206,7 +198,7 @@ export async function run(report: Report): Promise<void> {
         if (format === 'nsys-sqlite' && size <= 1_000_000) {
           // sql.js holds the whole database: only at sizes where that fits comfortably.
           const select = await runChild(child, 'sqljs-select', file);
-          report(`import.sqlite_vs_sqljs_select_${tag}`, select.selectCpuS! / imported.cpuS, 'x');
+          report(`import.sqlite_vs_sqljs_select_${tag}`, select.selectCpuS! / importCpuS, 'x');
         }
         if (imported.opColumnBytes !== undefined) {
           report(

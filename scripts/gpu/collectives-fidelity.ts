@@ -12,7 +12,7 @@ import { summarizeRun } from '@streamscope/analysis';
 import type { DeviceProfile } from '@streamscope/simulator';
 import { findProfile, simulate } from '@streamscope/simulator';
 import { validateWorkload } from '@streamscope/workload';
-import { median } from '../bench/profile-run.ts';
+import { median } from '../bench/report.ts';
 
 /** One workload's line of collectives-main.mjs's results. */
 export interface MeasuredSpec {
