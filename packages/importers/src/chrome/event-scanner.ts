@@ -2,7 +2,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import { ArgKey, TopKey, argKeyOf, topKeyOf } from './event-keys.ts';
 import { skipSpace, skipValue } from './json-skip.ts';
 import { EventValues, setArg } from './event-values.ts';
-import { KeyGaps, gapContexts, objectEnd, objectStart } from './key-gaps.ts';
+import { KeyGaps, gapContexts, objectEnd, objectStart, phContext } from './key-gaps.ts';
 import { KeySpans } from './key-spans.ts';
 import type { Micros } from './micros.ts';
 import { plainMicrosEnd } from './micros.ts';
@@ -78,7 +78,7 @@ export class ChromeEventScanner extends EventValues {
         seen |= bits;
         if ((bits & phBit) !== 0) {
           e.ph = spans.ph[way];
-          context = spans.contextAfter[way]!;
+          context = phContext(e.ph);
         }
         if ((bits & catBit) !== 0) {
           e.cat = spans.cat[way];
@@ -108,7 +108,7 @@ export class ChromeEventScanner extends EventValues {
             spanBits |= 1 << kind;
           } else {
             if (id >= 0 && spanBits !== 0) {
-              spans.learn(spanSlot, buf, spanFrom, i, id, spanBits, context, e);
+              spans.learn(spanSlot, buf, spanFrom, i, id, spanBits, e);
             }
             spanFrom = -1;
           }
@@ -134,7 +134,7 @@ export class ChromeEventScanner extends EventValues {
           const s = typeof v === 'string' ? v : undefined;
           if (key === TopKey.Ph) {
             e.ph = s;
-            context = s !== undefined && s.length === 1 ? s.charCodeAt(0) & (gapContexts - 1) : 0;
+            context = phContext(s);
           } else {
             e.cat = s;
           }

@@ -8,6 +8,11 @@ const maxKeyBytes = 64;
 const keySlots = 256;
 /** Predictions per key: one for each of this many contexts (an event's `ph`, its `cat`). */
 export const gapContexts = 16;
+/** The prediction context of an event's keys: its one-letter `ph`, 0 for any other. */
+export function phContext(ph: string | undefined): number {
+  return ph !== undefined && ph.length === 1 ? ph.charCodeAt(0) & (gapContexts - 1) : 0;
+}
+
 /** Gaps longer than this (much whitespace) are not kept. */
 const maxGapBytes = 64;
 

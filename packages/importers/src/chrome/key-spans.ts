@@ -28,8 +28,6 @@ export class KeySpans {
   readonly nextKey = new Int32Array(slotCount * spanWays);
   /** The TopKey bits of the keys the span passes over. */
   readonly bits = new Int32Array(slotCount * spanWays);
-  /** The `ph` context after the span. */
-  readonly contextAfter = new Int32Array(slotCount * spanWays);
   readonly ph: (string | undefined)[] = new Array<string | undefined>(slotCount * spanWays);
   readonly cat: (string | undefined)[] = new Array<string | undefined>(slotCount * spanWays);
   readonly pid: IdValue[] = new Array<IdValue>(slotCount * spanWays);
@@ -67,7 +65,6 @@ export class KeySpans {
     to: number,
     next: number,
     bits: number,
-    contextAfter: number,
     e: ChromeEvent,
   ): void {
     const length = to - from;
@@ -81,7 +78,6 @@ export class KeySpans {
     this.length[w] = length;
     this.nextKey[w] = next;
     this.bits[w] = bits;
-    this.contextAfter[w] = contextAfter;
     this.ph[w] = e.ph;
     this.cat[w] = e.cat;
     this.pid[w] = e.pid;
