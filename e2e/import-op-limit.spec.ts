@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerProcess } from '../apps/server/src/test-support/server-process.ts';
-import { startServerProcess } from '../apps/server/src/test-support/server-process.ts';
 import { expect, idle, test } from './fixtures.ts';
+import type { ServerProcess } from './server-process.ts';
+import { startServerProcess } from './server-process.ts';
 
 // A server started with `--max-ops N` (the limit of ops one import keeps, by default sized from
 // the machine's memory) refuses an upload over it, and the Import page says why and which flag

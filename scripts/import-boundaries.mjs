@@ -80,13 +80,9 @@ export function restrictedImportsFor(folder, forTests = false) {
   }
   // Reaching into another package's files by relative path bypasses the table above.
   patterns.push({
-    group: [
-      '../../packages/*',
-      '../../../packages/*',
-      '../../apps/*',
-      '../../../apps/*',
-      ...(toolingPaths[folder] ?? []),
-    ],
+    // At any depth: `../apps/…` from a folder's top (e2e/, scripts/) as `../../../packages/…`
+    // from deep in a package. No package has a folder of its own named `packages` or `apps`.
+    group: ['**/packages/*', '**/apps/*', ...(toolingPaths[folder] ?? [])],
     message: 'Import workspace packages by name, never by relative path.',
   });
   return patterns;

@@ -72,6 +72,20 @@ describe('import boundaries', { timeout: lintTimeoutMs }, () => {
     expect(sources[0]).toContain('never by relative path');
   });
 
+  it('fails lint on a relative path into another package at any depth', async () => {
+    // From a folder's top (e2e/ beside apps/) and from deep inside a package.
+    const fromE2e = await lintAs(
+      'e2e/import.spec.ts',
+      "import { startServerProcess } from '../apps/server/src/test-support/server-process.ts';\nexport const y = startServerProcess;\n",
+    );
+    expect(fromE2e[0]).toContain('never by relative path');
+    const deep = await lintAs(
+      'packages/importers/src/chrome/event-scanner.ts',
+      "import { x } from '../../../../packages/trace/src/index.ts';\nexport const y = x;\n",
+    );
+    expect(deep[0]).toContain('never by relative path');
+  });
+
   it('lets the simulator import the trace and the workload', async () => {
     const messages = await lintAs(
       'packages/simulator/src/index.ts',
