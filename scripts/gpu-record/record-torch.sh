@@ -61,6 +61,7 @@ step nccl2 120 python3 pt-nccl.py --world 2 raw
 step triton 60 python3 pt-triton.py raw/triton.json
 has nccl2 && nsys_step nsys-nccl2 150 python3 pt-nccl.py --world 2 --plain raw
 step compile 100 python3 pt-compile.py raw/compile.json
+step full 100 python3 pt-full.py raw/full.json
 nsys_step nsys-nccl1 90 python3 pt-nccl.py --world 1 --plain raw
 
 note "scrub, count, check"

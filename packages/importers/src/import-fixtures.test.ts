@@ -1,5 +1,6 @@
 import { FlowKind, OpFlag, OpKind, saveTrace } from '@streamscope/trace';
 import type { Trace } from '@streamscope/trace';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { dumpTrace } from './dump-trace.ts';
 import type { ImportSummary } from './summary.ts';
@@ -45,7 +46,9 @@ describe('imports of the committed fixtures', () => {
 
 /** What the profiler itself recorded: its complete events counted by category, read with JSON.parse. */
 function kinetoCounts(file: string): Partial<ImportSummary['counts']> {
-  const json = JSON.parse(new TextDecoder().decode(readFixture(file))) as {
+  const bytes = readFixture(file);
+  const text = new TextDecoder().decode(file.endsWith('.gz') ? gunzipSync(bytes) : bytes);
+  const json = JSON.parse(text) as {
     traceEvents: { ph?: string; cat?: string }[];
   };
   const counts = { kernel: 0, memcpy: 0, memset: 0, sync: 0, api: 0, range: 0 };
@@ -58,6 +61,7 @@ function kinetoCounts(file: string): Partial<ImportSummary['counts']> {
     cuda_driver: 'api',
     cpu_op: 'range',
     user_annotation: 'range',
+    python_function: 'range',
   };
   for (const e of json.traceEvents) {
     const key = e.ph === 'X' && e.cat !== undefined ? byCategory[e.cat] : undefined;
@@ -80,6 +84,63 @@ describe("import --summary gives the profiler's own counts", () => {
       expect(importSummary(trace).counts).toMatchObject(kinetoCounts(file));
     });
   }
+
+  it('reads a trace recorded with every profiler option: Python frames, graphs, a side stream', async () => {
+    // pt-full.py: record_shapes, profile_memory, with_stack, with_flops, with_modules.
+    const file = 'kineto/full.pt.trace.json.gz';
+    const { trace, warnings } = await importFixture(file);
+    expect(importSummary(trace).counts).toMatchObject(kinetoCounts(file));
+    expect(warnings).toEqual([
+      'not drawn: 140 allocator events of profile_memory ([memory] instants)',
+    ]);
+    // Python frames are ranges on the threads that ran them, the CPU ops nested inside them.
+    const r = trace.ranges.columns();
+    const domainOf = (i: number): string => trace.name(r.domainId[i]!);
+    const pythonRanges = Array.from({ length: r.count }, (_, i) => i).filter(
+      (i) => domainOf(i) === 'python_function',
+    );
+    expect(pythonRanges).toHaveLength(1412);
+    const deepestPython = Math.max(...pythonRanges.map((i) => r.depth[i]!));
+    expect(deepestPython).toBeGreaterThan(10);
+    const step = pythonRanges.find((i) => trace.name(r.nameId[i]!) === 'pt-full.py(64): step');
+    expect(step).toBeDefined();
+    const inStep = Array.from({ length: r.count }, (_, i) => i).filter(
+      (i) =>
+        domainOf(i) === 'cpu_op' &&
+        r.track[i] === r.track[step!] &&
+        r.startNs[i]! >= r.startNs[step!]! &&
+        r.endNs[i]! <= r.endNs[step!]!,
+    );
+    expect(inStep.length).toBeGreaterThan(100);
+    expect(inStep.every((i) => r.depth[i]! > r.depth[step!]!)).toBe(true);
+    // Each replay of the captured graph: its kernels carry the cudaGraphLaunch's correlation id,
+    // and are flagged as graph nodes joined to that launch.
+    const ops = trace.ops.columns();
+    const launches = new Set<number>();
+    for (let i = 0; i < ops.count; i++) {
+      if (ops.kind[i] === OpKind.ApiCall && trace.name(ops.nameId[i]!) === 'cudaGraphLaunch') {
+        launches.add(ops.correlationId[i]!);
+      }
+    }
+    expect(launches.size).toBe(2);
+    let inGraph = 0;
+    for (let i = 0; i < ops.count; i++) {
+      const graphNode = (ops.flags[i]! & OpFlag.InGraph) !== 0;
+      expect(graphNode, `op ${i}`).toBe(
+        ops.kind[i] === OpKind.Kernel && launches.has(ops.correlationId[i]!),
+      );
+      if (graphNode) {
+        inGraph++;
+        expect(ops.flags[i]! & OpFlag.Orphan).toBe(0);
+      }
+    }
+    expect(inGraph).toBe(10);
+    // The side stream's matmuls, on stream 13 beside the default stream 7.
+    const streams = new Set(
+      trace.tracks.filter((t) => t.kind === 'gpu-stream').map((t) => t.streamId),
+    );
+    expect([...streams].sort((a, b) => a - b)).toEqual([7, 13]);
+  });
 
   it("adds up to the trace's op count, ranges apart, whatever the format", async () => {
     for (const file of [

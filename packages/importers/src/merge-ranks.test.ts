@@ -111,6 +111,17 @@ describe('the clocks and ranks the importers read', () => {
       'distributedInfo needs an integer rank in [0, world_size), got rank 2, world_size 2: the rank is not kept (distributedInfo)',
     );
   });
+
+  it('says which distributedInfo member is missing', async () => {
+    const { trace, warnings } = await importTrace(
+      new TextEncoder().encode(kineto('"distributedInfo":{"rank":0},', '1', 10)),
+      { fileName: 'x.json' },
+    );
+    expect(trace.meta.distributed).toBeUndefined();
+    expect(warnings).toContain(
+      'distributedInfo has no world_size: the rank is not kept (distributedInfo)',
+    );
+  });
 });
 
 describe('mergeRanks clock alignment', () => {

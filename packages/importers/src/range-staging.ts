@@ -2,6 +2,7 @@ import type { RangeInput, Trace } from '@streamscope/trace';
 import { RangeKind } from '@streamscope/trace';
 import { StagingColumn } from './staging-columns.ts';
 import type { Warnings } from './warnings.ts';
+import { counted } from './warnings.ts';
 
 const unended = -1;
 
@@ -101,7 +102,7 @@ export class RangeStaging {
       }
     }
     if (open > 0) {
-      warnings.add(`${open} ranges never ended; drawn to the end of the trace`);
+      warnings.add(`${counted(open, 'range')} never ended; drawn to the end of the trace`);
     }
     const lane = this.lane.data;
     const order = rangeOrder(lane, start, end, n);

@@ -159,6 +159,12 @@ export class TraceBuilder {
     this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
   }
 
+  /** Adds `flags` to staged op `op`'s flags. */
+  addOpFlags(op: number, flags: number): void {
+    this.ops.join();
+    this.ops.flags.data[op] = this.ops.flags.data[op]! | flags;
+  }
+
   /** Metadata the source states (its wall clock, its rank), kept in the built trace. */
   addMeta(meta: Pick<Partial<TraceMeta>, 'clockEpochNs' | 'distributed'>): void {
     this.trace.meta = { ...this.trace.meta, ...meta };

@@ -22,3 +22,8 @@ export class Warnings {
     });
   }
 }
+
+/** `n` and its noun, singular for one: "1 range", "3 ranges", counted(2, 'copy', 'copies'). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

@@ -169,16 +169,99 @@ describe('Chrome traces that no profiler-specific mapping reads', () => {
     const none = await importErrorOf(importFixture('chrome/no-timed-events.json'));
     expect(none.problem).toBe('no complete (X) or begin/end (B/E) events in 3 events of the file');
     expect((await importErrorOf(importText('[]'))).problem).toBe('the trace has no events');
-    const python = await importErrorOf(
+    const overhead = await importErrorOf(
       importText(
-        '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"python_function","name":"f","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","cat":"python_function","name":"g","pid":1,"tid":1,"ts":2,"dur":1}]}',
+        '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"overhead","name":"f","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","cat":"gpu_user_annotation","name":"g","pid":0,"tid":7,"ts":2,"dur":1}]}',
       ),
     );
-    expect(python.problem).toMatch(
-      /none of the 2 complete or begin\/end events in 2 events of the file could be kept: this is a kineto trace, and it reads no events of these categories: python_function ×2/,
+    expect(overhead.problem).toMatch(
+      /none of the 2 complete or begin\/end events in 2 events of the file could be kept: this is a kineto trace, and it reads no events of these categories: overhead ×1, gpu_user_annotation ×1/,
     );
     const ends = await importErrorOf(importText('[{"ph":"E","pid":1,"tid":1,"ts":3}]'));
-    expect(ends.problem).toMatch(/1 end \(E\) events have no begin \(B\)/);
+    expect(ends.problem).toMatch(/1 end \(E\) event with no open begin \(B\) of its name/);
+  });
+});
+
+describe('begin/end pairs and the rows of other tools', () => {
+  /** Every range as "name start+dur" in µs, in the trace's order. */
+  function rangeLines(trace: Trace): string[] {
+    const r = trace.ranges.columns();
+    return Array.from(
+      { length: r.count },
+      (_, i) =>
+        `${trace.name(r.nameId[i]!)} ${r.startNs[i]! / 1000}+${(r.endNs[i]! - r.startNs[i]!) / 1000}`,
+    );
+  }
+
+  it('ends the begin an end names, and the begins inside it with it', async () => {
+    // "E A" while B is innermost: A ends at 10 µs, and B, opened inside it, with it.
+    const { trace, warnings } = await importText(
+      '[{"ph":"B","name":"A","pid":0,"tid":0,"ts":0},{"ph":"B","name":"B","pid":0,"tid":0,"ts":1},' +
+        '{"ph":"E","name":"A","pid":0,"tid":0,"ts":10},{"ph":"X","name":"Z","pid":0,"tid":0,"ts":10,"dur":1}]',
+    );
+    expect(rangeLines(trace)).toEqual(['A 0+10', 'B 1+9', 'Z 10+1']);
+    expect(warnings).toContain(
+      '1 end (E) event naming a begin (B) that is not the innermost open one on its thread; the begins inside it end with it',
+    );
+  });
+
+  it('ignores an end whose name no open begin has, and ends an unnamed end at the innermost', async () => {
+    const { trace, warnings } = await importText(
+      '[{"ph":"B","name":"A","pid":0,"tid":0,"ts":0},{"ph":"E","name":"C","pid":0,"tid":0,"ts":2},' +
+        '{"ph":"B","name":"C","pid":0,"tid":0,"ts":2},{"ph":"E","pid":0,"tid":0,"ts":4},' +
+        '{"ph":"E","name":"A","pid":0,"tid":0,"ts":10}]',
+    );
+    expect(rangeLines(trace)).toEqual(['A 0+10', 'C 2+2']);
+    expect(warnings).toContain(
+      '1 end (E) event with no open begin (B) of its name on its thread; ignored',
+    );
+  });
+
+  it("reads a TensorFlow 1.x timeline's streams from its process names, and not its repeat rows", async () => {
+    // tf.python.client.timeline: a process per device row; the executor's row is host time.
+    const row = (pid: number, name: string): string =>
+      `{"ph":"M","name":"process_name","pid":${pid},"args":{"name":"${name}"}}`;
+    const x = (pid: number, name: string, ts: number, dur: number): string =>
+      `{"ph":"X","name":"${name}","pid":${pid},"tid":0,"ts":${ts},"dur":${dur}}`;
+    const { trace, warnings } = await importText(
+      `{"traceEvents":[${[
+        row(1, '/job:localhost/replica:0/task:0/device:GPU:0 Compute'),
+        row(2, '/device:GPU:0/stream:all Compute'),
+        row(3, '/device:GPU:0/stream:12 Compute'),
+        row(4, '/device:GPU:0/memcpy Compute'),
+        row(5, '/device:GPU:0/stream:14 Compute'),
+        x(1, 'MatMul', 0, 30),
+        x(2, 'MatMul', 40, 5),
+        x(3, 'MatMul', 40, 5),
+        x(4, 'MEMCPYDtoH', 50, 2),
+        x(5, 'MEMCPYDtoH', 50, 2),
+      ].join(',')}]}`,
+    );
+    expect(opLines(trace)).toEqual([
+      'Stream 12|kernel|MatMul|40000+5000',
+      'Stream 14|copy-dtoh|MEMCPYDtoH|50000+2000',
+    ]);
+    const ops = trace.ops.columns();
+    const devices = [0, 1].map((i) => {
+      const track = trace.tracks[ops.track[i]!]!;
+      return track.kind === 'gpu-stream' ? track.deviceId : -1;
+    });
+    expect(devices).toEqual([0, 0]);
+    expect(rangeLines(trace)).toEqual(['MatMul 0+30']);
+    expect(warnings).toContain(
+      "not drawn: 2 events on TensorFlow's /gpu:N/stream:all and /gpu:N/memcpy rows, which repeat the stream rows' kernels and copies",
+    );
+  });
+
+  it('says in one warning what the file holds that is not drawn', async () => {
+    const { warnings } = await importText(
+      '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"i","name":"mark","pid":1,"tid":1,"ts":1},' +
+        '{"ph":"C","name":"mem","pid":1,"ts":1,"args":{"v":1}},{"ph":"C","name":"mem","pid":1,"ts":2,"args":{"v":2}},' +
+        '{"ph":"b","cat":"io","id":1,"name":"read","pid":1,"tid":1,"ts":1},{"ph":"s","id":2,"name":"f","pid":1,"tid":1,"ts":1}]',
+    );
+    expect(warnings).toContain(
+      'not drawn: 1 instant event (ph i/I/R), 2 counter events (ph C), 1 async event (ph b/e/n/S/T/F/p), 1 flow event (ph s/t/f)',
+    );
   });
 });
 

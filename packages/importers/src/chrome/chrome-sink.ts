@@ -1,5 +1,6 @@
 import type { LaunchTable } from '@streamscope/trace';
 import { ImportError } from '../import-error.ts';
+import { counted } from '../warnings.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import type { ChromeEvent } from './chrome-event.ts';
 import { ChromeMetadata, isObject } from './chrome-metadata.ts';
@@ -18,16 +19,75 @@ export const kinetoTopKeys = [
   'baseTimeNanoseconds',
 ];
 
+/** Event kinds that are not drawn, by their `ph`, as `phaseKind` numbers them. */
+const phaseKindNames = [
+  ['instant', ' (ph i/I/R)'],
+  ['counter', ' (ph C)'],
+  ['async', ' (ph b/e/n/S/T/F/p)'],
+  ['flow', ' (ph s/t/f)'],
+  ['object', ' (ph N/O/D)'],
+  ['sample', ' (ph P)'],
+  ['', ' of other kinds'],
+] as const;
+
+/** "1 flow event", "5 flow events": `n` events of kind `what` ('' for none), then `after`. */
+function events(n: number, what: string, after = ''): string {
+  return `${counted(n, what === '' ? 'event' : `${what} event`)}${after}`;
+}
+
+const flowKind = 3;
+
+function phaseKind(ph: string | undefined): number {
+  switch (ph) {
+    case 'i':
+    case 'I':
+    case 'R':
+      return 0;
+    case 'C':
+      return 1;
+    case 'b':
+    case 'e':
+    case 'n':
+    case 'S':
+    case 'T':
+    case 'F':
+    case 'p':
+      return 2;
+    case 's':
+    case 't':
+    case 'f':
+      return flowKind;
+    case 'N':
+    case 'O':
+    case 'D':
+      return 4;
+    case 'P':
+      return 5;
+    default:
+      return 6;
+  }
+}
+
+/**
+ * Kineto categories not drawn and not worth a warning: the profiler's own span and overhead,
+ * and the user annotations it copies onto GPU rows (drawn on their host threads).
+ */
+const kinetoBookkeeping = new Set(['Trace', 'overhead', 'gpu_user_annotation']);
+
+/** The key of the events read before the file showed it is a kineto trace. */
+const beforeKineto = '(before the first kineto event)';
+
 /** Distinct categories counted for messages; more are summed as "others". */
 const maxCategoriesNamed = 16;
 
 /**
  * Routes the events of a Chrome trace: kineto categories (kernel, gpu_memcpy, cuda_runtime,
- * cpu_op, …) to the kineto mapping, every other complete or begin/end event to the generic one
- * (a track per pid and tid), unless the file is a kineto trace, whose other categories
- * (python_function, gpu_user_annotation, …) are not read. Times are read exactly from each
- * event's JSON text (EventTimes). `finish` says what was kept, and fails an import that keeps
- * nothing, naming why.
+ * cpu_op, python_function, …) to the kineto mapping, every other complete or begin/end event to
+ * the generic one (a track per pid and tid), unless the file is a kineto trace, whose other
+ * categories (gpu_user_annotation, overhead, …) are not read. Times are read exactly from each
+ * event's JSON text (EventTimes). `finish` says what was kept and, in one warning, what was not
+ * drawn (by category, or by kind where an event kind is not drawn at all), and fails an import
+ * that keeps nothing, naming why.
  */
 export class ChromeEventSink {
   private readonly times: EventTimes;
@@ -37,6 +97,10 @@ export class ChromeEventSink {
   private readonly generic = new GenericEvents();
   private readonly names = new Map<string, number>();
   private readonly skippedCategories = new Map<string, number>();
+  /** Kineto's [memory] instants: the caching allocator's allocations and frees. */
+  private memoryEvents = 0;
+  /** Events of kinds never drawn, by `phaseKind`. */
+  private readonly notDrawnKinds = new Array<number>(phaseKindNames.length).fill(0);
   private kinetoFile = false;
   private events = 0;
   private timedEvents = 0;
@@ -71,7 +135,17 @@ export class ChromeEventSink {
       return;
     }
     if (ph !== 'X' && ph !== 'B' && ph !== 'E') {
-      return; // flows (we join by correlation id instead), instants, counters, async events
+      // Instants, counters, async and object events are not drawn, nor are flows. A kineto
+      // trace's flows say what its correlation ids say (ac2g; "async" in 2021), and those are
+      // joined, or link a forward op to its backward op (fwdbwd); its uncategorized instants
+      // mark the profiler's own window. Those go unsaid.
+      const kind = phaseKind(ph);
+      if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
+        this.memoryEvents++;
+      } else if (!(this.kinetoFile && (kind === flowKind || e.cat === undefined))) {
+        this.notDrawnKinds[kind] = this.notDrawnKinds[kind]! + 1;
+      }
+      return;
     }
     this.index = index;
     this.where = where;
@@ -110,7 +184,7 @@ export class ChromeEventSink {
     let placed: GenericPlaced = { gpuOps: 0, hostRanges: 0, hostTracks: 0 };
     if (this.kinetoFile) {
       // Events of other categories seen before the file showed it is a kineto trace.
-      this.skippedCategories.set('(before the first kineto event)', this.generic.count);
+      this.skippedCategories.set(beforeKineto, this.generic.count);
     } else {
       placed = this.generic.emit(this.builder, this.meta);
     }
@@ -129,8 +203,12 @@ export class ChromeEventSink {
       this.builder.warnings.add(
         this.kinetoFile
           ? 'no GPU operation in this kineto trace (no kernel, gpu_memcpy, gpu_memset or cuda_sync events): only host activity'
-          : `no GPU operation in this trace: its events are on ${placed.hostTracks} host threads; no process or thread is named like a GPU or a stream ("GPU 0", "Device 0", "stream 7")`,
+          : `no GPU operation in this trace: its events are on ${counted(placed.hostTracks, 'host thread')}; no process or thread is named like a GPU or a stream ("GPU 0", "Device 0", "stream 7")`,
       );
+    }
+    const notDrawn = this.notDrawn();
+    if (notDrawn !== '') {
+      this.builder.warnings.add(`not drawn: ${notDrawn}`);
     }
     if (this.kinetoFile) {
       const version = this.schemaVersion === undefined ? '' : ` schema ${this.schemaVersion}`;
@@ -158,6 +236,28 @@ export class ChromeEventSink {
     }
   }
 
+  /** What the file holds that the trace does not show: event kinds, then skipped categories. */
+  private notDrawn(): string {
+    const parts: string[] = [];
+    if (this.memoryEvents > 0) {
+      parts.push(
+        `${counted(this.memoryEvents, 'allocator event')} of profile_memory ([memory] instants)`,
+      );
+    }
+    this.notDrawnKinds.forEach((n, kind) => {
+      if (n > 0) {
+        const [what, after] = phaseKindNames[kind]!;
+        parts.push(events(n, what, after));
+      }
+    });
+    for (const [cat, n] of this.skippedCategories) {
+      if (n > 0 && !kinetoBookkeeping.has(cat)) {
+        parts.push(cat === beforeKineto ? events(n, '', ` ${cat.slice(1, -1)}`) : events(n, cat));
+      }
+    }
+    return parts.join(', ');
+  }
+
   private nothingKept(): string {
     if (this.events === 0) {
       return 'the trace has no events';
@@ -172,7 +272,9 @@ export class ChromeEventSink {
       reasons.push(`this is a kineto trace, and it reads no events of these categories: ${list}`);
     }
     if (this.generic.unmatchedEnds > 0) {
-      reasons.push(`${this.generic.unmatchedEnds} end (E) events have no begin (B)`);
+      reasons.push(
+        `${counted(this.generic.unmatchedEnds, 'end (E) event')} with no open begin (B) of its name`,
+      );
     }
     return `none of the ${this.timedEvents} complete or begin/end events in ${this.events} events of the file could be kept: ${reasons.join('; ')}`;
   }

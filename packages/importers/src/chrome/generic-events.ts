@@ -6,6 +6,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
+import { counted } from '../warnings.ts';
 
 // Ids for string pids and tids that end in no number, above any real pid or tid.
 const syntheticIdBase = 0x40000000;
@@ -14,7 +15,18 @@ interface TrackPlace {
   readonly gpu: boolean;
   readonly proc: number;
   readonly lane: number;
+  /** A row that repeats other rows' events (TensorFlow's "/gpu:0/stream:all"): not drawn. */
+  readonly repeats?: boolean;
 }
+
+/**
+ * TensorFlow 1.x timelines (tf.python.client.timeline) name a process per device row:
+ * "/job:localhost/replica:0/task:0/gpu:0 Compute" is the executor's view of the ops it ran for
+ * the GPU (host time), "/gpu:0/stream:12 Compute" a stream, while "/gpu:0/stream:all" and
+ * "/gpu:0/memcpy" repeat the kernels and copies of the stream rows.
+ */
+const tensorFlowExecutorRow = /^\/job:[^ ]*\/(?:device:)?gpu:\d+ /i;
+const tensorFlowRepeatRow = /^\/(?:device:)?gpu:\d+\/(?:stream:all|memcpy)\b/i;
 
 /** What `emit` placed. */
 export interface GenericPlaced {
@@ -51,6 +63,8 @@ export class GenericEvents {
   private readonly bytes = new StagingColumn(Float64Array);
   private lastNs = 0;
   unmatchedEnds = 0;
+  /** Named ends that closed an open begin with begins still open inside it. */
+  private endsPastInner = 0;
   sawLegacy = false;
 
   get count(): number {
@@ -62,12 +76,7 @@ export class GenericEvents {
     const t = this.trackOf(e.pid, e.tid);
     const startNs = times.startNs;
     if (ph === 'E') {
-      const begin = this.open[t]!.pop();
-      if (begin === undefined) {
-        this.unmatchedEnds++;
-      } else {
-        this.endNs.data[begin] = Math.max(startNs, this.startNs.data[begin]!);
-      }
+      this.end(t, startNs, e.name === undefined || e.name === '' ? -1 : name(e.name));
       this.lastNs = Math.max(this.lastNs, startNs);
       return;
     }
@@ -89,6 +98,33 @@ export class GenericEvents {
     this.lastNs = Math.max(this.lastNs, ph === 'X' ? endNs : startNs);
   }
 
+  /**
+   * An end (E) event at `atNs` on track `t`: it ends the innermost open begin (B), or, when it
+   * names one (`nameRef` ≥ 0), the innermost open begin of that name, and with it every begin
+   * opened inside it (ranges nest). A named end that no open begin has the name of is ignored.
+   */
+  private end(t: number, atNs: number, nameRef: number): void {
+    const open = this.open[t]!;
+    let at = open.length - 1;
+    if (nameRef >= 0) {
+      while (at >= 0 && this.nameRef.data[open[at]!] !== nameRef) {
+        at--;
+      }
+    }
+    if (at < 0) {
+      this.unmatchedEnds++;
+      return;
+    }
+    if (at < open.length - 1) {
+      this.endsPastInner++;
+    }
+    for (let k = open.length - 1; k >= at; k--) {
+      const begin = open[k]!;
+      this.endNs.data[begin] = Math.max(atNs, this.startNs.data[begin]!);
+    }
+    open.length = at;
+  }
+
   /** Places every staged event on its track's lane as a GPU op or a host range. */
   emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
     const places = this.trackPid.map((_, t) => this.place(t, builder, meta));
@@ -97,8 +133,13 @@ export class GenericEvents {
     let hostRanges = 0;
     let incomplete = 0;
     let unknownSizes = 0;
+    let repeated = 0;
     for (let i = 0; i < this.n; i++) {
       const place = places[this.track.data[i]!]!;
+      if (place.repeats === true) {
+        repeated++;
+        continue;
+      }
       const startNs = this.startNs.data[i]!;
       const endNs = this.endNs.data[i]!;
       if (!place.gpu) {
@@ -147,8 +188,20 @@ export class GenericEvents {
         `${unknownSizes} copies or memsets carry no size (args.bytes or args.size); their bandwidth is unknown`,
       );
     }
+    if (repeated > 0) {
+      builder.warnings.add(
+        `not drawn: ${counted(repeated, 'event')} on TensorFlow's /gpu:N/stream:all and /gpu:N/memcpy rows, which repeat the stream rows' kernels and copies`,
+      );
+    }
     if (this.unmatchedEnds > 0) {
-      builder.warnings.add(`${this.unmatchedEnds} end (E) events have no begin (B); ignored`);
+      builder.warnings.add(
+        `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) of its name on its thread; ignored`,
+      );
+    }
+    if (this.endsPastInner > 0) {
+      builder.warnings.add(
+        `${counted(this.endsPastInner, 'end (E) event')} naming a begin (B) that is not the innermost open one on its thread; the begins inside it end with it`,
+      );
     }
     const hostTracks = places.filter((p) => !p.gpu).length;
     return { gpuOps, hostRanges, hostTracks };
@@ -182,14 +235,23 @@ export class GenericEvents {
     const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
     const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
     builder.lanes.nameProcess(proc, processName);
+    if (tensorFlowRepeatRow.test(processName)) {
+      return { gpu: false, proc, lane: -1, repeats: true };
+    }
     // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
     const legacyGpu = pid === 'CUDA functions';
-    const device = legacyGpu
-      ? intOr(tid, 0)
-      : (deviceNamedBy(pidText) ??
+    let device: number | undefined;
+    let stream: number | undefined;
+    if (legacyGpu) {
+      device = intOr(tid, 0);
+      stream = 0;
+    } else if (!tensorFlowExecutorRow.test(processName)) {
+      device =
+        deviceNamedBy(pidText) ??
         deviceNamedBy(meta.processName(pidKey)) ??
-        deviceNamedBy(meta.processLabel(pidKey)));
-    const stream = legacyGpu ? 0 : (streamNamedBy(tidText) ?? streamNamedBy(threadName));
+        deviceNamedBy(meta.processLabel(pidKey));
+      stream = streamNamedBy(tidText) ?? streamNamedBy(threadName) ?? streamNamedBy(processName);
+    }
     if (device === undefined && stream === undefined) {
       const lane = builder.lanes.hostLane(proc, this.hostTid(tid, `${pidKey}\u0000${tidKey}`));
       if (threadName !== undefined) {

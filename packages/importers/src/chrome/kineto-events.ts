@@ -36,6 +36,7 @@ const categoryBits = new Map<string, number>([
   ['cpu_op', CategoryBits.Range],
   ['Operator', CategoryBits.Range | CategoryBits.Old],
   ['user_annotation', CategoryBits.Range],
+  ['python_function', CategoryBits.Range],
 ]);
 
 /** The category's CategoryBits; 0 when the kineto mapping does not read it (any other category). */
@@ -248,6 +249,8 @@ export class KinetoEvents {
       op.lane,
       op.startNs,
       bytes < 0 ? Number.NaN : bytes,
+      // cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch (the name is interned: read already).
+      e.name?.includes('GraphLaunch') === true,
     );
   }
 

@@ -52,6 +52,16 @@ export class KinetoJob {
     }
     const rank = value['rank'];
     const worldSize = value['world_size'];
+    const missing = [rank === undefined ? 'rank' : '', worldSize === undefined ? 'world_size' : '']
+      .filter((key) => key !== '')
+      .join(' or ');
+    if (missing !== '') {
+      this.builder.warnings.add(
+        `distributedInfo has no ${missing}: the rank is not kept`,
+        'distributedInfo',
+      );
+      return;
+    }
     if (
       typeof rank !== 'number' ||
       typeof worldSize !== 'number' ||

@@ -24,8 +24,10 @@ const unknownCallerTidBase = 0x7f000000;
  * the profiler means it: a correlation id is unique within the process that made the call, so
  * when two processes in one file reuse ids, an op belongs to the process its own GPU pid
  * (device) is otherwise seen with. Each GPU op then moves to its owner's process and lanes,
- * takes a size its API call carried (ROCm writes it on hipMemcpy*, not on the copy), and a
- * sync with no stream goes on the thread of the call that waited.
+ * takes a size its API call carried (ROCm writes it on hipMemcpy*, not on the copy), is flagged
+ * in-graph when that call launched a graph (kineto gives each of a graph's kernels the
+ * correlation id of its cudaGraphLaunch), and a sync with no stream goes on the thread of the
+ * call that waited.
  */
 export class KinetoLinks {
   /**
@@ -56,11 +58,24 @@ export class KinetoLinks {
 
   private readonly syncs: StreamlessSync[] = [];
 
-  addApiCall(corr: number, proc: number, lane: number, startNs: number, bytes: number): void {
+  /** The calls that launched a CUDA/HIP graph, by index: their GPU ops ran as its nodes. */
+  private readonly graphLaunches = new Set<number>();
+
+  addApiCall(
+    corr: number,
+    proc: number,
+    lane: number,
+    startNs: number,
+    bytes: number,
+    graphLaunch: boolean,
+  ): void {
     if (corr === 0) {
       return;
     }
     const i = this.apiCount++;
+    if (graphLaunch) {
+      this.graphLaunches.add(i);
+    }
     if (i >= this.apiCorr.data.length) {
       growAll(this.apiColumns(), i, Math.max(this.apiCorr.data.length * 2, this.roomHint()));
     }
@@ -153,6 +168,9 @@ export class KinetoLinks {
           this.gpuStream.data[g]!,
         );
         builder.moveOp(op, owner, lane);
+      }
+      if (this.graphLaunches.size > 0 && this.graphLaunches.has(api)) {
+        builder.addOpFlags(op, OpFlag.InGraph);
       }
       if (this.gpuNeedsBytes.data[g] === 1) {
         const bytes = api >= 0 ? this.apiBytes.data[api]! : Number.NaN;
