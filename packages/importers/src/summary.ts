@@ -5,6 +5,10 @@ import { OpFlag, OpKind, isCopyKind, isSyncKind } from '@streamscope/trace';
 export interface ImportSummary {
   readonly format: string;
   readonly producer: string;
+  /**
+   * GPUs with a stream in the trace: a kineto trace lists every GPU of the machine in its
+   * deviceProperties, the ones its program never used too.
+   */
   readonly devices: number;
   /** Distinct (process, device, context, stream) among GPU tracks; "no stream" sync lanes are not streams. */
   readonly gpuStreams: number;
@@ -87,7 +91,8 @@ export function importSummary(trace: Trace): ImportSummary {
   return {
     format: trace.meta.sourceFormat,
     producer: trace.meta.producer,
-    devices: trace.devices.length,
+    devices: new Set(trace.tracks.flatMap((t) => (t.kind === 'gpu-stream' ? [t.deviceId] : [])))
+      .size,
     gpuStreams: countStreams(trace),
     hostThreads: trace.tracks.filter((t) => t.kind === 'host-thread').length,
     counts,

@@ -253,6 +253,15 @@ describe('begin/end pairs and the rows of other tools', () => {
     );
   });
 
+  it('counts the GPUs that ran something, not every GPU deviceProperties lists', async () => {
+    const { trace } = await importText(
+      '{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"A"},{"id":1,"name":"B"},{"id":2,"name":"C"}],' +
+        '"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":1,"dur":1,"args":{"device":1,"stream":7}}]}',
+    );
+    expect(trace.devices).toHaveLength(3);
+    expect(importSummary(trace).devices).toBe(1);
+  });
+
   it('says in one warning what the file holds that is not drawn', async () => {
     const { warnings } = await importText(
       '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"i","name":"mark","pid":1,"tid":1,"ts":1},' +
