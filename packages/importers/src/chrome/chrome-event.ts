@@ -52,6 +52,7 @@ export class ChromeEvent {
   recordCorrelation: IdValue = undefined;
   sharedMemory: IdValue = undefined;
   registers: IdValue = undefined;
+  memcpyDetails: IdValue = undefined;
   /** args.grid[0..2] and args.block[0..2]; undefined where not an array or not a number/string. */
   gridX: IdValue = undefined;
   gridY: IdValue = undefined;
@@ -107,7 +108,7 @@ export class ChromeEvent {
   resetArgs(): void {
     this.device = this.stream = this.context = this.correlation = undefined;
     this.bytesArg = this.size = this.recordCorrelation = undefined;
-    this.sharedMemory = this.registers = undefined;
+    this.sharedMemory = this.registers = this.memcpyDetails = undefined;
     this.gridX = this.gridY = this.gridZ = undefined;
     this.blockX = this.blockY = this.blockZ = undefined;
   }
@@ -140,12 +141,13 @@ export function fillFromParsed(e: ChromeEvent, value: Json, bytes: Uint8Array): 
   e.device = idValue(args['device']);
   e.stream = idValue(args['stream']);
   e.context = idValue(args['context']);
-  e.correlation = idValue(args['correlation']);
+  e.correlation = idValue(args['correlation'] ?? args['correlation_id']);
   e.bytesArg = idValue(args['bytes']);
   e.size = idValue(args['size']);
   e.recordCorrelation = idValue(args['wait_on_cuda_event_record_corr_id']);
   e.sharedMemory = idValue(args['shared memory']);
   e.registers = idValue(args['registers per thread']);
+  e.memcpyDetails = idValue(args['memcpy_details']);
   const grid = args['grid'];
   if (Array.isArray(grid)) {
     e.gridX = idValue(grid[0]);

@@ -1,5 +1,13 @@
 import type { Trace } from '@streamscope/trace';
-import { FlowKind, OpFlag, OpKind, opKindName, trackLabel } from '@streamscope/trace';
+import {
+  FlowKind,
+  MemKind,
+  OpFlag,
+  OpKind,
+  opKindName,
+  packMemKinds,
+  trackLabel,
+} from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { importTrace } from '../import-trace.ts';
 import { importSummary } from '../summary.ts';
@@ -251,6 +259,89 @@ describe('begin/end pairs and the rows of other tools', () => {
     expect(warnings).toContain(
       "not drawn: 2 events on TensorFlow's /gpu:N/stream:all and /gpu:N/memcpy rows, which repeat the stream rows' kernels and copies",
     );
+  });
+
+  it("joins an XLA profile's launches to their kernels by correlation_id, and reads memcpy_details", async () => {
+    // As JAX writes it: the launch on a host thread of "/host:CPU", named as its kernel; the
+    // kernel and the copy on "Stream #N(…)" rows of "/device:GPU:0"; a `{}` last.
+    const meta = (pid: number, tid: number | null, name: string): string =>
+      `{"ph":"M","pid":${pid},${tid === null ? '' : `"tid":${tid},`}"name":"${tid === null ? 'process_name' : 'thread_name'}","args":{"name":"${name}"}}`;
+    const x = (pid: number, tid: number, name: string, ts: number, dur: number, args: string) =>
+      `{"ph":"X","pid":${pid},"tid":${tid},"ts":${ts},"dur":${dur},"name":"${name}","args":{${args}}}`;
+    const { trace, warnings } = await importText(
+      `{"displayTimeUnit":"ns","traceEvents":[${[
+        meta(1, null, '/device:GPU:0'),
+        meta(1, 14, 'Stream #14(Compute)'),
+        meta(1, 19, 'Stream #19(MemcpyD2H)'),
+        meta(701, null, '/host:CPU'),
+        meta(701, 5, 'python3'),
+        x(701, 5, 'PjitFunction(f)', 100, 50, '"long_name":"f"'),
+        x(701, 5, 'gemm_kernel', 110, 5, '"correlation_id":"1","device_id":"0"'),
+        x(
+          701,
+          5,
+          'MemcpyD2H',
+          120,
+          6,
+          '"correlation_id":"2","memcpy_details":"kind_src:device kind_dst:pinned size:4096 dest:0 async:1"',
+        ),
+        x(
+          1,
+          14,
+          'gemm_kernel',
+          116,
+          20,
+          '"correlation_id":"1","kernel_details":"regs:168 grid:64,2,1 block:384,1,1"',
+        ),
+        x(
+          1,
+          19,
+          'MemcpyD2H',
+          140,
+          2,
+          '"correlation_id":"2","memcpy_details":"kind_src:device kind_dst:pinned size:4096 dest:0 async:1"',
+        ),
+        '{}',
+      ].join(',')}]}`,
+    );
+    expect(warnings).toEqual([]);
+    expect(opLines(trace)).toEqual([
+      'python3|api-call|gemm_kernel|10000+5000',
+      'python3|api-call|MemcpyD2H|20000+6000',
+      'Stream 14|kernel|gemm_kernel|16000+20000',
+      'Stream 19|copy-dtoh|MemcpyD2H|40000+2000',
+    ]);
+    // Times from the earliest event, the host range at 100 µs.
+    expect(rangeLines(trace)).toEqual(['PjitFunction(f) 0+50']);
+    // Each launch is joined to what it launched, and the GPU is the host process's.
+    expect(apiToGpu(trace)).toEqual([
+      [0, 2],
+      [1, 3],
+    ]);
+    const ops = trace.ops.columns();
+    expect(ops.bytes[3]).toBe(4096);
+    expect(ops.memKinds[3]).toBe(packMemKinds(MemKind.Device, MemKind.Pinned));
+    expect(new Set([0, 2].map((i) => trace.tracks[ops.track[i]!]!.pid)).size).toBe(1);
+  });
+
+  it("reads ROCm's copy and fill names, and tids written as strings, as numbers", async () => {
+    // As AMD's RPD converter writes them: ids as strings, copies named by direction.
+    const { trace } = await importText(
+      '[{},{"ph":"M","pid":"2","name":"process_name","args":{"name":"GPU2"}},' +
+        '{"ph":"X","pid":"2","tid":"0","ts":"10","dur":"2","name":"CopyHostToDevice"},' +
+        '{"ph":"X","pid":"2","tid":"0","ts":"20","dur":"2","name":"FillBuffer"},' +
+        '{"ph":"X","pid":"2","tid":"0","ts":"30","dur":"2","name":"CopyDeviceToHost"},' +
+        '{"ph":"X","pid":"2","tid":"0","ts":"40","dur":"2","name":"Cijk_Ailk_Bljk"},' +
+        '{"ph":"X","pid":"5","tid":"1087077","ts":"8","dur":"3","name":"hipMemcpy"}]',
+    );
+    expect(opLines(trace).map((l) => l.split('|').slice(1, 3).join('|'))).toEqual([
+      'copy-htod|CopyHostToDevice',
+      'memset|FillBuffer',
+      'copy-dtoh|CopyDeviceToHost',
+      'kernel|Cijk_Ailk_Bljk',
+    ]);
+    const host = trace.tracks.find((t) => t.kind === 'host-thread');
+    expect(host?.kind === 'host-thread' ? host.tid : -1).toBe(1087077);
   });
 
   it('counts the GPUs that ran something, not every GPU deviceProperties lists', async () => {

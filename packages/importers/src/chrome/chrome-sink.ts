@@ -139,6 +139,9 @@ export class ChromeEventSink {
       // trace's flows say what its correlation ids say (ac2g; "async" in 2021), and those are
       // joined, or link a forward op to its backward op (fwdbwd); its uncategorized instants
       // mark the profiler's own window. Those go unsaid.
+      if (ph === undefined && e.name === undefined && e.pid === undefined) {
+        return; // `{}`: the terminator some writers put last (JAX) or first (RPD), not an event
+      }
       const kind = phaseKind(ph);
       if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
         this.memoryEvents++;
@@ -181,7 +184,7 @@ export class ChromeEventSink {
 
   /** Places what was staged and returns the producer; throws when nothing could be kept. */
   finish(): string {
-    let placed: GenericPlaced = { gpuOps: 0, hostRanges: 0, hostTracks: 0 };
+    let placed: GenericPlaced = { gpuOps: 0, hostRanges: 0, hostTracks: 0, launches: 0 };
     if (this.kinetoFile) {
       // Events of other categories seen before the file showed it is a kineto trace.
       this.skippedCategories.set(beforeKineto, this.generic.count);

@@ -24,6 +24,8 @@ export const enum ArgKey {
   Registers,
   Grid,
   Block,
+  /** XLA's `memcpy_details` ("kind_src:device kind_dst:pinned size:4 …"). */
+  MemcpyDetails,
   Other,
 }
 
@@ -35,6 +37,9 @@ const correlation = encoder.encode('correlation');
 const context = encoder.encode('context');
 const device = encoder.encode('device');
 const stream = encoder.encode('stream');
+// XLA (JAX, TensorFlow) profiles name the correlation `correlation_id`.
+const correlationId = encoder.encode('correlation_id');
+const memcpyDetails = encoder.encode('memcpy_details');
 
 /** Whether `buf[start…]` holds `name` (the caller has checked the length). */
 function same(buf: Uint8Array, start: number, name: Uint8Array): boolean {
@@ -119,6 +124,11 @@ export function argKeyOf(buf: Uint8Array, start: number, length: number): ArgKey
       return a === 0x63 && same(buf, start, correlation) ? ArgKey.Correlation : ArgKey.Other;
     case 13:
       return a === 0x73 && same(buf, start, sharedMemory) ? ArgKey.SharedMemory : ArgKey.Other;
+    case 14:
+      if (a === 0x63) {
+        return same(buf, start, correlationId) ? ArgKey.Correlation : ArgKey.Other;
+      }
+      return a === 0x6d && same(buf, start, memcpyDetails) ? ArgKey.MemcpyDetails : ArgKey.Other;
     case 20:
       return a === 0x72 && same(buf, start, registers) ? ArgKey.Registers : ArgKey.Other;
     case 33:

@@ -173,6 +173,9 @@ export function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
     case ArgKey.Registers:
       e.registers = v;
       break;
+    case ArgKey.MemcpyDetails:
+      e.memcpyDetails = v;
+      break;
     default:
       break;
   }

@@ -1,4 +1,4 @@
-import { OpFlag, OpKind, RangeKind } from '@streamscope/trace';
+import { MemKind, OpFlag, OpKind, RangeKind, packMemKinds } from '@streamscope/trace';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
@@ -6,6 +6,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
+import { planGenericLinks } from './generic-links.ts';
 import { counted } from '../warnings.ts';
 
 // Ids for string pids and tids that end in no number, above any real pid or tid.
@@ -15,6 +16,9 @@ interface TrackPlace {
   readonly gpu: boolean;
   readonly proc: number;
   readonly lane: number;
+  /** A GPU track's device and stream (0 for a host track). */
+  readonly deviceId: number;
+  readonly streamId: number;
   /** A row that repeats other rows' events (TensorFlow's "/gpu:0/stream:all"): not drawn. */
   readonly repeats?: boolean;
 }
@@ -31,6 +35,8 @@ const tensorFlowRepeatRow = /^\/(?:device:)?gpu:\d+\/(?:stream:all|memcpy)\b/i;
 /** What `emit` placed. */
 export interface GenericPlaced {
   readonly gpuOps: number;
+  /** Host events that launched GPU work (same correlation id): placed as API calls. */
+  readonly launches: number;
   readonly hostRanges: number;
   readonly hostTracks: number;
 }
@@ -61,6 +67,10 @@ export class GenericEvents {
   private readonly kind = new StagingColumn(Uint8Array);
   /** `args.bytes` or `args.size`; NaN when the event has neither. */
   private readonly bytes = new StagingColumn(Float64Array);
+  /** Packed source and destination memory kinds a copy states (XLA's memcpy_details). */
+  private readonly memKinds = new StagingColumn(Uint8Array);
+  /** `args.correlation_id` or `args.correlation`; -1 when none. */
+  private readonly corr = new StagingColumn(Float64Array);
   private lastNs = 0;
   unmatchedEnds = 0;
   /** Named ends that closed an open begin with begins still open inside it. */
@@ -90,8 +100,11 @@ export class GenericEvents {
     this.nameRef.at(i)[i] = name(eventName);
     this.kind.at(i)[i] = gpuKindOf(eventName);
     this.catRef.at(i)[i] = cat === '' ? 0 : name(cat);
-    const bytes = intOr(e.bytesArg, intOr(e.size, -1));
+    const details = typeof e.memcpyDetails === 'string' ? e.memcpyDetails : '';
+    const bytes = intOr(e.bytesArg, intOr(e.size, detailsSize(details)));
     this.bytes.at(i)[i] = bytes < 0 ? Number.NaN : bytes;
+    this.memKinds.at(i)[i] = detailsMemKinds(details);
+    this.corr.at(i)[i] = intOr(e.correlation, -1);
     if (ph === 'B') {
       this.open[t]!.push(i);
     }
@@ -128,12 +141,28 @@ export class GenericEvents {
   /** Places every staged event on its track's lane as a GPU op or a host range. */
   emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
     const places = this.trackPid.map((_, t) => this.place(t, builder, meta));
+    const links = planGenericLinks(
+      this.n,
+      this.corr.data,
+      this.track.data,
+      places.length,
+      (t) => places[t]!.gpu,
+      (t) => places[t]!.proc,
+    );
+    places.forEach((place, t) => {
+      const owner = links.ownerOfTrack[t]!;
+      if (owner >= 0 && owner !== place.proc) {
+        const lane = builder.lanes.gpuLane(owner, place.deviceId, 0, place.streamId);
+        places[t] = { ...place, proc: owner, lane };
+      }
+    });
     const op = newStagedOp();
     let gpuOps = 0;
     let hostRanges = 0;
     let incomplete = 0;
     let unknownSizes = 0;
     let repeated = 0;
+    let launches = 0;
     for (let i = 0; i < this.n; i++) {
       const place = places[this.track.data[i]!]!;
       if (place.repeats === true) {
@@ -142,6 +171,20 @@ export class GenericEvents {
       }
       const startNs = this.startNs.data[i]!;
       const endNs = this.endNs.data[i]!;
+      const corr = this.corr.data[i]!;
+      if (links.launches[i] === 1) {
+        clearStagedOp(op);
+        op.kind = OpKind.ApiCall;
+        op.proc = place.proc;
+        op.lane = place.lane;
+        op.startNs = startNs;
+        op.endNs = Number.isNaN(endNs) ? startNs : endNs;
+        op.nameRef = this.nameRef.data[i]!;
+        op.correlationId = corr;
+        builder.addOp(op);
+        launches++;
+        continue;
+      }
       if (!place.gpu) {
         const catRef = this.catRef.data[i]!;
         // A begin with no end runs to the end of the trace (RangeStaging warns).
@@ -167,7 +210,9 @@ export class GenericEvents {
       }
       op.nameRef = this.nameRef.data[i]!;
       op.kind = this.kind.data[i]!;
+      op.correlationId = Math.max(0, corr);
       if (op.kind !== OpKind.Kernel) {
+        op.memKinds = this.memKinds.data[i]!;
         const bytes = this.bytes.data[i]!;
         op.bytes = Number.isNaN(bytes) ? 0 : bytes;
         if (Number.isNaN(bytes)) {
@@ -204,7 +249,7 @@ export class GenericEvents {
       );
     }
     const hostTracks = places.filter((p) => !p.gpu).length;
-    return { gpuOps, hostRanges, hostTracks };
+    return { gpuOps, hostRanges, hostTracks, launches };
   }
 
   private trackOf(pid: unknown, tid: unknown): number {
@@ -236,7 +281,7 @@ export class GenericEvents {
     const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
     builder.lanes.nameProcess(proc, processName);
     if (tensorFlowRepeatRow.test(processName)) {
-      return { gpu: false, proc, lane: -1, repeats: true };
+      return { gpu: false, proc, lane: -1, deviceId: 0, streamId: 0, repeats: true };
     }
     // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
     const legacyGpu = pid === 'CUDA functions';
@@ -257,7 +302,7 @@ export class GenericEvents {
       if (threadName !== undefined) {
         builder.lanes.nameLane(lane, threadName);
       }
-      return { gpu: false, proc, lane };
+      return { gpu: false, proc, lane, deviceId: 0, streamId: 0 };
     }
     const deviceId = device ?? intOr(pid, 0);
     const streamId =
@@ -266,7 +311,7 @@ export class GenericEvents {
     if (legacyGpu) {
       builder.lanes.nameLane(lane, `GPU ${deviceId} (legacy profiler: no streams)`);
     }
-    return { gpu: true, proc, lane };
+    return { gpu: true, proc, lane, deviceId, streamId };
   }
 
   private readonly syntheticIds = new Map<string, number>();
@@ -280,12 +325,16 @@ export class GenericEvents {
   }
 
   /**
-   * A number tid as is; a string gets an id of its own (it names the thread): two threads "Worker 1"
-   * and "Loader 1" stay two lanes.
+   * A number tid as is, also one written as a string; any other string gets an id of its own (it
+   * names the thread): two threads "Worker 1" and "Loader 1" stay two lanes.
    */
   private hostTid(value: unknown, key: string): number {
     if (typeof value === 'number' && Number.isSafeInteger(value)) {
       return value;
+    }
+    // A number written as a string ("tid": "1087077", as AMD's RPD converter writes them).
+    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) {
+      return Number(value);
     }
     let id = this.syntheticIds.get(key);
     if (id === undefined) {
@@ -296,12 +345,40 @@ export class GenericEvents {
   }
 }
 
+const memKindByDetail: Record<string, MemKind> = {
+  device: MemKind.Device,
+  pinned: MemKind.Pinned,
+  pageable: MemKind.Pageable,
+  managed: MemKind.Managed,
+  array: MemKind.Array,
+};
+
+/** The `size:N` of XLA's memcpy_details ("kind_src:device kind_dst:pinned size:4 …"); -1: none. */
+function detailsSize(details: string): number {
+  const m = /(?:^|\s)size:(\d{1,15})(?:\s|$)/.exec(details);
+  return m === null ? -1 : Number(m[1]);
+}
+
+/** The packed memory kinds of memcpy_details' kind_src and kind_dst (Unknown where unsaid). */
+function detailsMemKinds(details: string): number {
+  if (details === '') {
+    return 0;
+  }
+  const src = /(?:^|\s)kind_src:(\w+)/.exec(details)?.[1];
+  const dst = /(?:^|\s)kind_dst:(\w+)/.exec(details)?.[1];
+  return packMemKinds(
+    memKindByDetail[src ?? ''] ?? MemKind.Unknown,
+    memKindByDetail[dst ?? ''] ?? MemKind.Unknown,
+  );
+}
+
 /** A GPU event's kind by its name: memsets, copies (direction by name), else kernels. */
 export function gpuKindOf(name: string): number {
-  if (/memset/i.test(name)) {
+  // ROCm's tracers (rocprof, RPD) name fills FillBuffer and copies CopyHostToDevice, ….
+  if (/memset|^FillBuffer$/i.test(name)) {
     return OpKind.Memset;
   }
-  if (!/mem\s*cpy|memcopy/i.test(name)) {
+  if (!/mem\s*cpy|memcopy|^Copy(?:Host|Device|Peer)To(?:Host|Device|Peer)$/i.test(name)) {
     return OpKind.Kernel;
   }
   if (/HtoD|H2D|host\s*to\s*device/i.test(name)) {
