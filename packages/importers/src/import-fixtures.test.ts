@@ -142,6 +142,27 @@ describe("import --summary gives the profiler's own counts", () => {
     expect([...streams].sort((a, b) => a - b)).toEqual([7, 13]);
   });
 
+  it('joins the launches of a recorded JAX profile to its kernels and copy', async () => {
+    const { trace, warnings } = await importFixture('chrome/jax-h200.trace.json.gz');
+    expect(warnings).toEqual([]);
+    expect(importSummary(trace)).toMatchObject({
+      counts: { kernel: 16, memcpy: 1, api: 17, range: 193 },
+      gpuStreams: 2,
+      devices: 1,
+      copyBytes: { DtoH: 4 },
+      unknownSizeOps: 0,
+    });
+    // Every kernel and the copy joined to its launch, on the host thread that made it.
+    const launches = flowsOfKind(trace, FlowKind.ApiToGpu);
+    expect(launches).toHaveLength(17);
+    const ops = trace.ops.columns();
+    for (const [from, to] of launches) {
+      expect(ops.correlationId[from]).toBe(ops.correlationId[to]);
+      expect(trace.tracks[ops.track[from]!]!.kind).toBe('host-thread');
+      expect(trace.tracks[ops.track[to]!]!.kind).toBe('gpu-stream');
+    }
+  });
+
   it("adds up to the trace's op count, ranges apart, whatever the format", async () => {
     for (const file of [
       'kineto/epoch-us.json',
