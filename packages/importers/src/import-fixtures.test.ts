@@ -184,9 +184,10 @@ describe("import --summary gives the profiler's own counts", () => {
 
   it('counts the events of generic Chrome traces by their tracks', async () => {
     const converted = importSummary((await importFixture('chrome/nsys-converted.json')).trace);
-    // 2 kernels, "Memcpy HtoD" and "memcpy", 1 Memset on 3 GPU streams; 2 API calls as ranges.
+    // 2 kernels, "Memcpy HtoD" and "memcpy", 1 Memset on 3 GPU streams; 2 API calls, joined to
+    // what they launched by args.correlationId.
     expect(converted).toMatchObject({
-      counts: { kernel: 2, memcpy: 2, memset: 1, sync: 0, api: 0, range: 2 },
+      counts: { kernel: 2, memcpy: 2, memset: 1, sync: 0, api: 2, range: 0 },
       gpuStreams: 3,
       hostThreads: 1,
       devices: 2,

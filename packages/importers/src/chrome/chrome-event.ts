@@ -29,6 +29,9 @@ export class ChromeEvent {
   private nameEntryValue = -1;
   pid: IdValue = undefined;
   tid: IdValue = undefined;
+  /** A flow's id (and an async event's), and a flow end's binding point ("e": enclosing). */
+  id: IdValue = undefined;
+  bp: IdValue = undefined;
   /** The value of `ts` in `bytes` (a string keeps its quotes), or -1 without one. */
   tsAt = -1;
   tsEnd = -1;
@@ -98,7 +101,7 @@ export class ChromeEvent {
     this.bytes = bytes;
     this.ph = this.cat = this.nameValue = undefined;
     this.nameStart = this.nameEntryValue = -1;
-    this.pid = this.tid = undefined;
+    this.pid = this.tid = this.id = this.bp = undefined;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
     this.tsUs = this.durUs = -1;
     this.resetArgs();
@@ -134,6 +137,8 @@ export function fillFromParsed(e: ChromeEvent, value: Json, bytes: Uint8Array): 
   e.name = text(value['name']);
   e.pid = idValue(value['pid']);
   e.tid = idValue(value['tid']);
+  e.id = idValue(value['id']);
+  e.bp = idValue(value['bp']);
   const args = value['args'];
   if (!isObject(args)) {
     return;
@@ -141,7 +146,7 @@ export function fillFromParsed(e: ChromeEvent, value: Json, bytes: Uint8Array): 
   e.device = idValue(args['device']);
   e.stream = idValue(args['stream']);
   e.context = idValue(args['context']);
-  e.correlation = idValue(args['correlation'] ?? args['correlation_id']);
+  e.correlation = idValue(args['correlation'] ?? args['correlation_id'] ?? args['correlationId']);
   e.bytesArg = idValue(args['bytes']);
   e.size = idValue(args['size']);
   e.recordCorrelation = idValue(args['wait_on_cuda_event_record_corr_id']);

@@ -143,6 +143,14 @@ export class ChromeEventSink {
         return; // `{}`: the terminator some writers put last (JAX) or first (RPD), not an event
       }
       const kind = phaseKind(ph);
+      if (kind === flowKind && !this.kinetoFile && e.tsAt >= 0) {
+        // Kept to find the launches they draw (GenericEvents); kineto's are joined by id.
+        this.index = index;
+        this.where = where;
+        this.times.read(e, this.pathOf);
+        this.generic.flow(e, ph!, this.times);
+        return;
+      }
       if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
         this.memoryEvents++;
       } else if (!(this.kinetoFile && (kind === flowKind || e.cat === undefined))) {
@@ -184,12 +192,19 @@ export class ChromeEventSink {
 
   /** Places what was staged and returns the producer; throws when nothing could be kept. */
   finish(): string {
-    let placed: GenericPlaced = { gpuOps: 0, hostRanges: 0, hostTracks: 0, launches: 0 };
+    let placed: GenericPlaced = {
+      gpuOps: 0,
+      hostRanges: 0,
+      hostTracks: 0,
+      launches: 0,
+      flowsNotDrawn: 0,
+    };
     if (this.kinetoFile) {
       // Events of other categories seen before the file showed it is a kineto trace.
       this.skippedCategories.set(beforeKineto, this.generic.count);
     } else {
       placed = this.generic.emit(this.builder, this.meta);
+      this.notDrawnKinds[flowKind] = this.notDrawnKinds[flowKind]! + placed.flowsNotDrawn;
     }
     this.kineto.finish(this.meta);
     this.builder.offsetOrigin(this.times.originNs());

@@ -8,6 +8,9 @@ export const enum TopKey {
   Ts,
   Dur,
   Args,
+  /** A flow's (and an async event's) id, and a flow end's binding point. */
+  Id,
+  Bp,
   Other,
 }
 
@@ -37,8 +40,10 @@ const correlation = encoder.encode('correlation');
 const context = encoder.encode('context');
 const device = encoder.encode('device');
 const stream = encoder.encode('stream');
-// XLA (JAX, TensorFlow) profiles name the correlation `correlation_id`.
+// XLA (JAX, TensorFlow) profiles name the correlation `correlation_id`, nsys-to-Chrome
+// converters `correlationId`.
 const correlationId = encoder.encode('correlation_id');
+const correlationIdCamel = encoder.encode('correlationId');
 const memcpyDetails = encoder.encode('memcpy_details');
 
 /** Whether `buf[start…]` holds `name` (the caller has checked the length). */
@@ -63,6 +68,12 @@ export function topKeyOf(buf: Uint8Array, start: number, length: number): TopKey
     case 2:
       if (a === 0x70 && b === 0x68) {
         return TopKey.Ph;
+      }
+      if (a === 0x69 && b === 0x64) {
+        return TopKey.Id;
+      }
+      if (a === 0x62 && b === 0x70) {
+        return TopKey.Bp;
       }
       return a === 0x74 && b === 0x73 ? TopKey.Ts : TopKey.Other;
     case 3: {
@@ -123,6 +134,9 @@ export function argKeyOf(buf: Uint8Array, start: number, length: number): ArgKey
     case 11:
       return a === 0x63 && same(buf, start, correlation) ? ArgKey.Correlation : ArgKey.Other;
     case 13:
+      if (a === 0x63) {
+        return same(buf, start, correlationIdCamel) ? ArgKey.Correlation : ArgKey.Other;
+      }
       return a === 0x73 && same(buf, start, sharedMemory) ? ArgKey.SharedMemory : ArgKey.Other;
     case 14:
       if (a === 0x63) {

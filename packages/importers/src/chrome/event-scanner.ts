@@ -158,6 +158,14 @@ export class ChromeEventScanner extends EventValues {
           i = this.idValue(buf, i, end);
           e.pid = this.value;
           break;
+        case TopKey.Id:
+          i = this.idValue(buf, i, end);
+          e.id = this.value;
+          break;
+        case TopKey.Bp:
+          i = this.idValue(buf, i, end);
+          e.bp = this.value;
+          break;
         case TopKey.Tid:
           i = this.idValue(buf, i, end);
           e.tid = this.value;

@@ -6,7 +6,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
-import { planGenericLinks } from './generic-links.ts';
+import { GenericFlows, planGenericLinks } from './generic-links.ts';
 import { counted } from '../warnings.ts';
 
 // Ids for string pids and tids that end in no number, above any real pid or tid.
@@ -37,6 +37,8 @@ export interface GenericPlaced {
   readonly gpuOps: number;
   /** Host events that launched GPU work (same correlation id): placed as API calls. */
   readonly launches: number;
+  /** Flow events that drew no launch (between two host events, say): not drawn. */
+  readonly flowsNotDrawn: number;
   readonly hostRanges: number;
   readonly hostTracks: number;
 }
@@ -72,6 +74,8 @@ export class GenericEvents {
   /** `args.correlation_id` or `args.correlation`; -1 when none. */
   private readonly corr = new StagingColumn(Float64Array);
   private lastNs = 0;
+  private readonly flows = new GenericFlows();
+  private flowSteps = 0;
   unmatchedEnds = 0;
   /** Named ends that closed an open begin with begins still open inside it. */
   private endsPastInner = 0;
@@ -79,6 +83,17 @@ export class GenericEvents {
 
   get count(): number {
     return this.n;
+  }
+
+  /** A flow event (s, t, f), its time already read into `times`. */
+  flow(e: ChromeEvent, ph: string, times: EventTimes): void {
+    if (ph === 't') {
+      this.flowSteps++;
+      return;
+    }
+    const id = `${e.cat ?? ''}\u0000${idKey(e.id)}`;
+    const t = this.trackOf(e.pid, e.tid);
+    this.flows.add(id, t, times.startNs, ph === 's', e.bp === 'e');
   }
 
   /** One X, B or E event, its times already read into `times`. */
@@ -141,6 +156,17 @@ export class GenericEvents {
   /** Places every staged event on its track's lane as a GPU op or a host range. */
   emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
     const places = this.trackPid.map((_, t) => this.place(t, builder, meta));
+    const boundFlows =
+      this.flows.count === 0
+        ? 0
+        : this.flows.bind(
+            this.n,
+            this.startNs.data,
+            this.endNs.data,
+            this.track.data,
+            this.corr.data,
+            (t) => places[t]!.gpu,
+          );
     const links = planGenericLinks(
       this.n,
       this.corr.data,
@@ -249,7 +275,8 @@ export class GenericEvents {
       );
     }
     const hostTracks = places.filter((p) => !p.gpu).length;
-    return { gpuOps, hostRanges, hostTracks, launches };
+    const flowsNotDrawn = this.flows.count - boundFlows + this.flowSteps;
+    return { gpuOps, hostRanges, hostTracks, launches, flowsNotDrawn };
   }
 
   private trackOf(pid: unknown, tid: unknown): number {

@@ -1,3 +1,5 @@
+import { StagingColumn } from '../staging-columns.ts';
+
 /**
  * Launch links in a Chrome trace that no profiler-specific mapping reads: a host event and a GPU
  * event that carry the same correlation id (`args.correlation_id` in XLA profiles of JAX and
@@ -54,4 +56,181 @@ export function planGenericLinks(
     }
   }
   return { launches, ownerOfTrack };
+}
+
+const flowStart = 0;
+const flowEnd = 1;
+const flowEndEnclosing = 2;
+
+/**
+ * The flow events (s, f) of a generic trace, kept to find the launches they draw: a flow from a
+ * host event to a GPU event (as AMD's RPD writes `api_op` flows from a HIP call to its kernel)
+ * joins the two as a correlation id would. Flow steps (t) and flows between two host or two GPU
+ * events are not drawn.
+ */
+export class GenericFlows {
+  private n = 0;
+  private readonly keys = new Map<string, number>();
+  private readonly key = new StagingColumn(Uint32Array);
+  private readonly track = new StagingColumn(Uint32Array);
+  private readonly atNs = new StagingColumn(Float64Array);
+  private readonly point = new StagingColumn(Uint8Array);
+
+  get count(): number {
+    return this.n;
+  }
+
+  /**
+   * A flow event of `id` (scoped by its category) on `track` at `atNs`: its start (`s`) or end
+   * (`f`, bound to the slice enclosing it when `enclosing`, else to the next one to begin).
+   */
+  add(id: string, track: number, atNs: number, start: boolean, enclosing: boolean): void {
+    let k = this.keys.get(id);
+    if (k === undefined) {
+      k = this.keys.size;
+      this.keys.set(id, k);
+    }
+    const i = this.n++;
+    this.key.at(i)[i] = k;
+    this.track.at(i)[i] = track;
+    this.atNs.at(i)[i] = atNs;
+    this.point.at(i)[i] = start ? flowStart : enclosing ? flowEndEnclosing : flowEnd;
+  }
+
+  /**
+   * Gives each host event and GPU event that a flow joins one correlation id in `corr` (an id of
+   * their own, above any the file has, unless the host event has one already); `n` events,
+   * `startNs`, `endNs`, `track` as staged. Returns how many flow events drew such a launch.
+   */
+  bind(
+    n: number,
+    startNs: Float64Array,
+    endNs: Float64Array,
+    track: Uint32Array,
+    corr: Float64Array,
+    gpu: (t: number) => boolean,
+  ): number {
+    const keyCount = this.keys.size;
+    const from = new Int32Array(keyCount).fill(-1);
+    const to = new Int32Array(keyCount).fill(-1);
+    for (let i = 0; i < this.n; i++) {
+      const k = this.key.data[i]!;
+      if (this.point.data[i] === flowStart) {
+        if (from[k] === -1) {
+          from[k] = i;
+        }
+      } else {
+        to[k] = i;
+      }
+    }
+    const slices = new TrackSlices(n, startNs, endNs, track);
+    let nextId = 1; // 0 is no correlation
+    for (let i = 0; i < n; i++) {
+      nextId = Math.max(nextId, corr[i]! + 1);
+    }
+    let bound = 0;
+    for (let k = 0; k < keyCount; k++) {
+      const s = from[k]!;
+      const f = to[k]!;
+      if (s < 0 || f < 0) {
+        continue;
+      }
+      const host = slices.enclosing(this.track.data[s]!, this.atNs.data[s]!);
+      const fTrack = this.track.data[f]!;
+      const fNs = this.atNs.data[f]!;
+      const device =
+        this.point.data[f] === flowEndEnclosing
+          ? slices.enclosing(fTrack, fNs)
+          : slices.startingAtOrAfter(fTrack, fNs);
+      if (host < 0 || device < 0 || gpu(track[host]!) || !gpu(track[device]!)) {
+        continue;
+      }
+      if (corr[device]! >= 0 && corr[device] === corr[host]) {
+        bound += 2; // the flow draws what their correlation ids join
+        continue;
+      }
+      if (corr[device]! >= 0 || nextId > 0xffffffff) {
+        continue;
+      }
+      if (corr[host]! < 0) {
+        corr[host] = nextId++;
+      }
+      corr[device] = corr[host]!;
+      bound += 2;
+    }
+    return bound;
+  }
+}
+
+/** The staged events of each track in start order, to find the one at a time. */
+class TrackSlices {
+  private readonly order: Uint32Array;
+  private readonly from: Uint32Array;
+
+  constructor(
+    n: number,
+    private readonly startNs: Float64Array,
+    private readonly endNs: Float64Array,
+    track: Uint32Array,
+  ) {
+    let tracks = 0;
+    for (let i = 0; i < n; i++) {
+      tracks = Math.max(tracks, track[i]! + 1);
+    }
+    this.from = new Uint32Array(tracks + 1);
+    for (let i = 0; i < n; i++) {
+      this.from[track[i]! + 1]!++;
+    }
+    for (let t = 0; t < tracks; t++) {
+      this.from[t + 1]! += this.from[t]!;
+    }
+    const next = this.from.slice(0, tracks);
+    this.order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      this.order[next[track[i]!]!++] = i;
+    }
+    for (let t = 0; t < tracks; t++) {
+      this.order.subarray(this.from[t], this.from[t + 1]).sort((a, b) => startNs[a]! - startNs[b]!);
+    }
+  }
+
+  /** The innermost event of track `t` that covers `atNs` (the latest to start of those), or -1. */
+  enclosing(t: number, atNs: number): number {
+    if (t + 1 >= this.from.length) {
+      return -1;
+    }
+    const lo = this.from[t]!;
+    // Nested events end by their parents' ends: a short walk back from the last to start.
+    for (let p = this.lastStartingBy(t, atNs), steps = 0; p >= lo && steps < 64; p--, steps++) {
+      const i = this.order[p]!;
+      if (!(this.endNs[i]! < atNs)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The first event of track `t` to start at or after `atNs`, or -1. */
+  startingAtOrAfter(t: number, atNs: number): number {
+    if (t + 1 >= this.from.length) {
+      return -1;
+    }
+    const p = this.lastStartingBy(t, atNs - 0.5) + 1; // times are whole ns
+    return p < this.from[t + 1]! ? this.order[p]! : -1;
+  }
+
+  /** The position of the last event of track `t` to start at or before `atNs` (from[t] − 1: none). */
+  private lastStartingBy(t: number, atNs: number): number {
+    let lo = this.from[t]!;
+    let hi = this.from[t + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.startNs[this.order[mid]!]! <= atNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo - 1;
+  }
 }
