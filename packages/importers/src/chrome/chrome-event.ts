@@ -29,9 +29,14 @@ export class ChromeEvent {
   private nameEntryValue = -1;
   pid: IdValue = undefined;
   tid: IdValue = undefined;
-  /** A flow's id (and an async event's), and a flow end's binding point ("e": enclosing). */
-  id: IdValue = undefined;
-  bp: IdValue = undefined;
+  /**
+   * Where the values of `id` (a flow's, an async event's) and `bp` (a flow end's binding point)
+   * stand in `bytes`, or -1: read only for the few files that need them (see `flowId`).
+   */
+  idAt = -1;
+  idEnd = -1;
+  bpAt = -1;
+  bpEnd = -1;
   /** The value of `ts` in `bytes` (a string keeps its quotes), or -1 without one. */
   tsAt = -1;
   tsEnd = -1;
@@ -97,11 +102,30 @@ export class ChromeEvent {
     this.nameStrings = strings;
   }
 
+  /** The event's `id` (a number or a string), or undefined. */
+  flowId(): IdValue {
+    if (this.parsed !== undefined) {
+      return idValue(this.parsed['id']);
+    }
+    return this.idAt < 0
+      ? undefined
+      : idValue(JSON.parse(latin1Json(this.bytes, this.idAt, this.idEnd)));
+  }
+
+  /** Whether `bp` is "e": a flow end bound to the slice enclosing it. */
+  bindsEnclosing(): boolean {
+    if (this.parsed !== undefined) {
+      return this.parsed['bp'] === 'e';
+    }
+    return this.bpEnd - this.bpAt === 3 && this.bytes[this.bpAt + 1] === 0x65;
+  }
+
   reset(bytes: Uint8Array): void {
     this.bytes = bytes;
     this.ph = this.cat = this.nameValue = undefined;
     this.nameStart = this.nameEntryValue = -1;
-    this.pid = this.tid = this.id = this.bp = undefined;
+    this.pid = this.tid = undefined;
+    this.idAt = this.bpAt = -1;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
     this.tsUs = this.durUs = -1;
     this.resetArgs();
@@ -115,6 +139,11 @@ export class ChromeEvent {
     this.gridX = this.gridY = this.gridZ = undefined;
     this.blockX = this.blockY = this.blockZ = undefined;
   }
+}
+
+/** The JSON text of `bytes[at, end)` (a value the scanner skipped: plain, or it had bailed). */
+function latin1Json(bytes: Uint8Array, at: number, end: number): string {
+  return new TextDecoder().decode(bytes.subarray(at, end));
 }
 
 function idValue(value: unknown): IdValue {
@@ -137,8 +166,6 @@ export function fillFromParsed(e: ChromeEvent, value: Json, bytes: Uint8Array): 
   e.name = text(value['name']);
   e.pid = idValue(value['pid']);
   e.tid = idValue(value['tid']);
-  e.id = idValue(value['id']);
-  e.bp = idValue(value['bp']);
   const args = value['args'];
   if (!isObject(args)) {
     return;

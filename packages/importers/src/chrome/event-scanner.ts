@@ -159,12 +159,14 @@ export class ChromeEventScanner extends EventValues {
           e.pid = this.value;
           break;
         case TopKey.Id:
-          i = this.idValue(buf, i, end);
-          e.id = this.value;
+          e.idAt = i;
+          i = skipValue(buf, view, i, end, this.nesting);
+          e.idEnd = i;
           break;
         case TopKey.Bp:
-          i = this.idValue(buf, i, end);
-          e.bp = this.value;
+          e.bpAt = i;
+          i = skipValue(buf, view, i, end, this.nesting);
+          e.bpEnd = i;
           break;
         case TopKey.Tid:
           i = this.idValue(buf, i, end);

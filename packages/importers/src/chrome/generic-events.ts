@@ -91,9 +91,9 @@ export class GenericEvents {
       this.flowSteps++;
       return;
     }
-    const id = `${e.cat ?? ''}\u0000${idKey(e.id)}`;
+    const id = `${e.cat ?? ''}\u0000${idKey(e.flowId())}`;
     const t = this.trackOf(e.pid, e.tid);
-    this.flows.add(id, t, times.startNs, ph === 's', e.bp === 'e');
+    this.flows.add(id, t, times.startNs, ph === 's', e.bindsEnclosing());
   }
 
   /** One X, B or E event, its times already read into `times`. */
