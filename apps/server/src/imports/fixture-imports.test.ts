@@ -53,6 +53,8 @@ describe('uploads of every fixture format', () => {
     ['nsys/older/schema-2026.sqlite', 'nsys-sqlite'],
     ['kineto/kineto-2021.json', 'chrome-trace'],
     ['kineto/train.pt.trace.json.gz', 'chrome-trace'],
+    ['kineto/full.pt.trace.json.gz', 'chrome-trace'],
+    ['chrome/jax-h200.trace.json.gz', 'chrome-trace'],
   ] as const;
 
   it.each(good)(
