@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, idle, test } from './fixtures.ts';
+
+// Traces as people have them, recorded on the H200: a PyTorch trace with every profiler option
+// (Python frames, allocator events, a CUDA graph replay) and a JAX profile (XLA's own format),
+// each uploaded on the Import page and opened in the trace view.
+
+const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+interface TraceEntry {
+  readonly id: string;
+  readonly fileName?: string;
+}
+
+interface RowProbe {
+  readonly kind: string;
+  readonly label: string;
+}
+
+/** Uploads `file` on the Import page and returns its stored entry. */
+async function upload(page: Page, request: APIRequestContext, file: string): Promise<TraceEntry> {
+  await page.goto('/#/import');
+  await idle(page);
+  await page.getByTestId('import-file-input').setInputFiles(path.join(fixtures, file));
+  await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
+  const entries = (await (await request.get('/api/traces')).json()) as TraceEntry[];
+  const entry = entries.find((e) => e.fileName === path.basename(file));
+  expect(entry).toBeDefined();
+  return entry!;
+}
+
+async function rowLabels(page: Page): Promise<string[]> {
+  const rows = await page.evaluate(() => {
+    const hooks = window as unknown as { __timelineRows: (id: string) => RowProbe[] };
+    return hooks.__timelineRows('timeline');
+  });
+  return rows.map((r) => r.label);
+}
+
+test('a PyTorch trace recorded with_stack shows its Python frames and says what it does not draw', async ({
+  page,
+  request,
+}) => {
+  const entry = await upload(page, request, 'kineto/full.pt.trace.json.gz');
+  await expect(page.getByTestId('import-warnings')).toContainText(
+    'not drawn: 140 allocator events of profile_memory ([memory] instants)',
+  );
+  await page.getByTestId('open-imported').click();
+  await idle(page);
+  expect((await rowLabels(page)).some((l) => l.includes('Python'))).toBe(true);
+  await request.delete(`/api/traces/${entry.id}`);
+});
+
+test("a JAX profile's launches lead to their kernels", async ({ page, request }) => {
+  const entry = await upload(page, request, 'chrome/jax-h200.trace.json.gz');
+  await expect(page.getByTestId('import-warnings')).toHaveCount(0);
+  await page.getByTestId('open-imported').click();
+  await idle(page);
+  expect(await rowLabels(page)).toEqual(
+    expect.arrayContaining(['GPU 0', 'Stream 14', 'Stream 19', 'python3']) as unknown,
+  );
+  // The 4 tanh kernels and their launches, named alike: the first found is a launch, and its
+  // details lead to the kernel it launched.
+  const input = page.getByTestId('search-input');
+  await input.fill('wrapped_tanh');
+  await idle(page);
+  await expect(page.getByTestId('search-count')).toHaveText('8 matches');
+  await input.press('Enter');
+  await idle(page);
+  await expect(page.getByTestId('details-flows')).toContainText('→ to wrapped_tanh');
+  await expect(page.getByTestId('details-flows')).toContainText('Stream 14');
+  await request.delete(`/api/traces/${entry.id}`);
+});
