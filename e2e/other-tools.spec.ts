@@ -59,7 +59,7 @@ test("a JAX profile's launches lead to their kernels", async ({ page, request })
   await page.getByTestId('open-imported').click();
   await idle(page);
   expect(await rowLabels(page)).toEqual(
-    expect.arrayContaining(['GPU 0', 'Stream 14', 'Stream 19', 'python3']) as unknown,
+    expect.arrayContaining(['GPU 0', 'Stream 14', 'Stream 19', 'python3']),
   );
   // The 4 tanh kernels and their launches, named alike: the first found is a launch, and its
   // details lead to the kernel it launched.
