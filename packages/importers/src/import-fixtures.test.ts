@@ -161,6 +161,12 @@ describe("import --summary gives the profiler's own counts", () => {
       expect(trace.tracks[ops.track[from]!]!.kind).toBe('host-thread');
       expect(trace.tracks[ops.track[to]!]!.kind).toBe('gpu-stream');
     }
+    // Each kernel's kernel_details: its grid, block, registers and shared memory.
+    for (let i = 0; i < ops.count; i++) {
+      if (ops.kind[i] === OpKind.Kernel) {
+        expect(trace.launches.get(ops.refId[i]!)?.gridX, `op ${i}`).toBeGreaterThan(0);
+      }
+    }
   });
 
   it("adds up to the trace's op count, ranges apart, whatever the format", async () => {

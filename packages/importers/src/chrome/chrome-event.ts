@@ -61,6 +61,7 @@ export class ChromeEvent {
   sharedMemory: IdValue = undefined;
   registers: IdValue = undefined;
   memcpyDetails: IdValue = undefined;
+  kernelDetails: IdValue = undefined;
   /** args.grid[0..2] and args.block[0..2]; undefined where not an array or not a number/string. */
   gridX: IdValue = undefined;
   gridY: IdValue = undefined;
@@ -135,7 +136,7 @@ export class ChromeEvent {
   resetArgs(): void {
     this.device = this.stream = this.context = this.correlation = undefined;
     this.bytesArg = this.size = this.recordCorrelation = undefined;
-    this.sharedMemory = this.registers = this.memcpyDetails = undefined;
+    this.sharedMemory = this.registers = this.memcpyDetails = this.kernelDetails = undefined;
     this.gridX = this.gridY = this.gridZ = undefined;
     this.blockX = this.blockY = this.blockZ = undefined;
   }
@@ -180,6 +181,7 @@ export function fillFromParsed(e: ChromeEvent, value: Json, bytes: Uint8Array): 
   e.sharedMemory = idValue(args['shared memory']);
   e.registers = idValue(args['registers per thread']);
   e.memcpyDetails = idValue(args['memcpy_details']);
+  e.kernelDetails = idValue(args['kernel_details']);
   const grid = args['grid'];
   if (Array.isArray(grid)) {
     e.gridX = idValue(grid[0]);

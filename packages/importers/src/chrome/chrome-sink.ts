@@ -94,7 +94,7 @@ export class ChromeEventSink {
   private readonly meta = new ChromeMetadata();
   private readonly kineto: KinetoEvents;
   private readonly job: KinetoJob;
-  private readonly generic = new GenericEvents();
+  private readonly generic: GenericEvents;
   private readonly names = new Map<string, number>();
   private readonly skippedCategories = new Map<string, number>();
   /** Kineto's [memory] instants: the caching allocator's allocations and frees. */
@@ -121,6 +121,7 @@ export class ChromeEventSink {
       builder.warnings.add('events with a negative duration drawn as instants', path),
     );
     this.kineto = new KinetoEvents(builder, launches, this.name);
+    this.generic = new GenericEvents(launches);
     this.job = new KinetoJob(builder);
   }
 

@@ -29,6 +29,8 @@ export const enum ArgKey {
   Block,
   /** XLA's `memcpy_details` ("kind_src:device kind_dst:pinned size:4 …"). */
   MemcpyDetails,
+  /** XLA's `kernel_details` ("regs:168 … grid:64,2,1 block:384,1,1 …"). */
+  KernelDetails,
   Other,
 }
 
@@ -45,6 +47,7 @@ const stream = encoder.encode('stream');
 const correlationId = encoder.encode('correlation_id');
 const correlationIdCamel = encoder.encode('correlationId');
 const memcpyDetails = encoder.encode('memcpy_details');
+const kernelDetails = encoder.encode('kernel_details');
 
 /** Whether `buf[start…]` holds `name` (the caller has checked the length). */
 function same(buf: Uint8Array, start: number, name: Uint8Array): boolean {
@@ -141,6 +144,9 @@ export function argKeyOf(buf: Uint8Array, start: number, length: number): ArgKey
     case 14:
       if (a === 0x63) {
         return same(buf, start, correlationId) ? ArgKey.Correlation : ArgKey.Other;
+      }
+      if (a === 0x6b) {
+        return same(buf, start, kernelDetails) ? ArgKey.KernelDetails : ArgKey.Other;
       }
       return a === 0x6d && same(buf, start, memcpyDetails) ? ArgKey.MemcpyDetails : ArgKey.Other;
     case 20:

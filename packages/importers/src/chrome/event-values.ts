@@ -176,6 +176,9 @@ export function setArg(e: ChromeEvent, key: ArgKey, v: IdValue): void {
     case ArgKey.MemcpyDetails:
       e.memcpyDetails = v;
       break;
+    case ArgKey.KernelDetails:
+      e.kernelDetails = v;
+      break;
     default:
       break;
   }

@@ -1,4 +1,5 @@
-import { MemKind, OpFlag, OpKind, RangeKind, packMemKinds } from '@streamscope/trace';
+import type { LaunchTable } from '@streamscope/trace';
+import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
@@ -73,6 +74,10 @@ export class GenericEvents {
   private readonly memKinds = new StagingColumn(Uint8Array);
   /** `args.correlation_id` or `args.correlation`; -1 when none. */
   private readonly corr = new StagingColumn(Float64Array);
+  /** The launch configuration XLA's kernel_details states (a LaunchTable ref), else noRef. */
+  private readonly launch = new StagingColumn(Uint32Array);
+
+  constructor(private readonly launches: LaunchTable) {}
   private lastNs = 0;
   private readonly flows = new GenericFlows();
   private flowSteps = 0;
@@ -120,6 +125,8 @@ export class GenericEvents {
     this.bytes.at(i)[i] = bytes < 0 ? Number.NaN : bytes;
     this.memKinds.at(i)[i] = detailsMemKinds(details);
     this.corr.at(i)[i] = intOr(e.correlation, -1);
+    this.launch.at(i)[i] =
+      typeof e.kernelDetails === 'string' ? this.launchOf(e.kernelDetails) : noRef;
     if (ph === 'B') {
       this.open[t]!.push(i);
     }
@@ -237,7 +244,9 @@ export class GenericEvents {
       op.nameRef = this.nameRef.data[i]!;
       op.kind = this.kind.data[i]!;
       op.correlationId = Math.max(0, corr);
-      if (op.kind !== OpKind.Kernel) {
+      if (op.kind === OpKind.Kernel) {
+        op.refId = this.launch.data[i]!;
+      } else {
         op.memKinds = this.memKinds.data[i]!;
         const bytes = this.bytes.data[i]!;
         op.bytes = Number.isNaN(bytes) ? 0 : bytes;
@@ -293,6 +302,30 @@ export class GenericEvents {
       }
     }
     return t;
+  }
+
+  /**
+   * The launch configuration of XLA's kernel_details ("regs:168 static_shared:0
+   * dynamic_shared:231424 grid:64,2,1 block:384,1,1 occ_pct:100"), or noRef without a grid.
+   */
+  private launchOf(details: string): number {
+    const grid = /(?:^|\s)grid:(\d+),(\d+),(\d+)/.exec(details);
+    const block = /(?:^|\s)block:(\d+),(\d+),(\d+)/.exec(details);
+    if (grid === null || block === null) {
+      return noRef;
+    }
+    const field = (name: string): number =>
+      Number(new RegExp(`(?:^|\\s)${name}:(\\d+)`).exec(details)?.[1] ?? 0);
+    return this.launches.internFields(
+      Number(grid[1]),
+      Number(grid[2]),
+      Number(grid[3]),
+      Number(block[1]),
+      Number(block[2]),
+      Number(block[3]),
+      field('static_shared') + field('dynamic_shared'),
+      field('regs'),
+    );
   }
 
   /** Decides a track's kind from its names and makes its process and lane. */

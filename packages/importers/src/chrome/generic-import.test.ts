@@ -125,6 +125,17 @@ describe('begin/end pairs and the rows of other tools', () => {
       [1, 3],
     ]);
     const ops = trace.ops.columns();
+    // kernel_details "regs:168 grid:64,2,1 block:384,1,1": its launch configuration.
+    expect(trace.launches.get(ops.refId[2]!)).toEqual({
+      gridX: 64,
+      gridY: 2,
+      gridZ: 1,
+      blockX: 384,
+      blockY: 1,
+      blockZ: 1,
+      sharedMemBytes: 0,
+      registersPerThread: 168,
+    });
     expect(ops.bytes[3]).toBe(4096);
     expect(ops.memKinds[3]).toBe(packMemKinds(MemKind.Device, MemKind.Pinned));
     expect(new Set([0, 2].map((i) => trace.tracks[ops.track[i]!]!.pid)).size).toBe(1);
