@@ -1,6 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnServe } from '../apps/server/scripts/serve-process.mjs';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,50 +12,19 @@ export interface ServerProcess {
 
 /**
  * Starts `streamscope serve` on the simulator backend, a free port of 127.0.0.1 and `dataDir`,
- * with `extraArgs` (a spec's own flags); resolves once it listens. Run through the CLI's own
- * entry with the allocator setting its package.json script gives it, not through the server's
- * sources: the e2e specs meet the server as a user does.
+ * with `extraArgs` (a spec's own flags), through the CLI's entry with the allocator setting its
+ * package.json script gives it: the e2e specs meet the server as a user does.
  */
 export async function startServerProcess(
   dataDir: string,
   extraArgs: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      'apps/server/scripts/streamscope.mjs',
-      'serve',
-      '--port',
-      '0',
-      '--data',
-      dataDir,
-      '--backend',
-      'sim',
-      ...extraArgs,
-    ],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '4194304' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        resolve(match[1]);
-      }
-    });
-    void exited.then((code) =>
-      reject(new Error(`the server exited (${String(code)}) before listening: ${err}`)),
-    );
+  const { child, base, exited } = await spawnServe({
+    cwd: repoRoot,
+    node: ['apps/server/scripts/streamscope.mjs'],
+    dataDir,
+    args: extraArgs,
+    env: { MALLOC_MMAP_THRESHOLD_: '4194304' },
   });
   return {
     base,

@@ -48,14 +48,17 @@ const allPackages = [
 ];
 
 /**
- * Files of another package a folder may still import by path, and why: build tooling, not code.
- * The benchmarks bundle their import child with the server's bundle cache and esbuild options,
- * as the server bundles its own threads, so that they measure what the server runs.
+ * Files of another package a folder may still import by path, and why: tooling, not code. The
+ * benchmarks bundle their import child with the server's bundle cache and esbuild options, as
+ * the server bundles its own threads, so that they measure what the server runs; the browser
+ * tests start servers of their own with the server's process launcher (serve-process.mjs), as
+ * its own tests do.
  */
 const toolingPaths = {
   // Gitignore rules: a folder excluded can only be let in again as a folder, its children then
   // excluded again but for the one folder let in.
   scripts: ['!../../apps/server', '../../apps/server/*', '!../../apps/server/scripts'],
+  e2e: ['!../apps/server', '../apps/server/*', '!../apps/server/scripts'],
 };
 
 /** Extra bans beyond workspace packages (STYLE.md B.1: the renderer never imports React). */

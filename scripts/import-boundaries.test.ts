@@ -79,6 +79,12 @@ describe('import boundaries', { timeout: lintTimeoutMs }, () => {
       "import { startServerProcess } from '../apps/server/src/test-support/server-process.ts';\nexport const y = startServerProcess;\n",
     );
     expect(fromE2e[0]).toContain('never by relative path');
+    // …but for the server's process launcher, the one file of it the browser tests may use.
+    const launcher = await lintAs(
+      'e2e/import.spec.ts',
+      "import { spawnServe } from '../apps/server/scripts/serve-process.mjs';\nexport const y = spawnServe;\n",
+    );
+    expect(launcher).toEqual([]);
     const deep = await lintAs(
       'packages/importers/src/chrome/event-scanner.ts',
       "import { x } from '../../../../packages/trace/src/index.ts';\nexport const y = x;\n",

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnServe } from '../../scripts/serve-process.mjs';
 import { cliAllocatorEnv } from '../cli/allocator-env.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -31,44 +31,12 @@ export async function startServerProcess(
   extraArgs: readonly string[] = [],
   env: Readonly<Record<string, string>> = {},
 ): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'apps/server/src/cli/main.ts',
-      'serve',
-      '--port',
-      '0',
-      '--data',
-      dataDir,
-      '--backend',
-      'sim',
-      ...extraArgs,
-    ],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, ...cliAllocatorEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        resolve(match[1]);
-      }
-    });
-    void exited.then((code) =>
-      reject(new Error(`the server exited (${String(code)}) before listening: ${err}`)),
-    );
+  const { child, base, stderr, exited } = await spawnServe({
+    cwd: repoRoot,
+    node: ['--import', 'tsx', 'apps/server/src/cli/main.ts'],
+    dataDir,
+    args: extraArgs,
+    env: { ...cliAllocatorEnv, ...env },
   });
   const pid = child.pid ?? 0;
   const statusField = async (field: string): Promise<number> => {
@@ -81,7 +49,7 @@ export async function startServerProcess(
     pid,
     base,
     port: Number(new URL(base).port),
-    stderr: () => err,
+    stderr,
     peakRssMiB: () => statusField('VmHWM'),
     rssMiB: () => statusField('VmRSS'),
     async kill9() {
