@@ -48,7 +48,18 @@ const rangeSources: readonly (readonly [string, string])[] = [
   ['python_function', 'Python'],
 ];
 
-/** The kind of ranges `domain` holds: 'CPU ops', 'user annotations', 'Python' or 'NVTX'. */
-export function rangeSourceOf(domain: string): string {
-  return rangeSources.find(([name]) => name === domain)?.[1] ?? 'NVTX';
+/**
+ * The kind of ranges `domain` holds: 'CPU ops', 'user annotations', 'Python'; else, in a trace of
+ * format `sourceFormat`, the NVTX domain of an nsys export ('NVTX'), or a Chrome trace's own
+ * category (its events are not NVTX ranges: 'ranges' where they have none).
+ */
+export function rangeSourceOf(domain: string, sourceFormat = ''): string {
+  const known = rangeSources.find(([name]) => name === domain)?.[1];
+  if (known !== undefined) {
+    return known;
+  }
+  if (sourceFormat === 'chrome-trace') {
+    return domain === '' ? 'ranges' : domain;
+  }
+  return 'NVTX';
 }

@@ -59,6 +59,16 @@ describe('range lanes', () => {
     expect(rowsOf(hostTrace(-1)).some(([kind]) => kind === 'nvtx')).toBe(false);
   });
 
+  it("labels a Chrome trace's rows by its own categories, never as NVTX", () => {
+    const summaries = [
+      { track: 0, depth: 1, count: 1, domains: [''] },
+      { track: 1, depth: 1, count: 2, domains: ['Op', 'cpu_op'] },
+    ];
+    expect(rangeLanesOf(2, summaries, 'chrome-trace').labels).toEqual(['Ranges', 'Op + CPU ops']);
+    // An nsys export's domains are NVTX domains.
+    expect(rangeLanesOf(2, summaries, 'nsys-sqlite').labels).toEqual(['NVTX', 'NVTX + CPU ops']);
+  });
+
   it('leaves out tracks a summary names beyond the trace', () => {
     const lanes = rangeLanesOf(1, [{ track: 5, depth: 1, count: 1, domains: [] }]);
     expect([...lanes.depths]).toEqual([0]);

@@ -15,15 +15,18 @@ export interface RangeLanes {
 
 /**
  * Lanes of `trackCount` tracks from their summaries: a row of `depth` lanes labelled by what it
- * holds, "NVTX", "CPU ops", "User annotations", or several joined ("CPU ops + user annotations").
+ * holds, "NVTX", "CPU ops", "User annotations", or several joined ("CPU ops + user annotations");
+ * a Chrome trace's (`sourceFormat`) own categories where they are none of those.
  */
 export function rangeLanesOf(
   trackCount: number,
   summaries: readonly RangeLaneSummary[],
+  sourceFormat = '',
 ): RangeLanes {
   const depths = new Uint8Array(trackCount);
   const counts = new Uint32Array(trackCount);
-  const labels: string[] = new Array<string>(trackCount).fill('NVTX');
+  const none = sourceFormat === 'chrome-trace' ? 'Ranges' : 'NVTX';
+  const labels: string[] = new Array<string>(trackCount).fill(none);
   for (const s of summaries) {
     if (s.track < 0 || s.track >= trackCount) {
       continue;
@@ -32,12 +35,12 @@ export function rangeLanesOf(
     counts[s.track] = s.count;
     const sources: string[] = [];
     for (const domain of s.domains) {
-      const source = rangeSourceOf(domain);
+      const source = rangeSourceOf(domain, sourceFormat);
       if (!sources.includes(source)) {
         sources.push(source);
       }
     }
-    const label = sources.length === 0 ? 'NVTX' : sources.join(' + ');
+    const label = sources.length === 0 ? none : sources.join(' + ');
     labels[s.track] = label.charAt(0).toUpperCase() + label.slice(1);
   }
   return { depths, counts, labels };
@@ -45,5 +48,5 @@ export function rangeLanesOf(
 
 /** The range lanes of a trace held whole (the normal view). */
 export function traceRangeLanes(trace: Trace): RangeLanes {
-  return rangeLanesOf(trace.tracks.length, rangeLaneSummaries(trace));
+  return rangeLanesOf(trace.tracks.length, rangeLaneSummaries(trace), trace.meta.sourceFormat);
 }

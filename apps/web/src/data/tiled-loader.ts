@@ -82,7 +82,8 @@ export async function openTiled(traceId: string): Promise<void> {
   // page holds a window of them. Asked apart so the first paint does not wait for it.
   const trackCount = skeleton.tracks.length;
   void getServerRangeLanes(traceId).then(
-    (summaries) => source.setRangeLanes(rangeLanesOf(trackCount, summaries)),
+    (summaries) =>
+      source.setRangeLanes(rangeLanesOf(trackCount, summaries, skeleton.meta.sourceFormat)),
     (error: unknown) =>
       appStore
         .getState()

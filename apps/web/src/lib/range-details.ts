@@ -31,7 +31,7 @@ export function rangeDetails(trace: Trace, range: number): RangeDetails | null {
   return {
     range,
     name: trace.strings.get(ranges.nameId[range]!),
-    source: rangeSourceOf(domain),
+    source: rangeSourceOf(domain, trace.meta.sourceFormat),
     domain: domain === '' ? 'default' : domain,
     depth: ranges.depth[range]!,
     kind:
