@@ -6,10 +6,12 @@
 --world 2: two processes on the one GPU. NCCL refuses two ranks on one device of one host, so each
   rank names a different NCCL_HOSTID and the ranks talk over NCCL's socket transport on loopback:
   real two-rank ring kernels (ncclDevKernel_*) on one GPU, slow but genuine.
-Each rank writes OUT_DIR/nccl<world>-rank<rank>.json (torch.profiler, CPU + CUDA, schedule(wait=0,
+--world 2 --gpus: two processes on two GPUs (rank r on cuda:r), NCCL's own transports (P2P over
+  NVLink on the H200 machines; multicast stays off): a real two-GPU job.
+Each rank writes OUT_DIR/nccl<world>[gpu]-rank<rank>.json (torch.profiler, CPU + CUDA, schedule(wait=0,
 warmup=1, active=3) so ProfilerStep#1..#3 ranges exist) unless --plain, which records nothing
 itself and marks each step with an NVTX range (for nsys).
-Usage: python3 pt-nccl.py --world 1|2 [--plain] OUT_DIR
+Usage: python3 pt-nccl.py --world 1|2 [--gpus] [--plain] OUT_DIR
 """
 import os
 import sys
@@ -19,11 +21,11 @@ STEPS = 3  # recorded steps (the profiler's schedule adds one warm-up step befor
 PORTS = {1: 29551, 2: 29561}
 
 
-def nccl_env(world: int, rank: int) -> None:
+def nccl_env(world: int, rank: int, gpus: bool) -> None:
     os.environ["NCCL_NVLS_ENABLE"] = "0"  # never multicast, whatever the machine
     os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
     os.environ.setdefault("NCCL_DEBUG", "WARN")
-    if world > 1:
+    if world > 1 and not gpus:
         os.environ["NCCL_HOSTID"] = f"streamscope-rank{rank}"
         os.environ["NCCL_SOCKET_IFNAME"] = "lo"
         os.environ["NCCL_NET"] = "Socket"
@@ -32,13 +34,13 @@ def nccl_env(world: int, rank: int) -> None:
         os.environ["NCCL_SHM_DISABLE"] = "1"
 
 
-def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
-    nccl_env(world, rank)
+def work(rank: int, world: int, plain: bool, out_dir: str, gpus: bool = False) -> None:
+    nccl_env(world, rank, gpus)
     import torch
     import torch.distributed as dist
     from torch.profiler import ProfilerActivity, profile, schedule
 
-    dev = torch.device("cuda:0")
+    dev = torch.device(f"cuda:{rank}" if gpus else "cuda:0")
     torch.cuda.set_device(dev)
     dist.init_process_group(
         "nccl",
@@ -101,7 +103,7 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
             torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
     else:
-        out_path = os.path.join(out_dir, f"nccl{world}-rank{rank}.json")
+        out_path = os.path.join(out_dir, f"nccl{world}{'gpu' if gpus else ''}-rank{rank}.json")
         with profile(
             activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
             schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
@@ -122,13 +124,14 @@ def main() -> None:
     args = sys.argv[1:]
     world = int(args[args.index("--world") + 1])
     plain = "--plain" in args
+    gpus = "--gpus" in args
     out_dir = args[-1]
     if world == 1:
         work(0, 1, plain, out_dir)
     else:
         import torch.multiprocessing as mp
 
-        mp.spawn(work, args=(world, plain, out_dir), nprocs=world)
+        mp.spawn(work, args=(world, plain, out_dir, gpus), nprocs=world)
 
 
 if __name__ == "__main__":

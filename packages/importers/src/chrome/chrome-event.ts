@@ -126,7 +126,7 @@ export class ChromeEvent {
     this.ph = this.cat = this.nameValue = undefined;
     this.nameStart = this.nameEntryValue = -1;
     this.pid = this.tid = undefined;
-    this.idAt = this.bpAt = -1;
+    this.idAt = this.idEnd = this.bpAt = this.bpEnd = -1;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
     this.tsUs = this.durUs = -1;
     this.resetArgs();

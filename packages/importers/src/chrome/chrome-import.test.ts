@@ -152,7 +152,7 @@ describe('Chrome traces that no profiler-specific mapping reads', () => {
       /none of the 2 complete or begin\/end events in 2 events of the file could be kept: this is a kineto trace, and it reads no events of these categories: overhead ×1, gpu_user_annotation ×1/,
     );
     const ends = await importErrorOf(importText('[{"ph":"E","pid":1,"tid":1,"ts":3}]'));
-    expect(ends.problem).toMatch(/1 end \(E\) event with no open begin \(B\) of its name/);
+    expect(ends.problem).toMatch(/1 end \(E\) event with no open begin \(B\) to end/);
   });
 });
 

@@ -292,7 +292,7 @@ export class ChromeEventSink {
     }
     if (this.generic.unmatchedEnds > 0) {
       reasons.push(
-        `${counted(this.generic.unmatchedEnds, 'end (E) event')} with no open begin (B) of its name`,
+        `${counted(this.generic.unmatchedEnds, 'end (E) event')} with no open begin (B) to end`,
       );
     }
     return `none of the ${this.timedEvents} complete or begin/end events in ${this.events} events of the file could be kept: ${reasons.join('; ')}`;

@@ -248,7 +248,10 @@ export class ChromeEventScanner extends EventValues {
               ? this.triple(buf, i, end, e, key)
               : skipValue(buf, view, i, end, this.nesting);
         } else {
-          i = this.idValue(buf, i, end);
+          i =
+            key === ArgKey.KernelDetails || key === ArgKey.MemcpyDetails
+              ? this.textValue(buf, i, end)
+              : this.idValue(buf, i, end);
           setArg(e, key, this.value);
         }
       }

@@ -8,6 +8,7 @@ import { COMMA, DOT, MINUS, NINE, QUOTE, RBRACKET, ZERO, plainEndWords } from '.
 const maxNesting = 32;
 /** A number with more digits than this may not be exact in the digit loop: Number() reads it. */
 const maxFastDigits = 15;
+const textDecoder = new TextDecoder();
 
 /**
  * The values of an event's kept keys, read by the event scanner (event-scanner.ts, which extends
@@ -84,6 +85,24 @@ export class EventValues {
    * The value at `buf[i]` into `this.value` as JSON.parse would give it if it is a number or a
    * string, undefined for any other value (skipped); returns the index past it, or -1.
    */
+  /**
+   * A string at `buf[i]` decoded on its own, never interned (texts that differ from event to
+   * event, as XLA's kernel_details and memcpy_details, would fill the string table); anything
+   * else as `idValue`.
+   */
+  protected textValue(buf: Uint8Array, i: number, end: number): number {
+    if (buf[i] !== QUOTE) {
+      return this.idValue(buf, i, end);
+    }
+    const start = i + 1;
+    const j = plainEndWords(buf, this.view, start, end);
+    if (j < 0) {
+      return -1;
+    }
+    this.value = textDecoder.decode(buf.subarray(start, j));
+    return j + 1;
+  }
+
   protected idValue(buf: Uint8Array, i: number, end: number): number {
     const c = buf[i]!;
     if (c === QUOTE) {

@@ -7,7 +7,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
-import { GenericFlows, planGenericLinks } from './generic-links.ts';
+import { GenericFlows, maxCorrelationId, planGenericLinks } from './generic-links.ts';
 import { counted } from '../warnings.ts';
 
 // Ids for string pids and tids that end in no number, above any real pid or tid.
@@ -80,7 +80,9 @@ export class GenericEvents {
   constructor(private readonly launches: LaunchTable) {}
   private lastNs = 0;
   private readonly flows = new GenericFlows();
-  private flowSteps = 0;
+  private flowsUnread = 0;
+  /** Launch configurations by kernel_details text (XLA repeats them per kernel). */
+  private readonly launchByDetails = new Map<string, number>();
   unmatchedEnds = 0;
   /** Named ends that closed an open begin with begins still open inside it. */
   private endsPastInner = 0;
@@ -92,11 +94,12 @@ export class GenericEvents {
 
   /** A flow event (s, t, f), its time already read into `times`. */
   flow(e: ChromeEvent, ph: string, times: EventTimes): void {
-    if (ph === 't') {
-      this.flowSteps++;
+    const flowId = e.flowId();
+    if (ph === 't' || flowId === undefined) {
+      this.flowsUnread++; // steps, and flows with no id to pair their ends by
       return;
     }
-    const id = `${e.cat ?? ''}\u0000${idKey(e.flowId())}`;
+    const id = `${e.cat ?? ''}\u0000${idKey(flowId)}`;
     const t = this.trackOf(e.pid, e.tid);
     this.flows.add(id, t, times.startNs, ph === 's', e.bindsEnclosing());
   }
@@ -124,7 +127,9 @@ export class GenericEvents {
     const bytes = intOr(e.bytesArg, intOr(e.size, detailsSize(details)));
     this.bytes.at(i)[i] = bytes < 0 ? Number.NaN : bytes;
     this.memKinds.at(i)[i] = detailsMemKinds(details);
-    this.corr.at(i)[i] = intOr(e.correlation, -1);
+    // 0 is none (as in kineto); the op table holds 32-bit ids.
+    const corr = intOr(e.correlation, -1);
+    this.corr.at(i)[i] = corr >= 1 && corr <= maxCorrelationId ? corr : -1;
     this.launch.at(i)[i] =
       typeof e.kernelDetails === 'string' ? this.launchOf(e.kernelDetails) : noRef;
     if (ph === 'B') {
@@ -177,6 +182,7 @@ export class GenericEvents {
     const links = planGenericLinks(
       this.n,
       this.corr.data,
+      this.startNs.data,
       this.track.data,
       places.length,
       (t) => places[t]!.gpu,
@@ -275,7 +281,7 @@ export class GenericEvents {
     }
     if (this.unmatchedEnds > 0) {
       builder.warnings.add(
-        `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) of its name on its thread; ignored`,
+        `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) to end on its thread (of its name, where it has one); ignored`,
       );
     }
     if (this.endsPastInner > 0) {
@@ -283,8 +289,15 @@ export class GenericEvents {
         `${counted(this.endsPastInner, 'end (E) event')} naming a begin (B) that is not the innermost open one on its thread; the begins inside it end with it`,
       );
     }
-    const hostTracks = places.filter((p) => !p.gpu).length;
-    const flowsNotDrawn = this.flows.count - boundFlows + this.flowSteps;
+    // Host threads that hold events (a track of flow events alone is none).
+    const held = new Uint8Array(places.length);
+    for (let i = 0; i < this.n; i++) {
+      held[this.track.data[i]!] = 1;
+    }
+    const hostTracks = places.filter(
+      (p, t) => !p.gpu && p.repeats !== true && held[t] === 1,
+    ).length;
+    const flowsNotDrawn = this.flows.count - boundFlows + this.flowsUnread;
     return { gpuOps, hostRanges, hostTracks, launches, flowsNotDrawn };
   }
 
@@ -309,13 +322,23 @@ export class GenericEvents {
    * dynamic_shared:231424 grid:64,2,1 block:384,1,1 occ_pct:100"), or noRef without a grid.
    */
   private launchOf(details: string): number {
-    const grid = /(?:^|\s)grid:(\d+),(\d+),(\d+)/.exec(details);
-    const block = /(?:^|\s)block:(\d+),(\d+),(\d+)/.exec(details);
+    let ref = this.launchByDetails.get(details);
+    if (ref === undefined) {
+      ref = this.parseLaunch(details);
+      if (this.launchByDetails.size < maxCachedDetails) {
+        this.launchByDetails.set(details, ref);
+      }
+    }
+    return ref;
+  }
+
+  private parseLaunch(details: string): number {
+    const grid = gridPattern.exec(details);
+    const block = blockPattern.exec(details);
     if (grid === null || block === null) {
       return noRef;
     }
-    const field = (name: string): number =>
-      Number(new RegExp(`(?:^|\\s)${name}:(\\d+)`).exec(details)?.[1] ?? 0);
+    const field = (pattern: RegExp): number => Number(pattern.exec(details)?.[1] ?? 0);
     return this.launches.internFields(
       Number(grid[1]),
       Number(grid[2]),
@@ -323,8 +346,8 @@ export class GenericEvents {
       Number(block[1]),
       Number(block[2]),
       Number(block[3]),
-      field('static_shared') + field('dynamic_shared'),
-      field('regs'),
+      field(staticSharedPattern) + field(dynamicSharedPattern),
+      field(registersPattern),
     );
   }
 
@@ -404,6 +427,16 @@ export class GenericEvents {
     return id;
   }
 }
+
+// XLA's kernel_details, e.g. "regs:168 static_shared:0 dynamic_shared:231424 grid:64,2,1
+// block:384,1,1 occ_pct:100" (numbers of up to 9 digits: the launch table's are 32-bit).
+const gridPattern = /(?:^|\s)grid:(\d{1,9}),(\d{1,9}),(\d{1,9})(?:\s|$)/;
+const blockPattern = /(?:^|\s)block:(\d{1,9}),(\d{1,9}),(\d{1,9})(?:\s|$)/;
+const staticSharedPattern = /(?:^|\s)static_shared:(\d{1,9})(?:\s|$)/;
+const dynamicSharedPattern = /(?:^|\s)dynamic_shared:(\d{1,9})(?:\s|$)/;
+const registersPattern = /(?:^|\s)regs:(\d{1,9})(?:\s|$)/;
+/** Distinct kernel_details texts whose launch is remembered (a file has few). */
+const maxCachedDetails = 4096;
 
 const memKindByDetail: Record<string, MemKind> = {
   device: MemKind.Device,

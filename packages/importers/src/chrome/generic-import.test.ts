@@ -1,3 +1,4 @@
+import type { Trace } from '@streamscope/trace';
 import { MemKind, packMemKinds } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { importSummary } from '../summary.ts';
@@ -27,7 +28,7 @@ describe('begin/end pairs and the rows of other tools', () => {
     );
     expect(rangeLines(trace)).toEqual(['A 0+10', 'C 2+2']);
     expect(warnings).toContain(
-      '1 end (E) event with no open begin (B) of its name on its thread; ignored',
+      '1 end (E) event with no open begin (B) to end on its thread (of its name, where it has one); ignored',
     );
   });
 
@@ -208,5 +209,118 @@ describe('begin/end pairs and the rows of other tools', () => {
     expect(warnings).toContain(
       'not drawn: 1 instant event (ph i/I/R), 2 counter events (ph C), 1 async event (ph b/e/n/S/T/F/p), 1 flow event (ph s/t/f)',
     );
+  });
+});
+
+describe('flows and correlation ids as other tools write them', () => {
+  const gpu2 = '{"ph":"M","pid":2,"name":"process_name","args":{"name":"GPU2"}}';
+  const x = (pid: number, ts: number, dur: number, name: string, args = ''): string =>
+    `{"ph":"X","pid":${pid},"tid":${pid === 2 ? 0 : pid},"ts":${ts},"dur":${dur},"name":"${name}"${args === '' ? '' : `,"args":{${args}}`}}`;
+  const flow = (ph: string, id: number | null, pid: number, ts: number, bp = ''): string =>
+    `{"ph":"${ph}",${id === null ? '' : `"id":${id},`}"cat":"api","pid":${pid},"tid":${pid === 2 ? 0 : pid},"ts":${ts}${bp === '' ? '' : `,"bp":"${bp}"`}}`;
+  const names = (trace: Trace, pairs: [number, number][]): string[] => {
+    const ops = trace.ops.columns();
+    return pairs.map(([a, b]) => `${trace.name(ops.nameId[a]!)}→${trace.name(ops.nameId[b]!)}`);
+  };
+
+  it('binds a flow end with no bp to the op that begins at its time, not the next', async () => {
+    const { trace, warnings } = await importText(
+      `[${[gpu2, x(9, 10, 5, 'launch'), x(2, 16, 3, 'kA'), x(2, 20, 3, 'kB'), flow('s', 1, 9, 11), flow('f', 1, 2, 16)].join(',')}]`,
+    );
+    expect(names(trace, apiToGpu(trace))).toEqual(['launch→kA']);
+    // kB, which no flow reaches, is the one op without a call.
+    expect(warnings).toContain('1 GPU operations have no matching API call (kept, flagged orphan)');
+  });
+
+  it('pairs each flow start with the next end of its id, and leaves flows without an id', async () => {
+    const { trace, warnings } = await importText(
+      `[${[
+        gpu2,
+        x(9, 10, 5, 'launchA'),
+        x(9, 20, 5, 'launchB'),
+        x(9, 40, 5, 'launchC'),
+        x(2, 16, 3, 'kA'),
+        x(2, 30, 3, 'kB'),
+        x(2, 50, 3, 'kC'),
+        flow('s', 1, 9, 11),
+        flow('f', 1, 2, 16, 'e'),
+        flow('s', 1, 9, 21),
+        flow('f', 1, 2, 30, 'e'),
+        flow('s', null, 9, 41),
+        flow('f', null, 2, 50, 'e'),
+      ].join(',')}]`,
+    );
+    expect(names(trace, apiToGpu(trace))).toEqual(['launchA→kA', 'launchB→kB']);
+    expect(rangeLines(trace)).toEqual(['launchC 30+5']);
+    expect(warnings).toContain('not drawn: 2 flow events (ph s/t/f)');
+  });
+
+  it('joins a call to what its id launched within its own process, though processes reuse ids', async () => {
+    // Two ranks whose CUPTI ids both start low, their GPUs as "Device N" processes.
+    const call = (pid: number, ts: number, id: number): string =>
+      `{"name":"cudaLaunchKernel","ph":"X","pid":${pid},"tid":${pid},"ts":${ts},"dur":4,"args":{"correlationId":${id}}}`;
+    const kernel = (device: number, name: string, ts: number, id: number): string =>
+      `{"name":"${name}","ph":"X","pid":"Device ${device}","tid":"CUDA API 7","ts":${ts},"dur":5,"args":{"correlationId":${id}}}`;
+    const { trace } = await importText(
+      `[${[
+        '{"name":"process_name","ph":"M","pid":100,"args":{"name":"rank0"}}',
+        '{"name":"process_name","ph":"M","pid":200,"args":{"name":"rank1"}}',
+        call(100, 1000, 5),
+        call(200, 1001, 5),
+        call(100, 1005, 6),
+        call(200, 1006, 6),
+        kernel(0, 'kernA0', 1010, 5),
+        kernel(1, 'kernB1', 1011, 5),
+        kernel(0, 'kernC0', 1020, 6),
+        kernel(1, 'kernD1', 1021, 6),
+      ].join(',')}]`,
+    );
+    const ops = trace.ops.columns();
+    const pidOf = (op: number): number => trace.tracks[ops.track[op]!]!.pid;
+    const pairs = apiToGpu(trace);
+    expect(pairs).toHaveLength(4);
+    for (const [from, to] of pairs) {
+      expect(pidOf(from)).toBe(pidOf(to));
+      expect(ops.correlationId[from]).toBe(ops.correlationId[to]);
+    }
+    const gpuOf = (name: string): number => {
+      const op = pairs.find(([, to]) => trace.name(ops.nameId[to]!) === name)![1];
+      const track = trace.tracks[ops.track[op]!]!;
+      return track.kind === 'gpu-stream' ? track.deviceId : -1;
+    };
+    expect([gpuOf('kernA0'), gpuOf('kernC0'), gpuOf('kernB1'), gpuOf('kernD1')]).toEqual([
+      0, 0, 1, 1,
+    ]);
+    expect(trace.processes.map((p) => p.name)).toEqual(['rank0', 'rank1']);
+  });
+
+  it('takes id 0 for none, and ids past 32 bits for none', async () => {
+    const { trace } = await importText(
+      `[${[
+        gpu2,
+        x(9, 10, 5, 'hostA', '"correlation":0'),
+        x(9, 20, 5, 'hostB', '"correlation_id":"4294967297"'),
+        x(9, 30, 5, 'hostC', '"correlation_id":"1"'),
+        x(2, 16, 3, 'kA', '"correlation":0'),
+        x(2, 26, 3, 'kB', '"correlation_id":"4294967297"'),
+        x(2, 36, 3, 'kC', '"correlation_id":"1"'),
+      ].join(',')}]`,
+    );
+    expect(names(trace, apiToGpu(trace))).toEqual(['hostC→kC']);
+    expect(rangeLines(trace)).toEqual(['hostA 0+5', 'hostB 10+5']);
+  });
+
+  it('gives a host event the id of the op its flow leads to', async () => {
+    const { trace } = await importText(
+      `[${[gpu2, x(9, 10, 5, 'launch'), x(2, 16, 3, 'kA', '"correlation":7'), flow('s', 1, 9, 11), flow('f', 1, 2, 16, 'e')].join(',')}]`,
+    );
+    expect(names(trace, apiToGpu(trace))).toEqual(['launch→kA']);
+  });
+
+  it('counts only threads with events as host threads', async () => {
+    const { warnings } = await importText(
+      `[${[x(9, 10, 5, 'a'), flow('s', 1, 77, 11), flow('f', 1, 78, 16)].join(',')}]`,
+    );
+    expect(warnings.join('\n')).toContain('its events are on 1 host thread;');
   });
 });

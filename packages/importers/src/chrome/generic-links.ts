@@ -16,11 +16,16 @@ export interface GenericLinkPlan {
 
 /**
  * Plans the links of `n` staged events: `corr[i]` is event i's correlation id (-1: none),
- * `track[i]` its track; `gpu(t)` says whether track t is a GPU stream and `procOf(t)` which process it is of.
+ * `startNs[i]` its start, `track[i]` its track; `gpu(t)` says whether track t is a GPU stream and
+ * `procOf(t)` which process it is of. An id is unique only within the process that made the call
+ * (CUPTI's, XLA's): each GPU event votes for the process of the call with its id that began
+ * last before it (else the first), a GPU track belongs to the process with most votes, and a
+ * host event is a launch where its process owns a GPU track holding its id.
  */
 export function planGenericLinks(
   n: number,
   corr: Float64Array,
+  startNs: Float64Array,
   track: Uint32Array,
   trackCount: number,
   gpu: (t: number) => boolean,
@@ -37,26 +42,65 @@ export function planGenericLinks(
   if (gpuIds.size === 0) {
     return { launches, ownerOfTrack };
   }
-  // The first host event of each id that a GPU event has is its launch.
-  const launcherProc = new Map<number, number>();
+  // The host events that carry each id a GPU event has (one per process, mostly).
+  const callsOf = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
     const id = corr[i]!;
-    if (id >= 0 && !gpu(track[i]!) && gpuIds.has(id) && !launcherProc.has(id)) {
-      launcherProc.set(id, procOf(track[i]!));
-      launches[i] = 1;
+    if (id >= 0 && !gpu(track[i]!) && gpuIds.has(id)) {
+      const calls = callsOf.get(id);
+      if (calls === undefined) {
+        callsOf.set(id, [i]);
+      } else {
+        calls.push(i);
+      }
     }
   }
+  const votes = new Map<number, Map<number, number>>();
   for (let i = 0; i < n; i++) {
     const t = track[i]!;
-    if (ownerOfTrack[t] === -1 && gpu(t)) {
-      const proc = launcherProc.get(corr[i]!);
-      if (proc !== undefined) {
+    const calls = corr[i]! >= 0 && gpu(t) ? callsOf.get(corr[i]!) : undefined;
+    if (calls === undefined) {
+      continue;
+    }
+    let pick = calls[0]!;
+    for (const c of calls) {
+      const before = startNs[c]! <= startNs[i]!;
+      if (before && (startNs[pick]! > startNs[i]! || startNs[c]! > startNs[pick]!)) {
+        pick = c;
+      }
+    }
+    const proc = procOf(track[pick]!);
+    const byProc = votes.get(t) ?? new Map<number, number>();
+    byProc.set(proc, (byProc.get(proc) ?? 0) + 1);
+    votes.set(t, byProc);
+  }
+  for (const [t, byProc] of votes) {
+    let most = 0;
+    for (const [proc, count] of byProc) {
+      if (count > most) {
+        most = count;
         ownerOfTrack[t] = proc;
       }
     }
   }
+  // The ids each owning process launched on its tracks; its first host event of each is the call.
+  const owned = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const owner = corr[i]! >= 0 && gpu(track[i]!) ? ownerOfTrack[track[i]!]! : -1;
+    if (owner >= 0) {
+      owned.add(`${owner}:${corr[i]}`);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    if (corr[i]! >= 0 && !gpu(track[i]!) && owned.delete(`${procOf(track[i]!)}:${corr[i]}`)) {
+      launches[i] = 1;
+    }
+  }
   return { launches, ownerOfTrack };
 }
+
+/** Correlation ids are 32-bit in the op table; 0 is none. */
+export const maxCorrelationId = 0xffffffff;
 
 const flowStart = 0;
 const flowEnd = 1;
@@ -110,17 +154,16 @@ export class GenericFlows {
     corr: Float64Array,
     gpu: (t: number) => boolean,
   ): number {
-    const keyCount = this.keys.size;
-    const from = new Int32Array(keyCount).fill(-1);
-    const to = new Int32Array(keyCount).fill(-1);
+    // Each start pairs with the next end of its id (an id is free again once its flow ended).
+    const pending = new Int32Array(this.keys.size).fill(-1);
+    const pairs: number[] = [];
     for (let i = 0; i < this.n; i++) {
       const k = this.key.data[i]!;
       if (this.point.data[i] === flowStart) {
-        if (from[k] === -1) {
-          from[k] = i;
-        }
-      } else {
-        to[k] = i;
+        pending[k] = i;
+      } else if (pending[k]! >= 0) {
+        pairs.push(pending[k]!, i);
+        pending[k] = -1;
       }
     }
     const slices = new TrackSlices(n, startNs, endNs, track);
@@ -129,33 +172,30 @@ export class GenericFlows {
       nextId = Math.max(nextId, corr[i]! + 1);
     }
     let bound = 0;
-    for (let k = 0; k < keyCount; k++) {
-      const s = from[k]!;
-      const f = to[k]!;
-      if (s < 0 || f < 0) {
-        continue;
-      }
+    for (let p = 0; p < pairs.length; p += 2) {
+      const s = pairs[p]!;
+      const f = pairs[p + 1]!;
       const host = slices.enclosing(this.track.data[s]!, this.atNs.data[s]!);
       const fTrack = this.track.data[f]!;
       const fNs = this.atNs.data[f]!;
       const device =
         this.point.data[f] === flowEndEnclosing
           ? slices.enclosing(fTrack, fNs)
-          : slices.startingAtOrAfter(fTrack, fNs);
+          : slices.firstStartingFrom(fTrack, fNs);
       if (host < 0 || device < 0 || gpu(track[host]!) || !gpu(track[device]!)) {
         continue;
       }
-      if (corr[device]! >= 0 && corr[device] === corr[host]) {
-        bound += 2; // the flow draws what their correlation ids join
+      const hostId = corr[host]!;
+      const deviceId = corr[device]!;
+      if (deviceId >= 0 && hostId >= 0 && deviceId !== hostId) {
+        continue; // their own ids say otherwise
+      }
+      if (deviceId < 0 && hostId < 0 && nextId > maxCorrelationId) {
         continue;
       }
-      if (corr[device]! >= 0 || nextId > 0xffffffff) {
-        continue;
-      }
-      if (corr[host]! < 0) {
-        corr[host] = nextId++;
-      }
-      corr[device] = corr[host]!;
+      const id = deviceId >= 0 ? deviceId : hostId >= 0 ? hostId : nextId++;
+      corr[host] = id;
+      corr[device] = id;
       bound += 2;
     }
     return bound;
@@ -211,12 +251,21 @@ class TrackSlices {
   }
 
   /** The first event of track `t` to start at or after `atNs`, or -1. */
-  startingAtOrAfter(t: number, atNs: number): number {
+  firstStartingFrom(t: number, atNs: number): number {
     if (t + 1 >= this.from.length) {
       return -1;
     }
-    const p = this.lastStartingBy(t, atNs - 0.5) + 1; // times are whole ns
-    return p < this.from[t + 1]! ? this.order[p]! : -1;
+    let lo = this.from[t]!;
+    let hi = this.from[t + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.startNs[this.order[mid]!]! < atNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < this.from[t + 1]! ? this.order[lo]! : -1;
   }
 
   /** The position of the last event of track `t` to start at or before `atNs` (from[t] − 1: none). */
