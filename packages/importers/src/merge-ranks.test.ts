@@ -38,6 +38,46 @@ function firstOpOfRank(trace: Trace, rank: number): number {
   throw new Error(`rank ${rank} has no op`);
 }
 
+describe('a job of two ranks on two GPUs, recorded on the two-H200 machine', () => {
+  /** Per rank (or pid, without ranks), the GPUs its streams are on, as "rank:device". */
+  function gpusByOwner(trace: Trace, ofRank: boolean): string[] {
+    const seen = new Set<string>();
+    for (const t of trace.tracks) {
+      if (t.kind === 'gpu-stream') {
+        seen.add(`${ofRank ? t.rank : t.pid}:${t.deviceId}`);
+      }
+    }
+    return [...seen].sort();
+  }
+
+  it("puts each kineto rank's streams on its own GPU", async () => {
+    const rank0 = (await importFixture('kineto/nccl2gpu-rank0.pt.trace.json.gz')).trace;
+    const rank1 = (await importFixture('kineto/nccl2gpu-rank1.pt.trace.json.gz')).trace;
+    const { trace } = mergeRanks([
+      { trace: rank0, fileName: 'nccl2gpu-rank0.pt.trace.json.gz' },
+      { trace: rank1, fileName: 'nccl2gpu-rank1.pt.trace.json.gz' },
+    ]);
+    expect(gpusByOwner(trace, true)).toEqual(['0:0', '1:1']);
+    // NCCL's kernels on both GPUs, each beside its rank's compute.
+    const ops = trace.ops.columns();
+    const ncclGpus = new Set<number>();
+    for (let i = 0; i < ops.count; i++) {
+      const track = trace.tracks[ops.track[i]!]!;
+      if (track.kind === 'gpu-stream' && trace.name(ops.nameId[i]!).startsWith('ncclDevKernel_')) {
+        ncclGpus.add(track.deviceId);
+      }
+    }
+    expect([...ncclGpus].sort()).toEqual([0, 1]);
+  });
+
+  it("puts each process's streams of the nsys export on its own GPU", async () => {
+    const { trace } = await importFixture('nsys/2025.3.1/nccl2gpu.sqlite.gz');
+    const pids = trace.processes.map((p) => p.pid).sort((a, b) => a - b);
+    expect(gpusByOwner(trace, false)).toEqual([`${pids[0]}:0`, `${pids[1]}:1`]);
+    expect(trace.devices.map((d) => d.pciBusId)).toEqual(['0000:00:06.0', '0000:00:07.0']);
+  });
+});
+
 describe('mergeRanks on the recorded gloo pair', () => {
   it('gives one trace with a group per rank holding every op, range and flow of each file', async () => {
     const rank0 = (await importFixture('kineto/rank0.pt.trace.json.gz')).trace;
