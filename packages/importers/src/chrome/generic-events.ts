@@ -86,6 +86,8 @@ export class GenericEvents {
   unmatchedEnds = 0;
   /** Named ends that closed an open begin with begins still open inside it. */
   private endsPastInner = 0;
+  /** Per track, the begins the last such end closed with it, and its time (see `end`). */
+  private readonly endedEarly: ({ atNs: number; names: number[] } | undefined)[] = [];
   sawLegacy = false;
 
   get count(): number {
@@ -151,12 +153,31 @@ export class GenericEvents {
         at--;
       }
     }
+    const early = this.endedEarly[t];
+    if (early !== undefined && early.atNs !== atNs) {
+      this.endedEarly[t] = undefined;
+    }
     if (at < 0) {
+      // Ends written in another order than their begins at one time ("E beta", "E gamma" for
+      // "B beta", "B gamma"): the inner begin already ended with the outer one.
+      const k = early !== undefined && early.atNs === atNs ? early.names.indexOf(nameRef) : -1;
+      if (k >= 0) {
+        early!.names.splice(k, 1);
+        if (early!.names.length === 0) {
+          this.endsPastInner--;
+          this.endedEarly[t] = undefined;
+        }
+        return;
+      }
       this.unmatchedEnds++;
       return;
     }
     if (at < open.length - 1) {
       this.endsPastInner++;
+      this.endedEarly[t] = {
+        atNs,
+        names: open.slice(at + 1).map((begin) => this.nameRef.data[begin]!),
+      };
     }
     for (let k = open.length - 1; k >= at; k--) {
       const begin = open[k]!;

@@ -20,6 +20,17 @@ describe('begin/end pairs and the rows of other tools', () => {
     );
   });
 
+  it('takes ends written in another order than their begins at one time without a word', async () => {
+    // "B beta", "B gamma" at 1 µs, then "E beta", "E gamma" at 2 µs: both end at 2 µs, nested.
+    const { trace, warnings } = await importText(
+      '[{"ph":"X","name":"alpha","pid":0,"tid":1,"ts":0,"dur":10},' +
+        '{"ph":"B","name":"beta","pid":0,"tid":1,"ts":1},{"ph":"B","name":"gamma","pid":0,"tid":1,"ts":1},' +
+        '{"ph":"E","name":"beta","pid":0,"tid":1,"ts":2},{"ph":"E","name":"gamma","pid":0,"tid":1,"ts":2}]',
+    );
+    expect(rangeLines(trace)).toEqual(['alpha 0+10', 'beta 1+1', 'gamma 1+1']);
+    expect(warnings.join('\n')).not.toMatch(/end \(E\) event/);
+  });
+
   it('ignores an end whose name no open begin has, and ends an unnamed end at the innermost', async () => {
     const { trace, warnings } = await importText(
       '[{"ph":"B","name":"A","pid":0,"tid":0,"ts":0},{"ph":"E","name":"C","pid":0,"tid":0,"ts":2},' +
