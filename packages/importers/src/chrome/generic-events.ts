@@ -1,37 +1,19 @@
 import type { LaunchTable } from '@streamscope/trace';
-import { MemKind, OpFlag, OpKind, RangeKind, noRef, packMemKinds } from '@streamscope/trace';
+import { OpFlag, OpKind, RangeKind, noRef } from '@streamscope/trace';
 import { clearStagedOp, newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
 import type { TraceBuilder } from '../trace-builder.ts';
 import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
-import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
+import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
+import { detailsMemKinds, detailsSize, gpuKindOf, parseLaunch } from './generic-details.ts';
 import { GenericFlows, maxCorrelationId, planGenericLinks } from './generic-links.ts';
+import { TrackPlacer } from './generic-places.ts';
 import { counted } from '../warnings.ts';
 
-// Ids for string pids and tids that end in no number, above any real pid or tid.
-const syntheticIdBase = 0x40000000;
-
-interface TrackPlace {
-  readonly gpu: boolean;
-  readonly proc: number;
-  readonly lane: number;
-  /** A GPU track's device and stream (0 for a host track). */
-  readonly deviceId: number;
-  readonly streamId: number;
-  /** A row that repeats other rows' events (TensorFlow's "/gpu:0/stream:all"): not drawn. */
-  readonly repeats?: boolean;
-}
-
-/**
- * TensorFlow 1.x timelines (tf.python.client.timeline) name a process per device row:
- * "/job:localhost/replica:0/task:0/gpu:0 Compute" is the executor's view of the ops it ran for
- * the GPU (host time), "/gpu:0/stream:12 Compute" a stream, while "/gpu:0/stream:all" and
- * "/gpu:0/memcpy" repeat the kernels and copies of the stream rows.
- */
-const tensorFlowExecutorRow = /^\/job:[^ ]*\/(?:device:)?gpu:\d+ /i;
-const tensorFlowRepeatRow = /^\/(?:device:)?gpu:\d+\/(?:stream:all|memcpy)\b/i;
+/** Distinct kernel_details texts whose launch is remembered (a file has few). */
+const maxCachedDetails = 4096;
 
 /** What `emit` placed. */
 export interface GenericPlaced {
@@ -45,12 +27,12 @@ export interface GenericPlaced {
 }
 
 /**
- * Chrome trace events that no profiler-specific mapping reads (nsys-to-Chrome converters, the
- * legacy autograd profiler, any chrome://tracing writer): every complete (X) or begin/end (B/E)
- * event on a track per (pid, tid). A track whose process names a GPU ("Device 0", "GPU 1", or a
- * `process_labels` saying so) or whose thread names a stream ("stream 7", "CUDA stream 13") is
- * a GPU stream and its events are kernels, or copies and memsets by name; every other track is a
- * host thread and its events are ranges. Metadata may come last, so events are staged in
+ * Chrome trace events that no profiler-specific mapping reads (nsys-to-Chrome converters, XLA
+ * profiles of JAX and TensorFlow, AMD's RPD, the legacy autograd profiler, any chrome://tracing
+ * writer): every complete (X) or begin/end (B/E) event, and async begin/end pairs, on a track per
+ * (pid, tid). A GPU stream's events (TrackPlacer says which tracks are) are kernels, or copies
+ * and memsets by name; a host thread's are ranges, or API calls where a correlation id or a flow
+ * joins them to GPU work (generic-links.ts). Metadata may come last, so events are staged in
  * columns and placed by `emit`.
  */
 export class GenericEvents {
@@ -81,6 +63,9 @@ export class GenericEvents {
   private lastNs = 0;
   private readonly flows = new GenericFlows();
   private flowsUnread = 0;
+  /** Async begins not yet ended, by process, category and id (innermost last). */
+  private readonly asyncOpen = new Map<string, number[]>();
+  private unmatchedAsyncEnds = 0;
   /** Launch configurations by kernel_details text (XLA repeats them per kernel). */
   private readonly launchByDetails = new Map<string, number>();
   unmatchedEnds = 0;
@@ -109,12 +94,69 @@ export class GenericEvents {
   /** One X, B or E event, its times already read into `times`. */
   add(e: ChromeEvent, ph: string, times: EventTimes, name: (value: string) => number): void {
     const t = this.trackOf(e.pid, e.tid);
-    const startNs = times.startNs;
     if (ph === 'E') {
-      this.end(t, startNs, e.name === undefined || e.name === '' ? -1 : name(e.name));
-      this.lastNs = Math.max(this.lastNs, startNs);
+      this.end(t, times.startNs, e.name === undefined || e.name === '' ? -1 : name(e.name));
+      this.lastNs = Math.max(this.lastNs, times.startNs);
       return;
     }
+    const i = this.stage(e, t, ph, times, name);
+    if (ph === 'B') {
+      this.open[t]!.push(i);
+    }
+  }
+
+  /**
+   * An async begin (b, S) or end (e, F) event, its time read into `times`: a begin and the end
+   * of its id are a range on a row of the begin's process for the category's async events
+   * ("io (async)"), as Perfetto draws them on async tracks. Returns false for an event it cannot
+   * pair (no id), which is not drawn.
+   */
+  asyncEvent(
+    e: ChromeEvent,
+    ph: string,
+    times: EventTimes,
+    name: (value: string) => number,
+  ): boolean {
+    const id = e.flowId();
+    if (id === undefined) {
+      return false;
+    }
+    const cat = e.cat ?? '';
+    // Nestable async events (b, e) pair by id within their process; the older S and F by
+    // category, name and id, across processes (catapult's "async across processes").
+    const key =
+      ph === 'b' || ph === 'e'
+        ? `b\u0000${idKey(e.pid)}\u0000${cat}\u0000${idKey(id)}`
+        : `S\u0000${cat}\u0000${e.name ?? ''}\u0000${idKey(id)}`;
+    let open = this.asyncOpen.get(key);
+    if (ph === 'b' || ph === 'S') {
+      const t = this.trackOf(e.pid, `${cat === '' ? 'events' : cat} (async)`);
+      if (open === undefined) {
+        open = [];
+        this.asyncOpen.set(key, open);
+      }
+      open.push(this.stage(e, t, 'B', times, name));
+      return true;
+    }
+    const begin = open?.pop();
+    if (begin === undefined) {
+      this.unmatchedAsyncEnds++;
+      return true;
+    }
+    this.endNs.data[begin] = Math.max(times.startNs, this.startNs.data[begin]!);
+    this.lastNs = Math.max(this.lastNs, times.startNs);
+    return true;
+  }
+
+  /** Stages event `e` of phase `ph` (X, or B: no end yet) on track `t`; returns its index. */
+  private stage(
+    e: ChromeEvent,
+    t: number,
+    ph: string,
+    times: EventTimes,
+    name: (value: string) => number,
+  ): number {
+    const startNs = times.startNs;
     const i = this.n++;
     const endNs = ph === 'X' ? startNs + times.durNs : Number.NaN;
     const cat = e.cat ?? '';
@@ -134,10 +176,8 @@ export class GenericEvents {
     this.corr.at(i)[i] = corr >= 1 && corr <= maxCorrelationId ? corr : -1;
     this.launch.at(i)[i] =
       typeof e.kernelDetails === 'string' ? this.launchOf(e.kernelDetails) : noRef;
-    if (ph === 'B') {
-      this.open[t]!.push(i);
-    }
     this.lastNs = Math.max(this.lastNs, ph === 'X' ? endNs : startNs);
+    return i;
   }
 
   /**
@@ -188,7 +228,10 @@ export class GenericEvents {
 
   /** Places every staged event on its track's lane as a GPU op or a host range. */
   emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
-    const places = this.trackPid.map((_, t) => this.place(t, builder, meta));
+    const placer = new TrackPlacer();
+    const places = this.trackPid.map((pid, t) =>
+      placer.place(pid, this.trackTid[t], builder, meta),
+    );
     const boundFlows =
       this.flows.count === 0
         ? 0
@@ -305,6 +348,11 @@ export class GenericEvents {
         `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) to end on its thread (of its name, where it has one); ignored`,
       );
     }
+    if (this.unmatchedAsyncEnds > 0) {
+      builder.warnings.add(
+        `${counted(this.unmatchedAsyncEnds, 'async end event')} (ph e/F) with no begin of its id; ignored`,
+      );
+    }
     if (this.endsPastInner > 0) {
       builder.warnings.add(
         `${counted(this.endsPastInner, 'end (E) event')} naming a begin (B) that is not the innermost open one on its thread; the begins inside it end with it`,
@@ -345,167 +393,11 @@ export class GenericEvents {
   private launchOf(details: string): number {
     let ref = this.launchByDetails.get(details);
     if (ref === undefined) {
-      ref = this.parseLaunch(details);
+      ref = parseLaunch(details, this.launches);
       if (this.launchByDetails.size < maxCachedDetails) {
         this.launchByDetails.set(details, ref);
       }
     }
     return ref;
   }
-
-  private parseLaunch(details: string): number {
-    const grid = gridPattern.exec(details);
-    const block = blockPattern.exec(details);
-    if (grid === null || block === null) {
-      return noRef;
-    }
-    const field = (pattern: RegExp): number => Number(pattern.exec(details)?.[1] ?? 0);
-    return this.launches.internFields(
-      Number(grid[1]),
-      Number(grid[2]),
-      Number(grid[3]),
-      Number(block[1]),
-      Number(block[2]),
-      Number(block[3]),
-      field(staticSharedPattern) + field(dynamicSharedPattern),
-      field(registersPattern),
-    );
-  }
-
-  /** Decides a track's kind from its names and makes its process and lane. */
-  private place(t: number, builder: TraceBuilder, meta: ChromeMetadata): TrackPlace {
-    const pid = this.trackPid[t];
-    const tid = this.trackTid[t];
-    const pidKey = idKey(pid);
-    const tidKey = idKey(tid);
-    const pidText = typeof pid === 'string' ? pid : undefined;
-    const tidText = typeof tid === 'string' ? tid : undefined;
-    const processName = meta.processName(pidKey) ?? pidText ?? '';
-    const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
-    const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
-    builder.lanes.nameProcess(proc, processName);
-    if (tensorFlowRepeatRow.test(processName)) {
-      return { gpu: false, proc, lane: -1, deviceId: 0, streamId: 0, repeats: true };
-    }
-    // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
-    const legacyGpu = pid === 'CUDA functions';
-    let device: number | undefined;
-    let stream: number | undefined;
-    if (legacyGpu) {
-      device = intOr(tid, 0);
-      stream = 0;
-    } else if (!tensorFlowExecutorRow.test(processName)) {
-      device =
-        deviceNamedBy(pidText) ??
-        deviceNamedBy(meta.processName(pidKey)) ??
-        deviceNamedBy(meta.processLabel(pidKey));
-      stream = streamNamedBy(tidText) ?? streamNamedBy(threadName) ?? streamNamedBy(processName);
-    }
-    if (device === undefined && stream === undefined) {
-      const lane = builder.lanes.hostLane(proc, this.hostTid(tid, `${pidKey}\u0000${tidKey}`));
-      if (threadName !== undefined) {
-        builder.lanes.nameLane(lane, threadName);
-      }
-      return { gpu: false, proc, lane, deviceId: 0, streamId: 0 };
-    }
-    const deviceId = device ?? intOr(pid, 0);
-    const streamId =
-      stream ?? (tidText === undefined ? intOr(tid, 0) : (trailingNumber(tidText) ?? 0));
-    const lane = builder.lanes.gpuLane(proc, deviceId, 0, streamId);
-    if (legacyGpu) {
-      builder.lanes.nameLane(lane, `GPU ${deviceId} (legacy profiler: no streams)`);
-    }
-    return { gpu: true, proc, lane, deviceId, streamId };
-  }
-
-  private readonly syntheticIds = new Map<string, number>();
-
-  /** A number pid as is; a string's trailing number ("Device 1" → 1), else an id of its own. */
-  private pidNumber(value: unknown, key: string): number {
-    const trailing = typeof value === 'string' ? trailingNumber(value) : undefined;
-    return trailing !== undefined && Number.isSafeInteger(trailing)
-      ? trailing
-      : this.hostTid(value, key);
-  }
-
-  /**
-   * A number tid as is, also one written as a string; any other string gets an id of its own (it
-   * names the thread): two threads "Worker 1" and "Loader 1" stay two lanes.
-   */
-  private hostTid(value: unknown, key: string): number {
-    if (typeof value === 'number' && Number.isSafeInteger(value)) {
-      return value;
-    }
-    // A number written as a string ("tid": "1087077", as AMD's RPD converter writes them).
-    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) {
-      return Number(value);
-    }
-    let id = this.syntheticIds.get(key);
-    if (id === undefined) {
-      id = syntheticIdBase + this.syntheticIds.size;
-      this.syntheticIds.set(key, id);
-    }
-    return id;
-  }
-}
-
-// XLA's kernel_details, e.g. "regs:168 static_shared:0 dynamic_shared:231424 grid:64,2,1
-// block:384,1,1 occ_pct:100" (numbers of up to 9 digits: the launch table's are 32-bit).
-const gridPattern = /(?:^|\s)grid:(\d{1,9}),(\d{1,9}),(\d{1,9})(?:\s|$)/;
-const blockPattern = /(?:^|\s)block:(\d{1,9}),(\d{1,9}),(\d{1,9})(?:\s|$)/;
-const staticSharedPattern = /(?:^|\s)static_shared:(\d{1,9})(?:\s|$)/;
-const dynamicSharedPattern = /(?:^|\s)dynamic_shared:(\d{1,9})(?:\s|$)/;
-const registersPattern = /(?:^|\s)regs:(\d{1,9})(?:\s|$)/;
-/** Distinct kernel_details texts whose launch is remembered (a file has few). */
-const maxCachedDetails = 4096;
-
-const memKindByDetail: Record<string, MemKind> = {
-  device: MemKind.Device,
-  pinned: MemKind.Pinned,
-  pageable: MemKind.Pageable,
-  managed: MemKind.Managed,
-  array: MemKind.Array,
-};
-
-/** The `size:N` of XLA's memcpy_details ("kind_src:device kind_dst:pinned size:4 …"); -1: none. */
-function detailsSize(details: string): number {
-  const m = /(?:^|\s)size:(\d{1,15})(?:\s|$)/.exec(details);
-  return m === null ? -1 : Number(m[1]);
-}
-
-/** The packed memory kinds of memcpy_details' kind_src and kind_dst (Unknown where unsaid). */
-function detailsMemKinds(details: string): number {
-  if (details === '') {
-    return 0;
-  }
-  const src = /(?:^|\s)kind_src:(\w+)/.exec(details)?.[1];
-  const dst = /(?:^|\s)kind_dst:(\w+)/.exec(details)?.[1];
-  return packMemKinds(
-    memKindByDetail[src ?? ''] ?? MemKind.Unknown,
-    memKindByDetail[dst ?? ''] ?? MemKind.Unknown,
-  );
-}
-
-/** A GPU event's kind by its name: memsets, copies (direction by name), else kernels. */
-export function gpuKindOf(name: string): number {
-  // ROCm's tracers (rocprof, RPD) name fills FillBuffer and copies CopyHostToDevice, ….
-  if (/memset|^FillBuffer$/i.test(name)) {
-    return OpKind.Memset;
-  }
-  if (!/mem\s*cpy|memcopy|^Copy(?:Host|Device|Peer)To(?:Host|Device|Peer)$/i.test(name)) {
-    return OpKind.Kernel;
-  }
-  if (/HtoD|H2D|host\s*to\s*device/i.test(name)) {
-    return OpKind.CopyHtoD;
-  }
-  if (/DtoH|D2H|device\s*to\s*host/i.test(name)) {
-    return OpKind.CopyDtoH;
-  }
-  if (/PtoP|P2P|peer/i.test(name)) {
-    return OpKind.CopyPtoP;
-  }
-  if (/HtoH|H2H|host\s*to\s*host/i.test(name)) {
-    return OpKind.CopyHtoH;
-  }
-  return OpKind.CopyDtoD;
 }

@@ -1,0 +1,109 @@
+import type { TraceBuilder } from '../trace-builder.ts';
+import type { ChromeMetadata } from './chrome-metadata.ts';
+import { deviceNamedBy, idKey, intOr, streamNamedBy, trailingNumber } from './chrome-metadata.ts';
+
+// Ids for string pids and tids that end in no number, above any real pid or tid.
+const syntheticIdBase = 0x40000000;
+
+/** Where a (pid, tid) track's events go: a GPU stream's lane or a host thread's. */
+export interface TrackPlace {
+  readonly gpu: boolean;
+  readonly proc: number;
+  readonly lane: number;
+  /** A GPU track's device and stream (0 for a host track). */
+  readonly deviceId: number;
+  readonly streamId: number;
+  /** A row that repeats other rows' events (TensorFlow's "/gpu:0/stream:all"): not drawn. */
+  readonly repeats?: boolean;
+}
+
+/**
+ * TensorFlow 1.x timelines (tf.python.client.timeline) name a process per device row:
+ * "/job:localhost/replica:0/task:0/gpu:0 Compute" is the executor's view of the ops it ran for
+ * the GPU (host time), "/gpu:0/stream:12 Compute" a stream, while "/gpu:0/stream:all" and
+ * "/gpu:0/memcpy" repeat the kernels and copies of the stream rows.
+ */
+const tensorFlowExecutorRow = /^\/job:[^ ]*\/(?:device:)?gpu:\d+ /i;
+const tensorFlowRepeatRow = /^\/(?:device:)?gpu:\d+\/(?:stream:all|memcpy)\b/i;
+
+/**
+ * Places the (pid, tid) tracks of a generic Chrome trace: a track whose process names a GPU
+ * ("Device 0", "GPU 1", or a `process_labels` saying so) or whose thread or process names a
+ * stream ("stream 7", "Stream #14(Compute)", TensorFlow's "/gpu:0/stream:12") is a GPU stream;
+ * every other track is a host thread.
+ */
+export class TrackPlacer {
+  /** Decides a track's kind from its names and makes its process and lane. */
+  place(pid: unknown, tid: unknown, builder: TraceBuilder, meta: ChromeMetadata): TrackPlace {
+    const pidKey = idKey(pid);
+    const tidKey = idKey(tid);
+    const pidText = typeof pid === 'string' ? pid : undefined;
+    const tidText = typeof tid === 'string' ? tid : undefined;
+    const processName = meta.processName(pidKey) ?? pidText ?? '';
+    const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
+    const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
+    builder.lanes.nameProcess(proc, processName);
+    if (tensorFlowRepeatRow.test(processName)) {
+      return { gpu: false, proc, lane: -1, deviceId: 0, streamId: 0, repeats: true };
+    }
+    // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
+    const legacyGpu = pid === 'CUDA functions';
+    let device: number | undefined;
+    let stream: number | undefined;
+    if (legacyGpu) {
+      device = intOr(tid, 0);
+      stream = 0;
+    } else if (!tensorFlowExecutorRow.test(processName)) {
+      device =
+        deviceNamedBy(pidText) ??
+        deviceNamedBy(meta.processName(pidKey)) ??
+        deviceNamedBy(meta.processLabel(pidKey));
+      stream = streamNamedBy(tidText) ?? streamNamedBy(threadName) ?? streamNamedBy(processName);
+    }
+    if (device === undefined && stream === undefined) {
+      const lane = builder.lanes.hostLane(proc, this.hostTid(tid, `${pidKey}\u0000${tidKey}`));
+      if (threadName !== undefined) {
+        builder.lanes.nameLane(lane, threadName);
+      }
+      return { gpu: false, proc, lane, deviceId: 0, streamId: 0 };
+    }
+    const deviceId = device ?? intOr(pid, 0);
+    const streamId =
+      stream ?? (tidText === undefined ? intOr(tid, 0) : (trailingNumber(tidText) ?? 0));
+    const lane = builder.lanes.gpuLane(proc, deviceId, 0, streamId);
+    if (legacyGpu) {
+      builder.lanes.nameLane(lane, `GPU ${deviceId} (legacy profiler: no streams)`);
+    }
+    return { gpu: true, proc, lane, deviceId, streamId };
+  }
+
+  private readonly syntheticIds = new Map<string, number>();
+
+  /** A number pid as is; a string's trailing number ("Device 1" → 1), else an id of its own. */
+  private pidNumber(value: unknown, key: string): number {
+    const trailing = typeof value === 'string' ? trailingNumber(value) : undefined;
+    return trailing !== undefined && Number.isSafeInteger(trailing)
+      ? trailing
+      : this.hostTid(value, key);
+  }
+
+  /**
+   * A number tid as is, also one written as a string; any other string gets an id of its own (it
+   * names the thread): two threads "Worker 1" and "Loader 1" stay two lanes.
+   */
+  private hostTid(value: unknown, key: string): number {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) {
+      return value;
+    }
+    // A number written as a string ("tid": "1087077", as AMD's RPD converter writes them).
+    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) {
+      return Number(value);
+    }
+    let id = this.syntheticIds.get(key);
+    if (id === undefined) {
+      id = syntheticIdBase + this.syntheticIds.size;
+      this.syntheticIds.set(key, id);
+    }
+    return id;
+  }
+}
