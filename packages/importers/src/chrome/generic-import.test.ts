@@ -73,6 +73,9 @@ describe('begin/end pairs and the rows of other tools', () => {
       return track.kind === 'gpu-stream' ? track.deviceId : -1;
     });
     expect(devices).toEqual([0, 0]);
+    // The stream rows, a process each in the file, are one GPU's: one process holds them.
+    expect(new Set([0, 1].map((i) => trace.tracks[ops.track[i]!]!.pid)).size).toBe(1);
+    expect(trace.processes.map((p) => p.name)).toContain('/gpu:0');
     expect(rangeLines(trace)).toEqual(['MatMul 0+30']);
     expect(warnings).toContain(
       "not drawn: 2 events on TensorFlow's /gpu:N/stream:all and /gpu:N/memcpy rows, which repeat the stream rows' kernels and copies",

@@ -25,6 +25,7 @@ export interface TrackPlace {
  */
 const tensorFlowExecutorRow = /^\/job:[^ ]*\/(?:device:)?gpu:\d+ /i;
 const tensorFlowRepeatRow = /^\/(?:device:)?gpu:\d+\/(?:stream:all|memcpy)\b/i;
+const tensorFlowStreamRow = /^\/(?:device:)?gpu:(\d+)\/stream:\d+\b/i;
 
 /**
  * Places the (pid, tid) tracks of a generic Chrome trace: a track whose process names a GPU
@@ -41,11 +42,16 @@ export class TrackPlacer {
     const tidText = typeof tid === 'string' ? tid : undefined;
     const processName = meta.processName(pidKey) ?? pidText ?? '';
     const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
-    const proc = builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey));
-    builder.lanes.nameProcess(proc, processName);
     if (tensorFlowRepeatRow.test(processName)) {
-      return { gpu: false, proc, lane: -1, deviceId: 0, streamId: 0, repeats: true };
+      return { gpu: false, proc: -1, lane: -1, deviceId: 0, streamId: 0, repeats: true };
     }
+    // TensorFlow's stream rows are a process each: one process per GPU holds them together.
+    const tfDevice = tensorFlowStreamRow.exec(processName)?.[1];
+    const proc =
+      tfDevice === undefined
+        ? builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey))
+        : builder.lanes.processFor(`chrome-tf:/gpu:${tfDevice}`, this.pidNumber(pid, pidKey));
+    builder.lanes.nameProcess(proc, tfDevice === undefined ? processName : `/gpu:${tfDevice}`);
     // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
     const legacyGpu = pid === 'CUDA functions';
     let device: number | undefined;
