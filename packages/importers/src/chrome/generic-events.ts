@@ -29,8 +29,7 @@ export interface GenericPlaced {
 /**
  * Chrome trace events that no profiler-specific mapping reads (nsys-to-Chrome converters, XLA
  * profiles of JAX and TensorFlow, AMD's RPD, the legacy autograd profiler, any chrome://tracing
- * writer): every complete (X) or begin/end (B/E) event, and async begin/end pairs, on a track per
- * (pid, tid). A GPU stream's events (TrackPlacer says which tracks are) are kernels, or copies
+ * writer): every complete (X) or begin/end (B/E) event on a track per (pid, tid). A GPU stream's events (TrackPlacer says which tracks are) are kernels, or copies
  * and memsets by name; a host thread's are ranges, or API calls where a correlation id or a flow
  * joins them to GPU work (generic-links.ts). Metadata may come last, so events are staged in
  * columns and placed by `emit`.
@@ -63,9 +62,6 @@ export class GenericEvents {
   private lastNs = 0;
   private readonly flows = new GenericFlows();
   private flowsUnread = 0;
-  /** Async begins not yet ended, by process, category and id (innermost last). */
-  private readonly asyncOpen = new Map<string, number[]>();
-  private unmatchedAsyncEnds = 0;
   /** Launch configurations by kernel_details text (XLA repeats them per kernel). */
   private readonly launchByDetails = new Map<string, number>();
   unmatchedEnds = 0;
@@ -103,49 +99,6 @@ export class GenericEvents {
     if (ph === 'B') {
       this.open[t]!.push(i);
     }
-  }
-
-  /**
-   * An async begin (b, S) or end (e, F) event, its time read into `times`: a begin and the end
-   * of its id are a range on a row of the begin's process for the category's async events
-   * ("io (async)"), as Perfetto draws them on async tracks. Returns false for an event it cannot
-   * pair (no id), which is not drawn.
-   */
-  asyncEvent(
-    e: ChromeEvent,
-    ph: string,
-    times: EventTimes,
-    name: (value: string) => number,
-  ): boolean {
-    const id = e.flowId();
-    if (id === undefined) {
-      return false;
-    }
-    const cat = e.cat ?? '';
-    // Nestable async events (b, e) pair by id within their process; the older S and F by
-    // category, name and id, across processes (catapult's "async across processes").
-    const key =
-      ph === 'b' || ph === 'e'
-        ? `b\u0000${idKey(e.pid)}\u0000${cat}\u0000${idKey(id)}`
-        : `S\u0000${cat}\u0000${e.name ?? ''}\u0000${idKey(id)}`;
-    let open = this.asyncOpen.get(key);
-    if (ph === 'b' || ph === 'S') {
-      const t = this.trackOf(e.pid, `${cat === '' ? 'events' : cat} (async)`);
-      if (open === undefined) {
-        open = [];
-        this.asyncOpen.set(key, open);
-      }
-      open.push(this.stage(e, t, 'B', times, name));
-      return true;
-    }
-    const begin = open?.pop();
-    if (begin === undefined) {
-      this.unmatchedAsyncEnds++;
-      return true;
-    }
-    this.endNs.data[begin] = Math.max(times.startNs, this.startNs.data[begin]!);
-    this.lastNs = Math.max(this.lastNs, times.startNs);
-    return true;
   }
 
   /** Stages event `e` of phase `ph` (X, or B: no end yet) on track `t`; returns its index. */
@@ -346,11 +299,6 @@ export class GenericEvents {
     if (this.unmatchedEnds > 0) {
       builder.warnings.add(
         `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) to end on its thread (of its name, where it has one); ignored`,
-      );
-    }
-    if (this.unmatchedAsyncEnds > 0) {
-      builder.warnings.add(
-        `${counted(this.unmatchedAsyncEnds, 'async end event')} (ph e/F) with no begin of its id; ignored`,
       );
     }
     if (this.endsPastInner > 0) {

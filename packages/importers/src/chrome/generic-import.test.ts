@@ -214,32 +214,6 @@ describe('begin/end pairs and the rows of other tools', () => {
     expect(importSummary(trace).devices).toBe(1);
   });
 
-  it('draws async begin/end pairs as ranges of their process, and says what it cannot pair', async () => {
-    const ev = (ph: string, pid: number, ts: number, name: string, id: string | null): string =>
-      `{"ph":"${ph}","cat":"io","pid":${pid},"tid":${pid},"ts":${ts},"name":"${name}"${id === null ? '' : `,"id":"${id}"`}}`;
-    const { trace, warnings } = await importText(
-      `[${[
-        // Nestable (b/e): by id within the process; an inner pair of the same id nests.
-        ev('b', 1, 0, 'read', '7'),
-        ev('b', 1, 2, 'decode', '7'),
-        ev('e', 1, 5, 'decode', '7'),
-        ev('e', 1, 9, 'read', '7'),
-        // Old style (S/F): by category, name and id, even when it ends in another process.
-        ev('S', 2, 10, 'rpc', 'a'),
-        ev('T', 2, 12, 'rpc', 'a'),
-        ev('F', 3, 20, 'rpc', 'a'),
-        ev('e', 1, 30, 'stray', '9'),
-        ev('b', 1, 31, 'anonymous', null),
-      ].join(',')}]`,
-    );
-    expect(rangeLines(trace)).toEqual(['read 0+9', 'decode 2+3', 'rpc 10+10']);
-    expect(trace.tracks.map((t) => t.name)).toContain('io (async)');
-    expect(warnings).toContain('1 async end event (ph e/F) with no begin of its id; ignored');
-    expect(warnings).toContain(
-      'not drawn: 2 async events (ph n/T/p, or an async begin or end with no id)',
-    );
-  });
-
   it('says in one warning what the file holds that is not drawn', async () => {
     const { warnings } = await importText(
       '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"i","name":"mark","pid":1,"tid":1,"ts":1},' +
@@ -247,7 +221,7 @@ describe('begin/end pairs and the rows of other tools', () => {
         '{"ph":"n","cat":"io","id":1,"name":"read","pid":1,"tid":1,"ts":1},{"ph":"s","id":2,"name":"f","pid":1,"tid":1,"ts":1}]',
     );
     expect(warnings).toContain(
-      'not drawn: 1 instant event (ph i/I/R), 2 counter events (ph C), 1 async event (ph n/T/p, or an async begin or end with no id), 1 flow event (ph s/t/f)',
+      'not drawn: 1 instant event (ph i/I/R), 2 counter events (ph C), 1 async event (ph b/e/n/S/T/F/p), 1 flow event (ph s/t/f)',
     );
   });
 });
