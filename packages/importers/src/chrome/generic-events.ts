@@ -68,7 +68,8 @@ export class GenericEvents {
   /** Named ends that closed an open begin with begins still open inside it. */
   private endsPastInner = 0;
   /** Per track, the begins the last such end closed with it, and its time (see `end`). */
-  private readonly endedEarly: ({ atNs: number; names: number[] } | undefined)[] = [];
+  private readonly endedEarly: ({ atNs: number; names: number[]; closes: number } | undefined)[] =
+    [];
   sawLegacy = false;
 
   get count(): number {
@@ -140,40 +141,43 @@ export class GenericEvents {
    */
   private end(t: number, atNs: number, nameRef: number): void {
     const open = this.open[t]!;
+    let early = this.endedEarly[t];
+    if (early !== undefined && early.atNs !== atNs) {
+      early = this.endedEarly[t] = undefined;
+    }
+    // Ends written in another order than their begins at one time ("E beta", "E gamma" for
+    // "B beta", "B gamma"): the inner begin already ended with the outer one.
+    const k = early !== undefined && nameRef >= 0 ? early.names.indexOf(nameRef) : -1;
+    if (k >= 0) {
+      early!.names.splice(k, 1);
+      if (early!.names.length === 0) {
+        this.endsPastInner -= early!.closes;
+        this.endedEarly[t] = undefined;
+      }
+      return;
+    }
     let at = open.length - 1;
     if (nameRef >= 0) {
       while (at >= 0 && this.nameRef.data[open[at]!] !== nameRef) {
         at--;
       }
     }
-    const early = this.endedEarly[t];
-    if (early !== undefined && early.atNs !== atNs) {
-      this.endedEarly[t] = undefined;
-    }
     if (at < 0) {
-      // Ends written in another order than their begins at one time ("E beta", "E gamma" for
-      // "B beta", "B gamma"): the inner begin already ended with the outer one.
-      const k = early !== undefined && early.atNs === atNs ? early.names.indexOf(nameRef) : -1;
-      if (k >= 0) {
-        early!.names.splice(k, 1);
-        if (early!.names.length === 0) {
-          this.endsPastInner--;
-          this.endedEarly[t] = undefined;
-        }
-        return;
-      }
       this.unmatchedEnds++;
       return;
     }
     if (at < open.length - 1) {
       this.endsPastInner++;
-      this.endedEarly[t] = {
-        atNs,
-        names: open.slice(at + 1).map((begin) => this.nameRef.data[begin]!),
-      };
+      const names = open.slice(at + 1).map((begin) => this.nameRef.data[begin]!);
+      if (early === undefined) {
+        this.endedEarly[t] = { atNs, names, closes: 1 };
+      } else {
+        early.names.push(...names);
+        early.closes++;
+      }
     }
-    for (let k = open.length - 1; k >= at; k--) {
-      const begin = open[k]!;
+    for (let j = open.length - 1; j >= at; j--) {
+      const begin = open[j]!;
       this.endNs.data[begin] = Math.max(atNs, this.startNs.data[begin]!);
     }
     open.length = at;

@@ -31,6 +31,23 @@ describe('begin/end pairs and the rows of other tools', () => {
     expect(warnings.join('\n')).not.toMatch(/end \(E\) event/);
   });
 
+  it('pairs out-of-order ends at one time also when they repeat a name or come in turns', async () => {
+    const be = (ph: string, name: string, ts: number): string =>
+      `{"ph":"${ph}","name":"${name}","pid":0,"tid":1,"ts":${ts}}`;
+    // A name opened again inside itself: the second "E b" at 10 is the inner b's.
+    const nested = await importText(
+      `[${[be('B', 'b', 0), be('B', 'a', 5), be('B', 'b', 5), be('E', 'a', 10), be('E', 'b', 10), be('E', 'b', 20)].join(',')}]`,
+    );
+    expect(rangeLines(nested.trace)).toEqual(['b 0+20', 'a 5+5', 'b 5+5']);
+    expect(nested.warnings.join('\n')).not.toMatch(/end \(E\) event/);
+    // Two such ends at one time: both lists of begins they ended early are kept.
+    const turns = await importText(
+      `[${[be('B', 'a', 0), be('B', 'b', 0), be('B', 'c', 0), be('B', 'd', 0), be('E', 'c', 10), be('E', 'a', 10), be('E', 'd', 10), be('E', 'b', 10)].join(',')}]`,
+    );
+    expect(rangeLines(turns.trace)).toEqual(['a 0+10', 'b 0+10', 'c 0+10', 'd 0+10']);
+    expect(turns.warnings.join('\n')).not.toMatch(/end \(E\) event/);
+  });
+
   it('ignores an end whose name no open begin has, and ends an unnamed end at the innermost', async () => {
     const { trace, warnings } = await importText(
       '[{"ph":"B","name":"A","pid":0,"tid":0,"ts":0},{"ph":"E","name":"C","pid":0,"tid":0,"ts":2},' +
@@ -306,6 +323,41 @@ describe('flows and correlation ids as other tools write them', () => {
       0, 0, 1, 1,
     ]);
     expect(trace.processes.map((p) => p.name)).toEqual(['rank0', 'rank1']);
+  });
+
+  it("keeps each rank's streams and calls together when ranks run in lockstep with the same ids", async () => {
+    // pid 10 and 11 each launch ids 1 and 2 on their own "stream 7", rank 1 a µs behind.
+    const call = (pid: number, ts: number, id: number): string =>
+      `{"ph":"X","pid":${pid},"tid":1,"name":"cudaLaunchKernel","ts":${ts},"dur":2,"args":{"correlation":${id}}}`;
+    const kernel = (pid: number, ts: number, id: number): string =>
+      `{"ph":"X","pid":${pid},"tid":"stream 7","name":"k${pid}","ts":${ts},"dur":2,"args":{"correlation":${id}}}`;
+    const { trace } = await importText(
+      `[${[call(10, 100, 1), call(11, 101, 1), kernel(10, 103, 1), kernel(11, 104, 1), call(10, 200, 2), call(11, 201, 2), kernel(10, 203, 2), kernel(11, 204, 2)].join(',')}]`,
+    );
+    const ops = trace.ops.columns();
+    const pairs = apiToGpu(trace);
+    expect(pairs).toHaveLength(4);
+    for (const [from, to] of pairs) {
+      const pid = trace.tracks[ops.track[from]!]!.pid;
+      expect(trace.tracks[ops.track[to]!]!.pid).toBe(pid);
+      expect(trace.name(ops.nameId[to]!)).toBe(`k${pid}`);
+    }
+  });
+
+  it('binds a flow start to the innermost of host events that begin together', async () => {
+    // Written as they complete: the launch before the step that holds it, at one start.
+    const { trace } = await importText(
+      `[${[
+        '{"ph":"M","pid":2,"name":"process_name","args":{"name":"GPU 0"}}',
+        x(9, 100, 5, 'hipLaunchKernel'),
+        x(9, 100, 500, 'train_step'),
+        x(2, 200, 10, 'kern'),
+        flow('s', 7, 9, 101),
+        flow('f', 7, 2, 200),
+      ].join(',')}]`,
+    );
+    expect(names(trace, apiToGpu(trace))).toEqual(['hipLaunchKernel→kern']);
+    expect(rangeLines(trace)).toEqual(['train_step 0+500']);
   });
 
   it('takes id 0 for none, and ids past 32 bits for none', async () => {

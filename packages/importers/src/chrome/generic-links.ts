@@ -42,11 +42,13 @@ export function planGenericLinks(
   if (gpuIds.size === 0) {
     return { launches, ownerOfTrack };
   }
-  // The host events that carry each id a GPU event has (one per process, mostly).
+  // The host events that carry each id a GPU event has (one per process, mostly), by start.
   const callsOf = new Map<number, number[]>();
+  const hostIds = new Set<string>();
   for (let i = 0; i < n; i++) {
     const id = corr[i]!;
     if (id >= 0 && !gpu(track[i]!) && gpuIds.has(id)) {
+      hostIds.add(`${procOf(track[i]!)}:${id}`);
       const calls = callsOf.get(id);
       if (calls === undefined) {
         callsOf.set(id, [i]);
@@ -55,6 +57,11 @@ export function planGenericLinks(
       }
     }
   }
+  for (const calls of callsOf.values()) {
+    calls.sort((a, b) => startNs[a]! - startNs[b]!);
+  }
+  // A GPU op votes for its own track's process where that process made a call with its id,
+  // else for the process of the call with its id that began last before it (else the first).
   const votes = new Map<number, Map<number, number>>();
   for (let i = 0; i < n; i++) {
     const t = track[i]!;
@@ -62,14 +69,10 @@ export function planGenericLinks(
     if (calls === undefined) {
       continue;
     }
-    let pick = calls[0]!;
-    for (const c of calls) {
-      const before = startNs[c]! <= startNs[i]!;
-      if (before && (startNs[pick]! > startNs[i]! || startNs[c]! > startNs[pick]!)) {
-        pick = c;
-      }
-    }
-    const proc = procOf(track[pick]!);
+    const own = procOf(t);
+    const proc = hostIds.has(`${own}:${corr[i]}`)
+      ? own
+      : procOf(track[calls[Math.max(0, lastAtOrBefore(calls, startNs, startNs[i]!))]!]!);
     const byProc = votes.get(t) ?? new Map<number, number>();
     byProc.set(proc, (byProc.get(proc) ?? 0) + 1);
     votes.set(t, byProc);
@@ -97,6 +100,21 @@ export function planGenericLinks(
     }
   }
   return { launches, ownerOfTrack };
+}
+
+/** The position in `calls` (by start) of the last to start at or before `atNs`; -1: none. */
+function lastAtOrBefore(calls: readonly number[], startNs: Float64Array, atNs: number): number {
+  let lo = 0;
+  let hi = calls.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (startNs[calls[mid]!]! <= atNs) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo - 1;
 }
 
 /** Correlation ids are 32-bit in the op table; 0 is none. */
@@ -202,6 +220,13 @@ export class GenericFlows {
   }
 }
 
+/** Orders two ends, the later first; a begin that never ended (NaN) ends last. */
+function longerFirst(a: number, b: number): number {
+  const ea = Number.isNaN(a) ? Number.POSITIVE_INFINITY : a;
+  const eb = Number.isNaN(b) ? Number.POSITIVE_INFINITY : b;
+  return ea > eb ? -1 : ea < eb ? 1 : 0;
+}
+
 /** The staged events of each track in start order, to find the one at a time. */
 class TrackSlices {
   private readonly order: Uint32Array;
@@ -230,7 +255,10 @@ class TrackSlices {
       this.order[next[track[i]!]!++] = i;
     }
     for (let t = 0; t < tracks; t++) {
-      this.order.subarray(this.from[t], this.from[t + 1]).sort((a, b) => startNs[a]! - startNs[b]!);
+      // At one start the longer first: the innermost of them is the last to start.
+      this.order
+        .subarray(this.from[t], this.from[t + 1])
+        .sort((a, b) => startNs[a]! - startNs[b]! || longerFirst(endNs[a]!, endNs[b]!));
     }
   }
 
