@@ -1,0 +1,95 @@
+"""DistributedDataParallel training on two GPUs: gradient all-reduces overlap the backward pass.
+
+An MLP of 8 Linear(4096, 4096) + ReLU layers (134M parameters, 537 MB of fp32 gradients), batch
+256, SGD, one process per GPU (rank r on cuda:r), NCCL over NVLink with multicast off. DDP
+all-reduces each 25 MB gradient bucket as soon as backward has filled it, on NCCL's stream,
+while backward goes on computing earlier layers on the default stream: the communication/compute
+overlap people look for in a DDP trace. Each rank writes OUT_DIR/ddp2gpu-rank<r>.json
+(torch.profiler, CPU + CUDA, schedule(wait=0, warmup=1, active=3)) unless --plain, which
+records nothing itself and marks each step with an NVTX range (for nsys).
+Usage: python3 pt-ddp.py [--plain] OUT_DIR
+"""
+import os
+import sys
+from datetime import timedelta
+
+STEPS = 3
+WIDTH = 4096
+LAYERS = 8
+BATCH = 256
+
+
+def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
+    os.environ["NCCL_NVLS_ENABLE"] = "0"  # never multicast, whatever the machine
+    os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
+    os.environ.setdefault("NCCL_DEBUG", "WARN")
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    dev = torch.device(f"cuda:{rank}")
+    torch.cuda.set_device(dev)
+    dist.init_process_group(
+        "nccl",
+        init_method="tcp://127.0.0.1:29571",
+        rank=rank,
+        world_size=world,
+        timeout=timedelta(seconds=90),
+        device_id=dev,
+    )
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(LAYERS):
+        layers += [nn.Linear(WIDTH, WIDTH), nn.ReLU()]
+    model = DDP(nn.Sequential(*layers).to(dev), device_ids=[rank])
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    torch.manual_seed(rank)
+    x = torch.randn(BATCH, WIDTH, device=dev)
+    y = torch.randn(BATCH, WIDTH, device=dev)
+
+    def step() -> None:
+        opt.zero_grad(set_to_none=True)
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()  # DDP's hooks all-reduce each bucket as it fills
+        opt.step()
+
+    for _ in range(3):  # warm-up: NCCL communicators, cuBLAS, DDP's buckets
+        step()
+    torch.cuda.synchronize()
+    dist.barrier()
+    if plain:
+        for i in range(STEPS):
+            torch.cuda.nvtx.range_push(f"step {i}")
+            step()
+            torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()
+    else:
+        out_path = os.path.join(out_dir, f"ddp2gpu-rank{rank}.json")
+        with profile(
+            activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+            schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
+            on_trace_ready=lambda p: p.export_chrome_trace(out_path),
+        ) as prof:
+            for i in range(STEPS + 1):
+                step()
+                if i == STEPS:
+                    torch.cuda.synchronize()
+                prof.step()
+    dist.barrier()
+    print(f"rank {rank} done")
+    dist.destroy_process_group()
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    plain = "--plain" in args
+    out_dir = args[-1]
+    import torch.multiprocessing as mp
+
+    mp.spawn(work, args=(2, plain, out_dir), nprocs=2)
+
+
+if __name__ == "__main__":
+    main()
