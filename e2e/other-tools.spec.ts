@@ -11,6 +11,7 @@ const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 interface TraceEntry {
   readonly id: string;
+  readonly title: string;
   readonly fileName?: string;
 }
 
@@ -74,4 +75,36 @@ test("a JAX profile's launches lead to their kernels", async ({ page, request })
   await expect(page.getByTestId('details-flows')).toContainText('→ to wrapped_tanh');
   await expect(page.getByTestId('details-flows')).toContainText('Stream 14');
   await request.delete(`/api/traces/${entry.id}`);
+});
+
+test('a DDP job on two GPUs, both ranks chosen together, shows its communication overlapping compute', async ({
+  page,
+  request,
+}) => {
+  await page.goto('/#/import');
+  await idle(page);
+  await page
+    .getByTestId('import-file-input')
+    .setInputFiles(
+      [0, 1].map((r) => path.join(fixtures, `kineto/ddp2gpu-rank${r}.pt.trace.json.gz`)),
+    );
+  await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
+  await page.getByTestId('open-imported').click();
+  await idle(page);
+  const labels = await rowLabels(page);
+  expect(labels.filter((l) => /^rank [01]/.test(l))).toHaveLength(2);
+  // DDP all-reduces each gradient bucket while backward goes on: 79.1% when recorded.
+  await expect(page.getByTestId('metric-comm-overlap')).toHaveText(
+    /^79\.1% \(exposed 3\.8\d* ms\)$/,
+    {
+      timeout: 30_000,
+    },
+  );
+  const entries = (await (await request.get('/api/traces')).json()) as TraceEntry[];
+  // The two files and the trace they open as together.
+  const ddp = (e: TraceEntry): boolean =>
+    e.fileName?.startsWith('ddp2gpu') === true || e.title.includes('ddp2gpu-rank0');
+  for (const e of entries.filter(ddp)) {
+    await request.delete(`/api/traces/${e.id}`);
+  }
 });
