@@ -23,7 +23,7 @@ export const kinetoTopKeys = [
 const phaseKindNames = [
   ['instant', ' (ph i/I/R)'],
   ['counter', ' (ph C)'],
-  ['async', ' (ph b/e/n/S/T/F/p)'],
+  ['async', ' (ph n/T/p, or an async begin or end with no id)'],
   ['flow', ' (ph s/t/f)'],
   ['object', ' (ph N/O/D)'],
   ['sample', ' (ph P)'],
@@ -151,6 +151,18 @@ export class ChromeEventSink {
         this.times.read(e, this.pathOf);
         this.generic.flow(e, ph!, this.times);
         return;
+      }
+      if (
+        (ph === 'b' || ph === 'e' || ph === 'S' || ph === 'F') &&
+        !this.kinetoFile &&
+        e.tsAt >= 0
+      ) {
+        this.index = index;
+        this.where = where;
+        this.times.read(e, this.pathOf);
+        if (this.generic.asyncEvent(e, ph, this.times, this.name)) {
+          return;
+        }
       }
       if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
         this.memoryEvents++;

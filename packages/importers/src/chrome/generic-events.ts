@@ -7,6 +7,7 @@ import type { ChromeEvent } from './chrome-event.ts';
 import type { ChromeMetadata } from './chrome-metadata.ts';
 import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
+import { AsyncEvents, packRows } from './generic-async.ts';
 import { detailsMemKinds, detailsSize, gpuKindOf, parseLaunch } from './generic-details.ts';
 import { GenericFlows, maxCorrelationId, planGenericLinks } from './generic-links.ts';
 import { TrackPlacer } from './generic-places.ts';
@@ -62,6 +63,9 @@ export class GenericEvents {
   private lastNs = 0;
   private readonly flows = new GenericFlows();
   private flowsUnread = 0;
+  private readonly async = new AsyncEvents();
+  /** The tracks of async events' rows: host rows whatever their process is called. */
+  private readonly asyncTracks = new Set<number>();
   /** Launch configurations by kernel_details text (XLA repeats them per kernel). */
   private readonly launchByDetails = new Map<string, number>();
   unmatchedEnds = 0;
@@ -99,6 +103,68 @@ export class GenericEvents {
     const i = this.stage(e, t, ph, times, name);
     if (ph === 'B') {
       this.open[t]!.push(i);
+    }
+  }
+
+  /**
+   * An async begin (b, S) or end (e, F) event, its time read into `times`: a begin is a range on
+   * its process's row of async events of its category ("io (async)"; rows "io (async) 2", … for
+   * requests in flight together), ended by `emit` (AsyncEvents pairs them). False for an event
+   * with no id, which cannot be paired (not drawn).
+   */
+  asyncEvent(
+    e: ChromeEvent,
+    ph: string,
+    times: EventTimes,
+    name: (value: string) => number,
+  ): boolean {
+    const id = e.flowId();
+    if (id === undefined) {
+      return false;
+    }
+    const cat = e.cat ?? '';
+    const key =
+      ph === 'b' || ph === 'e'
+        ? `b\u0000${idKey(e.pid)}\u0000${cat}\u0000${idKey(id)}`
+        : `S\u0000${cat}\u0000${e.name ?? ''}\u0000${idKey(id)}`;
+    if (ph === 'b' || ph === 'S') {
+      const t = this.asyncTrack(e.pid, `${cat === '' ? 'events' : cat} (async)`);
+      this.async.add(key, times.startNs, this.stage(e, t, 'B', times, name));
+    } else {
+      this.async.add(key, times.startNs, -1);
+      this.lastNs = Math.max(this.lastNs, times.startNs);
+    }
+    return true;
+  }
+
+  private asyncTrack(pid: unknown, label: string): number {
+    const t = this.trackOf(pid, label);
+    this.asyncTracks.add(t);
+    return t;
+  }
+
+  /** Ends the async begins and spreads those in flight together over rows of their own. */
+  private placeAsync(): void {
+    const begins = this.async.pair(this.startNs.data, this.endNs.data);
+    const byTrack = new Map<number, number[]>();
+    for (const b of begins) {
+      const t = this.track.data[b]!;
+      const list = byTrack.get(t);
+      if (list === undefined) {
+        byTrack.set(t, [b]);
+      } else {
+        list.push(b);
+      }
+    }
+    for (const [t, ranges] of byTrack) {
+      const rows = packRows(ranges, this.startNs.data, this.endNs.data);
+      const label = String(this.trackTid[t]);
+      ranges.forEach((b, j) => {
+        const row = rows[j]!;
+        if (row > 0) {
+          this.track.data[b] = this.asyncTrack(this.trackPid[t], `${label} ${row + 1}`);
+        }
+      });
     }
   }
 
@@ -185,9 +251,12 @@ export class GenericEvents {
 
   /** Places every staged event on its track's lane as a GPU op or a host range. */
   emit(builder: TraceBuilder, meta: ChromeMetadata): GenericPlaced {
+    if (this.async.count > 0) {
+      this.placeAsync();
+    }
     const placer = new TrackPlacer();
     const places = this.trackPid.map((pid, t) =>
-      placer.place(pid, this.trackTid[t], builder, meta),
+      placer.place(pid, this.trackTid[t], builder, meta, this.asyncTracks.has(t)),
     );
     const boundFlows =
       this.flows.count === 0
@@ -305,6 +374,11 @@ export class GenericEvents {
         `${counted(this.unmatchedEnds, 'end (E) event')} with no open begin (B) to end on its thread (of its name, where it has one); ignored`,
       );
     }
+    if (this.async.unmatchedEnds > 0) {
+      builder.warnings.add(
+        `${counted(this.async.unmatchedEnds, 'async end event')} (ph e/F) with no begin of its id; ignored`,
+      );
+    }
     if (this.endsPastInner > 0) {
       builder.warnings.add(
         `${counted(this.endsPastInner, 'end (E) event')} naming a begin (B) that is not the innermost open one on its thread; the begins inside it end with it`,
@@ -316,7 +390,7 @@ export class GenericEvents {
       held[this.track.data[i]!] = 1;
     }
     const hostTracks = places.filter(
-      (p, t) => !p.gpu && p.repeats !== true && held[t] === 1,
+      (p, t) => !p.gpu && p.repeats !== true && held[t] === 1 && !this.asyncTracks.has(t),
     ).length;
     const flowsNotDrawn = this.flows.count - boundFlows + this.flowsUnread;
     return { gpuOps, hostRanges, hostTracks, launches, flowsNotDrawn };

@@ -35,31 +35,38 @@ const tensorFlowStreamRow = /^\/(?:device:)?gpu:(\d+)\/stream:\d+\b/i;
  */
 export class TrackPlacer {
   /** Decides a track's kind from its names and makes its process and lane. */
-  place(pid: unknown, tid: unknown, builder: TraceBuilder, meta: ChromeMetadata): TrackPlace {
+  /** `hostOnly`: a row of async events, a host row whatever its process is called. */
+  place(
+    pid: unknown,
+    tid: unknown,
+    builder: TraceBuilder,
+    meta: ChromeMetadata,
+    hostOnly = false,
+  ): TrackPlace {
     const pidKey = idKey(pid);
     const tidKey = idKey(tid);
     const pidText = typeof pid === 'string' ? pid : undefined;
     const tidText = typeof tid === 'string' ? tid : undefined;
     const processName = meta.processName(pidKey) ?? pidText ?? '';
     const threadName = meta.threadName(pidKey, tidKey) ?? tidText;
-    if (tensorFlowRepeatRow.test(processName)) {
+    if (!hostOnly && tensorFlowRepeatRow.test(processName)) {
       return { gpu: false, proc: -1, lane: -1, deviceId: 0, streamId: 0, repeats: true };
     }
     // TensorFlow's stream rows are a process each: one process per GPU holds them together.
-    const tfDevice = tensorFlowStreamRow.exec(processName)?.[1];
+    const tfDevice = hostOnly ? undefined : tensorFlowStreamRow.exec(processName)?.[1];
     const proc =
       tfDevice === undefined
         ? builder.lanes.processFor(`chrome:${pidKey}`, this.pidNumber(pid, pidKey))
         : builder.lanes.processFor(`chrome-tf:/gpu:${tfDevice}`, this.pidNumber(pid, pidKey));
     builder.lanes.nameProcess(proc, tfDevice === undefined ? processName : `/gpu:${tfDevice}`);
     // The legacy autograd profiler puts kernels under "CUDA functions", tid = device, no streams.
-    const legacyGpu = pid === 'CUDA functions';
+    const legacyGpu = !hostOnly && pid === 'CUDA functions';
     let device: number | undefined;
     let stream: number | undefined;
     if (legacyGpu) {
       device = intOr(tid, 0);
       stream = 0;
-    } else if (!tensorFlowExecutorRow.test(processName)) {
+    } else if (!hostOnly && !tensorFlowExecutorRow.test(processName)) {
       device =
         deviceNamedBy(pidText) ??
         deviceNamedBy(meta.processName(pidKey)) ??
