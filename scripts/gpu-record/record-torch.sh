@@ -62,6 +62,7 @@ step triton 60 python3 pt-triton.py raw/triton.json
 has nccl2 && nsys_step nsys-nccl2 150 python3 pt-nccl.py --world 2 --plain raw
 step compile 100 python3 pt-compile.py raw/compile.json
 step full 100 python3 pt-full.py raw/full.json
+nsys_step nsys-jax 120 python3 jax-train.py
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then # a rank per GPU, where the machine has two
   step nccl2gpu 120 python3 pt-nccl.py --world 2 --gpus raw
   has nccl2gpu && nsys_step nsys-nccl2gpu 150 python3 pt-nccl.py --world 2 --gpus --plain raw

@@ -310,6 +310,38 @@ describe('nsys 2025.3.1 exports of one run', () => {
   });
 });
 
+describe('a JAX program under nsys (recorded on an H200)', () => {
+  it("reads XLA's CUDA graph launches through the driver API, joined to their calls", async () => {
+    const { trace, warnings } = await importFixture('nsys/2025.3.1/jax.sqlite.gz');
+    expect(importSummary(trace).counts).toMatchObject({
+      kernel: 1654,
+      memcpy: 43,
+      memset: 792,
+      sync: 1113,
+      graph: 21,
+      api: 14926,
+    });
+    const ops = trace.ops.columns();
+    let graphs = 0;
+    for (let i = 0; i < ops.count; i++) {
+      if (ops.kind[i] === OpKind.GraphLaunch) {
+        graphs++;
+        expect(ops.flags[i]! & OpFlag.Orphan).toBe(0); // joined to its cuGraphLaunch
+      }
+    }
+    expect(graphs).toBe(21);
+    const launches = flowsOfKind(trace, FlowKind.ApiToGpu).map(([from]) =>
+      trace.name(ops.nameId[from]!),
+    );
+    expect(launches).toContain('cuGraphLaunch');
+    expect(launches).toContain('cuMemcpyHtoDAsync_v2');
+    // The export holds 43 stream syncs whose calls it does not: kept, and said.
+    expect(warnings).toEqual([
+      '43 GPU operations have no matching API call (kept, flagged orphan)',
+    ]);
+  });
+});
+
 describe('nsys 2025.3.1 exports of two processes and of a graph traced node by node', () => {
   it('joins within each process although both processes use the same correlation ids', async () => {
     for (const file of ['nsys/2025.3.1/multi.json.gz', 'nsys/2025.3.1/multi.sqlite.gz']) {
