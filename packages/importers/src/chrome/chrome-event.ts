@@ -6,6 +6,7 @@ import { isObject } from './chrome-metadata.ts';
 export type IdValue = number | string | undefined;
 
 const noBytes = new Uint8Array(0);
+const utf8 = new TextDecoder();
 
 /**
  * The fields of one Chrome trace event that the importer reads, filled either by the byte
@@ -110,7 +111,7 @@ export class ChromeEvent {
     }
     return this.idAt < 0
       ? undefined
-      : idValue(JSON.parse(latin1Json(this.bytes, this.idAt, this.idEnd)));
+      : idValue(JSON.parse(utf8.decode(this.bytes.subarray(this.idAt, this.idEnd))));
   }
 
   /** Whether `bp` is "e": a flow end bound to the slice enclosing it. */
@@ -140,11 +141,6 @@ export class ChromeEvent {
     this.gridX = this.gridY = this.gridZ = undefined;
     this.blockX = this.blockY = this.blockZ = undefined;
   }
-}
-
-/** The JSON text of `bytes[at, end)` (a value the scanner skipped: plain, or it had bailed). */
-function latin1Json(bytes: Uint8Array, at: number, end: number): string {
-  return new TextDecoder().decode(bytes.subarray(at, end));
 }
 
 function idValue(value: unknown): IdValue {

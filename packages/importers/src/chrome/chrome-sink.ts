@@ -135,44 +135,12 @@ export class ChromeEventSink {
       }
       return;
     }
-    if (ph !== 'X' && ph !== 'B' && ph !== 'E') {
-      // Instants, counters, async and object events are not drawn, nor are flows. A kineto
-      // trace's flows say what its correlation ids say (ac2g; "async" in 2021), and those are
-      // joined, or link a forward op to its backward op (fwdbwd); its uncategorized instants
-      // mark the profiler's own window. Those go unsaid.
-      if (ph === undefined && e.name === undefined && e.pid === undefined) {
-        return; // `{}`: the terminator some writers put last (JAX) or first (RPD), not an event
-      }
-      const kind = phaseKind(ph);
-      if (kind === flowKind && !this.kinetoFile && e.tsAt >= 0) {
-        // Kept to find the launches they draw (GenericEvents); kineto's are joined by id.
-        this.index = index;
-        this.where = where;
-        this.times.read(e, this.pathOf);
-        this.generic.flow(e, ph!, this.times);
-        return;
-      }
-      if (
-        (ph === 'b' || ph === 'e' || ph === 'S' || ph === 'F') &&
-        !this.kinetoFile &&
-        e.tsAt >= 0
-      ) {
-        this.index = index;
-        this.where = where;
-        this.times.read(e, this.pathOf);
-        if (this.generic.asyncEvent(e, ph, this.times, this.name)) {
-          return;
-        }
-      }
-      if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
-        this.memoryEvents++;
-      } else if (!(this.kinetoFile && (kind === flowKind || e.cat === undefined))) {
-        this.notDrawnKinds[kind] = this.notDrawnKinds[kind]! + 1;
-      }
-      return;
-    }
     this.index = index;
     this.where = where;
+    if (ph !== 'X' && ph !== 'B' && ph !== 'E') {
+      this.untimed(e, ph);
+      return;
+    }
     this.timedEvents++;
     const cat = e.cat ?? '';
     // Categories come interned and in runs: the last one's bits are kept.
@@ -193,6 +161,35 @@ export class ChromeEventSink {
     }
   }
 
+  /**
+   * An event that is neither complete nor begin/end. A generic trace's flows and async events go
+   * to GenericEvents, which pairs them; the rest, and those it cannot pair (no id), are counted
+   * for the not-drawn warning. A kineto trace's flows say what its correlation ids say (ac2g;
+   * "async" in 2021), and those are joined, or link a forward op to its backward op (fwdbwd); its
+   * uncategorized instants mark the profiler's own window: those go unsaid.
+   */
+  private untimed(e: ChromeEvent, ph: string | undefined): void {
+    if (ph === undefined && e.name === undefined && e.pid === undefined) {
+      return; // `{}`: the terminator some writers put last (JAX) or first (RPD), not an event
+    }
+    const kind = phaseKind(ph);
+    const async = ph === 'b' || ph === 'e' || ph === 'S' || ph === 'F';
+    if (!this.kinetoFile && e.tsAt >= 0 && (kind === flowKind || async)) {
+      this.times.read(e, this.pathOf);
+      const kept = async
+        ? this.generic.asyncEvent(e, ph, this.times, this.name)
+        : this.generic.flow(e, ph!, this.times);
+      if (kept) {
+        return;
+      }
+    }
+    if (this.kinetoFile && e.cat === 'cpu_instant_event' && e.name === '[memory]') {
+      this.memoryEvents++;
+    } else if (!(this.kinetoFile && (kind === flowKind || e.cat === undefined))) {
+      this.notDrawnKinds[kind] = this.notDrawnKinds[kind]! + 1;
+    }
+  }
+
   topValue(key: string, value: unknown, bytes: Uint8Array): void {
     this.kinetoFile = true;
     this.job.topValue(key, value, bytes);
@@ -205,13 +202,7 @@ export class ChromeEventSink {
 
   /** Places what was staged and returns the producer; throws when nothing could be kept. */
   finish(): string {
-    let placed: GenericPlaced = {
-      gpuOps: 0,
-      hostRanges: 0,
-      hostTracks: 0,
-      launches: 0,
-      flowsNotDrawn: 0,
-    };
+    let placed: GenericPlaced = { gpuOps: 0, hostTracks: 0, flowsNotDrawn: 0 };
     if (this.kinetoFile) {
       // Events of other categories seen before the file showed it is a kineto trace.
       this.skippedCategories.set(beforeKineto, this.generic.count);

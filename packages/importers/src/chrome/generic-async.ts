@@ -1,4 +1,5 @@
 import { StagingColumn } from '../staging-columns.ts';
+import { KeyedPoints } from './keyed-points.ts';
 
 /**
  * Async begin and end events (b/e, and the older S/F) of a generic Chrome trace: each begin is
@@ -7,30 +8,15 @@ import { StagingColumn } from '../staging-columns.ts';
  * (file order at one time), the latest open begin of the key first, so an end written before
  * its begin still finds it.
  */
-export class AsyncEvents {
-  private n = 0;
-  private readonly keys = new Map<string, number>();
-  private readonly key = new StagingColumn(Uint32Array);
-  private readonly atNs = new StagingColumn(Float64Array);
+export class AsyncEvents extends KeyedPoints {
   /** The staged range of a begin; -1 for an end. */
   private readonly begin = new StagingColumn(Int32Array);
   /** Ends that found no begin of their key. */
   unmatchedEnds = 0;
 
-  get count(): number {
-    return this.n;
-  }
-
   /** A begin staged as range `begin`, or an end (`begin` -1), of `key` at `atNs`. */
   add(key: string, atNs: number, begin: number): void {
-    let k = this.keys.get(key);
-    if (k === undefined) {
-      k = this.keys.size;
-      this.keys.set(key, k);
-    }
-    const i = this.n++;
-    this.key.at(i)[i] = k;
-    this.atNs.at(i)[i] = atNs;
+    const i = this.addPoint(key, atNs);
     this.begin.at(i)[i] = begin;
   }
 
@@ -39,7 +25,7 @@ export class AsyncEvents {
     const order = Array.from({ length: this.n }, (_, i) => i);
     const at = this.atNs.data;
     order.sort((a, b) => at[a]! - at[b]! || a - b);
-    const open: number[][] = Array.from({ length: this.keys.size }, () => []);
+    const open: number[][] = Array.from({ length: this.keyCount }, () => []);
     const begins: number[] = [];
     for (const p of order) {
       const stack = open[this.key.data[p]!]!;

@@ -19,11 +19,8 @@ const maxCachedDetails = 4096;
 /** What `emit` placed. */
 export interface GenericPlaced {
   readonly gpuOps: number;
-  /** Host events that launched GPU work (same correlation id): placed as API calls. */
-  readonly launches: number;
   /** Flow events that drew no launch (between two host events, say): not drawn. */
   readonly flowsNotDrawn: number;
-  readonly hostRanges: number;
   readonly hostTracks: number;
 }
 
@@ -62,7 +59,6 @@ export class GenericEvents {
   constructor(private readonly launches: LaunchTable) {}
   private lastNs = 0;
   private readonly flows = new GenericFlows();
-  private flowsUnread = 0;
   private readonly async = new AsyncEvents();
   /** The tracks of async events' rows: host rows whatever their process is called. */
   private readonly asyncTracks = new Set<number>();
@@ -80,16 +76,19 @@ export class GenericEvents {
     return this.n;
   }
 
-  /** A flow event (s, t, f), its time already read into `times`. */
-  flow(e: ChromeEvent, ph: string, times: EventTimes): void {
+  /**
+   * A flow event (s, t, f), its time already read into `times`, kept to find the launch it
+   * draws. False for a step (t) or a flow with no id to pair its ends by (not drawn).
+   */
+  flow(e: ChromeEvent, ph: string, times: EventTimes): boolean {
     const flowId = e.flowId();
     if (ph === 't' || flowId === undefined) {
-      this.flowsUnread++; // steps, and flows with no id to pair their ends by
-      return;
+      return false;
     }
     const id = `${e.cat ?? ''}\u0000${idKey(flowId)}`;
     const t = this.trackOf(e.pid, e.tid);
     this.flows.add(id, t, times.startNs, ph === 's', e.bindsEnclosing());
+    return true;
   }
 
   /** One X, B or E event, its times already read into `times`. */
@@ -287,11 +286,9 @@ export class GenericEvents {
     });
     const op = newStagedOp();
     let gpuOps = 0;
-    let hostRanges = 0;
     let incomplete = 0;
     let unknownSizes = 0;
     let repeated = 0;
-    let launches = 0;
     for (let i = 0; i < this.n; i++) {
       const place = places[this.track.data[i]!]!;
       if (place.repeats === true) {
@@ -311,7 +308,6 @@ export class GenericEvents {
         op.nameRef = this.nameRef.data[i]!;
         op.correlationId = corr;
         builder.addOp(op);
-        launches++;
         continue;
       }
       if (!place.gpu) {
@@ -325,7 +321,6 @@ export class GenericEvents {
           catRef,
           RangeKind.PushPop,
         );
-        hostRanges++;
         continue;
       }
       clearStagedOp(op);
@@ -392,8 +387,7 @@ export class GenericEvents {
     const hostTracks = places.filter(
       (p, t) => !p.gpu && p.repeats !== true && held[t] === 1 && !this.asyncTracks.has(t),
     ).length;
-    const flowsNotDrawn = this.flows.count - boundFlows + this.flowsUnread;
-    return { gpuOps, hostRanges, hostTracks, launches, flowsNotDrawn };
+    return { gpuOps, hostTracks, flowsNotDrawn: this.flows.count - boundFlows };
   }
 
   private trackOf(pid: unknown, tid: unknown): number {

@@ -1,4 +1,6 @@
+import { rangeOrder } from '../range-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
+import { KeyedPoints, firstStartPast } from './keyed-points.ts';
 
 /**
  * Launch links in a Chrome trace that no profiler-specific mapping reads: a host event and a GPU
@@ -72,7 +74,11 @@ export function planGenericLinks(
     const own = procOf(t);
     const proc = hostIds.has(`${own}:${corr[i]}`)
       ? own
-      : procOf(track[calls[Math.max(0, lastAtOrBefore(calls, startNs, startNs[i]!))]!]!);
+      : procOf(
+          track[
+            calls[Math.max(0, firstStartPast(calls, 0, calls.length, startNs, startNs[i]!) - 1)]!
+          ]!,
+        );
     const byProc = votes.get(t) ?? new Map<number, number>();
     byProc.set(proc, (byProc.get(proc) ?? 0) + 1);
     votes.set(t, byProc);
@@ -102,21 +108,6 @@ export function planGenericLinks(
   return { launches, ownerOfTrack };
 }
 
-/** The position in `calls` (by start) of the last to start at or before `atNs`; -1: none. */
-function lastAtOrBefore(calls: readonly number[], startNs: Float64Array, atNs: number): number {
-  let lo = 0;
-  let hi = calls.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (startNs[calls[mid]!]! <= atNs) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo - 1;
-}
-
 /** Correlation ids are 32-bit in the op table; 0 is none. */
 export const maxCorrelationId = 0xffffffff;
 
@@ -130,32 +121,17 @@ const flowEndEnclosing = 2;
  * joins the two as a correlation id would. Flow steps (t) and flows between two host or two GPU
  * events are not drawn.
  */
-export class GenericFlows {
-  private n = 0;
-  private readonly keys = new Map<string, number>();
-  private readonly key = new StagingColumn(Uint32Array);
+export class GenericFlows extends KeyedPoints {
   private readonly track = new StagingColumn(Uint32Array);
-  private readonly atNs = new StagingColumn(Float64Array);
   private readonly point = new StagingColumn(Uint8Array);
-
-  get count(): number {
-    return this.n;
-  }
 
   /**
    * A flow event of `id` (scoped by its category) on `track` at `atNs`: its start (`s`) or end
    * (`f`, bound to the slice enclosing it when `enclosing`, else to the next one to begin).
    */
   add(id: string, track: number, atNs: number, start: boolean, enclosing: boolean): void {
-    let k = this.keys.get(id);
-    if (k === undefined) {
-      k = this.keys.size;
-      this.keys.set(id, k);
-    }
-    const i = this.n++;
-    this.key.at(i)[i] = k;
+    const i = this.addPoint(id, atNs);
     this.track.at(i)[i] = track;
-    this.atNs.at(i)[i] = atNs;
     this.point.at(i)[i] = start ? flowStart : enclosing ? flowEndEnclosing : flowEnd;
   }
 
@@ -173,7 +149,7 @@ export class GenericFlows {
     gpu: (t: number) => boolean,
   ): number {
     // Each start pairs with the next end of its id (an id is free again once its flow ended).
-    const pending = new Int32Array(this.keys.size).fill(-1);
+    const pending = new Int32Array(this.keyCount).fill(-1);
     const pairs: number[] = [];
     for (let i = 0; i < this.n; i++) {
       const k = this.key.data[i]!;
@@ -220,14 +196,11 @@ export class GenericFlows {
   }
 }
 
-/** Orders two ends, the later first; a begin that never ended (NaN) ends last. */
-function longerFirst(a: number, b: number): number {
-  const ea = Number.isNaN(a) ? Number.POSITIVE_INFINITY : a;
-  const eb = Number.isNaN(b) ? Number.POSITIVE_INFINITY : b;
-  return ea > eb ? -1 : ea < eb ? 1 : 0;
-}
-
-/** The staged events of each track in start order, to find the one at a time. */
+/**
+ * The staged events of each track in the order ranges are placed (rangeOrder: by start, the
+ * longer first at one start, so the innermost of events beginning together is the last), to
+ * find the one at a time.
+ */
 class TrackSlices {
   private readonly order: Uint32Array;
   private readonly from: Uint32Array;
@@ -238,6 +211,9 @@ class TrackSlices {
     private readonly endNs: Float64Array,
     track: Uint32Array,
   ) {
+    // A begin that never ended (NaN) ends after everything.
+    const ends = endNs.map((e) => (Number.isNaN(e) ? Number.POSITIVE_INFINITY : e));
+    this.order = rangeOrder(track, startNs, ends, n);
     let tracks = 0;
     for (let i = 0; i < n; i++) {
       tracks = Math.max(tracks, track[i]! + 1);
@@ -249,17 +225,6 @@ class TrackSlices {
     for (let t = 0; t < tracks; t++) {
       this.from[t + 1]! += this.from[t]!;
     }
-    const next = this.from.slice(0, tracks);
-    this.order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      this.order[next[track[i]!]!++] = i;
-    }
-    for (let t = 0; t < tracks; t++) {
-      // At one start the longer first: the innermost of them is the last to start.
-      this.order
-        .subarray(this.from[t], this.from[t + 1])
-        .sort((a, b) => startNs[a]! - startNs[b]! || longerFirst(endNs[a]!, endNs[b]!));
-    }
   }
 
   /** The innermost event of track `t` that covers `atNs` (the latest to start of those), or -1. */
@@ -268,8 +233,9 @@ class TrackSlices {
       return -1;
     }
     const lo = this.from[t]!;
+    const last = firstStartPast(this.order, lo, this.from[t + 1]!, this.startNs, atNs) - 1;
     // Nested events end by their parents' ends: a short walk back from the last to start.
-    for (let p = this.lastStartingBy(t, atNs), steps = 0; p >= lo && steps < 64; p--, steps++) {
+    for (let p = last, steps = 0; p >= lo && steps < 64; p--, steps++) {
       const i = this.order[p]!;
       if (!(this.endNs[i]! < atNs)) {
         return i;
@@ -283,31 +249,8 @@ class TrackSlices {
     if (t + 1 >= this.from.length) {
       return -1;
     }
-    let lo = this.from[t]!;
-    let hi = this.from[t + 1]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.startNs[this.order[mid]!]! < atNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo < this.from[t + 1]! ? this.order[lo]! : -1;
-  }
-
-  /** The position of the last event of track `t` to start at or before `atNs` (from[t] − 1: none). */
-  private lastStartingBy(t: number, atNs: number): number {
-    let lo = this.from[t]!;
-    let hi = this.from[t + 1]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.startNs[this.order[mid]!]! <= atNs) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo - 1;
+    const hi = this.from[t + 1]!;
+    const p = firstStartPast(this.order, this.from[t]!, hi, this.startNs, atNs, true);
+    return p < hi ? this.order[p]! : -1;
   }
 }
