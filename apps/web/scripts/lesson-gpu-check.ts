@@ -4,7 +4,8 @@
 // beside its simulation on the matching device profile.
 //   node --experimental-websocket lesson-gpu-check.mjs http://127.0.0.1:PORT PROFILE [sim] [GPUS] [RUNS]
 // (`sim` runs the "measured" side on the server's simulator instead: a dry run without a GPU;
-// a lesson needing more than GPUS GPUs, default 1, is skipped and listed as such.)
+// a lesson needing more than GPUS GPUs, default 1, is skipped and listed as such; one needing N > 1
+// is simulated on the PROFILE's N-GPU host, h200x2 for h200, where the simulator has one.)
 // Each lesson's pair runs RUNS times (default 3; one run of a side can be an outlier: a 0.668 ms
 // run once reversed issue-order-two-engines on an H100). Prints one line per lesson, with the
 // medians' errors (each makespan's and the speedup's), and a JSON summary on the last line:
@@ -12,6 +13,7 @@
 // targets (a makespan more than 10% off, the speedup more than 15%). Exit status 1 when a lesson
 // fails to run on the GPU or its median speedup goes against the simulated direction.
 import process from 'node:process';
+import { findProfile } from '@streamscope/simulator';
 import { loadTrace } from '@streamscope/trace';
 import { getTraceBytes } from '../src/api/client.ts';
 import { lessons } from '../src/lessons/lesson-catalogue.ts';
@@ -67,7 +69,11 @@ for (const lesson of lessons) {
     );
     continue;
   }
-  const simulated = runLessonPair(lesson, lessonDefaults(lesson), profile);
+  // A multi-GPU lesson on the machine's own host profile: its links were measured there.
+  const hostProfile = `${profile}x${lesson.gpus ?? 1}`;
+  const simProfile =
+    (lesson.gpus ?? 1) > 1 && findProfile(hostProfile) !== undefined ? hostProfile : profile;
+  const simulated = runLessonPair(lesson, lessonDefaults(lesson), simProfile);
   const { beforeTrace, afterTrace, ...summary } = simulated;
   const outcome: LessonOutcome = {
     lesson: lesson.id,
@@ -100,7 +106,7 @@ for (const lesson of lessons) {
   }
   outcomes.push(outcome);
   process.stdout.write(
-    `${lesson.id}: sim ${profile} ${outcome.simSpeedup.toFixed(2)}x (${outcome.simEffect})` +
+    `${lesson.id}: sim ${simProfile} ${outcome.simSpeedup.toFixed(2)}x (${outcome.simEffect})` +
       (outcome.error === undefined
         ? `, GPU ${outcome.gpuSpeedup?.toFixed(2)}x (${outcome.gpuEffect}, median of ${runs}); ` +
           `makespans sim ${outcome.makespanMs?.sim.map((m) => m.toFixed(3)).join(' → ')} ms, ` +
