@@ -113,6 +113,21 @@ describe("import --summary gives the profiler's own counts", () => {
     );
     expect(inStep.length).toBeGreaterThan(100);
     expect(inStep.every((i) => r.depth[i]! > r.depth[step!]!)).toBe(true);
+    // ProfilerStep#N begins inside Python's step() frames and outlives them: it sits right under
+    // main(), not under those frames, and no row of a thread's ranges is left empty.
+    const profilerStep = Array.from({ length: r.count }, (_, i) => i).find(
+      (i) => trace.name(r.nameId[i]!) === 'ProfilerStep#2',
+    )!;
+    expect(r.depth[profilerStep]).toBe(2);
+    const rowsUsed = new Map<number, Set<number>>();
+    for (let i = 0; i < r.count; i++) {
+      const rows = rowsUsed.get(r.track[i]!) ?? new Set<number>();
+      rows.add(r.depth[i]!);
+      rowsUsed.set(r.track[i]!, rows);
+    }
+    for (const [track, rows] of rowsUsed) {
+      expect(rows.size, `track ${track}`).toBe(Math.max(...rows) + 1);
+    }
     // Each replay of the captured graph: its kernels carry the cudaGraphLaunch's correlation id,
     // and are flagged as graph nodes joined to that launch.
     const ops = trace.ops.columns();

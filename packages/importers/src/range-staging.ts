@@ -106,8 +106,8 @@ export class RangeStaging {
     }
     const lane = this.lane.data;
     const order = rangeOrder(lane, start, end, n);
-    // Per lane, a stack of the ends of the enclosing push/pop ranges gives each one its depth.
-    const stack: number[] = [];
+    // Per lane, the push/pop ranges still open, with their depths, give each one its depth.
+    const stack = new OpenRanges();
     let currentLane = -1;
     // One input object for every range: the table copies its fields into its columns.
     const row: RangeInput = {
@@ -126,16 +126,14 @@ export class RangeStaging {
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
       if (lane[i] !== currentLane) {
-        stack.length = 0;
+        stack.clear();
         currentLane = lane[i]!;
       }
       const kind = kinds[i]! as RangeKind;
-      while (stack.length > 0 && stack[stack.length - 1]! <= start[i]!) {
-        stack.pop();
-      }
-      const depth = kind === RangeKind.PushPop ? stack.length : 0;
+      let depth = 0;
       if (kind === RangeKind.PushPop) {
-        stack.push(end[i]!);
+        depth = stack.depthFor(start[i]!, end[i]!);
+        stack.push(end[i]!, depth);
       }
       const domain = domains[i]!;
       row.startNs = start[i]! - originNs;
@@ -195,4 +193,52 @@ export function rangeOrder(
     }
   }
   return order;
+}
+
+/**
+ * The push/pop ranges open on one lane, in the order they began. A range goes one row below the
+ * deepest open range that holds it whole, so a range that outlives the ranges it began in (a
+ * PyTorch `with_stack` trace: `record_function` and `ProfilerStep#N` begin inside Python's
+ * `__enter__` and `step()` frames and outlive them) sits below what holds it, not below those
+ * frames, and leaves no rows empty under it once they end (it shares their rows only while they
+ * run, a few µs). Ranges that nest get the depth a plain stack gives them.
+ */
+class OpenRanges {
+  private readonly ends: number[] = [];
+  private readonly depths: number[] = [];
+  /** The greatest depth at or below each place: where to stop looking for a deeper holder. */
+  private readonly deepestBelow: number[] = [];
+
+  clear(): void {
+    this.ends.length = 0;
+    this.depths.length = 0;
+    this.deepestBelow.length = 0;
+  }
+
+  /** The depth of a range over [startNs, endNs), the ranges ended by `startNs` dropped from the top. */
+  depthFor(startNs: number, endNs: number): number {
+    const { ends, depths, deepestBelow } = this;
+    while (ends.length > 0 && ends[ends.length - 1]! <= startNs) {
+      ends.pop();
+      depths.pop();
+      deepestBelow.pop();
+    }
+    // Ranges that ended under one still open stay until it is dropped: they end before
+    // `startNs` and so never hold the range.
+    let holder = -1;
+    for (let k = ends.length - 1; k >= 0 && deepestBelow[k]! > holder; k--) {
+      if (ends[k]! >= endNs && ends[k]! > startNs && depths[k]! > holder) {
+        holder = depths[k]!;
+      }
+    }
+    return holder + 1;
+  }
+
+  push(endNs: number, depth: number): void {
+    const below =
+      this.deepestBelow.length === 0 ? -1 : this.deepestBelow[this.deepestBelow.length - 1]!;
+    this.ends.push(endNs);
+    this.depths.push(depth);
+    this.deepestBelow.push(Math.max(below, depth));
+  }
 }

@@ -1,4 +1,4 @@
-import { OpKind } from '@streamscope/trace';
+import { OpKind, RangeKind } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { newStagedOp } from './op-staging.ts';
 import { TraceBuilder } from './trace-builder.ts';
@@ -98,5 +98,62 @@ describe('TraceBuilder.build', () => {
     const { fromOp, toOp, count } = flows.columns();
     expect(count).toBe(1);
     expect([fromOp[0], toOp[0]]).toEqual([1, 2]);
+  });
+});
+
+describe('range depths', () => {
+  /** Depth by name of ranges [name, start, end] on one host thread, built as an importer does. */
+  function depths(ranges: readonly (readonly [string, number, number])[]): Record<string, number> {
+    const builder = builderWithKernels(1);
+    const proc = builder.lanes.processFor('p', 1);
+    const lane = builder.lanes.hostLane(proc, 11);
+    for (const [name, start, end] of ranges) {
+      builder.addRange(lane, start, end, builder.name(name), builder.name('x'), RangeKind.PushPop);
+    }
+    const trace = builder.build();
+    const r = trace.ranges.columns();
+    return Object.fromEntries(
+      Array.from({ length: r.count }, (_, i) => [trace.name(r.nameId[i]!), r.depth[i]!]),
+    );
+  }
+
+  it('nests ranges that nest, one row each level', () => {
+    expect(
+      depths([
+        ['a', 0, 100],
+        ['b', 10, 50],
+        ['c', 20, 30],
+        ['d', 60, 90],
+        ['e', 60, 70],
+      ]),
+    ).toEqual({ a: 0, b: 1, c: 2, d: 1, e: 2 });
+  });
+
+  it('puts a range that outlives the frames it began in below what holds it whole, and its children under it', () => {
+    // PyTorch with_stack: ProfilerStep#2 begins inside step() → _transit_action() and outlives
+    // both; train_step begins inside record_function.__enter__ and outlives it.
+    expect(
+      depths([
+        ['module', 0, 1000],
+        ['step()', 100, 110],
+        ['_transit_action', 101, 109],
+        ['ProfilerStep#2', 105, 900],
+        ['__enter__', 120, 130],
+        ['train_step', 125, 800],
+        ['forward', 200, 300],
+        ['late in __enter__', 126, 128],
+      ]),
+    ).toEqual({
+      module: 0,
+      'step()': 1,
+      _transit_action: 2,
+      // A plain stack put it at 3 (under _transit_action), and everything after it one lower.
+      'ProfilerStep#2': 1,
+      __enter__: 2,
+      train_step: 2,
+      forward: 3,
+      // Held by __enter__, train_step and ProfilerStep#2 alike: under the deepest of them.
+      'late in __enter__': 3,
+    });
   });
 });
