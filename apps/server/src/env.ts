@@ -8,18 +8,24 @@ export interface ServerEnv {
   readonly webDistDir?: string;
   /** The injection collector `profile` injects; defaults to native/build's (a bundled CLI names it). */
   readonly collectorPath?: string;
+  /** NSYS: the nsys that exports a dropped .nsys-rep report (after `--nsys`, before PATH). */
+  readonly nsysPath?: string;
+  /** PATH, where nsys is looked for after NSYS. */
+  readonly searchPath?: string;
 }
 
 const tokenPattern = /^[A-Za-z0-9_-]{16,128}$/;
 
 /**
- * Reads STREAMSCOPE_TOKEN, STREAMSCOPE_WEB_DIST and STREAMSCOPE_COLLECTOR; throws with the
- * variable's name when invalid.
+ * Reads STREAMSCOPE_TOKEN, STREAMSCOPE_WEB_DIST, STREAMSCOPE_COLLECTOR, NSYS and PATH; throws
+ * with the variable's name when invalid.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   const token = source['STREAMSCOPE_TOKEN'];
   const webDistDir = source['STREAMSCOPE_WEB_DIST'];
   const collectorPath = source['STREAMSCOPE_COLLECTOR'];
+  const nsysPath = source['NSYS'];
+  const searchPath = source['PATH'];
   if (token !== undefined && token !== '' && !tokenPattern.test(token)) {
     throw new Error('STREAMSCOPE_TOKEN must be 16 to 128 characters of [A-Za-z0-9_-]');
   }
@@ -27,5 +33,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
     ...(token !== undefined && token !== '' ? { token } : {}),
     ...(webDistDir !== undefined && webDistDir !== '' ? { webDistDir } : {}),
     ...(collectorPath !== undefined && collectorPath !== '' ? { collectorPath } : {}),
+    ...(nsysPath !== undefined && nsysPath !== '' ? { nsysPath } : {}),
+    ...(searchPath !== undefined ? { searchPath } : {}),
   };
 }

@@ -37,6 +37,12 @@ describe('sniffFormat', () => {
         'nsys export --type sqlite -o step.sqlite step.qdrep',
       ) as unknown,
     });
+    // Read where nsys cannot run (a browser's Open locally): where it can, it is said too.
+    expect(result).toMatchObject({
+      error: expect.stringContaining(
+        'or upload the report to a streamscope server that has nsys (not "Open locally"), or run streamscope import where nsys is installed',
+      ) as unknown,
+    });
   });
 
   it('reads an export saved under a report name, and names nsys export only for real reports', () => {

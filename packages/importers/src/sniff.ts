@@ -34,7 +34,7 @@ export function sniffFormat(head: Uint8Array, fileName = 'input'): SniffResult {
   }
   // Content decides, never the name: an export saved under a report's name still imports, and
   // only a real report (its magic) is told to go through `nsys export`.
-  if (ascii.startsWith(nsysRepMagic)) {
+  if (isNsysReport(head)) {
     return { ok: false, error: nsysRepMessage(fileName) };
   }
   const json = sniffJson(head);
@@ -51,19 +51,40 @@ export function sniffFormat(head: Uint8Array, fileName = 'input'): SniffResult {
   };
 }
 
-/** The message for a report file that only nsys itself can read. */
+/** Whether the head is an Nsight Systems report's (.nsys-rep, .qdrep): its magic, not its name. */
+export function isNsysReport(head: Uint8Array): boolean {
+  return asciiPrefix(head, nsysRepMagic.length) === nsysRepMagic;
+}
+
+/**
+ * The message for a report file read where nsys cannot run (a browser's "Open locally", or
+ * `importTrace` itself): the server and the CLI export a report through nsys before it gets here.
+ */
 export function nsysRepMessage(fileName: string): string {
-  const name = baseName(fileName);
-  // report.nsys-rep → report; a report saved under another name (run.bin) → run
-  const base = /\.(nsys-rep|qdrep)$/i.test(name)
-    ? name.replace(/\.(nsys-rep|qdrep)$/i, '')
-    : name.replace(/(.)\.[^.]*$/, '$1');
   return (
     // The error's place already names the file ("report.nsys-rep: …"): don't say it twice.
     `this is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read. ` +
-    `Export it first: nsys export --type sqlite -o ${base}.sqlite ${baseName(fileName)} ` +
+    `${nsysExportAdvice(fileName)}; or upload the report to a streamscope server that has nsys ` +
+    `(not "Open locally"), or run streamscope import where nsys is installed: both export it themselves`
+  );
+}
+
+/** "Export it first: nsys export --type sqlite -o report.sqlite report.nsys-rep (…), then import that file". */
+export function nsysExportAdvice(fileName: string): string {
+  const name = baseName(fileName);
+  const base = reportBaseName(fileName);
+  return (
+    `Export it first: nsys export --type sqlite -o ${base}.sqlite ${name} ` +
     `(or --type json -o ${base}.json), then import that file`
   );
+}
+
+/** report.nsys-rep → report; a report saved under another name (run.bin) → run. */
+export function reportBaseName(fileName: string): string {
+  const name = baseName(fileName);
+  return /\.(nsys-rep|qdrep)$/i.test(name)
+    ? name.replace(/\.(nsys-rep|qdrep)$/i, '')
+    : name.replace(/(.)\.[^.]*$/, '$1');
 }
 
 /** Throws the sniff error as an ImportError. */

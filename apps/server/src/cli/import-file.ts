@@ -1,23 +1,68 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
 import type { ImportOptions, ImportResult } from '@streamscope/importers';
 import { importTrace } from '@streamscope/importers';
-import { openRandomAccess, streamOf } from '@streamscope/importers/node';
+import {
+  isNsysReportFile,
+  openRandomAccess,
+  streamOf,
+  withNsysExport,
+} from '@streamscope/importers/node';
+import { readEnv } from '../env.ts';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
+
+/** How a command finds and runs nsys for an Nsight Systems report. */
+export interface CliNsys {
+  /** `--nsys PATH`; after it NSYS, PATH and the install places are searched. */
+  readonly optionPath?: string;
+  /** Longest one `nsys export` may run (`--nsys-timeout-s`; default 30 minutes). */
+  readonly timeoutMs?: number;
+}
 
 /**
  * Imports a file from disk. A SQLite export is read page by page from the file; a gzip'd one is
  * first inflated to a temporary file under `tempRoot` (removed whatever happens), never into
- * memory. Everything else streams in chunks (streamOf), its size given.
+ * memory. An Nsight Systems report is exported to SQLite by nsys into a private folder under
+ * `tempRoot` (removed whatever happens) and read from there under the report's name.
+ * Everything else streams in chunks (streamOf), its size given.
  */
 export async function importFile(
   file: string,
   options: ImportOptions,
   tempRoot = tmpdir(),
+  nsys: CliNsys = {},
 ): Promise<ImportResult> {
   if (await isSqlite(file)) {
     return importSqliteFile(file, options);
+  }
+  if (await isNsysReportFile(file)) {
+    const env = readEnv();
+    const signal = options.signal;
+    // Ctrl-C or a SIGTERM ends the command at once, as it would without these handlers, but
+    // through process.exit: the export's 'exit' hooks then end nsys and remove its folder.
+    const stop = (name: NodeJS.Signals): void => process.exit(128 + constants.signals[name]);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    return withNsysExport(
+      file,
+      {
+        fileName: options.fileName,
+        tempRoot,
+        optionHint: '--nsys PATH',
+        timeoutHint: '--nsys-timeout-s N',
+        ...(nsys.optionPath === undefined ? {} : { optionPath: nsys.optionPath }),
+        ...(env.nsysPath === undefined ? {} : { envPath: env.nsysPath }),
+        ...(env.searchPath === undefined ? {} : { searchPath: env.searchPath }),
+        ...(nsys.timeoutMs === undefined ? {} : { timeoutMs: nsys.timeoutMs }),
+        ...(signal === undefined ? {} : { signal }),
+      },
+      (sqlitePath) => importSqliteFile(sqlitePath, options),
+    ).finally(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
   }
   const dir = await mkdtemp(path.join(tempRoot, 'streamscope-import-'));
   try {

@@ -17,12 +17,18 @@ import type { ImportedTrace } from './imported-trace.ts';
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
   readonly uploadId: string;
-  readonly phase: 'receiving' | 'parsing' | 'storing' | 'done' | 'failed' | 'cancelled';
+  readonly phase:
+    'receiving' | 'exporting' | 'parsing' | 'storing' | 'done' | 'failed' | 'cancelled';
   readonly receivedBytes: number;
   /** From Content-Length, when the client sent it. */
   readonly totalBytes?: number;
   /** Bytes of the file the parser has read. */
   readonly parsedBytes?: number;
+  /**
+   * Bytes of the file the parser reads, when it is not the upload: an Nsight Systems report's
+   * SQLite export, which nsys made in the `exporting` phase.
+   */
+  readonly parseTotalBytes?: number;
   /** A SQLite export, all read: the table being read now. */
   readonly table?: string;
   readonly traceId?: string;
@@ -44,6 +50,10 @@ export type ForeignImporter = (
     readonly onProgress: (parsedBytes: number) => void;
     /** A SQLite export, once every byte is read, names each table it moves on to. */
     readonly onStage?: (table: string) => void;
+    /** An Nsight Systems report: nsys exports it now, before the parse. */
+    readonly onExporting?: () => void;
+    /** The report's SQLite export is made; the parse reads it (`sqliteBytes`), not the upload. */
+    readonly onExported?: (sqliteBytes: number) => void;
   },
 ) => Promise<ImportedTrace>;
 
@@ -214,17 +224,28 @@ export class ImportService {
       }
       this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes: 0 });
       let parsedBytes = 0;
-      imported = await this.parse(
-        partPath,
-        fileName,
-        signal,
-        (bytes) => {
+      // A report's export, once nsys has made it: what the parse's bytes are of.
+      let exported: { parseTotalBytes: number } | Record<string, never> = {};
+      imported = await this.parse(partPath, fileName, signal, {
+        onProgress: (bytes) => {
           parsedBytes = bytes;
-          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes });
+          this.setProgress({ ...base, ...exported, phase: 'parsing', receivedBytes, parsedBytes });
         },
-        (table) =>
-          this.setProgress({ ...base, phase: 'parsing', receivedBytes, parsedBytes, table }),
-      );
+        onStage: (table) =>
+          this.setProgress({
+            ...base,
+            ...exported,
+            phase: 'parsing',
+            receivedBytes,
+            parsedBytes,
+            table,
+          }),
+        onExporting: () => this.setProgress({ ...base, phase: 'exporting', receivedBytes }),
+        onExported: (sqliteBytes) => {
+          exported = { parseTotalBytes: sqliteBytes };
+          this.setProgress({ ...base, ...exported, phase: 'parsing', receivedBytes, parsedBytes });
+        },
+      });
       throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
       const entry = await this.storeTrace(imported, fileName, contentSha256);
@@ -279,8 +300,10 @@ export class ImportService {
     partPath: string,
     fileName: string,
     signal: AbortSignal,
-    onProgress: (parsedBytes: number) => void,
-    onStage: (table: string) => void,
+    progress: Pick<
+      Parameters<ForeignImporter>[1],
+      'onProgress' | 'onStage' | 'onExporting' | 'onExported'
+    >,
   ): Promise<ImportedTrace> {
     if (await startsWith(partPath, containerMagic)) {
       return this.readContainer(partPath, { fileName, signal, maxOps: this.maxOps });
@@ -297,8 +320,7 @@ export class ImportService {
       maxBytes: this.maxBytes,
       maxOps: this.maxOps,
       signal,
-      onProgress,
-      onStage,
+      ...progress,
     });
   }
 

@@ -48,6 +48,22 @@ describe('import progress', () => {
     expect(progressFromServer('not an object')).toBeNull();
   });
 
+  it('holds the bar at the upload’s end while nsys exports a report, then counts the export’s bytes', () => {
+    expect(
+      progressFromServer({ uploadId: 'u', phase: 'exporting', receivedBytes: 40, totalBytes: 40 }),
+    ).toEqual({ stage: 'exporting', fraction: 0.5, doneBytes: 40, totalBytes: 40 });
+    // 150 of the export's 600 bytes parsed: 0.5 + 0.5 * 0.25 = 0.625, not 150 of the 40 sent.
+    expect(
+      progressFromServer({
+        uploadId: 'u',
+        phase: 'parsing',
+        receivedBytes: 40,
+        parsedBytes: 150,
+        parseTotalBytes: 600,
+      }),
+    ).toMatchObject({ stage: 'parsing', fraction: 0.625, doneBytes: 150, totalBytes: 600 });
+  });
+
   it('never reports a fraction outside [0, 1]', () => {
     expect(parsingProgress(5000, 1000, true).fraction).toBe(1);
     expect(uploadingProgress(10, 0).fraction).toBe(0);

@@ -1,7 +1,10 @@
 import { isObject, num, str } from './guards.ts';
 
-/** Where an import is: the file going up, the server (or a local worker) parsing it, storing. */
-export type ImportStage = 'uploading' | 'parsing' | 'storing';
+/**
+ * Where an import is: the file going up, the server's nsys exporting a report, the server (or
+ * a local worker) parsing it, storing.
+ */
+export type ImportStage = 'uploading' | 'exporting' | 'parsing' | 'storing';
 
 export interface ImportProgress {
   readonly stage: ImportStage;
@@ -62,8 +65,22 @@ export function progressFromServer(body: unknown): ImportProgress | null {
   switch (str(body, 'phase')) {
     case 'receiving':
       return uploadingProgress(received, total);
+    case 'exporting':
+      // nsys says nothing of how far it is: the bar waits at the upload's end.
+      return {
+        stage: 'exporting',
+        fraction: uploadShare,
+        doneBytes: received,
+        totalBytes: received,
+      };
     case 'parsing':
-      return parsingProgress(num(body, 'parsedBytes'), received, true, str(body, 'table'));
+      // A report's parse reads nsys's SQLite export, not the upload: its bytes are of that.
+      return parsingProgress(
+        num(body, 'parsedBytes'),
+        num(body, 'parseTotalBytes', received),
+        true,
+        str(body, 'table'),
+      );
     case 'storing':
       return { stage: 'storing', fraction: 1, doneBytes: received, totalBytes: received };
     default:

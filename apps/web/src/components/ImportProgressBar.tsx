@@ -14,6 +14,8 @@ function stageLabel(progress: ImportProgress, where: 'server' | 'browser'): stri
   switch (progress.stage) {
     case 'uploading':
       return `uploading: ${bytes}`;
+    case 'exporting':
+      return `all ${formatBytes(progress.totalBytes)} sent; nsys exports the report on the server`;
     case 'parsing': {
       const place = where === 'server' ? 'on the server' : 'here';
       // An SQLite export is read whole before sql.js opens it: the bytes end before the work,

@@ -3,3 +3,7 @@
 export type { OpenRandomAccessFile } from './file-random-access.ts';
 export { openRandomAccess } from './file-random-access.ts';
 export { fileChunkBytes, streamOf } from './file-stream.ts';
+export type { NsysExportOptions } from './nsys-export.ts';
+export { defaultNsysTimeoutMs, isNsysReportFile, withNsysExport } from './nsys-export.ts';
+export type { NsysLookup } from './nsys-locate.ts';
+export { locateNsys, nsysPathProblem } from './nsys-locate.ts';

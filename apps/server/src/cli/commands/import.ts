@@ -7,6 +7,7 @@ import {
   importSummary,
   mergeRanks,
 } from '@streamscope/importers';
+import { defaultNsysTimeoutMs } from '@streamscope/importers/node';
 import type { Trace } from '@streamscope/trace';
 import { formatDurationNs, saveTrace } from '@streamscope/trace';
 import { defaultImportBytes, defaultImportOps } from '../../config.ts';
@@ -18,10 +19,12 @@ import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = [
   'usage: pnpm streamscope import FILE [FILE …] [--out TRACE | -o TRACE] [--summary] [--max-ops N]',
-  '                                [--max-bytes N]',
+  '                                [--max-bytes N] [--nsys PATH] [--nsys-timeout-s N]',
   '',
   '  FILE         nsys export (--type json or sqlite), Chrome/PyTorch-kineto trace JSON, or',
-  '               any of them gzip-compressed; the format is read from the content',
+  '               any of them gzip-compressed; the format is read from the content. An Nsight',
+  '               Systems report (.nsys-rep, .qdrep) is exported to SQLite by nsys first, into a',
+  '               private temporary folder removed afterwards',
   '  FILE FILE …  several traces of one distributed job (one per rank: kineto distributedInfo,',
   '               or nsys processes) open as one trace with a group per rank, lined up on the',
   "               files' wall clock",
@@ -34,6 +37,11 @@ const usage = [
   '               refused before its rows are read, any other file when the op past it arrives',
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default: none; an',
   '               import streams); a larger file is refused before it is read',
+  '  --nsys PATH  the nsys that exports reports (default: NSYS, else nsys on PATH, else the',
+  '               newest of /opt/nvidia/nsight-systems/*/bin/nsys, /usr/local/cuda/bin/nsys,',
+  '               /usr/local/cuda-*/bin/nsys)',
+  '  --nsys-timeout-s N',
+  `               longest one report's export may run, in seconds (default ${defaultNsysTimeoutMs / 1000})`,
 ].join('\n');
 
 /** `streamscope import`: reads exports into a trace, streaming each file in chunks. */
@@ -45,7 +53,7 @@ export const importCommand: Command = {
     // `-o` is the short form of `--out`.
     const flags = parseFlags(
       args.map((a) => (a === '-o' ? '--out' : a)),
-      { values: ['out', 'max-bytes', 'max-ops'], switches: ['summary'] },
+      { values: ['out', 'max-bytes', 'max-ops', 'nsys', 'nsys-timeout-s'], switches: ['summary'] },
     );
     const files = flags.positional;
     if (files.length === 0) {
@@ -53,6 +61,8 @@ export const importCommand: Command = {
     }
     const maxBytes = intValue(flags, 'max-bytes', 1, Number.MAX_SAFE_INTEGER) ?? defaultImportBytes;
     const maxOps = intValue(flags, 'max-ops', 1, Number.MAX_SAFE_INTEGER) ?? defaultImportOps;
+    const nsysPath = oneValue(flags, 'nsys');
+    const nsysTimeoutS = intValue(flags, 'nsys-timeout-s', 1, 7 * 24 * 3600);
     const sizes: number[] = [];
     // Every file's size against the limit before any is read: a refusal comes at once.
     for (const file of files) {
@@ -70,6 +80,10 @@ export const importCommand: Command = {
       sizes.push(size);
     }
     const imported: { file: string; size: number; result: ImportResult }[] = [];
+    const nsys = {
+      ...(nsysPath === undefined ? {} : { optionPath: nsysPath }),
+      ...(nsysTimeoutS === undefined ? {} : { timeoutMs: nsysTimeoutS * 1000 }),
+    };
     // Every file's trace is held until the merge: the limit applies to them together, so each
     // file gets the room the files before it left.
     let kept = 0;
@@ -84,12 +98,17 @@ export const importCommand: Command = {
           `${path.basename(file)}: no room left for its ops${before}; --max-ops N raises it`,
         );
       }
-      // SQLite (gzip'd too) is read from disk page by page; the rest streams.
-      const result = await importFile(file, {
-        fileName: path.basename(file),
-        maxBytes,
-        maxOps: maxOps - kept,
-      }).catch((error: unknown) => {
+      // SQLite (gzip'd too, or a report's export) is read from disk page by page; the rest streams.
+      const result = await importFile(
+        file,
+        {
+          fileName: path.basename(file),
+          maxBytes,
+          maxOps: maxOps - kept,
+        },
+        undefined,
+        nsys,
+      ).catch((error: unknown) => {
         if (!(error instanceof ImportLimitError)) {
           throw error;
         }

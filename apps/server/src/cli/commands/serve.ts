@@ -3,10 +3,11 @@ import path from 'node:path';
 import process from 'node:process';
 import type { BackendChoice } from '@streamscope/executor';
 import { importPeakBytesPerOp } from '@streamscope/importers';
+import { defaultNsysTimeoutMs, nsysPathProblem } from '@streamscope/importers/node';
 import { defaultHost, defaultLimits, defaultPort } from '../../config.ts';
 import { readEnv } from '../../env.ts';
 import { executorBackendsFor } from '../../integrations/backends.ts';
-import { importForeign } from '../../integrations/importers.ts';
+import { foreignImporter } from '../../integrations/importers.ts';
 import { summarize, traceTools } from '../../integrations/trace-tools.ts';
 import { workloadService } from '../../integrations/workload-service.ts';
 import { startServer } from '../../server.ts';
@@ -18,6 +19,7 @@ import { intValue, oneValue, parseFlags } from '../parse-flags.ts';
 
 const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DIR] [--backend auto|cuda|sim] [--open]
                                [--max-upload-mb N] [--max-ops N] [--max-run-s N] [--concurrent-runs N]
+                               [--nsys PATH] [--nsys-timeout-s N]
 
   --port N             port to listen on (default ${defaultPort}; 0 picks a free one)
   --host ADDR          address to bind (default ${defaultHost}); beyond loopback a token is required
@@ -32,7 +34,11 @@ const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DI
                        machine's memory at ${importPeakBytesPerOp} bytes an op); a SQLite export over it is
                        refused before its rows are read
   --max-run-s N        longest run a request may ask for (default ${defaultLimits.maxRunMs / 1000})
-  --concurrent-runs N  simulator and replay runs at once (default ${defaultLimits.concurrentRuns})`;
+  --concurrent-runs N  simulator and replay runs at once (default ${defaultLimits.concurrentRuns})
+  --nsys PATH          the nsys that exports uploaded .nsys-rep/.qdrep reports to SQLite (default:
+                       NSYS, else nsys on PATH, else the newest of /opt/nvidia/nsight-systems/*/bin/nsys,
+                       /usr/local/cuda/bin/nsys, /usr/local/cuda-*/bin/nsys)
+  --nsys-timeout-s N   longest one report's export may run, in seconds (default ${defaultNsysTimeoutMs / 1000})`;
 
 const backendChoices: readonly BackendChoice[] = ['auto', 'cuda', 'sim'];
 
@@ -51,6 +57,8 @@ export const serveCommand: Command = {
         'max-ops',
         'max-run-s',
         'concurrent-runs',
+        'nsys',
+        'nsys-timeout-s',
       ],
       switches: ['open'],
     });
@@ -68,7 +76,15 @@ export const serveCommand: Command = {
     const importOps = intValue(flags, 'max-ops', 1, Number.MAX_SAFE_INTEGER);
     const maxRunS = intValue(flags, 'max-run-s', 1, 24 * 3600);
     const concurrentRuns = intValue(flags, 'concurrent-runs', 1, 64);
+    const nsysTimeoutS = intValue(flags, 'nsys-timeout-s', 1, 7 * 24 * 3600);
     const env = readEnv();
+    const nsysPath = oneValue(flags, 'nsys');
+    // A wrong --nsys is said now, not at the first report uploaded.
+    const nsysProblem =
+      nsysPath === undefined ? undefined : await nsysPathProblem(nsysPath, env.searchPath);
+    if (nsysPath !== undefined && nsysProblem !== undefined) {
+      throw new UsageError(`--nsys ${nsysPath}: ${nsysProblem}`);
+    }
     const dataDir = path.resolve(oneValue(flags, 'data') ?? 'data');
     // The worker threads run one bundle of their code (thread-bundle.ts), before anything
     // starts the shared pool.
@@ -89,7 +105,11 @@ export const serveCommand: Command = {
       // Workload expansion, import parsing, analysis and export run in worker threads.
       workloads: workloadService(sharedWorkers()),
       tools: traceTools(sharedWorkers()),
-      importForeign,
+      importForeign: foreignImporter({
+        env,
+        ...(nsysPath === undefined ? {} : { optionPath: nsysPath }),
+        ...(nsysTimeoutS === undefined ? {} : { timeoutMs: nsysTimeoutS * 1000 }),
+      }),
       summarize,
       log: (line) => io.err(line),
       limits: {
