@@ -1,7 +1,8 @@
-import { formatDurationNs, isCopyKind, opKindName, trackLabels } from '@streamscope/trace';
+import { OpKind, formatDurationNs, isCopyKind, opKindName, trackLabels } from '@streamscope/trace';
 import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { occupiesStream } from './engines.ts';
+import { shortKernelName } from './kernel-names.ts';
 import type { GapRecords } from './gaps.ts';
 import type { Gap, GapCause, GapSummary } from './types.ts';
 import { gapCauses } from './types.ts';
@@ -135,7 +136,11 @@ function opLabel(ctx: AnalysisContext, op: number): string {
   const { cols } = ctx;
   const name = ctx.trace.strings.get(cols.nameId[op]!);
   const kind = cols.kind[op]!;
-  const what = kind === 0 ? 'kernel' : isCopyKind(kind) ? 'copy' : opKindName(kind);
+  if (kind === OpKind.Kernel) {
+    // Prose carries a C++ kernel's short name; the op's details have the whole signature.
+    return name === '' ? 'kernel' : `kernel "${shortKernelName(name)}"`;
+  }
+  const what = isCopyKind(kind) ? 'copy' : opKindName(kind);
   return name === '' ? what : `${what} "${name}"`;
 }
 

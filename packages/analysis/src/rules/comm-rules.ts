@@ -1,6 +1,7 @@
 import { IdNumberMap, formatDurationNs } from '@streamscope/trace';
 import { intersectionNs, measure, measureWithin } from '../intervals.ts';
 import { KernelClass } from '../kernel-classes.ts';
+import { shortKernelName } from '../kernel-names.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
 import { byWeightDesc, finding, maxOverDevices, nsAndShare } from './rule-input.ts';
@@ -85,11 +86,4 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
     savingNs,
     ctx.options.maxFindingOps,
   );
-}
-
-/** "ncclDevKernel_AllReduce_Sum_f32_RING_LL" from "void ncclDevKernel_AllReduce_…(ncclDevComm*, …)". */
-function shortKernelName(name: string): string {
-  const paren = name.indexOf('(');
-  const head = paren > 0 ? name.slice(0, paren) : name;
-  return head.replace(/^void\s+/, '').trim();
 }
