@@ -67,6 +67,13 @@ describe('locateNsys', () => {
       path: path.join(root, 'local/cuda/bin/nsys'),
       via: patterns[1],
     });
+    // A toolkit's own copy with no wrapper in its bin/, found through a pattern with two `*`s.
+    const bundled = await executable(root, 'local/cuda-13.0/nsight-systems-2025.3.1/bin/nsys');
+    expect(
+      await locateNsys({
+        installPatterns: [path.join(root, 'local/cuda*/nsight-systems-*/bin/nsys')],
+      }),
+    ).toMatchObject({ found: true, path: bundled });
   });
 
   it('lists where it looked when nothing is found, and never searches PATH’s empty or relative entries', async () => {

@@ -3,13 +3,18 @@ import { access, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * Where Nsight Systems and the CUDA toolkit put nsys on Linux, searched last. Each has at most
- * one `*`, inside one path segment.
+ * Where Nsight Systems and the CUDA toolkit put nsys on Linux, searched last: the standalone
+ * installer and its CLI-only package, a toolkit's wrapper and the copy of Nsight Systems a
+ * toolkit carries, and the copy Nsight Compute carries. A `*` stands for part of one segment
+ * (at most one `*` a segment).
  */
 export const nsysInstallPatterns: readonly string[] = [
   '/opt/nvidia/nsight-systems/*/bin/nsys',
+  '/opt/nvidia/nsight-systems-cli/*/bin/nsys',
   '/usr/local/cuda/bin/nsys',
   '/usr/local/cuda-*/bin/nsys',
+  '/usr/local/cuda*/nsight-systems-*/bin/nsys',
+  '/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys',
 ];
 
 /** Where to look for nsys, in this order: the option, NSYS, PATH, the install places. */
@@ -152,7 +157,7 @@ async function newestInstalled(
   return best === undefined ? undefined : { path: best.path, via: best.via };
 }
 
-/** The paths a pattern with at most one `*` (inside one segment) names that exist. */
+/** The paths a pattern names that exist, a `*` standing for part of one segment. */
 async function expandPattern(pattern: string): Promise<string[]> {
   const star = pattern.indexOf('*');
   if (star < 0) {
@@ -165,11 +170,14 @@ async function expandPattern(pattern: string): Promise<string[]> {
   const rest = segmentEnd < 0 ? '' : pattern.slice(segmentEnd);
   const [prefix = '', suffix = ''] = segment.split('*');
   const names = await readdir(parent).catch(() => [] as string[]);
-  return names
-    .filter((n) => n.length >= prefix.length + suffix.length)
-    .filter((n) => n.startsWith(prefix) && n.endsWith(suffix))
-    .sort()
-    .map((n) => `${parent}${n}${rest}`);
+  const expanded: string[] = [];
+  for (const n of names.sort()) {
+    if (n.length >= prefix.length + suffix.length && n.startsWith(prefix) && n.endsWith(suffix)) {
+      // A later segment's `*` in turn.
+      expanded.push(...(await expandPattern(`${parent}${n}${rest}`)));
+    }
+  }
+  return expanded;
 }
 
 /** [2025, 3, 1] from "/opt/nvidia/nsight-systems/2025.3.1/bin/nsys"; [] when none. */

@@ -94,7 +94,7 @@ describe('streamscope import of an Nsight Systems report', () => {
       const r = await runCli(['import', report]);
       expect(r.code).toBe(1);
       expect(r.err).toContain(
-        'step.nsys-rep: this is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read, and no nsys was found (looked at --nsys (not given), NSYS (not set), PATH, /opt/nvidia/nsight-systems/*/bin/nsys, /usr/local/cuda/bin/nsys, /usr/local/cuda-*/bin/nsys); install Nsight Systems, or point streamscope at nsys with --nsys PATH or NSYS=PATH',
+        'step.nsys-rep: this is an Nsight Systems report (.nsys-rep/.qdrep), which only nsys can read, and no nsys was found (looked at --nsys (not given), NSYS (not set), PATH, /opt/nvidia/nsight-systems/*/bin/nsys, /opt/nvidia/nsight-systems-cli/*/bin/nsys, /usr/local/cuda/bin/nsys, /usr/local/cuda-*/bin/nsys, /usr/local/cuda*/nsight-systems-*/bin/nsys, /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys); install Nsight Systems, or point streamscope at nsys with --nsys PATH or NSYS=PATH',
       );
       expect(r.err).toContain('nsys export --type sqlite -o step.sqlite step.nsys-rep');
     },

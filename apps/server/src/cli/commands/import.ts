@@ -38,8 +38,8 @@ const usage = [
   '  --max-bytes  refuse inputs larger than N bytes, compressed or inflated (default: none; an',
   '               import streams); a larger file is refused before it is read',
   '  --nsys PATH  the nsys that exports reports (default: NSYS, else nsys on PATH, else the',
-  '               newest of /opt/nvidia/nsight-systems/*/bin/nsys, /usr/local/cuda/bin/nsys,',
-  '               /usr/local/cuda-*/bin/nsys)',
+  '               newest that Nsight Systems, a CUDA toolkit or Nsight Compute installed under',
+  '               /opt/nvidia or /usr/local/cuda*)',
   '  --nsys-timeout-s N',
   `               longest one report's export may run, in seconds (default ${defaultNsysTimeoutMs / 1000})`,
 ].join('\n');

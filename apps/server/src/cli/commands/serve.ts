@@ -36,8 +36,8 @@ const usage = `usage: pnpm streamscope serve [--port N] [--host ADDR] [--data DI
   --max-run-s N        longest run a request may ask for (default ${defaultLimits.maxRunMs / 1000})
   --concurrent-runs N  simulator and replay runs at once (default ${defaultLimits.concurrentRuns})
   --nsys PATH          the nsys that exports uploaded .nsys-rep/.qdrep reports to SQLite (default:
-                       NSYS, else nsys on PATH, else the newest of /opt/nvidia/nsight-systems/*/bin/nsys,
-                       /usr/local/cuda/bin/nsys, /usr/local/cuda-*/bin/nsys)
+                       NSYS, else nsys on PATH, else the newest that Nsight Systems, a CUDA toolkit
+                       or Nsight Compute installed under /opt/nvidia or /usr/local/cuda*)
   --nsys-timeout-s N   longest one report's export may run, in seconds (default ${defaultNsysTimeoutMs / 1000})`;
 
 const backendChoices: readonly BackendChoice[] = ['auto', 'cuda', 'sim'];
