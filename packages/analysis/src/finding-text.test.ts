@@ -27,6 +27,40 @@ describe('nsAndShare', () => {
 });
 
 describe('findings text', () => {
+  it('names a CUDA call by its API name and a C++ kernel by its short name', () => {
+    const b = new TestTraceBuilder();
+    const h = b.host();
+    const s = b.stream(1);
+    b.kernel(
+      s,
+      0,
+      100 * us,
+      'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)',
+      { hostTrack: h, startNs: 0, endNs: 5 * us, name: 'cudaLaunchKernel_v7000' },
+    );
+    // The host waits in a synchronize (nsys's versioned name) for 2 ms, then launches.
+    b.apiCall({
+      hostTrack: h,
+      startNs: 10 * us,
+      endNs: 2 * ms,
+      name: 'cudaStreamSynchronize_v3020',
+    });
+    b.kernel(
+      s,
+      2.01 * ms,
+      2.1 * ms,
+      'void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>(cutlass_80_simt_sgemm_64x64_8x5_nn_align1::Params)',
+      { hostTrack: h, startNs: 2 * ms, endNs: 2.005 * ms, name: 'cudaLaunchKernel_v7000' },
+    );
+    const { gaps } = analyzeTrace(b.trace, undefined, { minSavingNs: 0 });
+    const details = [...gaps.stream.listed, ...gaps.device.listed].map((g) => g.detail).join('\n');
+    expect(details).toContain(
+      'was blocked in cudaStreamSynchronize before it issued kernel "Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>"',
+    );
+    expect(details).not.toContain('_v3020');
+    expect(details).not.toContain('Params');
+  });
+
   it('tells the ends of a low-utilization range apart', () => {
     const b = new TestTraceBuilder();
     const s = b.stream(1);

@@ -2,6 +2,7 @@ import { OpKind, formatDurationNs, isCopyKind, opKindName, trackLabels } from '@
 import { sortFloat64 } from './radix-sort.ts';
 import type { AnalysisContext } from './context.ts';
 import { occupiesStream } from './engines.ts';
+import { apiBaseName } from './host-calls.ts';
 import { shortKernelName } from './kernel-names.ts';
 import type { GapRecords } from './gaps.ts';
 import type { Gap, GapCause, GapSummary } from './types.ts';
@@ -139,6 +140,10 @@ function opLabel(ctx: AnalysisContext, op: number): string {
   if (kind === OpKind.Kernel) {
     // Prose carries a C++ kernel's short name; the op's details have the whole signature.
     return name === '' ? 'kernel' : `kernel "${shortKernelName(name)}"`;
+  }
+  if (kind === OpKind.ApiCall && name !== '') {
+    // A CUDA call by the name its API has ("cudaStreamSynchronize", not nsys's _v3020).
+    return apiBaseName(name);
   }
   const what = isCopyKind(kind) ? 'copy' : opKindName(kind);
   return name === '' ? what : `${what} "${name}"`;
