@@ -64,14 +64,20 @@ export function runNsys(
       stdoutTail = (stdoutTail + text).slice(-tailChars);
     });
     let ending: 'timed-out' | 'cancelled' | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
     const stop = (why: 'timed-out' | 'cancelled'): void => {
       if (ending !== undefined) {
         return;
       }
       ending = why;
       killGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), killGraceMs);
+      // The whole group, even once its leader (a wrapper script) has exited: a helper that
+      // ignored SIGTERM would otherwise live on, and hold the output pipes the run waits on.
+      // Left to fire after the run has ended too: a helper that let go of the pipes is still
+      // in the group. Unref'd, so it keeps no process alive.
+      setTimeout(() => {
+        killGroup(child, 'SIGKILL');
+        running.delete(child);
+      }, killGraceMs).unref();
     };
     const timer = setTimeout(() => stop('timed-out'), options.timeoutMs);
     const onAbort = (): void => stop('cancelled');
@@ -83,9 +89,11 @@ export function runNsys(
       }
       settled = true;
       clearTimeout(timer);
-      clearTimeout(killTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      running.delete(child);
+      // A stopped group stays listed until its SIGKILL: if this process exits first, then.
+      if (ending === undefined) {
+        running.delete(child);
+      }
       resolve({ exit, stderrTail, stdoutTail });
     };
     child.once('error', (error) => settle(notStarted(error)));
@@ -135,14 +143,21 @@ function notStarted(error: unknown): NsysExit {
   };
 }
 
+/**
+ * Signals the child's process group, whether or not the child (its leader) has exited: what
+ * it started may still run. ESRCH once the group is empty.
+ */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+  if (child.pid === undefined) {
     return;
   }
   try {
     process.kill(-child.pid, signal);
   } catch {
-    child.kill(signal);
+    // No group (yet: a child not yet past its setsid, or where groups are not had): the child.
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+    }
   }
 }
 
