@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sniffFormat } from './sniff.ts';
+import { nsysExportAdvice, sniffFormat } from './sniff.ts';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -43,6 +43,25 @@ describe('sniffFormat', () => {
         'or upload the report to a streamscope server that has nsys (not "Open locally"), or run streamscope import where nsys is installed',
       ) as unknown,
     });
+  });
+
+  it('quotes a report name in the export command as a shell needs it', () => {
+    expect(nsysExportAdvice('runs/step 3.nsys-rep')).toContain(
+      "nsys export --type sqlite -o 'step 3.sqlite' 'step 3.nsys-rep' (or --type json -o 'step 3.json')",
+    );
+    // A name that would run a command, or end a quote, when pasted into a shell.
+    expect(nsysExportAdvice('$(reboot)`id`.nsys-rep')).toContain(
+      "-o '$(reboot)`id`.sqlite' '$(reboot)`id`.nsys-rep'",
+    );
+    expect(nsysExportAdvice("it's.qdrep")).toContain(`-o 'it'\\''s.sqlite' 'it'\\''s.qdrep'`);
+    // A name nsys would take for an option.
+    expect(nsysExportAdvice('--help.nsys-rep')).toContain(
+      '-o ./--help.sqlite ./--help.nsys-rep (or --type json -o ./--help.json)',
+    );
+    // Plain names stay as they are.
+    expect(nsysExportAdvice('run-1_a.b+c@d.nsys-rep')).toContain(
+      '-o run-1_a.b+c@d.sqlite run-1_a.b+c@d.nsys-rep',
+    );
   });
 
   it('reads an export saved under a report name, and names nsys export only for real reports', () => {

@@ -71,12 +71,21 @@ export function nsysRepMessage(fileName: string): string {
 
 /** "Export it first: nsys export --type sqlite -o report.sqlite report.nsys-rep (…), then import that file". */
 export function nsysExportAdvice(fileName: string): string {
-  const name = baseName(fileName);
+  const name = shellWord(baseName(fileName));
   const base = reportBaseName(fileName);
   return (
-    `Export it first: nsys export --type sqlite -o ${base}.sqlite ${name} ` +
-    `(or --type json -o ${base}.json), then import that file`
+    `Export it first: nsys export --type sqlite -o ${shellWord(`${base}.sqlite`)} ${name} ` +
+    `(or --type json -o ${shellWord(`${base}.json`)}), then import that file`
   );
+}
+
+/**
+ * A file name as one word of a command to paste into a shell: quoted unless plain, and never
+ * read as an option ("-x" → "./-x"). The name comes from the file (or an upload's query).
+ */
+function shellWord(name: string): string {
+  const word = name.startsWith('-') ? `./${name}` : name;
+  return /^[\w.,+@%=:/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** report.nsys-rep → report; a report saved under another name (run.bin) → run. */
