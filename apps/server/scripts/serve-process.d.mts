@@ -10,6 +10,8 @@ export interface ServeOptions {
   /** More flags of `serve`. */
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** How long it may take to listen before it is ended and the start fails (default 120 s). */
+  readonly startLimitMs?: number;
 }
 
 export interface ServeProcess {
