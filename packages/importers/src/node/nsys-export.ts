@@ -28,6 +28,13 @@ export interface NsysExportOptions extends NsysLookup {
   readonly onExporting?: (nsysPath: string) => void;
 }
 
+/**
+ * Settles when the exports before the last one asked for have ended: nsys runs one export at a
+ * time in this process (several uploads at once would each run an nsys, which may take
+ * gigabytes of memory and disk for a large report).
+ */
+let exportTurn: Promise<void> = Promise.resolve();
+
 /** Private export folders in use: removed if this process exits while they are. */
 const liveFolders = new Set<string>();
 let exitHookSet = false;
@@ -49,8 +56,10 @@ export async function isNsysReportFile(file: string): Promise<boolean> {
  * process), hands `use` the export's path and size, and removes the export whatever happens:
  * success, failure, a cancel, the time limit. The export lives in a folder of its own (mode
  * 0700) under `tempRoot`: an export carries the profiled processes' environments and command
- * lines, which the importers drop and nothing else may read. Rejects with an ImportError naming
- * the file when no nsys is found or nsys fails (its path, version, exit status, stderr's end).
+ * lines, which the importers drop and nothing else may read. One nsys export runs at a time in
+ * this process: another waits for its turn (onExporting is called as it starts waiting), and a
+ * cancel ends its wait at once. Rejects with an ImportError naming the file when no nsys is
+ * found or nsys fails (its path, version, exit status, stderr's end).
  */
 export async function withNsysExport<T>(
   reportPath: string,
@@ -64,9 +73,13 @@ export async function withNsysExport<T>(
   }
   throwIfCancelled(options.signal, file);
   setExitHook();
-  const dir = await mkdtemp(path.join(options.tempRoot, 'streamscope-nsys-'));
-  liveFolders.add(dir);
+  // Said while the export waits for its turn too: nsys is what it waits for.
+  options.onExporting?.(located.path);
+  const turn = await nextExportTurn(options.signal, file);
+  let dir: string | undefined;
   try {
+    dir = await mkdtemp(path.join(options.tempRoot, 'streamscope-nsys-'));
+    liveFolders.add(dir);
     await chmod(dir, 0o700);
     // nsys reads a report by its extension: the file goes in under a name that has one.
     const base = safeName(reportBaseName(file));
@@ -74,12 +87,13 @@ export async function withNsysExport<T>(
     await symlink(path.resolve(reportPath), input);
     const output = path.join(dir, `${base}.sqlite`);
     const timeoutMs = options.timeoutMs ?? defaultNsysTimeoutMs;
-    options.onExporting?.(located.path);
     const run = await runNsys(
       located.path,
       ['export', '--type', 'sqlite', '--force-overwrite', 'true', '--output', output, input],
       { timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }) },
     );
+    // The next export may start while this one's is read.
+    turn.release();
     if (run.exit.kind === 'cancelled') {
       throw new ImportError({ file }, 'import cancelled while nsys exported the report');
     }
@@ -96,9 +110,46 @@ export async function withNsysExport<T>(
     }
     return await use(output, sqliteBytes);
   } finally {
-    await rm(dir, { recursive: true, force: true });
-    liveFolders.delete(dir);
+    turn.release();
+    if (dir !== undefined) {
+      await rm(dir, { recursive: true, force: true });
+      liveFolders.delete(dir);
+    }
   }
+}
+
+/**
+ * Waits for this export's turn to run nsys (see exportTurn); rejects at once on a cancel. The
+ * turn passes on when released, and not before every export ahead of it has released its own.
+ */
+async function nextExportTurn(
+  signal: AbortSignal | undefined,
+  file: string,
+): Promise<{ readonly release: () => void }> {
+  const previous = exportTurn;
+  let done = (): void => undefined;
+  exportTurn = new Promise((resolve) => {
+    done = resolve;
+  });
+  const release = (): void => void previous.then(done);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(new ImportError({ file }, 'import cancelled'));
+      if (signal?.aborted === true) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void previous.then(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return { release };
 }
 
 function notFoundMessage(
