@@ -76,6 +76,31 @@ describe('locateNsys', () => {
     ).toMatchObject({ found: true, path: bundled });
   });
 
+  it('ranks the copy Nsight Compute carries below any Nsight Systems: its path says Compute’s version, not nsys’s', async () => {
+    const root = await tempRoot();
+    const systems = await executable(root, 'opt/nsight-systems/2025.2.1/bin/nsys');
+    const compute = await executable(
+      root,
+      'opt/nsight-compute/2025.3.0/host/target-linux-x64/nsys',
+    );
+    const toolkit = await executable(root, 'local/cuda-12.8/bin/nsys');
+    const patterns = [
+      path.join(root, 'opt/nsight-systems/*/bin/nsys'),
+      path.join(root, 'local/cuda-*/bin/nsys'),
+      path.join(root, 'opt/nsight-compute/*/host/target-linux-x64/nsys'),
+    ];
+    expect(await locateNsys({ installPatterns: patterns })).toMatchObject({ path: systems });
+    // Even a toolkit's wrapper, whose path says only the toolkit's version.
+    expect(await locateNsys({ installPatterns: patterns.slice(1) })).toMatchObject({
+      path: toolkit,
+    });
+    // Where it is the only one, it is taken.
+    expect(await locateNsys({ installPatterns: patterns.slice(2) })).toMatchObject({
+      found: true,
+      path: compute,
+    });
+  });
+
   it('lists where it looked when nothing is found, and never searches PATH’s empty or relative entries', async () => {
     const root = await tempRoot();
     await executable(root, 'nsys');

@@ -130,7 +130,8 @@ async function executableProblem(file: string): Promise<string | undefined> {
  * The newest nsys of the install places. Newest by the last version in its real path: a
  * standalone Nsight Systems (/opt/nvidia/nsight-systems/2025.3.1) and a toolkit's own copy
  * (cuda-12.8/nsight-systems-2024.6.2/…) both say nsys's version there; a toolkit's wrapper that
- * says only the toolkit's (12.8) ranks below any Nsight Systems year. Equal versions keep the
+ * says only the toolkit's (12.8) ranks below any Nsight Systems year, and Nsight Compute's copy
+ * below all (its path says Compute's version, not nsys's). Equal versions keep the
  * patterns' order; one file reached twice (/usr/local/cuda is a link) counts once.
  */
 async function newestInstalled(
@@ -148,7 +149,7 @@ async function newestInstalled(
         continue;
       }
       seen.add(real);
-      const version = lastVersionIn(real);
+      const version = nsysVersionOfPath(real);
       if (best === undefined || compareVersions(version, best.version) > 0) {
         best = { path: candidate, via: pattern, version };
       }
@@ -178,6 +179,16 @@ async function expandPattern(pattern: string): Promise<string[]> {
     }
   }
   return expanded;
+}
+
+/**
+ * The version an install's path says of its nsys: [] (below any) for the copy Nsight Compute
+ * carries, whose path says Nsight Compute's version (2025.3.0), not that of the nsys inside.
+ */
+function nsysVersionOfPath(file: string): readonly number[] {
+  return file.split('/').some((segment) => segment.startsWith('nsight-compute'))
+    ? []
+    : lastVersionIn(file);
 }
 
 /** [2025, 3, 1] from "/opt/nvidia/nsight-systems/2025.3.1/bin/nsys"; [] when none. */
