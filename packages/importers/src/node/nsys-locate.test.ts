@@ -132,5 +132,16 @@ describe('locateNsys', () => {
     // A bare name is a command on PATH.
     expect(await nsysPathProblem('nsys', searchPath)).toBeUndefined();
     expect(await nsysPathProblem('nsys-2025', searchPath)).toBe('not found on PATH');
+    // An empty --nsys (`--nsys "$UNSET"`) is said, not taken for no --nsys; an empty NSYS is unset.
+    expect(await locateNsys({ optionPath: '', searchPath })).toEqual({
+      found: false,
+      looked: ['--nsys'],
+      unusable: '--nsys : empty',
+    });
+    expect(await nsysPathProblem('', searchPath)).toBe('empty');
+    expect(await locateNsys({ envPath: '', searchPath })).toMatchObject({
+      found: true,
+      via: 'PATH',
+    });
   });
 });

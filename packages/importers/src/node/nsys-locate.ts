@@ -46,7 +46,8 @@ export async function locateNsys(lookup: NsysLookup): Promise<NsysLocation> {
     [lookup.optionPath, '--nsys'],
     [lookup.envPath, 'NSYS'],
   ] as const) {
-    if (value === undefined || value === '') {
+    // An empty NSYS is unset, as a shell has it; an empty --nsys is a mistake, said.
+    if (value === undefined || (value === '' && via === 'NSYS')) {
       looked.push(`${via} (not ${via === 'NSYS' ? 'set' : 'given'})`);
       continue;
     }
@@ -88,6 +89,9 @@ async function namedNsys(
   value: string,
   searchPath: string | undefined,
 ): Promise<{ readonly path: string; readonly problem?: string }> {
+  if (value === '') {
+    return { path: value, problem: 'empty' };
+  }
   if (!value.includes('/') && !value.includes(path.sep)) {
     const onPath = await onSearchPath(value, searchPath);
     return onPath === undefined ? { path: value, problem: 'not found on PATH' } : { path: onPath };
