@@ -13,6 +13,9 @@ import {
 import { readEnv } from '../env.ts';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
 
+/** Signals that end `import` while nsys exports: they would end it without a handler too. */
+const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** How a command finds and runs nsys for an Nsight Systems report. */
 export interface CliNsys {
   /** `--nsys PATH`; after it NSYS, PATH and the install places are searched. */
@@ -40,11 +43,13 @@ export async function importFile(
   if (await isNsysReportFile(file)) {
     const env = readEnv();
     const signal = options.signal;
-    // Ctrl-C or a SIGTERM ends the command at once, as it would without these handlers, but
-    // through process.exit: the export's 'exit' hooks then end nsys and remove its folder.
+    // Ctrl-C, a SIGTERM or a SIGHUP (the terminal closed: nsys, in a session of its own, is
+    // not told) ends the command at once, as it would without these handlers, but through
+    // process.exit: the export's 'exit' hooks then end nsys and remove its folder.
     const stop = (name: NodeJS.Signals): void => process.exit(128 + constants.signals[name]);
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const name of stopSignals) {
+      process.on(name, stop);
+    }
     return withNsysExport(
       file,
       {
@@ -60,8 +65,9 @@ export async function importFile(
       },
       (sqlitePath) => importSqliteFile(sqlitePath, options),
     ).finally(() => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const name of stopSignals) {
+        process.off(name, stop);
+      }
     });
   }
   const dir = await mkdtemp(path.join(tempRoot, 'streamscope-import-'));

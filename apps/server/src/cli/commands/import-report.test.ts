@@ -166,22 +166,29 @@ describe('streamscope import of an Nsight Systems report', () => {
     expect(await readdir(temp)).toEqual([]);
   });
 
-  it('ends nsys and removes its folder when the command is interrupted (Ctrl-C)', async () => {
-    const { dir, nsys, report } = await setUp('hang');
-    // The command as a user runs it (`pnpm streamscope`), in a process of its own to interrupt.
-    const launcher = path.join(repoRoot, 'apps/server/scripts/streamscope.mjs');
-    const command = spawn(process.execPath, [launcher, 'import', report, '--nsys', nsys], {
-      cwd: repoRoot,
-      stdio: 'ignore',
-    });
-    const exited = new Promise<number | null>((resolve) => command.once('exit', resolve));
-    const pidFile = path.join(dir, 'hang.pid');
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 60_000 });
-    command.kill('SIGINT');
-    expect(await exited).toBe(130);
-    const pid = Number(await readFile(pidFile, 'utf8'));
-    await vi.waitFor(() => expect(isRunning(pid)).toBe(false));
-    const [call] = await callsOf(dir);
-    expect(existsSync(call!.outputDir!)).toBe(false);
-  }, 90_000);
+  it.each([
+    ['interrupted (Ctrl-C)', 'SIGINT', 130],
+    ['hung up on (its terminal closed)', 'SIGHUP', 129],
+  ] as const)(
+    'ends nsys and removes its folder when the command is %s',
+    async (_, signal, code) => {
+      const { dir, nsys, report } = await setUp('hang');
+      // The command as a user runs it (`pnpm streamscope`), in a process of its own to interrupt.
+      const launcher = path.join(repoRoot, 'apps/server/scripts/streamscope.mjs');
+      const command = spawn(process.execPath, [launcher, 'import', report, '--nsys', nsys], {
+        cwd: repoRoot,
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => command.once('exit', resolve));
+      const pidFile = path.join(dir, 'hang.pid');
+      await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 60_000 });
+      command.kill(signal);
+      expect(await exited).toBe(code);
+      const pid = Number(await readFile(pidFile, 'utf8'));
+      await vi.waitFor(() => expect(isRunning(pid)).toBe(false));
+      const [call] = await callsOf(dir);
+      expect(existsSync(call!.outputDir!)).toBe(false);
+    },
+    90_000,
+  );
 });
