@@ -9,14 +9,18 @@ const us = 1000;
 
 /**
  * Two ranks (pid 100 + rank) of three steps each, 1600 µs apart. A step: compute kernels on
- * stream 7 for `computeUs[rank]` µs, then the all-reduce on stream 16 from the end of the
- * slower rank's compute for 200 µs. The fast rank's NCCL kernel starts when its compute ends and
- * spins until the slow rank joins, as NCCL kernels do.
+ * stream 7 for `computeUs[rank]` µs, `lateUs[rank]` µs into the step (a host that launches
+ * late), then the all-reduce on stream 16 from the end of the later rank's compute for 200 µs.
+ * The early rank's NCCL kernel starts when its compute ends and spins until the late rank joins,
+ * as NCCL kernels do.
  */
-function twoRankJob(computeUs: readonly [number, number]): Trace {
+function twoRankJob(
+  computeUs: readonly [number, number],
+  lateUs: readonly [number, number] = [0, 0],
+): Trace {
   const trace = new Trace({ title: 'job' });
   trace.addDevice({ deviceId: 0, name: 'gpu' });
-  const slowestUs = Math.max(...computeUs);
+  const slowestUs = Math.max(computeUs[0] + lateUs[0], computeUs[1] + lateUs[1]);
   for (const rank of [0, 1]) {
     const pid = 100 + rank;
     trace.addProcess({ pid, name: 'python3', rank });
@@ -37,7 +41,7 @@ function twoRankJob(computeUs: readonly [number, number]): Trace {
     const gemm = trace.strings.intern('sm90_xmma_gemm_f32f32');
     const allReduce = trace.strings.intern('ncclDevKernel_AllReduce_Sum_f32_RING_LL');
     for (let step = 0; step < 3; step++) {
-      const t0 = step * 1600 * us;
+      const t0 = step * 1600 * us + lateUs[rank]! * us;
       const half = (computeUs[rank]! * us) / 2;
       trace.addOp({
         track: compute,
@@ -57,7 +61,7 @@ function twoRankJob(computeUs: readonly [number, number]): Trace {
         track: nccl,
         kind: OpKind.Kernel,
         startNs: t0 + 2 * half,
-        endNs: t0 + (slowestUs + 200) * us,
+        endNs: step * 1600 * us + (slowestUs + 200) * us,
         nameId: allReduce,
       });
     }
@@ -109,6 +113,32 @@ describe('rankAnalysis', () => {
       diffNs: 450 * us,
       minNs: 3000 * us,
     });
+  });
+
+  it('finds the rank whose host launches late, which idles most while the other waits in its collectives', () => {
+    // Rank 0 starts each step's work 400 µs late: its GPU idles between steps, rank 1's
+    // all-reduce spins 400 µs longer and its GPU never idles. Rank 1 idles least, yet it is the
+    // one that waits.
+    const ranks = rankAnalysis(buildContext(twoRankJob([1000, 1000], [400, 0])))!;
+    expect(ranks.ranks.map((r) => [r.rank, r.communicationNs / us, r.idleNs / us])).toEqual([
+      [0, 600, 800],
+      [1, 1800, 0],
+    ]);
+    expect(ranks.straggler).toEqual({
+      rank: 0,
+      metric: 'communication',
+      valueNs: 600 * us,
+      medianNs: 1200 * us,
+      diffNs: 600 * us,
+      minNs: 600 * us,
+    });
+    const found = analyzeTrace(twoRankJob([1000, 1000], [400, 0])).findings.find(
+      (f) => f.ruleId === 'rank-straggler',
+    )!;
+    expect(found.title).toBe('Rank 0 is the straggler');
+    expect(found.message).toContain(
+      'spends 600 µs in collectives on the GPU, 600 µs (50.0%) less than the median rank (1.2 ms): the others wait for it inside theirs',
+    );
   });
 
   it('reports the straggler as a finding of analyzeTrace, with the ratio to the fastest rank', () => {

@@ -97,13 +97,20 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * The rank the others wait for: the one whose compute exceeds the median most, or whose idle
- * time falls short of the median most (it keeps working while the others idle), whichever is
- * more, in ns. Compute wins a tie. Undefined when no rank is above the median on either.
+ * The rank the others wait for: the one whose compute exceeds the median most, or whose waiting
+ * falls short of the median most, whichever is more, in ns (compute wins a tie). Where the ranks
+ * communicate on the GPU, the others wait inside their collectives (an NCCL kernel spins until
+ * every rank has joined), so their waiting is communication time and the straggler's is the
+ * least; with no collective on the GPU they wait idle, and the straggler idles least. (A rank
+ * whose host is late idles the most while the others spin: least idle would name a rank that
+ * waits.) Undefined when no rank is above the median on either.
  */
 function findStraggler(ranks: readonly RankBreakdown[]): RankStraggler | undefined {
   const computeMedianNs = median(ranks.map((r) => r.computeNs));
-  const idleMedianNs = median(ranks.map((r) => r.idleNs));
+  const waitMetric = ranks.some((r) => r.communicationNs > 0) ? 'communication' : 'idle';
+  const waitOf = (r: RankBreakdown): number =>
+    waitMetric === 'communication' ? r.communicationNs : r.idleNs;
+  const waitMedianNs = median(ranks.map(waitOf));
   let best: RankStraggler | undefined;
   for (const r of ranks) {
     const options: RankStraggler[] = [
@@ -117,11 +124,11 @@ function findStraggler(ranks: readonly RankBreakdown[]): RankStraggler | undefin
       },
       {
         rank: r.rank,
-        metric: 'idle',
-        valueNs: r.idleNs,
-        medianNs: idleMedianNs,
-        diffNs: idleMedianNs - r.idleNs,
-        minNs: Math.min(...ranks.map((o) => o.idleNs)),
+        metric: waitMetric,
+        valueNs: waitOf(r),
+        medianNs: waitMedianNs,
+        diffNs: waitMedianNs - waitOf(r),
+        minNs: Math.min(...ranks.map(waitOf)),
       },
     ];
     for (const option of options) {
@@ -157,7 +164,9 @@ export function rankStragglerRule(input: RuleInput): Finding | undefined {
         (s.minNs > 0
           ? `, ${(s.valueNs / s.minNs).toFixed(2)}× that of the rank that computes least`
           : '')
-      : `idles ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}), while the others wait`;
+      : s.metric === 'communication'
+        ? `spends ${formatDurationNs(s.valueNs)} in collectives on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}): the others wait for it inside theirs (an NCCL kernel spins until every rank has joined)`
+        : `idles ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}), while the others wait`;
   const message =
     `Rank ${s.rank} ${what}. In a synchronous job every collective waits for the slowest rank, ` +
     `so the others lose about that much each time: balance the work (data shards, sequence ` +

@@ -372,12 +372,14 @@ export interface RankBreakdown {
 }
 
 /**
- * The rank the others wait for: it computes more than the median rank (diffNs = value − median)
- * or idles less (diffNs = median − value), whichever is more.
+ * The rank the others wait for: it computes more than the median rank (diffNs = value − median),
+ * or, where the ranks communicate on the GPU, spends less time in collectives than the median
+ * (the others wait inside theirs: diffNs = median − value), else idles less (the others wait
+ * idle: diffNs = median − value), whichever is more.
  */
 export interface RankStraggler {
   readonly rank: number;
-  readonly metric: 'compute' | 'idle';
+  readonly metric: 'compute' | 'communication' | 'idle';
   readonly valueNs: number;
   readonly medianNs: number;
   readonly diffNs: number;
