@@ -1,13 +1,17 @@
-"""DistributedDataParallel training on two GPUs: gradient all-reduces overlap the backward pass.
+"""Data-parallel training on two GPUs, DDP or FSDP: gradient communication overlaps backward.
 
 An MLP of 8 Linear(4096, 4096) + ReLU layers (134M parameters, 537 MB of fp32 gradients), batch
-256, SGD, one process per GPU (rank r on cuda:r), NCCL over NVLink with multicast off. DDP
-all-reduces each 25 MB gradient bucket as soon as backward has filled it, on NCCL's stream,
-while backward goes on computing earlier layers on the default stream: the communication/compute
-overlap people look for in a DDP trace. Each rank writes OUT_DIR/ddp2gpu-rank<r>.json
-(torch.profiler, CPU + CUDA, schedule(wait=0, warmup=1, active=3)) unless --plain, which
-records nothing itself and marks each step with an NVTX range (for nsys).
-Usage: python3 pt-ddp.py [--plain] OUT_DIR
+256, SGD, one process per GPU (rank r on cuda:r), NCCL over NVLink with multicast off.
+DDP (the default): DistributedDataParallel all-reduces each 25 MB gradient bucket as soon as
+backward has filled it, on NCCL's stream, while backward goes on computing earlier layers on
+the default stream: the communication/compute overlap people look for in a DDP trace.
+--fsdp: FSDP2 (fully_shard on each Linear, then on the model): each layer's parameters are
+all-gathered before its forward and again before its backward (resharded after forward), and its
+gradients reduce-scattered after its backward, the next layer's all-gather prefetched meanwhile.
+Each rank writes OUT_DIR/ddp2gpu-rank<r>.json (fsdp2gpu-rank<r>.json with --fsdp; torch.profiler,
+CPU + CUDA, schedule(wait=0, warmup=1, active=3)) unless --plain, which records nothing itself
+and marks each step with an NVTX range (for nsys).
+Usage: python3 pt-ddp.py [--fsdp] [--plain] OUT_DIR
 """
 import os
 import sys
@@ -19,7 +23,7 @@ LAYERS = 8
 BATCH = 256
 
 
-def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
+def work(rank: int, world: int, plain: bool, out_dir: str, fsdp: bool = False) -> None:
     os.environ["NCCL_NVLS_ENABLE"] = "0"  # never multicast, whatever the machine
     os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
     os.environ.setdefault("NCCL_DEBUG", "WARN")
@@ -43,7 +47,16 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
     layers = []
     for _ in range(LAYERS):
         layers += [nn.Linear(WIDTH, WIDTH), nn.ReLU()]
-    model = DDP(nn.Sequential(*layers).to(dev), device_ids=[rank])
+    if fsdp:
+        from torch.distributed.fsdp import fully_shard
+
+        model = nn.Sequential(*layers).to(dev)
+        for layer in model:
+            if isinstance(layer, nn.Linear):
+                fully_shard(layer)
+        fully_shard(model)
+    else:
+        model = DDP(nn.Sequential(*layers).to(dev), device_ids=[rank])
     opt = torch.optim.SGD(model.parameters(), lr=1e-4)
     torch.manual_seed(rank)
     x = torch.randn(BATCH, WIDTH, device=dev)
@@ -52,10 +65,10 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
     def step() -> None:
         opt.zero_grad(set_to_none=True)
         loss = nn.functional.mse_loss(model(x), y)
-        loss.backward()  # DDP's hooks all-reduce each bucket as it fills
+        loss.backward()  # DDP all-reduces each bucket as it fills; FSDP reduce-scatters each layer
         opt.step()
 
-    for _ in range(3):  # warm-up: NCCL communicators, cuBLAS, DDP's buckets
+    for _ in range(3):  # warm-up: NCCL communicators, cuBLAS, DDP's buckets, FSDP's buffers
         step()
     torch.cuda.synchronize()
     dist.barrier()
@@ -66,7 +79,8 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
             torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
     else:
-        out_path = os.path.join(out_dir, f"ddp2gpu-rank{rank}.json")
+        name = "fsdp2gpu" if fsdp else "ddp2gpu"
+        out_path = os.path.join(out_dir, f"{name}-rank{rank}.json")
         with profile(
             activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
             schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
@@ -85,10 +99,11 @@ def work(rank: int, world: int, plain: bool, out_dir: str) -> None:
 def main() -> None:
     args = sys.argv[1:]
     plain = "--plain" in args
+    fsdp = "--fsdp" in args
     out_dir = args[-1]
     import torch.multiprocessing as mp
 
-    mp.spawn(work, args=(2, plain, out_dir), nprocs=2)
+    mp.spawn(work, args=(2, plain, out_dir, fsdp), nprocs=2)
 
 
 if __name__ == "__main__":

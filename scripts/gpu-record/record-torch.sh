@@ -68,6 +68,8 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then # a rank per GPU, where the machin
   has nccl2gpu && nsys_step nsys-nccl2gpu 150 python3 pt-nccl.py --world 2 --gpus --plain raw
   step ddp2gpu 120 python3 pt-ddp.py raw
   has ddp2gpu && nsys_step nsys-ddp2gpu 150 python3 pt-ddp.py --plain raw
+  step fsdp2gpu 120 python3 pt-ddp.py --fsdp raw
+  has fsdp2gpu && nsys_step nsys-fsdp2gpu 150 python3 pt-ddp.py --fsdp --plain raw
 fi
 nsys_step nsys-nccl1 90 python3 pt-nccl.py --world 1 --plain raw
 

@@ -50,32 +50,48 @@ describe('a job of two ranks on two GPUs, recorded on the two-H200 machine', () 
     return [...seen].sort();
   }
 
-  it("puts each kineto rank's streams on its own GPU", async () => {
-    const rank0 = (await importFixture('kineto/nccl2gpu-rank0.pt.trace.json.gz')).trace;
-    const rank1 = (await importFixture('kineto/nccl2gpu-rank1.pt.trace.json.gz')).trace;
-    const { trace } = mergeRanks([
-      { trace: rank0, fileName: 'nccl2gpu-rank0.pt.trace.json.gz' },
-      { trace: rank1, fileName: 'nccl2gpu-rank1.pt.trace.json.gz' },
-    ]);
-    expect(gpusByOwner(trace, true)).toEqual(['0:0', '1:1']);
-    // NCCL's kernels on both GPUs, each beside its rank's compute.
-    const ops = trace.ops.columns();
-    const ncclGpus = new Set<number>();
-    for (let i = 0; i < ops.count; i++) {
-      const track = trace.tracks[ops.track[i]!]!;
-      if (track.kind === 'gpu-stream' && trace.name(ops.nameId[i]!).startsWith('ncclDevKernel_')) {
-        ncclGpus.add(track.deviceId);
+  // Each run: its kineto ranks and the nsys export of the same program (pt-nccl.py --gpus,
+  // pt-ddp.py, pt-ddp.py --fsdp), with the NCCL kernels each rank runs.
+  it.each([
+    ['nccl2gpu', 'ncclDevKernel_'],
+    ['ddp2gpu', 'ncclDevKernel_AllReduce'],
+    ['fsdp2gpu', 'ncclDevKernel_ReduceScatter'],
+    ['fsdp2gpu', 'ncclDevKernel_AllGather'],
+  ])(
+    "puts each kineto rank's streams of %s on its own GPU, %s kernels on both",
+    async (run, nccl) => {
+      const rank0 = (await importFixture(`kineto/${run}-rank0.pt.trace.json.gz`)).trace;
+      const rank1 = (await importFixture(`kineto/${run}-rank1.pt.trace.json.gz`)).trace;
+      const { trace } = mergeRanks([
+        { trace: rank0, fileName: `${run}-rank0.pt.trace.json.gz` },
+        { trace: rank1, fileName: `${run}-rank1.pt.trace.json.gz` },
+      ]);
+      expect(gpusByOwner(trace, true)).toEqual(['0:0', '1:1']);
+      // NCCL's kernels on both GPUs, each beside its rank's compute.
+      const ops = trace.ops.columns();
+      const ncclGpus = new Set<number>();
+      for (let i = 0; i < ops.count; i++) {
+        const track = trace.tracks[ops.track[i]!]!;
+        if (track.kind === 'gpu-stream' && trace.name(ops.nameId[i]!).startsWith(nccl)) {
+          ncclGpus.add(track.deviceId);
+        }
       }
-    }
-    expect([...ncclGpus].sort()).toEqual([0, 1]);
-  });
+      expect([...ncclGpus].sort()).toEqual([0, 1]);
+    },
+  );
 
-  it("puts each process's streams of the nsys export on its own GPU", async () => {
-    const { trace } = await importFixture('nsys/2025.3.1/nccl2gpu.sqlite.gz');
-    const pids = trace.processes.map((p) => p.pid).sort((a, b) => a - b);
-    expect(gpusByOwner(trace, false)).toEqual([`${pids[0]}:0`, `${pids[1]}:1`]);
-    expect(trace.devices.map((d) => d.pciBusId)).toEqual(['0000:00:06.0', '0000:00:07.0']);
-  });
+  it.each(['nccl2gpu', 'ddp2gpu', 'fsdp2gpu'])(
+    "puts each process's streams of the nsys export of %s on its own GPU",
+    async (run) => {
+      const { trace } = await importFixture(`nsys/2025.3.1/${run}.sqlite.gz`);
+      const pids = trace.processes
+        .filter((p) => trace.tracks.some((t) => t.pid === p.pid && t.kind === 'gpu-stream'))
+        .map((p) => p.pid)
+        .sort((a, b) => a - b);
+      expect(gpusByOwner(trace, false)).toEqual([`${pids[0]}:0`, `${pids[1]}:1`]);
+      expect(trace.devices.map((d) => d.pciBusId)).toEqual(['0000:00:06.0', '0000:00:07.0']);
+    },
+  );
 });
 
 describe('mergeRanks on the recorded gloo pair', () => {
