@@ -24,8 +24,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   const token = source['STREAMSCOPE_TOKEN'];
   const webDistDir = source['STREAMSCOPE_WEB_DIST'];
   const collectorPath = source['STREAMSCOPE_COLLECTOR'];
-  const nsysPath = source['NSYS'];
-  const searchPath = source['PATH'];
   if (token !== undefined && token !== '' && !tokenPattern.test(token)) {
     throw new Error('STREAMSCOPE_TOKEN must be 16 to 128 characters of [A-Za-z0-9_-]');
   }
@@ -33,6 +31,20 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
     ...(token !== undefined && token !== '' ? { token } : {}),
     ...(webDistDir !== undefined && webDistDir !== '' ? { webDistDir } : {}),
     ...(collectorPath !== undefined && collectorPath !== '' ? { collectorPath } : {}),
+    ...readNsysEnv(source),
+  };
+}
+
+/**
+ * NSYS and PATH alone: where a command that exports a report looks for nsys (`import` has no
+ * use for the server's settings, nor a reason to refuse their values).
+ */
+export function readNsysEnv(
+  source: NodeJS.ProcessEnv = process.env,
+): Pick<ServerEnv, 'nsysPath' | 'searchPath'> {
+  const nsysPath = source['NSYS'];
+  const searchPath = source['PATH'];
+  return {
     ...(nsysPath !== undefined && nsysPath !== '' ? { nsysPath } : {}),
     ...(searchPath !== undefined ? { searchPath } : {}),
   };

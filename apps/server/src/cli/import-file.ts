@@ -10,7 +10,7 @@ import {
   streamOf,
   withNsysExport,
 } from '@streamscope/importers/node';
-import { readEnv } from '../env.ts';
+import { readNsysEnv } from '../env.ts';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
 
 /** Signals that end `import` while nsys exports: they would end it without a handler too. */
@@ -41,7 +41,7 @@ export async function importFile(
     return importSqliteFile(file, options);
   }
   if (await isNsysReportFile(file)) {
-    const env = readEnv();
+    const env = readNsysEnv();
     const signal = options.signal;
     // Ctrl-C, a SIGTERM or a SIGHUP (the terminal closed: nsys, in a session of its own, is
     // not told) ends the command at once, as it would without these handlers, but through

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ImportError, ImportLimitError } from '@streamscope/importers';
 import { isNsysReportFile, withNsysExport } from '@streamscope/importers/node';
 import type { ServerEnv } from '../env.ts';
-import { readEnv } from '../env.ts';
+import { readNsysEnv } from '../env.ts';
 import { ApiError } from '../http/api-error.ts';
 import { importLimitReached } from '../imports/import-failures.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
@@ -91,7 +91,7 @@ async function importReport(
   options: Parameters<ForeignImporter>[1],
   nsys: NsysSettings,
 ): Promise<ImportedTrace> {
-  const env = nsys.env ?? readEnv();
+  const env = nsys.env ?? readNsysEnv();
   return withNsysExport(
     filePath,
     {

@@ -85,6 +85,15 @@ describe('streamscope import of an Nsight Systems report', () => {
     expect(await callsOf(bad.dir)).toHaveLength(0);
   });
 
+  it('needs none of the server’s settings: a STREAMSCOPE_TOKEN that serve would refuse is no concern of import', async () => {
+    const { nsys, report } = await setUp('export');
+    vi.stubEnv('STREAMSCOPE_TOKEN', 'short');
+    vi.stubEnv('NSYS', nsys);
+    const r = await runCli(['import', report]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^step\.nsys-rep \(61 bytes\): nsys-sqlite,/);
+  });
+
   it.skipIf(nsysInstalled)(
     'says where it looked for nsys and how to point at it when there is none (skipped where nsys is installed in a standard place)',
     async () => {
