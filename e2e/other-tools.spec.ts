@@ -100,6 +100,13 @@ test('a DDP job on two GPUs, both ranks chosen together, shows its communication
       timeout: 30_000,
     },
   );
+  // Each rank's steps, told apart by their rank (both ranks name theirs ProfilerStep#1..3).
+  const steps = await page.getByTestId('step-row').allInnerTexts();
+  expect(steps.length).toBeGreaterThan(1);
+  for (const step of steps) {
+    expect(step).toMatch(/^ProfilerStep#\d+ · rank [01]\t/);
+  }
+  expect(new Set(steps.map((s) => /rank (\d)/.exec(s)![1]))).toEqual(new Set(['0', '1']));
   const entries = (await (await request.get('/api/traces')).json()) as TraceEntry[];
   // The two files and the trace they open as together.
   const ddp = (e: TraceEntry): boolean =>

@@ -187,6 +187,10 @@ describe('FSDP on two GPUs, recorded on the two-H200 machine', () => {
     expect(fsdp.findings.find((f) => f.ruleId === 'rank-straggler')?.title).toBe(
       'Rank 0 is the straggler',
     );
+    // Both ranks name their steps ProfilerStep#1..3: each step says its rank.
+    expect(fsdp.steps.steps.map((s) => `${s.name} · rank ${s.rank}`).sort()).toEqual(
+      [1, 2, 3].flatMap((n) => [0, 1].map((r) => `ProfilerStep#${n} · rank ${r}`)).sort(),
+    );
     // The same in the two-GPU NCCL run: rank 1 idled 3.4 ms while rank 0 spun 5.8 ms in NCCL.
     const nccl = analyzeTrace(await merged('nccl2gpu'));
     expect(nccl.ranks!.straggler).toMatchObject({ rank: 1, metric: 'communication' });

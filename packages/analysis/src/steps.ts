@@ -67,6 +67,7 @@ export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): S
     }
     return {
       name: trace.strings.get(cols.nameId[r]!),
+      ...(info?.rank !== undefined ? { rank: info.rank } : {}),
       range: r,
       track,
       startNs,

@@ -316,6 +316,8 @@ export interface CopyStat {
 /** One training step (a `ProfilerStep#N` range, or a host range matching `stepPattern`). */
 export interface StepMetrics {
   readonly name: string;
+  /** The rank whose step it is, in a trace merged from several ranks. */
+  readonly rank?: number;
   /** Index into `trace.ranges`, and the host thread it is on. */
   readonly range: number;
   readonly track: number;

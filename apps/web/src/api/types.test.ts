@@ -38,6 +38,16 @@ describe('API parsing', () => {
             exposedCommunicationNs: 30,
             idleNs: 200,
           },
+          {
+            name: 'ProfilerStep#2',
+            rank: 1,
+            startNs: 900,
+            stepNs: 400,
+            gpuBusyNs: 300,
+            communicationNs: 0,
+            exposedCommunicationNs: 0,
+            idleNs: 100,
+          },
         ],
       },
       findings: [
@@ -62,6 +72,9 @@ describe('API parsing', () => {
     });
     expect(analysis.steps).toMatchObject({ count: 2, medianStepNs: 450 });
     expect(analysis.steps.slowest[0]).toMatchObject({ name: 'ProfilerStep#1', idleNs: 200 });
+    // A merged trace's step keeps its rank; a one-rank trace's has none.
+    expect(analysis.steps.slowest[1]).toMatchObject({ name: 'ProfilerStep#2', rank: 1 });
+    expect('rank' in analysis.steps.slowest[0]!).toBe(false);
     expect(analysis.streams[0]?.label).toBe('Stream 7');
     expect(analysis.gapNsByCause).toEqual([
       { cause: 'host-sync', ns: 200 },

@@ -161,6 +161,8 @@ export interface GapItem {
 /** One training step as the summary lists it (`StepMetrics` of @streamscope/analysis). */
 export interface StepRow {
   readonly name: string;
+  /** The rank whose step it is, in a trace merged from several ranks. */
+  readonly rank?: number;
   readonly startNs: number;
   readonly stepNs: number;
   readonly gpuBusyNs: number;
@@ -223,8 +225,10 @@ function objectAt(o: JsonObject, key: string): JsonObject {
 }
 
 function parseStep(o: JsonObject): StepRow {
+  const rank = o['rank'];
   return {
     name: str(o, 'name'),
+    ...(typeof rank === 'number' ? { rank } : {}),
     startNs: num(o, 'startNs'),
     stepNs: num(o, 'stepNs'),
     gpuBusyNs: num(o, 'gpuBusyNs'),

@@ -36,7 +36,7 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
           </thead>
           <tbody>
             {steps.slowest.map((s) => (
-              <tr key={`${s.name}@${s.startNs}`} data-testid="step-row">
+              <tr key={`${s.name}@${s.rank ?? ''}@${s.startNs}`} data-testid="step-row">
                 <td className="name">
                   <button
                     type="button"
@@ -45,6 +45,7 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
                   >
                     {s.name}
                   </button>
+                  {s.rank !== undefined && <span className="muted"> · rank {s.rank}</span>}
                   {skewed.has(s.name) && (
                     <span
                       className="muted"

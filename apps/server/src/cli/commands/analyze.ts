@@ -249,9 +249,12 @@ export function formatSteps(report: StepReport): string {
     return `\nsteps: no host range matches /${report.pattern}/`;
   }
   const lines = ['', `steps: ${report.count} matching /${report.pattern}/`];
+  // A merged trace's steps repeat their names on every rank: "ProfilerStep#3 · rank 1".
+  const label = (s: StepMetrics): string =>
+    s.rank === undefined ? s.name : `${s.name} · rank ${s.rank}`;
   const row = (s: StepMetrics): string =>
     [
-      s.name.padEnd(24),
+      label(s).padEnd(24),
       dur(s.stepNs).padStart(10),
       dur(s.gpuBusyNs).padStart(10),
       dur(s.computeNs).padStart(10),
@@ -271,7 +274,7 @@ export function formatSteps(report: StepReport): string {
   if (more > 0) {
     lines.push(`  … ${more} more (all in --json)`);
   }
-  lines.push(`slowest: ${report.slowest.map((s) => `${s.name} ${dur(s.stepNs)}`).join(', ')}`);
+  lines.push(`slowest: ${report.slowest.map((s) => `${label(s)} ${dur(s.stepNs)}`).join(', ')}`);
   if (skewed.size > 0) {
     lines.push(
       `* longer than the GPU's whole span because the host and GPU clocks disagree (see launch-links-disagree): its time is the mismatch, not work`,
