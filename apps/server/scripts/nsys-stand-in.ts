@@ -22,6 +22,8 @@ export interface StandInCall {
   readonly args: readonly string[];
   readonly outputDir?: string;
   readonly outputDirMode?: number;
+  /** Whether the server's token reached nsys's environment (it must not). */
+  readonly sawToken?: boolean;
 }
 
 const fixturesDir = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
@@ -60,6 +62,7 @@ fs.appendFileSync(path.join(dir, 'calls.jsonl'), JSON.stringify({
   args,
   outputDir,
   outputDirMode: fs.statSync(outputDir).mode & 0o777,
+  sawToken: 'STREAMSCOPE_TOKEN' in process.env,
 }) + '\\n');
 if (fs.readFileSync(report).subarray(0, 28).toString('latin1') !== 'NVIDIA Tegra Profiler Report') {
   console.error('Failed to open ' + report + ': not an Nsight Systems report');
@@ -74,6 +77,8 @@ if (mode === 'export') {
   process.stdout.write('Processing [==========                    ]\\r');
   console.error('Processing [==========                                                    16%]');
   console.error('');
+  // As nsys does, it names the report by its path (in the private export folder).
+  console.error('Report ' + report + ' was written by nsys 2025.5.1.');
   console.error('nsys 2025.3.1 cannot fully export reports written by newer nsys versions.');
   console.error('Please use nsys 2025.5.1 or newer to export this report.');
   process.exit(3);

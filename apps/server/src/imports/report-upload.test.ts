@@ -94,7 +94,7 @@ describe('uploading an Nsight Systems report', () => {
     expect(reply.status).toBe(422);
     expect(reply.body.error).toMatchObject({ code: 'import-failed' });
     expect(reply.body.error!.message).toBe(
-      `newer.nsys-rep: nsys could not export the report: ${nsys} (version 2025.3.1.90-253135822126v0) exited with status 3; it said: nsys 2025.3.1 cannot fully export reports written by newer nsys versions. | Please use nsys 2025.5.1 or newer to export this report.`,
+      `newer.nsys-rep: nsys could not export the report: ${nsys} (version 2025.3.1.90-253135822126v0) exited with status 3; it said: Report newer.nsys-rep was written by nsys 2025.5.1. | nsys 2025.3.1 cannot fully export reports written by newer nsys versions. | Please use nsys 2025.5.1 or newer to export this report.`,
     );
     expect(await listed()).toHaveLength(1);
     expect(await readdir(path.join(t.dataDir, 'uploads'))).toEqual([]);

@@ -105,7 +105,7 @@ export async function withNsysExport<T>(
       const version = run.exit.kind === 'not-started' ? undefined : await nsysVersion(located.path);
       throw new ImportError(
         { file },
-        failureMessage(located.path, version, run, timeoutMs, options.timeoutHint),
+        failureMessage(located.path, version, run, timeoutMs, options.timeoutHint, dir),
       );
     }
     return await use(output, sqliteBytes);
@@ -173,10 +173,15 @@ function failureMessage(
   run: NsysRunResult,
   timeoutMs: number,
   timeoutHint: string | undefined,
+  privateDir: string,
 ): string {
   const nsys = `${nsysPath}${version === undefined ? '' : ` (version ${version})`}`;
   const lines = lastMeaningfulLines(run.stderrTail);
-  const said = lines.length > 0 ? lines : lastMeaningfulLines(run.stdoutTail);
+  // nsys names its input and output by their paths: the private folder (under the server's data
+  // folder) is nobody's business, the file's name is.
+  const said = (lines.length > 0 ? lines : lastMeaningfulLines(run.stdoutTail)).map((line) =>
+    line.replaceAll(`${privateDir}${path.sep}`, ''),
+  );
   const output = said.length === 0 ? 'it printed nothing' : `it said: ${said.join(' | ')}`;
   return `nsys could not export the report: ${exitText(nsys, run.exit, timeoutMs, timeoutHint)}; ${output}`;
 }

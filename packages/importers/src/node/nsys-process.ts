@@ -51,7 +51,11 @@ export function runNsys(
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(nsysPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      child = spawn(nsysPath, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+        env: nsysEnv(process.env),
+      });
     } catch (error) {
       resolve({ exit: notStarted(error), stderrTail, stdoutTail });
       return;
@@ -172,4 +176,9 @@ function setExitHook(): void {
       killGroup(child, 'SIGKILL');
     }
   });
+}
+
+/** The environment nsys runs in: this process's, less streamscope's own settings (its token). */
+export function nsysEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('STREAMSCOPE_')));
 }

@@ -121,13 +121,17 @@ describe('streamscope import of an Nsight Systems report', () => {
 
   it('says nsys failed: the file, its path and version, the exit status and the end of its stderr', async () => {
     const { dir, nsys, report } = await setUp('fail');
+    // The server's token, were it set, never reaches nsys.
+    vi.stubEnv('STREAMSCOPE_TOKEN', 'secret-token-of-this-server');
     const r = await runCli(['import', report, '--nsys', nsys]);
     expect(r.code).toBe(1);
+    // nsys named the report by its path in the private folder: the message by its name alone.
     expect(r.err.trim()).toBe(
-      `streamscope import: step.nsys-rep: nsys could not export the report: ${nsys} (version 2025.3.1.90-253135822126v0) exited with status 3; it said: nsys 2025.3.1 cannot fully export reports written by newer nsys versions. | Please use nsys 2025.5.1 or newer to export this report.`,
+      `streamscope import: step.nsys-rep: nsys could not export the report: ${nsys} (version 2025.3.1.90-253135822126v0) exited with status 3; it said: Report step.nsys-rep was written by nsys 2025.5.1. | nsys 2025.3.1 cannot fully export reports written by newer nsys versions. | Please use nsys 2025.5.1 or newer to export this report.`,
     );
     const [call] = await callsOf(dir);
     expect(existsSync(call!.outputDir!)).toBe(false);
+    expect(call!.sawToken).toBe(false);
   });
 
   it('refuses an export that nsys says it made but did not write', async () => {
