@@ -16,12 +16,16 @@ export interface EventColumns {
 }
 
 const noSyncId = 0xffffffff;
+/** The sync id of a wait on an event not yet recorded (records count from 1). */
+const neverRecordedSyncId = 0;
 
 /**
  * Event record → wait / event-sync flows. A wait names its record by (process, event id, sync
  * id) in 2025+ exports; older exports reuse event ids, so it is the latest record of that id
  * issued before the wait (by correlation id). Kineto names the record's API call instead
- * (`waitOnCorrelation`). Waits whose record is missing are kept, unlinked, with a warning.
+ * (`waitOnCorrelation`). Waits whose record is missing are kept, unlinked, with a warning; a wait
+ * with sync id 0 waited on an event never recorded (CUDA returns at once: nothing was waited for),
+ * which is said apart, as it is a fact of the program, not a record the trace lost.
  */
 export function linkEventRecords(
   ops: EventColumns,
@@ -44,9 +48,14 @@ export function linkEventRecords(
     }
   }
   let dangling = 0;
+  let neverRecorded = 0;
   for (let i = 0; i < ops.count; i++) {
     const kind = ops.kind[i];
     if (kind !== OpKind.StreamWait && kind !== OpKind.EventSync) {
+      continue;
+    }
+    if (ops.eventSyncId(i) === neverRecordedSyncId) {
+      neverRecorded++;
       continue;
     }
     const direct = waitOnCorrelation.get(i);
@@ -68,6 +77,11 @@ export function linkEventRecords(
   if (dangling > 0) {
     warnings.add(
       `${dangling} waits name an event record that is not in the trace (kept without a link)`,
+    );
+  }
+  if (neverRecorded > 0) {
+    warnings.add(
+      `${neverRecorded} waits on CUDA events never recorded before them (CUDA returns at once: they waited for nothing)`,
     );
   }
 }

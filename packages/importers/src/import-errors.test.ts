@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FlowKind } from '@streamscope/trace';
 import { importTrace } from './import-trace.ts';
 import { importErrorOf, importFixture, readFixture } from './test-support.ts';
 
@@ -99,6 +100,23 @@ describe('bad input gives a precise ImportError, never a crash or a hang', () =>
     const { trace, warnings } = await importFixture('broken/dangling-flows.json');
     expect(trace.ops.count).toBe(4);
     expect(warnings.join('\n')).toMatch(/1 waits name an event record that is not in the trace/);
+  });
+
+  it('says apart the waits on events never recorded, which lose nothing', async () => {
+    // The recorded DDP run: 70 cudaStreamWaitEvent on an event before its first record (sync id
+    // 0; the export's records count from 1): CUDA returns at once. The other 394 stream waits and
+    // the 460 event syncs are joined to the record they name.
+    const { trace, warnings } = await importFixture('nsys/2025.3.1/ddp2gpu.sqlite.gz');
+    expect(warnings).toContain(
+      '70 waits on CUDA events never recorded before them (CUDA returns at once: they waited for nothing)',
+    );
+    expect(warnings.join('\n')).not.toMatch(/not in the trace/);
+    const flows = trace.flows.columns();
+    let recordToWait = 0;
+    for (let i = 0; i < flows.count; i++) {
+      recordToWait += flows.kind[i] === FlowKind.EventRecordToWait ? 1 : 0;
+    }
+    expect(recordToWait).toBe(394 + 460);
   });
 
   it('names the event of a bad Chrome trace timestamp', async () => {
