@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ImportError } from './import-error.ts';
 import { importTrace } from './import-trace.ts';
 import { mergeRanks } from './merge-ranks.ts';
+import { importSummary } from './summary.ts';
 import { importFixture } from './test-support.ts';
 
 async function importText(text: string, fileName: string): Promise<Trace> {
@@ -38,18 +39,18 @@ function firstOpOfRank(trace: Trace, rank: number): number {
   throw new Error(`rank ${rank} has no op`);
 }
 
-describe('a job of two ranks on two GPUs, recorded on the two-H200 machine', () => {
-  /** Per rank (or pid, without ranks), the GPUs its streams are on, as "rank:device". */
-  function gpusByOwner(trace: Trace, ofRank: boolean): string[] {
-    const seen = new Set<string>();
-    for (const t of trace.tracks) {
-      if (t.kind === 'gpu-stream') {
-        seen.add(`${ofRank ? t.rank : t.pid}:${t.deviceId}`);
-      }
+/** Per rank (or pid, without ranks), the GPUs its streams are on, as "rank:device". */
+function gpusByOwner(trace: Trace, ofRank: boolean): string[] {
+  const seen = new Set<string>();
+  for (const t of trace.tracks) {
+    if (t.kind === 'gpu-stream') {
+      seen.add(`${ofRank ? t.rank : t.pid}:${t.deviceId}`);
     }
-    return [...seen].sort();
   }
+  return [...seen].sort();
+}
 
+describe('a job of two ranks on two GPUs, recorded on the two-H200 machine', () => {
   // Each run: its kineto ranks and the nsys export of the same program (pt-nccl.py --gpus,
   // pt-ddp.py, pt-ddp.py --fsdp), with the NCCL kernels each rank runs.
   it.each([
@@ -90,6 +91,26 @@ describe('a job of two ranks on two GPUs, recorded on the two-H200 machine', () 
         .sort((a, b) => a - b);
       expect(gpusByOwner(trace, false)).toEqual([`${pids[0]}:0`, `${pids[1]}:1`]);
       expect(trace.devices.map((d) => d.pciBusId)).toEqual(['0000:00:06.0', '0000:00:07.0']);
+    },
+  );
+});
+
+describe('the same two-GPU programs watched live by streamscope profile', () => {
+  // pt-ddp.py and pt-ddp.py --fsdp under `streamscope profile --out` (the injection collector) on
+  // the two-H200 machine, each the same program as the nsys export beside it.
+  it.each([
+    ['ddp2gpu', 8015],
+    ['fsdp2gpu', 18404],
+  ])(
+    "puts each process's streams of %s on its own GPU, with the GPU work nsys recorded",
+    async (run, ops) => {
+      const live = (await importFixture(`runs/profile-${run}-h200x2.sstrace`)).trace;
+      expect(live.ops.count).toBe(ops);
+      const pids = live.processes.map((p) => p.pid).sort((a, b) => a - b);
+      expect(gpusByOwner(live, false)).toEqual([`${pids[0]}:0`, `${pids[1]}:1`]);
+      const nsys = (await importFixture(`nsys/2025.3.1/${run}.sqlite.gz`)).trace;
+      const { kernel, memcpy, memset } = importSummary(nsys).counts;
+      expect(importSummary(live).counts).toMatchObject({ kernel, memcpy, memset });
     },
   );
 });
