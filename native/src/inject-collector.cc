@@ -221,7 +221,7 @@ bool collectorStart(bool withCupti) {
     g->sink = std::make_unique<RecordSink>(g->originNs, 1, g->config.maxQueuedRecords);
     g->createdAt = isoNow();
     g->sink->setMeta(metaJson(g->title, originRealtime, g->createdAt));
-    g->recorder = std::make_unique<ProfileRecorder>(*g->sink, static_cast<uint32_t>(g->pid), name);
+    g->recorder = std::make_unique<ProfileRecorder>(*g->sink, static_cast<uint32_t>(g->pid), name, g->config.rank);
     ProcessHello hello{static_cast<uint32_t>(g->pid), static_cast<uint32_t>(getppid()), name, g->config.title,
                        instanceId(), originRealtime};
     g->transport = openTransport(g->config, hello, error);

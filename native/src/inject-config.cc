@@ -63,6 +63,19 @@ std::string offList(const char* name, uint32_t& out) {
 
 }  // namespace
 
+int64_t launcherRank() {
+  for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    std::string v = text(name);
+    if (v.empty()) continue;
+    errno = 0;
+    char* end = nullptr;
+    long long parsed = std::strtoll(v.c_str(), &end, 10);
+    bool whole = errno == 0 && end != v.c_str() && *end == '\0' && parsed >= 0 && parsed < (1LL << 24);
+    return whole ? parsed : -1;
+  }
+  return -1;
+}
+
 std::string readInjectConfig(InjectConfig& c) {
   c.socketPath = text("STREAMSCOPE_PROFILE_SOCKET");
   c.url = text("STREAMSCOPE_PROFILE_URL");
@@ -115,6 +128,7 @@ std::string readInjectConfig(InjectConfig& c) {
   c.cuptiInFlightBytes = static_cast<size_t>(cuptiMb) << 20;
   c.reconnectMs = static_cast<int>(reconnectMs);
   c.originRealtimeNs = originNs;
+  c.rank = launcherRank();
   if (c.socketPath.empty() && c.url.empty() && c.outPath.empty()) {
     c.outPath = "streamscope-" + std::to_string(getpid()) + ".sstrace";
   }

@@ -66,7 +66,20 @@ struct InjectConfig {
   uint32_t offKinds = 0;
   /** STREAMSCOPE_PROFILE_ORIGIN_NS: CLOCK_REALTIME ns of the run's time 0 (the CLI's spawn). */
   int64_t originRealtimeNs = 0;
+  /**
+   * The process's rank in a distributed job, as its launcher says it (launcherRank), or -1: its
+   * tracks say it, so a live job's processes are its ranks.
+   */
+  int64_t rank = -1;
 };
+
+/**
+ * The rank a launcher gave this process: torchrun's RANK, Open MPI's OMPI_COMM_WORLD_RANK,
+ * PMI_RANK / PMIX_RANK (MPICH, Slurm's PMI), Slurm's SLURM_PROCID, the first set; -1 when none
+ * is, or it is not a whole number in [0, 2^24). Never an error: a program may set RANK to
+ * anything.
+ */
+int64_t launcherRank();
 
 /** Fills `config` from the environment; returns "" or the first bad variable and why. */
 std::string readInjectConfig(InjectConfig& config);

@@ -40,8 +40,8 @@ const char* copyLabel(uint8_t kind) {
 
 }  // namespace
 
-ProfileRecorder::ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName)
-    : sink_(sink), tracks_(sink, pid, std::move(processName)) {}
+ProfileRecorder::ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName, int64_t rank)
+    : sink_(sink), tracks_(sink, pid, std::move(processName), rank) {}
 
 void ProfileRecorder::onRecords(const std::vector<const CUpti_Activity*>& records) {
   std::lock_guard<std::mutex> lock(mutex_);

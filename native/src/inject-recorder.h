@@ -49,7 +49,7 @@ struct RecorderFootprint {
 
 class ProfileRecorder : public ActivityHandler {
  public:
-  ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName);
+  ProfileRecorder(RecordSink& sink, uint32_t pid, std::string processName, int64_t rank = -1);
 
   void onRecords(const std::vector<const CUpti_Activity*>& records) override;
   void onCuptiDropped(uint64_t n) override;

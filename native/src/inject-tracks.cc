@@ -22,8 +22,11 @@ std::string placeholderDevice(uint32_t deviceId) {
 
 }  // namespace
 
-TrackRegistry::TrackRegistry(RecordSink& sink, uint32_t pid, std::string processName)
-    : sink_(sink), pid_(pid), processName_(std::move(processName)) {}
+TrackRegistry::TrackRegistry(RecordSink& sink, uint32_t pid, std::string processName, int64_t rank)
+    : sink_(sink),
+      pid_(pid),
+      processName_(std::move(processName)),
+      rankField_(rank >= 0 ? ",\"rank\":" + std::to_string(rank) : "") {}
 
 void TrackRegistry::device(const CUpti_ActivityDevice5& d) {
   std::string json = "{\"deviceId\":" + std::to_string(d.id) +
@@ -75,7 +78,7 @@ uint32_t TrackRegistry::addTrack(const std::string& trackJson, const std::string
   std::string json = "{\"firstDevice\":" + std::to_string(devices_) + ",\"devices\":[" + deviceJson +
                      "],\"firstProcess\":" + std::to_string(processSent_ ? 1 : 0) + ",\"processes\":[";
   if (!processSent_) {
-    json += "{\"pid\":" + std::to_string(pid_) + ",\"name\":" + jsonQuote(processName_) + "}";
+    json += "{\"pid\":" + std::to_string(pid_) + ",\"name\":" + jsonQuote(processName_) + rankField_ + "}";
     processSent_ = true;
   }
   json += "],\"firstTrack\":" + std::to_string(tracks_) + ",\"tracks\":[" + trackJson + "]}";
@@ -89,7 +92,7 @@ uint32_t TrackRegistry::thread(uint32_t tid) {
   if (found != threadTracks_.end()) return found->second;
   if (tracks_ >= kMaxTracks) return kNoTrack;
   std::string json = "{\"kind\":\"host-thread\",\"name\":" + jsonQuote(threadName(tid)) +
-                     ",\"pid\":" + std::to_string(pid_) + ",\"tid\":" + std::to_string(tid) + "}";
+                     ",\"pid\":" + std::to_string(pid_) + ",\"tid\":" + std::to_string(tid) + rankField_ + "}";
   uint32_t track = addTrack(json, "");
   threadTracks_[tid] = track;
   return track;
@@ -120,7 +123,7 @@ uint32_t TrackRegistry::stream(uint32_t deviceId, uint32_t contextId, uint32_t s
   std::string json = "{\"kind\":\"gpu-stream\",\"name\":\"\",\"pid\":" + std::to_string(pid_) +
                      ",\"deviceId\":" + std::to_string(deviceId) + ",\"contextId\":" + std::to_string(contextId) +
                      ",\"streamId\":" + std::to_string(streamId) + ",\"streamType\":\"" + info.type +
-                     "\",\"priority\":" + std::to_string(info.priority) + "}";
+                     "\",\"priority\":" + std::to_string(info.priority) + rankField_ + "}";
   uint32_t track = addTrack(json, deviceJson);
   streamTracks_[key] = track;
   return track;
@@ -141,7 +144,7 @@ uint32_t TrackRegistry::contextSync(uint32_t contextId) {
   std::string json = "{\"kind\":\"gpu-stream\",\"name\":\"Context " + std::to_string(contextId) +
                      " sync\",\"pid\":" + std::to_string(pid_) + ",\"deviceId\":" + std::to_string(deviceId) +
                      ",\"contextId\":" + std::to_string(contextId) +
-                     ",\"streamId\":-1,\"streamType\":\"unknown\",\"priority\":0}";
+                     ",\"streamId\":-1,\"streamType\":\"unknown\",\"priority\":0" + rankField_ + "}";
   uint32_t track = addTrack(json, deviceJson);
   contextSyncTracks_[contextId] = track;
   return track;

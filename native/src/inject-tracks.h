@@ -21,7 +21,8 @@ constexpr uint32_t kNoTrack = 0xffffffffu;
 
 class TrackRegistry {
  public:
-  TrackRegistry(RecordSink& sink, uint32_t pid, std::string processName);
+  /** `rank`: the process's rank in a distributed job (launcherRank), or -1. */
+  TrackRegistry(RecordSink& sink, uint32_t pid, std::string processName, int64_t rank = -1);
 
   /** Learned from DEVICE, CONTEXT and STREAM records (before the ops of the same buffer). */
   void device(const CUpti_ActivityDevice5& d);
@@ -56,6 +57,8 @@ class TrackRegistry {
   RecordSink& sink_;
   const uint32_t pid_;
   const std::string processName_;
+  /** `,"rank":N` for the process and each track of a rank; "" otherwise. */
+  const std::string rankField_;
   bool processSent_ = false;
   uint32_t devices_ = 0;
   uint32_t tracks_ = 0;

@@ -11,6 +11,8 @@ gradients reduce-scattered after its backward, the next layer's all-gather prefe
 Each rank writes OUT_DIR/ddp2gpu-rank<r>.json (fsdp2gpu-rank<r>.json with --fsdp; torch.profiler,
 CPU + CUDA, schedule(wait=0, warmup=1, active=3)) unless --plain, which records nothing itself
 and marks each step with an NVTX range (for nsys).
+Under torchrun (RANK and WORLD_SIZE set: torchrun --nproc_per_node 2 pt-ddp.py ...) each
+worker runs its own rank instead of spawning both.
 Usage: python3 pt-ddp.py [--fsdp] [--plain] OUT_DIR
 """
 import os
@@ -37,7 +39,8 @@ def work(rank: int, world: int, plain: bool, out_dir: str, fsdp: bool = False) -
     torch.cuda.set_device(dev)
     dist.init_process_group(
         "nccl",
-        init_method="tcp://127.0.0.1:29571",
+        # Under torchrun its agent holds the store (env://); spawned here, rank 0 does.
+        init_method="env://" if "TORCHELASTIC_RUN_ID" in os.environ else "tcp://127.0.0.1:29571",
         rank=rank,
         world_size=world,
         timeout=timedelta(seconds=90),
@@ -101,6 +104,9 @@ def main() -> None:
     plain = "--plain" in args
     fsdp = "--fsdp" in args
     out_dir = args[-1]
+    if "RANK" in os.environ:  # a torchrun worker: one rank of the job
+        work(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), plain, out_dir, fsdp)
+        return
     import torch.multiprocessing as mp
 
     mp.spawn(work, args=(2, plain, out_dir, fsdp), nprocs=2)

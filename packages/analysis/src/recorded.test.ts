@@ -191,6 +191,10 @@ describe('FSDP on two GPUs, recorded on the two-H200 machine', () => {
     expect(fsdp.steps.steps.map((s) => `${s.name} · rank ${s.rank}`).sort()).toEqual(
       [1, 2, 3].flatMap((n) => [0, 1].map((r) => `ProfilerStep#${n} · rank ${r}`)).sort(),
     );
+    // The same program watched live under torchrun (a run of its own): rank 0 again.
+    const live = analyzeTrace(await load('runs/profile-torchrun-fsdp2gpu-h200x2.sstrace'));
+    expect(live.ranks!.ranks.map((r) => r.rank)).toEqual([0, 1]);
+    expect(live.ranks!.straggler).toMatchObject({ rank: 0, metric: 'communication' });
     // The same in the two-GPU NCCL run: rank 1 idled 3.4 ms while rank 0 spun 5.8 ms in NCCL.
     const nccl = analyzeTrace(await merged('nccl2gpu'));
     expect(nccl.ranks!.straggler).toMatchObject({ rank: 1, metric: 'communication' });

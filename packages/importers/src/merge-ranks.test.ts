@@ -115,6 +115,17 @@ describe('the same two-GPU programs watched live by streamscope profile', () => 
   );
 });
 
+describe('a torchrun job watched live', () => {
+  it("gives each process the rank torchrun gave it, on its tracks too, each rank's streams on its GPU", async () => {
+    // `streamscope profile -- torchrun --nproc_per_node 2 pt-ddp.py --fsdp --plain` on the
+    // two-H200 machine: the collector reads RANK in each worker.
+    const live = (await importFixture('runs/profile-torchrun-fsdp2gpu-h200x2.sstrace')).trace;
+    expect(live.processes.map((p) => p.rank).sort()).toEqual([0, 1]);
+    expect(live.tracks.every((t) => t.rank === 0 || t.rank === 1)).toBe(true);
+    expect(gpusByOwner(live, true)).toEqual(['0:0', '1:1']);
+  });
+});
+
 describe('mergeRanks on the recorded gloo pair', () => {
   it('gives one trace with a group per rank holding every op, range and flow of each file', async () => {
     const rank0 = (await importFixture('kineto/rank0.pt.trace.json.gz')).trace;

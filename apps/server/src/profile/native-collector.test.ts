@@ -353,6 +353,31 @@ exit
     );
   });
 
+  it("says the rank its launcher gave the process (torchrun's RANK, MPI's, Slurm's) on it and its tracks", async () => {
+    const ranksOf = async (env: Record<string, string>): Promise<unknown[]> => {
+      const ran = await runCheck(
+        `${records}exit\n`,
+        { STREAMSCOPE_PROFILE_OUT: 'r.sstrace', ...env },
+        dir,
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      const trace = loadTrace(new Uint8Array(await readFile(path.join(dir, 'r.sstrace'))));
+      expect(trace.tracks.length).toBeGreaterThan(2);
+      return [trace.processes.map((p) => p.rank), [...new Set(trace.tracks.map((tr) => tr.rank))]];
+    };
+    expect(await ranksOf({ RANK: '3' })).toEqual([[3], [3]]);
+    expect(await ranksOf({ OMPI_COMM_WORLD_RANK: '5' })).toEqual([[5], [5]]);
+    expect(await ranksOf({ SLURM_PROCID: '0' })).toEqual([[0], [0]]);
+    // The first set one decides, and a program's own RANK that is no rank is no rank.
+    expect(await ranksOf({ RANK: '1', SLURM_PROCID: '7' })).toEqual([[1], [1]]);
+    expect(await ranksOf({ RANK: 'leader', SLURM_PROCID: '7' })).toEqual([
+      [undefined],
+      [undefined],
+    ]);
+    expect(await ranksOf({ RANK: '-1' })).toEqual([[undefined], [undefined]]);
+    expect(await ranksOf({})).toEqual([[undefined], [undefined]]);
+  });
+
   it('leaves CUDA event records (device timestamps) off unless STREAMSCOPE_PROFILE_EVENTS=1 asks', async () => {
     // Issue #19: with them on, per_call's event case hung the program for good on an H100 after
     // 460k launches, copies and memsets (fixtures/runs/profile-h100.txt, run D); the default
