@@ -32,6 +32,12 @@ test('an uploaded .nsys-rep is exported by the server’s nsys and opens as its 
   const report = await writeTestReport(dir, 'step.nsys-rep');
   await page.goto(`${base}/#/import`);
   await idle(page);
+  // The file chooser offers reports (its accept list is what the dialog filters by).
+  const accept = (await page.getByTestId('import-file-input').getAttribute('accept'))!.split(',');
+  expect(accept).toEqual(
+    expect.arrayContaining(['.nsys-rep', '.qdrep', '.json', '.gz', '.sqlite']),
+  );
+  await expect(page.getByTestId('dropzone')).toContainText('Nsight Systems report (.nsys-rep');
   await page.getByTestId('import-file-input').setInputFiles(report);
   await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
   await idle(page);

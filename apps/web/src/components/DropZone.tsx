@@ -29,8 +29,9 @@ export function DropZone({ disabled, onFiles }: DropZoneProps) {
       }}
     >
       <p>
-        Drop an Nsight Systems export (.json, .sqlite), a kineto / Chrome trace (.json, .json.gz) or
-        a .sstrace here; several files of one distributed job (one per rank) open as one trace
+        Drop an Nsight Systems report (.nsys-rep, where the server has nsys) or export (.json,
+        .sqlite), a PyTorch / Chrome trace (.json, .json.gz) or a .sstrace here; several files of
+        one distributed job (one per rank) open as one trace
       </p>
       <button type="button" disabled={disabled} onClick={() => input.current?.click()}>
         Choose files…
@@ -41,7 +42,7 @@ export function DropZone({ disabled, onFiles }: DropZoneProps) {
         hidden
         multiple
         data-testid="import-file-input"
-        accept=".json,.gz,.sqlite,.sqlite3,.db,.sstrace"
+        accept=".json,.gz,.sqlite,.sqlite3,.db,.sstrace,.nsys-rep,.qdrep"
         onChange={(e) => {
           const files = Array.from(e.target.files ?? []);
           e.target.value = '';

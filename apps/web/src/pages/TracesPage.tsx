@@ -75,8 +75,9 @@ export function FirstSteps() {
           <button type="button" className="link" onClick={() => go('import')}>
             Import a trace
           </button>{' '}
-          — an Nsight Systems export (<code>nsys export</code> to .json or .sqlite) or a PyTorch
-          profiler trace.
+          — an Nsight Systems export (.json or .sqlite from <code>nsys export</code>) or report
+          (.nsys-rep, where the server has nsys), a PyTorch profiler trace, or any Chrome trace
+          (JAX, TensorFlow, ROCm).
         </li>
         <li>
           <button type="button" className="link" onClick={() => go('lessons')}>
