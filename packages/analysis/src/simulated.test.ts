@@ -91,6 +91,9 @@ describe('analysis of simulated scenarios whose answer is known by construction'
     // It names a blocked host-to-device copy and the device-to-host copy ahead of it.
     const kinds = new Set(f.opIndices.map((op) => opKindName(trace.ops.columns().kind[op]!)));
     expect([...kinds].sort()).toEqual(['copy-dtoh', 'copy-htod']);
+    // One engine for both directions: its advice is breadth-first.
+    expect(f.message).toContain('(breadth-first)');
+    expect(f.message).not.toContain('(depth-first)');
     // Breadth-first issue is the blog's fix on this GPU: it saves at least what was estimated.
     const fixed = analyzeTrace(
       preset('overlap-blog', { variant: 'breadth-first' }, deviceProfiles.c1060),
@@ -107,6 +110,19 @@ describe('analysis of simulated scenarios whose answer is known by construction'
       preset('overlap-blog', { variant: 'breadth-first' }, deviceProfiles.c2050),
     );
     expect(rules(a)).toContain('copy-engine-hol-blocking');
+    // A queue per direction: the advice is depth-first, the blog's order for this GPU, not the
+    // breadth-first issue that caused it.
+    const f = a.findings.find((x) => x.ruleId === 'copy-engine-hol-blocking')!;
+    expect(f.message).toContain('(depth-first)');
+    expect(f.message).not.toContain('(breadth-first)');
+  });
+
+  it('stays quiet about the pause an engine takes between back-to-back copies (H100, breadth-first)', () => {
+    // Each copy was ready; the engine paused 1.9 µs between copies, under the dispatch slack.
+    for (const variant of ['depth-first', 'breadth-first']) {
+      const a = analyzeTrace(preset('overlap-blog', { variant }, deviceProfiles.h100));
+      expect(rules(a), variant).not.toContain('copy-engine-hol-blocking');
+    }
   });
 
   it('stays quiet about head-of-line blocking with Hyper-Q (K20c), in either order', () => {
