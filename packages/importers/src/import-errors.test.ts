@@ -84,10 +84,26 @@ describe('bad input gives a precise ImportError, never a crash or a hang', () =>
   });
 
   it('reports a corrupt gzip stream', async () => {
-    const bytes = readFixture('kineto/train.pt.trace.json.gz').slice(0, 20_000);
+    // Whole, with one byte changed: inflating fails, or the data's checksum does at its end.
+    const bytes = readFixture('kineto/train.pt.trace.json.gz').slice();
     bytes[5000] = bytes[5000]! ^ 0xff;
-    const error = await importErrorOf(importTrace(bytes, { fileName: 'cut.json.gz' }));
-    expect(error.message).toMatch(/gzip|JSON|cut off|ends/);
+    const error = await importErrorOf(importTrace(bytes, { fileName: 'bad.json.gz' }));
+    expect(error.message).toMatch(/^bad\.json\.gz: (the gzip data is corrupt|.*JSON)/);
+  });
+
+  it('reads a gzip file cut short as far as it goes, as a plain file cut short', async () => {
+    // A .json.gz copied in part: the first 20,000 of its compressed bytes.
+    const whole = readFixture('kineto/train.pt.trace.json.gz');
+    const { trace, warnings } = await importTrace(whole.slice(0, 20_000), {
+      fileName: 'cut.json.gz',
+    });
+    expect(trace.ranges.count).toBeGreaterThan(500);
+    expect(warnings).toContain(
+      'the gzip data ends early, at compressed byte 20000 (the file was cut short): what it held was read',
+    );
+    expect(warnings.join('\n')).toMatch(
+      /the trace is cut off: the last event \(\d+ bytes\) was dropped/,
+    );
   });
 
   it('recovers a truncated nsys JSON export with warnings', async () => {

@@ -173,8 +173,12 @@ async function importOrThrow(
   });
   let peeked = await peekHead(input, sniffHeadBytes);
   let sniffed = sniffOrThrow(peeked.head, file);
+  let gzipCutAt: number | undefined;
   if (sniffed.gzip) {
-    peeked = await peekHead(gunzip(peeked.chunks, file, maxBytes), sniffHeadBytes);
+    const inflated = gunzip(peeked.chunks, file, maxBytes, (compressedBytes) => {
+      gzipCutAt = compressedBytes;
+    });
+    peeked = await peekHead(inflated, sniffHeadBytes);
     sniffed = sniffOrThrow(peeked.head, file.replace(/\.gz$/i, ''));
     if (sniffed.gzip) {
       throw new ImportError(
@@ -249,6 +253,11 @@ async function importOrThrow(
     );
   }
   throwIfAborted(options.signal, file);
+  if (gzipCutAt !== undefined) {
+    builder.warnings.add(
+      `the gzip data ends early, at compressed byte ${gzipCutAt} (the file was cut short): what it held was read`,
+    );
+  }
   if (builder.opCount === 0 && builder.rangeCount === 0) {
     // An import that keeps nothing is a failure, never an empty success.
     const why = builder.warnings.list().slice(0, 3).join('; ');

@@ -11,12 +11,16 @@ const ratioFloorBytes = 64 << 20;
 /**
  * Inflates gzip chunks with the platform's DecompressionStream (browser, Worker, Node), stopping
  * at `maxBytes` of output or at a compression ratio no real trace has: a gzip bomb is an error,
- * not an out-of-memory crash.
+ * not an out-of-memory crash. A stream cut short (a file copied in part: the input ends before
+ * the gzip stream does) ends the output where the input did and tells `onCutShort` the
+ * compressed bytes read, so that the importer recovers what they held as it does for a plain
+ * file cut short; without `onCutShort`, or for any other damage, it is an error.
  */
 export async function* gunzip(
   chunks: AsyncIterable<Uint8Array>,
   file: string,
   maxBytes: number,
+  onCutShort?: (compressedBytes: number) => void,
 ): AsyncGenerator<Uint8Array> {
   const stream = new DecompressionStream('gzip');
   const writer = stream.writable.getWriter();
@@ -32,13 +36,23 @@ export async function* gunzip(
         // once below the stream's high-water mark), and the source may fill the chunk's buffer
         // again once the next one is asked for. The copy is also a plain ArrayBuffer's view,
         // which DecompressionStream takes (a shared buffer's is not).
-        await writer.write(new Uint8Array(chunk));
+        const written = await writer.write(new Uint8Array(chunk)).then(
+          () => true,
+          () => false,
+        );
+        if (!written) {
+          // Inflating failed: the reader says why; the rest of the input is not read.
+          return;
+        }
       }
-      await writer.close();
     } catch (error) {
+      // The input's own failure (a read error, a limit, a cancel), not the inflating's.
       inputError = error instanceof Error ? error : new Error(String(error));
       await writer.abort(error).catch(() => undefined);
+      return;
     }
+    // What inflating the data found wrong (corrupt, cut short) the reader is told.
+    await writer.close().catch(() => undefined);
   })();
   try {
     for (;;) {
@@ -48,6 +62,10 @@ export async function* gunzip(
       } catch (error) {
         if (inputError !== undefined) {
           throw inputError;
+        }
+        if (onCutShort !== undefined && isCutShort(error)) {
+          onCutShort(inBytes);
+          break;
         }
         throw new ImportError(
           { file },
@@ -81,6 +99,12 @@ export async function* gunzip(
     await reader.cancel().catch(() => undefined);
     await pump.catch(() => undefined);
   }
+}
+
+/** zlib's "unexpected end of file" (Node's DecompressionStream): the input ended early. */
+function isCutShort(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(String(e?.message ?? ''));
 }
 
 function describe(error: unknown): string {
