@@ -103,8 +103,8 @@ export async function* gunzip(
 
 /** zlib's "unexpected end of file" (Node's DecompressionStream): the input ended early. */
 function isCutShort(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  return e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(String(e?.message ?? ''));
+  const e = error as { code?: unknown } | null;
+  return e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(describe(error));
 }
 
 function describe(error: unknown): string {
