@@ -7,7 +7,7 @@ import { cullEnd, cullFirst } from './interval-buffers.ts';
 import type { LayoutRow } from './layout.ts';
 import { defaultRowHeights, rowScreenTopPx } from './layout.ts';
 import type { FontRole, PaintSurface } from './paint-surface.ts';
-import { drawRowStrips, rowPadPx } from './draw-strips.ts';
+import { drawRowStrips, gapBandPx, rowPadPx } from './draw-strips.ts';
 import { LabelBatch } from './label-batch.ts';
 import { avgCharWidthPerFontPx, fontPx } from './paint-surface.ts';
 
@@ -220,7 +220,7 @@ function entryRect(
   topPx: number,
   x: XTransform,
   input: FrameInput,
-  fullHeight: boolean,
+  gapBand: boolean,
   out: Float64Array,
 ): void {
   let x0 = x.offset + b.starts[k]! * x.scale;
@@ -230,11 +230,18 @@ function entryRect(
   }
   x0 = Math.max(x0, input.gutterPx - 2);
   x1 = Math.min(x1, input.widthPx + 2);
-  const laneHeightPx =
-    row.kind === 'nvtx' ? row.heightPx / Math.max(1, row.depthCount) : row.heightPx;
-  const padPx = fullHeight ? 0 : rowPadPx(row);
   out[0] = x0;
   out[1] = x1;
+  if (gapBand) {
+    // A gap: the band at the bottom of its stream's row, as the strips draw it.
+    const bandPx = gapBandPx(row);
+    out[2] = topPx + row.heightPx - bandPx;
+    out[3] = bandPx;
+    return;
+  }
+  const laneHeightPx =
+    row.kind === 'nvtx' ? row.heightPx / Math.max(1, row.depthCount) : row.heightPx;
+  const padPx = rowPadPx(row);
   out[2] = topPx + b.lanes[k]! * laneHeightPx + padPx;
   out[3] = laneHeightPx - 2 * padPx;
 }
@@ -255,7 +262,7 @@ export function drawIntervals(
   fromRel: number,
   toRel: number,
   input: FrameInput,
-  fullHeight: boolean,
+  gapBand: boolean,
 ): number {
   const end = cullEnd(b, r, row.depthCount, toRel);
   const out = rectScratch;
@@ -264,8 +271,8 @@ export function drawIntervals(
     if (b.ends[k]! < fromRel || b.starts[k]! > toRel) {
       continue;
     }
-    entryRect(b, k, row, topPx, x, input, fullHeight, out);
-    const mix = fullHeight || row.kind !== 'track' ? 0 : b.mixes[k]!;
+    entryRect(b, k, row, topPx, x, input, gapBand, out);
+    const mix = gapBand || row.kind !== 'track' ? 0 : b.mixes[k]!;
     if (mix === 0) {
       surface.fillRect(out[0]!, out[2]!, out[1]! - out[0]!, out[3]!, b.colors[k]!);
     } else {

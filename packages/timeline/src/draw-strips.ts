@@ -13,9 +13,18 @@ interface XTransform {
   readonly offset: number;
 }
 
-/** Inner padding of op rows, NVTX and sync lanes, CSS px (gaps fill the whole row). */
+/** Inner padding of op rows, NVTX and sync lanes, CSS px. */
 export function rowPadPx(row: LayoutRow): number {
   return row.kind === 'track' ? 3 : 1;
+}
+
+/**
+ * Height of the band at the bottom of a stream row that shows its idle gaps' causes, CSS px.
+ * A gap is idle time: drawn at the ops' height it read as work (a stream 4% busy looked full,
+ * where Nsight Systems and Perfetto leave idle time empty); the band keeps its cause in view.
+ */
+export function gapBandPx(row: LayoutRow): number {
+  return Math.max(3, Math.round(row.heightPx * 0.3));
 }
 
 /**
@@ -115,9 +124,8 @@ function panShiftPx(
 /**
  * First pass through pixel strips: rasterizes the gaps and intervals of the visible rows in
  * [from, to) into one strip per row (gaps) and per lane (intervals), then draws each used strip
- * with one drawImage. An op row's lanes hold its gaps beneath its ops, so where both are in view
- * the row costs one row's height of drawing: the gap strip fills only the padding above and below
- * the lanes. A frame that only pans moves the strips of the last frame and rasterizes only the
+ * with one drawImage: an op row's gap strip as a band at the bottom of the row (gapBandPx), its
+ * lanes, transparent between ops, over it. A frame that only pans moves the strips of the last frame and rasterizes only the
  * columns it uncovers; strips it leaves empty stay marked used (drawn, transparent) until the
  * next whole paint. Counts gaps in view into `stats`.
  */
@@ -251,15 +259,14 @@ export function drawRowStrips(
           strips.drawStrip(s + 1 + lane, gutterPx, yPx, timelineWidthPx, laneHeightPx - 2 * padPx);
         }
       }
-    } else if (used[s + 1] !== 1) {
-      if (gapsUsed) {
-        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, row.heightPx);
-      }
     } else {
       if (gapsUsed) {
-        // The lanes carry the gaps beneath their ops; the gap strip fills the padding only.
-        strips.drawStrip(s, gutterPx, topPx, timelineWidthPx, padPx);
-        strips.drawStrip(s, gutterPx, topPx + row.heightPx - padPx, timelineWidthPx, padPx);
+        const bandPx = gapBandPx(row);
+        strips.drawStrip(s, gutterPx, topPx + row.heightPx - bandPx, timelineWidthPx, bandPx);
+      }
+      if (used[s + 1] !== 1) {
+        s += 1 + lanes;
+        continue;
       }
       const innerPx = row.heightPx - 2 * padPx;
       if (used[s + 2] === 1) {
@@ -316,7 +323,8 @@ function rasterRows(
     const first = cullFirst(intervals, r, lanes, fromRel);
     const end = cullEnd(intervals, r, lanes, toRel);
     if (row.kind === 'track') {
-      rasterOpLanes(g, intervals, first, end, s + 1, used[s] === 1 ? s : -1, used);
+      // Transparent between ops: the gap band drawn beneath shows through.
+      rasterOpLanes(g, intervals, first, end, s + 1, -1, used);
     } else {
       rasterLanes(g, intervals, first, end, s + 1, used);
     }
