@@ -176,6 +176,17 @@ describe('FSDP on two GPUs, recorded on the two-H200 machine', () => {
     expect(metrics.overlap.commCompute).toBeLessThan(0.5);
   });
 
+  it('never says pinning saves more than the pageable copies took', async () => {
+    // The nsys export: 324 pageable copies of 127.8 ms, a third slower than the run's pinned ones
+    // and mostly beside no kernel. The saving was their slowness plus their whole exposed time.
+    const trace = await load('nsys/2025.3.1/fsdp2gpu.sqlite.gz');
+    const f = analyzeTrace(trace).findings.find((x) => x.ruleId === 'pageable-copy')!;
+    expect(f.message).toMatch(/^324 async copies .* instead of 127\.8 ms\./);
+    // It was 132.1 ms.
+    expect(f.estimatedSavingNs).toBeGreaterThan(100e6);
+    expect(f.estimatedSavingNs).toBeLessThanOrEqual(127.85e6);
+  });
+
   it('names the rank the other waits for inside its collectives, not the one that idles least', async () => {
     // Rank 0's host launched late (its GPU idled 47 ms); rank 1's all-gathers spun for it
     // (73 ms of NCCL kernels against rank 0's 11 ms) and its GPU hardly idled.

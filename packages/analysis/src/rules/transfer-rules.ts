@@ -133,7 +133,10 @@ export function pageableCopyRule(input: RuleInput): Finding | undefined {
     const endNs = Math.min(cols.endNs[op]!, ctx.window.toNs);
     exposedNs += endNs - startNs - measureWithin(device.compute, startNs, endNs);
   }
-  const overlapNs = Math.min(exposedNs, kernelOnlyNs(input));
+  // Pinned, they also take less time (slowerNs less): only what is left of them can hide, or the
+  // saving counts the time pinning removes twice (it came to more than the copies took).
+  const pinnedShare = pageableNs > 0 ? (pageableNs - slowerNs) / pageableNs : 1;
+  const overlapNs = Math.min(exposedNs * pinnedShare, kernelOnlyNs(input));
   const saving = Math.min(tookNs(input, ops), slowerNs + Math.max(blocked.total, overlapNs));
   const pageableGBps = pageableNs > 0 ? bytes / pageableNs : 0;
   const reference =
