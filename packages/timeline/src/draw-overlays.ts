@@ -191,10 +191,15 @@ function drawFlows(surface: PaintSurface, input: FrameInput, xOf: (ns: number) =
       continue;
     }
     const kind = flows.kind[f];
-    // A record completes at its end; a call enqueues at its start.
-    const x0 =
-      kind === FlowKind.EventRecordToWait ? xOf(ops.endNs[from]!) : xOf(ops.startNs[from]!);
-    const x1 = xOf(ops.startNs[to]!);
+    // A record completes at its end; a call enqueues at its start. The wait it releases is
+    // reached where it was released: the record's end, within the wait (its start when the
+    // record had completed before it began), not the wait's start, which may lie far before.
+    const recordEndNs = ops.endNs[from]!;
+    const x0 = kind === FlowKind.EventRecordToWait ? xOf(recordEndNs) : xOf(ops.startNs[from]!);
+    const x1 =
+      kind === FlowKind.EventRecordToWait
+        ? xOf(Math.min(Math.max(recordEndNs, ops.startNs[to]!), ops.endNs[to]!))
+        : xOf(ops.startNs[to]!);
     const color =
       kind === FlowKind.EventRecordToWait
         ? chrome.flowEventWait

@@ -146,4 +146,30 @@ describe('drawing host waits in their own lane', () => {
     // The call's arrow ends on the lane.
     expect(rec.arrows.map((a) => a.y1Px)).toEqual([(laneTop + laneBottom) / 2]);
   });
+
+  it('ends an event record → wait arrow where the wait was released, within the wait', () => {
+    // The event synchronize (op 4, 40–50 µs) released by a record ending at 45 µs; the stream
+    // wait (op 2, 64–66 µs) by one that ended at 20 µs, before it began.
+    for (const [recordEndNs, wait, x1] of [
+      [45_000, 4, 200 + 45 * 8],
+      [20_000, 2, 200 + 64 * 8],
+    ] as const) {
+      const trace = syncTrace();
+      const record = trace.addOp({
+        startNs: recordEndNs,
+        endNs: recordEndNs,
+        track: 1,
+        kind: OpKind.EventRecord,
+        nameId: 0,
+      });
+      trace.flows.append(record, wait, FlowKind.EventRecordToWait);
+      const { rec } = paint(trace, 1, true, {
+        selectedOp: wait,
+        selectedFlows: trace.flows.touching(wait),
+      });
+      expect(rec.arrows.map((a) => [a.x0Px, a.x1Px])).toEqual([
+        [200 + (recordEndNs / 1000) * 8, x1],
+      ]);
+    }
+  });
 });
