@@ -102,6 +102,11 @@ describe('compare metrics', () => {
     expect(t.container.querySelector('[data-testid=compare-speedup]')?.textContent).toBe(
       'B runs 1.25× slower than A (makespan B / makespan A).',
     );
+    // The same time to two decimals is neither faster nor slower.
+    act(() => t.root.render(<MetricsTable a={run('a', 1000, 0)} b={run('b', 1003, 0)} />));
+    expect(t.container.querySelector('[data-testid=compare-speedup]')?.textContent).toBe(
+      'B runs as fast as A (makespans within 0.5% of each other).',
+    );
     act(() => t.root.render(<MetricsTable a={run('a', 1000, 0)} b={run('b', 500, 200)} />));
     const cells = [
       ...(t.container

@@ -109,7 +109,10 @@ export function MetricsTable({ a, b }: { a: Side; b: Side }) {
   return (
     <div className="stack">
       <p data-testid="compare-speedup">
-        {speedup >= 1 || speedup === 0 ? (
+        {speedup > 0 && Math.abs(speedup - 1) < 0.005 ? (
+          // "1.00× slower" says nothing: the two took the same time to two decimals.
+          <>B runs as fast as A (makespans within 0.5% of each other).</>
+        ) : speedup >= 1 || speedup === 0 ? (
           <>
             B runs <strong>{speedup.toFixed(2)}×</strong> faster than A (makespan A / makespan B).
           </>
