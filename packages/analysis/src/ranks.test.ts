@@ -137,7 +137,7 @@ describe('rankAnalysis', () => {
     )!;
     expect(found.title).toBe('Rank 0 is the straggler');
     expect(found.message).toContain(
-      'spends 600 µs in collectives on the GPU, 600 µs (50.0%) less than the median rank (1.2 ms): the others wait for it inside theirs',
+      "spends 600 µs in collectives on the GPU, 600 µs (50.0%) less than the two ranks' median (1.2 ms; rank 1: 1.8 ms): the others wait for it inside theirs",
     );
   });
 
@@ -150,7 +150,7 @@ describe('rankAnalysis', () => {
     expect(found.estimatedSavingNs).toBe(450 * us);
     expect(found.message).toContain('1.30× that of the rank that computes least');
     expect(found.message).toContain(
-      'computes 3.9 ms on the GPU, 450 µs (13.0%) more than the median rank (3.45 ms)',
+      "computes 3.9 ms on the GPU, 450 µs (13.0%) more than the two ranks' median (3.45 ms; rank 0: 3 ms)",
     );
     // Rank 1's ops are 9–17 (rank 0's come first), longest first: its six 650 µs compute kernels,
     // then its three 200 µs all-reduces.

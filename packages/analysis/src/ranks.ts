@@ -158,15 +158,29 @@ export function rankStragglerRule(input: RuleInput): Finding | undefined {
     return undefined;
   }
   const share = s.medianNs > 0 ? ` (${((100 * s.diffNs) / s.medianNs).toFixed(1)}%)` : '';
+  // Of two ranks the median is their mean, a value neither has: the other rank's is said too.
+  const other = ranks.ranks.length === 2 ? ranks.ranks.find((r) => r.rank !== s.rank) : undefined;
+  const otherNs =
+    other === undefined
+      ? 0
+      : s.metric === 'compute'
+        ? other.computeNs
+        : s.metric === 'communication'
+          ? other.communicationNs
+          : other.idleNs;
+  const median =
+    other === undefined
+      ? `the median rank (${formatDurationNs(s.medianNs)})`
+      : `the two ranks' median (${formatDurationNs(s.medianNs)}; rank ${other.rank}: ${formatDurationNs(otherNs)})`;
   const what =
     s.metric === 'compute'
-      ? `computes ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} more than the median rank (${formatDurationNs(s.medianNs)})` +
+      ? `computes ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} more than ${median}` +
         (s.minNs > 0
           ? `, ${(s.valueNs / s.minNs).toFixed(2)}× that of the rank that computes least`
           : '')
       : s.metric === 'communication'
-        ? `spends ${formatDurationNs(s.valueNs)} in collectives on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}): the others wait for it inside theirs (an NCCL kernel spins until every rank has joined)`
-        : `idles ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} less than the median rank (${formatDurationNs(s.medianNs)}), while the others wait`;
+        ? `spends ${formatDurationNs(s.valueNs)} in collectives on the GPU, ${formatDurationNs(s.diffNs)}${share} less than ${median}: the others wait for it inside theirs (an NCCL kernel spins until every rank has joined)`
+        : `idles ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} less than ${median}, while the others wait`;
   const message =
     `Rank ${s.rank} ${what}. In a synchronous job every collective waits for the slowest rank, ` +
     `so the others lose about that much each time: balance the work (data shards, sequence ` +
