@@ -1,6 +1,5 @@
 // A stand-in for Nsight Systems' nsys CLI, for tests where nsys is not installed (CI): the
 // server's and the CLI's unit tests, and the browser test of a report upload (e2e/).
-import { readFileSync } from 'node:fs';
 import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
@@ -110,20 +109,4 @@ export async function writeTestReport(dir: string, name: string): Promise<string
   return file;
 }
 
-/**
- * Whether a process of that pid is still running: not gone, and not a zombie (one whose parent
- * died is reaped by PID 1, which in a container may never do it).
- */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // /proc/PID/stat: "PID (name) STATE …"
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return true;
-  }
-}
+export { isRunning } from '@streamscope/importers/node';

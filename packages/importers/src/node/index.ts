@@ -7,3 +7,4 @@ export type { NsysExportOptions } from './nsys-export.ts';
 export { defaultNsysTimeoutMs, isNsysReportFile, withNsysExport } from './nsys-export.ts';
 export type { NsysLookup } from './nsys-locate.ts';
 export { locateNsys, nsysPathProblem } from './nsys-locate.ts';
+export { isRunning } from './process-alive.ts';

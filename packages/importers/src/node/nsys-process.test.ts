@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runNsys } from './nsys-process.ts';
+import { isRunning } from './process-alive.ts';
 
 /** Pids a test started, ended after it whatever happened. */
 const started: number[] = [];
@@ -18,19 +18,6 @@ afterEach(() => {
     }
   }
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return true;
-  }
-}
 
 /**
  * An `nsys` as an installed wrapper script can be: a shell that runs the real program without
