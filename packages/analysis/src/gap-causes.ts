@@ -69,6 +69,34 @@ export class GapAttributor {
     );
   }
 
+  /**
+   * The copy of another stream of device `slot` that ended at `endNs` on `engine` (any copy
+   * engine when the device has one), the engine's holder; -1 when none is found.
+   */
+  private copyEndingAt(
+    slot: number,
+    ownTrack: number,
+    endNs: number,
+    anyCopyEngine: boolean,
+    engine: number,
+  ): number {
+    const { walk } = this.ctx;
+    for (const t of this.ctx.tracksOfDevice[slot]!) {
+      if (t === ownTrack) {
+        continue;
+      }
+      // On a stream ops do not overlap: the one ending at endNs is the last to start before it.
+      const p = walkLowerBound(walk, t, endNs) - 1;
+      for (let q = p; q >= walk.trackFrom[t]! && q >= p - 2; q--) {
+        const e = engineOfKind(walk.kind[q]!);
+        if (walk.endNs[q] === endNs && (anyCopyEngine ? isCopyEngine(e) : e === engine)) {
+          return walk.op[q]!;
+        }
+      }
+    }
+    return -1;
+  }
+
   /** Attributes the idle time before the op at walk position `p` (on stream `track`). */
   attribute(prevEndNs: number, track: number, p: number): void {
     const { walk } = this.ctx;
@@ -123,7 +151,14 @@ export class GapAttributor {
       const ends = this.singleCopyEngine[slot] ? device.copySortedEnds : device.sortedEnds[engine]!;
       const k = lastAtOrBefore(ends, startNs);
       if (k >= 0 && startNs - ends[k]! <= this.ctx.options.dispatchSlackNs) {
-        this.offer(ends[k]!, causeIndex['engine-busy'], -1);
+        const holder = this.copyEndingAt(
+          slot,
+          track,
+          ends[k]!,
+          this.singleCopyEngine[slot]!,
+          engine,
+        );
+        this.offer(ends[k]!, causeIndex['engine-busy'], holder);
       }
     }
 

@@ -112,7 +112,9 @@ export function explainGap(
     case 'legacy-default-stream':
       return `${lead}: ${next} was held by the legacy default stream's implicit synchronization until ${by} on ${where} finished.`;
     case 'engine-busy':
-      return `${lead}: ${next} waited for its engine, busy with another stream's work.`;
+      return causeOp >= 0
+        ? `${lead}: ${next} waited for its engine, busy with ${by} on ${where}.`
+        : `${lead}: ${next} waited for its engine, busy with another stream's work.`;
     case 'host-sync':
       return `${lead}: the host (${where}) was blocked in ${by} before it issued ${next}.`;
     case 'sync-copy':

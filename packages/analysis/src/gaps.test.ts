@@ -190,7 +190,7 @@ describe('stream gaps and their causes', () => {
       startNs: t,
       endNs: t + 1,
     });
-    b.gpu({
+    const holder = b.gpu({
       track: s1,
       kind: OpKind.CopyHtoD,
       startNs: 0,
@@ -209,11 +209,13 @@ describe('stream gaps and their causes', () => {
       memKinds: pinnedToDevice,
       api: api(2),
     });
-    expect(streamGaps(b).find((g) => g.track === s2)).toMatchObject({
-      fromNs: 10,
-      toNs: 1000,
-      cause: 'engine-busy',
-    });
+    const gap = streamGaps(b).find((g) => g.track === s2)!;
+    expect(gap).toMatchObject({ fromNs: 10, toNs: 1000, cause: 'engine-busy' });
+    // It names the copy that held the engine, as the gap's details show it ("Waited for").
+    expect(gap.causeOp).toBe(holder);
+    expect(gap.detail).toContain(
+      'waited for its engine, busy with copy "[CUDA memcpy Host-to-Device]" on Stream 1',
+    );
   });
 
   it('finds device-wide gaps between the first and last op only', () => {
