@@ -58,3 +58,20 @@ describe('search stepping', () => {
     });
   });
 });
+
+describe('hover', () => {
+  it('ends when the view moves under a still pointer (a search jump): its tooltip would be stale', () => {
+    const s = appStore.getState();
+    s.setViewport(0, 1000);
+    s.hoverOp({ op: 4, clientX: 10, clientY: 20 });
+    s.hoverGap({ gap: 2, clientX: 10, clientY: 20 });
+    s.setViewport(0, 1000);
+    expect(appStore.getState().hoveredOp?.op).toBe(4);
+    s.setViewport(500, 900);
+    expect(appStore.getState()).toMatchObject({
+      hoveredOp: null,
+      hoveredGap: null,
+      hoveredRange: null,
+    });
+  });
+});

@@ -29,7 +29,15 @@ export const createViewportSlice: StateCreator<AppState, [], [], ViewportSlice> 
     if (state.viewStartNs === startNs && state.viewEndNs === endNs) {
       return;
     }
-    set({ viewStartNs: startNs, viewEndNs: endNs });
+    // What was under the pointer moved with the view (a search jump, a zoom by key, a link): a
+    // tooltip of it would describe something no longer there. The next pointer move hovers again.
+    const hovering =
+      state.hoveredOp !== null || state.hoveredGap !== null || state.hoveredRange !== null;
+    set({
+      viewStartNs: startNs,
+      viewEndNs: endNs,
+      ...(hovering ? { hoveredOp: null, hoveredGap: null, hoveredRange: null } : {}),
+    });
   },
   requestFit: (mode = 'gpu') =>
     set((state) => ({ fitRequest: state.fitRequest + 1, fitMode: mode })),
