@@ -204,29 +204,35 @@ export function rangeOrder(
  * run, a few µs). Ranges that nest get the depth a plain stack gives them.
  */
 class OpenRanges {
-  private readonly ends: number[] = [];
-  private readonly depths: number[] = [];
+  private size = 0;
+  private ends = new Float64Array(64);
+  private depths = new Int32Array(64);
   /** The greatest depth at or below each place: where to stop looking for a deeper holder. */
-  private readonly deepestBelow: number[] = [];
+  private deepestBelow = new Int32Array(64);
 
   clear(): void {
-    this.ends.length = 0;
-    this.depths.length = 0;
-    this.deepestBelow.length = 0;
+    this.size = 0;
   }
 
   /** The depth of a range over [startNs, endNs), the ranges ended by `startNs` dropped from the top. */
   depthFor(startNs: number, endNs: number): number {
     const { ends, depths, deepestBelow } = this;
-    while (ends.length > 0 && ends[ends.length - 1]! <= startNs) {
-      ends.pop();
-      depths.pop();
-      deepestBelow.pop();
+    let top = this.size - 1;
+    while (top >= 0 && ends[top]! <= startNs) {
+      top--;
+    }
+    this.size = top + 1;
+    if (top < 0) {
+      return 0;
+    }
+    // Nested (the common case): the top holds it and nothing below is deeper.
+    if (ends[top]! >= endNs && depths[top] === deepestBelow[top]) {
+      return depths[top]! + 1;
     }
     // Ranges that ended under one still open stay until it is dropped: they end before
     // `startNs` and so never hold the range.
     let holder = -1;
-    for (let k = ends.length - 1; k >= 0 && deepestBelow[k]! > holder; k--) {
+    for (let k = top; k >= 0 && deepestBelow[k]! > holder; k--) {
       if (ends[k]! >= endNs && ends[k]! > startNs && depths[k]! > holder) {
         holder = depths[k]!;
       }
@@ -235,10 +241,25 @@ class OpenRanges {
   }
 
   push(endNs: number, depth: number): void {
-    const below =
-      this.deepestBelow.length === 0 ? -1 : this.deepestBelow[this.deepestBelow.length - 1]!;
-    this.ends.push(endNs);
-    this.depths.push(depth);
-    this.deepestBelow.push(Math.max(below, depth));
+    const at = this.size;
+    if (at === this.ends.length) {
+      this.grow();
+    }
+    this.ends[at] = endNs;
+    this.depths[at] = depth;
+    this.deepestBelow[at] = at === 0 ? depth : Math.max(this.deepestBelow[at - 1]!, depth);
+    this.size = at + 1;
+  }
+
+  private grow(): void {
+    const ends = new Float64Array(this.ends.length * 2);
+    const depths = new Int32Array(ends.length);
+    const deepestBelow = new Int32Array(ends.length);
+    ends.set(this.ends);
+    depths.set(this.depths);
+    deepestBelow.set(this.deepestBelow);
+    this.ends = ends;
+    this.depths = depths;
+    this.deepestBelow = deepestBelow;
   }
 }
