@@ -185,6 +185,9 @@ describe('FSDP on two GPUs, recorded on the two-H200 machine', () => {
     // It was 132.1 ms.
     expect(f.estimatedSavingNs).toBeGreaterThan(100e6);
     expect(f.estimatedSavingNs).toBeLessThanOrEqual(127.85e6);
+    // It lists the 50 that weigh most of the 324 it points at, and says 324.
+    expect(f.opIndices).toHaveLength(50);
+    expect(f.opCount).toBe(324);
   });
 
   it('names the rank the other waits for inside its collectives, not the one that idles least', async () => {

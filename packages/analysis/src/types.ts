@@ -279,6 +279,8 @@ export interface Finding {
   readonly message: string;
   /** The ops it points at (at most `maxFindingOps`, largest effect first). */
   readonly opIndices: number[];
+  /** How many ops it points at in all: more than `opIndices` holds when they were capped. */
+  readonly opCount: number;
   readonly estimatedSavingNs: number;
 }
 

@@ -136,6 +136,8 @@ export interface Finding {
   readonly title: string;
   readonly message: string;
   readonly opIndices: readonly number[];
+  /** The ops it points at in all (more than `opIndices` holds when the analysis capped them). */
+  readonly opCount: number;
   readonly estimatedSavingNs: number;
 }
 
@@ -247,14 +249,19 @@ export function parseAnalysis(value: unknown): TraceAnalysis {
   const streamGaps = objectAt(objectAt(root, 'gaps'), 'stream');
   const deviceGaps = objectAt(objectAt(root, 'gaps'), 'device');
   const nsByCause = objectAt(streamGaps, 'nsByCause');
-  const findings = objects(arr(root, 'findings')).map((f) => ({
-    ruleId: str(f, 'ruleId'),
-    severity: str(f, 'severity', 'info'),
-    title: str(f, 'title', str(f, 'ruleId')),
-    message: str(f, 'message'),
-    opIndices: arr(f, 'opIndices').filter((i): i is number => typeof i === 'number'),
-    estimatedSavingNs: num(f, 'estimatedSavingNs'),
-  }));
+  const findings = objects(arr(root, 'findings')).map((f) => {
+    const opIndices = arr(f, 'opIndices').filter((i): i is number => typeof i === 'number');
+    return {
+      ruleId: str(f, 'ruleId'),
+      severity: str(f, 'severity', 'info'),
+      title: str(f, 'title', str(f, 'ruleId')),
+      message: str(f, 'message'),
+      opIndices,
+      // An analysis from before the count: the ops it lists are all it says.
+      opCount: Math.max(opIndices.length, num(f, 'opCount')),
+      estimatedSavingNs: num(f, 'estimatedSavingNs'),
+    };
+  });
   return {
     makespanNs: num(metrics, 'makespanNs'),
     gpuOpCount: num(metrics, 'gpuOpCount'),

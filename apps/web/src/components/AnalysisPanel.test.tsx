@@ -132,4 +132,29 @@ describe('analysis summary panel', () => {
       '341 of any length (23.58 ms)',
     );
   });
+
+  it('says how many ops a finding points at in all where the analysis listed only some', () => {
+    const finding = (ruleId: string, opIndices: number[], opCount?: number) => ({
+      ruleId,
+      severity: 'warning',
+      title: ruleId,
+      message: '',
+      opIndices,
+      ...(opCount === undefined ? {} : { opCount }),
+      estimatedSavingNs: 1_000,
+    });
+    const fifty = Array.from({ length: 50 }, (_, i) => i);
+    show({
+      ...body,
+      findings: [
+        finding('gpu-gaps', fifty, 1176),
+        finding('device-sync', [3, 4], 2),
+        finding('sync-copy', [7]),
+      ],
+    });
+    const buttons = [...t.container.querySelectorAll('[data-testid=finding-show]')].map(
+      (b) => b.textContent,
+    );
+    expect(buttons).toEqual(['show (50 of 1,176 ops)', 'show (2 ops)', 'show (1 op)']);
+  });
 });

@@ -141,7 +141,12 @@ export function AnalysisPanel() {
                         : showOpSet(f.opIndices, f.title)
                     }
                   >
-                    show ({f.opIndices.length} {f.opIndices.length === 1 ? 'op' : 'ops'})
+                    {/* The analysis lists at most maxFindingOps of them: say so where it capped. */}
+                    show ({f.opIndices.length}
+                    {f.opCount > f.opIndices.length
+                      ? ` of ${f.opCount.toLocaleString('en-US')}`
+                      : ''}{' '}
+                    {f.opCount === 1 ? 'op' : 'ops'})
                   </button>
                 )}
               </div>

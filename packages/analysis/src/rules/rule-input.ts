@@ -29,6 +29,7 @@ export function finding(
     title,
     message,
     opIndices: opIndices.slice(0, maxOps),
+    opCount: opIndices.length,
     estimatedSavingNs: Math.max(0, estimatedSavingNs),
   };
 }
