@@ -173,3 +173,20 @@ test('a trackpad pinch (a wheel with ctrlKey, as browsers send it) zooms the tim
   expect(await viewSpanNs(page, 'timeline')).toBeLessThan(fullSpanNs / 1.5);
   expect(await page.evaluate(() => window.devicePixelRatio)).toBe(1);
 });
+
+test('the legend opens over the summary and a click elsewhere closes it', async ({
+  page,
+  request,
+}) => {
+  const id = await blogRun(request, 'breadth-first');
+  await page.goto(`/#/trace/${id}`);
+  await idle(page);
+  await page.getByText('Legend', { exact: true }).click();
+  await expect(page.getByTestId('legend')).toBeVisible();
+  // A click inside it keeps it open; one on the timeline closes it.
+  await page.getByTestId('legend').click();
+  await expect(page.getByTestId('legend')).toBeVisible();
+  const box = (await page.getByTestId('timeline').boundingBox())!;
+  await page.mouse.click(box.x + 300, box.y + 40);
+  await expect(page.getByTestId('legend')).toBeHidden();
+});
