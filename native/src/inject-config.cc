@@ -65,13 +65,10 @@ std::string offList(const char* name, uint32_t& out) {
 
 int64_t launcherRank() {
   for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    std::string v = text(name);
-    if (v.empty()) continue;
-    errno = 0;
-    char* end = nullptr;
-    long long parsed = std::strtoll(v.c_str(), &end, 10);
-    bool whole = errno == 0 && end != v.c_str() && *end == '\0' && parsed >= 0 && parsed < (1LL << 24);
-    return whole ? parsed : -1;
+    if (text(name).empty()) continue;
+    int64_t rank = -1;
+    // The first one set decides; one that is no rank (its error) is none.
+    return integer(name, 0, (1 << 24) - 1, rank).empty() ? rank : -1;
   }
   return -1;
 }

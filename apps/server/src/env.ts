@@ -49,3 +49,14 @@ export function readNsysEnv(
     ...(searchPath !== undefined ? { searchPath } : {}),
   };
 }
+
+/** Where nsys is looked for from the environment, as withNsysExport takes it. */
+export function nsysLookupOf(env: Pick<ServerEnv, 'nsysPath' | 'searchPath'>): {
+  readonly envPath?: string;
+  readonly searchPath?: string;
+} {
+  return {
+    ...(env.nsysPath === undefined ? {} : { envPath: env.nsysPath }),
+    ...(env.searchPath === undefined ? {} : { searchPath: env.searchPath }),
+  };
+}

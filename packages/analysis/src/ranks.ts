@@ -108,8 +108,7 @@ function median(values: readonly number[]): number {
 function findStraggler(ranks: readonly RankBreakdown[]): RankStraggler | undefined {
   const computeMedianNs = median(ranks.map((r) => r.computeNs));
   const waitMetric = ranks.some((r) => r.communicationNs > 0) ? 'communication' : 'idle';
-  const waitOf = (r: RankBreakdown): number =>
-    waitMetric === 'communication' ? r.communicationNs : r.idleNs;
+  const waitOf = (r: RankBreakdown): number => metricNs(r, waitMetric);
   const waitMedianNs = median(ranks.map(waitOf));
   let best: RankStraggler | undefined;
   for (const r of ranks) {
@@ -160,18 +159,10 @@ export function rankStragglerRule(input: RuleInput): Finding | undefined {
   const share = s.medianNs > 0 ? ` (${((100 * s.diffNs) / s.medianNs).toFixed(1)}%)` : '';
   // Of two ranks the median is their mean, a value neither has: the other rank's is said too.
   const other = ranks.ranks.length === 2 ? ranks.ranks.find((r) => r.rank !== s.rank) : undefined;
-  const otherNs =
-    other === undefined
-      ? 0
-      : s.metric === 'compute'
-        ? other.computeNs
-        : s.metric === 'communication'
-          ? other.communicationNs
-          : other.idleNs;
   const median =
     other === undefined
       ? `the median rank (${formatDurationNs(s.medianNs)})`
-      : `the two ranks' median (${formatDurationNs(s.medianNs)}; rank ${other.rank}: ${formatDurationNs(otherNs)})`;
+      : `the two ranks' median (${formatDurationNs(s.medianNs)}; rank ${other.rank}: ${formatDurationNs(metricNs(other, s.metric))})`;
   const what =
     s.metric === 'compute'
       ? `computes ${formatDurationNs(s.valueNs)} on the GPU, ${formatDurationNs(s.diffNs)}${share} more than ${median}` +
@@ -206,4 +197,13 @@ function longestOpsOfRank(ctx: AnalysisContext, rank: number, max: number): numb
   }
   const dur = (i: number): number => cols.endNs[i]! - cols.startNs[i]!;
   return ops.sort((a, b) => dur(b) - dur(a) || a - b).slice(0, max);
+}
+
+/** A rank's figure of a straggler metric, ns. */
+function metricNs(r: RankBreakdown, metric: RankStraggler['metric']): number {
+  return metric === 'compute'
+    ? r.computeNs
+    : metric === 'communication'
+      ? r.communicationNs
+      : r.idleNs;
 }

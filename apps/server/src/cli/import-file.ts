@@ -10,7 +10,7 @@ import {
   streamOf,
   withNsysExport,
 } from '@streamscope/importers/node';
-import { readNsysEnv } from '../env.ts';
+import { nsysLookupOf, readNsysEnv } from '../env.ts';
 import { inflateSqliteUpload, isSqlite } from '../imports/inflate-sqlite.ts';
 
 /** Signals that end `import` while nsys exports: they would end it without a handler too. */
@@ -58,8 +58,7 @@ export async function importFile(
         optionHint: '--nsys PATH',
         timeoutHint: '--nsys-timeout-s N',
         ...(nsys.optionPath === undefined ? {} : { optionPath: nsys.optionPath }),
-        ...(env.nsysPath === undefined ? {} : { envPath: env.nsysPath }),
-        ...(env.searchPath === undefined ? {} : { searchPath: env.searchPath }),
+        ...nsysLookupOf(env),
         ...(nsys.timeoutMs === undefined ? {} : { timeoutMs: nsys.timeoutMs }),
         ...(signal === undefined ? {} : { signal }),
       },

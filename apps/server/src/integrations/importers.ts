@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ImportError, ImportLimitError } from '@streamscope/importers';
 import { isNsysReportFile, withNsysExport } from '@streamscope/importers/node';
 import type { ServerEnv } from '../env.ts';
-import { readNsysEnv } from '../env.ts';
+import { nsysLookupOf, readNsysEnv } from '../env.ts';
 import { ApiError } from '../http/api-error.ts';
 import { importLimitReached } from '../imports/import-failures.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
@@ -102,8 +102,7 @@ async function importReport(
       optionHint: 'serve --nsys PATH',
       timeoutHint: 'serve --nsys-timeout-s N',
       ...(nsys.optionPath === undefined ? {} : { optionPath: nsys.optionPath }),
-      ...(env.nsysPath === undefined ? {} : { envPath: env.nsysPath }),
-      ...(env.searchPath === undefined ? {} : { searchPath: env.searchPath }),
+      ...nsysLookupOf(env),
       ...(nsys.installPatterns === undefined ? {} : { installPatterns: nsys.installPatterns }),
       ...(nsys.timeoutMs === undefined ? {} : { timeoutMs: nsys.timeoutMs }),
       onExporting: () => options.onExporting?.(),
