@@ -51,7 +51,7 @@ export {
   batchHeaderBytes,
   maxRecordsPerBatch,
 } from './codec/batch-format.ts';
-export { TraceEncoder, saveTrace } from './codec/trace-encoder.ts';
+export { TraceEncoder, saveTrace, traceChunks } from './codec/trace-encoder.ts';
 export type {
   ApplyResult,
   EndCounts,

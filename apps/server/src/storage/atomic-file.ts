@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
+import type { Trace } from '@streamscope/trace';
+import { traceChunks } from '@streamscope/trace';
 
 /** Suffix of files being written; startup recovery deletes any left by a crash. */
 export const tempSuffix = '.tmp';
@@ -24,4 +27,38 @@ export async function writeFileAtomic(filePath: string, data: Uint8Array | strin
     await rm(tempPath, { force: true });
     throw error;
   }
+}
+
+/**
+ * Writes a trace in the codec's container the same way, piece by piece as it is encoded: about
+ * one piece (8 MiB) is held, never the whole encoding (gigabytes for a 100M-op trace, held twice
+ * over while its buffer grew). Synchronous, for a worker thread or the CLI; returns the size.
+ */
+export function writeTraceFileAtomic(
+  trace: Trace,
+  filePath: string,
+  signal?: AbortSignal,
+): number {
+  const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
+  const fd = openSync(tempPath, 'wx', 0o600);
+  let fileBytes = 0;
+  try {
+    try {
+      for (const piece of traceChunks(trace)) {
+        signal?.throwIfAborted();
+        for (let at = 0; at < piece.length; ) {
+          at += writeSync(fd, piece, at);
+        }
+        fileBytes += piece.length;
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tempPath, filePath);
+  } catch (error) {
+    rmSync(tempPath, { force: true });
+    throw error;
+  }
+  return fileBytes;
 }

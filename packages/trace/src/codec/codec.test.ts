@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { OpKind } from '../op-kind.ts';
 import { syntheticTrace } from '../test-traces.ts';
 import { Trace } from '../trace.ts';
+import { batchHeaderBytes } from './batch-format.ts';
 import { CodecError } from './codec-error.ts';
 import { TraceDecoder, loadTrace } from './trace-decoder.ts';
-import { TraceEncoder, saveTrace } from './trace-encoder.ts';
+import { TraceEncoder, saveTrace, traceChunks } from './trace-encoder.ts';
 
 /** Everything a trace holds, as plain data, for deep comparison. */
 function dump(trace: Trace): unknown {
@@ -196,6 +197,29 @@ describe('codec round trips', () => {
     expect(encoder.encodeNew().length).toBe(0);
   });
 
+  it('writes the same bytes in pieces as in one array, whatever the piece size', () => {
+    fc.assert(
+      fc.property(arbTrace, fc.integer({ min: 1, max: 400 }), (trace, chunkBytes) => {
+        const pieces = [...traceChunks(trace, chunkBytes)];
+        expect(Buffer.concat(pieces).equals(Buffer.from(saveTrace(trace)))).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('holds about one piece at a time: no piece passes its budget by more than a batch', () => {
+    const trace = syntheticTrace(200_000);
+    const chunkBytes = 1 << 20;
+    const pieces = [...traceChunks(trace, chunkBytes)];
+    const whole = saveTrace(trace);
+    const biggestBatch = Math.max(...batchSizes(whole));
+    expect(pieces.length).toBeGreaterThan(3);
+    for (const piece of pieces) {
+      expect(piece.length).toBeLessThan(chunkBytes + biggestBatch);
+    }
+    expect(Buffer.concat(pieces).equals(Buffer.from(whole))).toBe(true);
+  });
+
   it('splits large tables into bounded batches and still round-trips', () => {
     const trace = syntheticTrace(100_000);
     const loaded = loadTrace(saveTrace(trace));
@@ -288,3 +312,15 @@ describe('codec on bad input', () => {
     expect(() => decoder.apply(end)).toThrow(/end batch says 11 but 10 were received/);
   });
 });
+
+/** The length of each batch of a container (header and payload), in order. */
+function batchSizes(bytes: Uint8Array): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sizes: number[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = batchHeaderBytes + view.getUint32(at + 12, true);
+    sizes.push(size);
+    at += size;
+  }
+  return sizes;
+}

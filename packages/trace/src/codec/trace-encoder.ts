@@ -42,6 +42,8 @@ export class TraceEncoder {
     ranges: 0,
   };
   private w = new ByteWriter(1 << 16);
+  /** No batch begins once a call's output holds this many bytes (`encodeNew`'s `maxBytes`). */
+  private budgetBytes = Number.POSITIVE_INFINITY;
 
   constructor(private readonly trace: Trace) {}
 
@@ -50,15 +52,30 @@ export class TraceEncoder {
     return this.sent;
   }
 
-  /** Every batch for what is new since the last call; an empty array when nothing is. */
-  encodeNew(): Uint8Array {
-    this.encodeMeta();
-    this.encodeStrings();
-    this.encodeStructure();
-    this.encodeLaunches();
-    this.encodeOps();
-    this.encodeFlows();
-    this.encodeRanges();
+  /**
+   * Every batch for what is new since the last call; an empty array when nothing is. With
+   * `maxBytes`, it stops at the first batch boundary past that many bytes (a batch is never cut),
+   * and the next call goes on from there in the same order: a file is written piece by piece,
+   * the same batches as one call would make (`traceChunks`).
+   */
+  encodeNew(maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
+    this.budgetBytes = maxBytes;
+    // Each table stops when the budget is spent; the later ones wait, as they may name its rows.
+    const steps = [
+      () => this.encodeMeta(),
+      () => this.encodeStrings(),
+      () => this.encodeStructure(),
+      () => this.encodeLaunches(),
+      () => this.encodeOps(),
+      () => this.encodeFlows(),
+      () => this.encodeRanges(),
+    ];
+    for (const step of steps) {
+      step();
+      if (this.spent()) {
+        break;
+      }
+    }
     const out = this.w.finish();
     this.reset();
     return out;
@@ -85,6 +102,11 @@ export class TraceEncoder {
     const out = this.w.finish();
     this.reset();
     return out;
+  }
+
+  /** This call's output has reached its budget: no further batch begins in it. */
+  private spent(): boolean {
+    return this.w.length >= this.budgetBytes;
   }
 
   private reset(): void {
@@ -121,7 +143,7 @@ export class TraceEncoder {
 
   private encodeStrings(): void {
     const strings = this.trace.strings;
-    while (this.sent.strings < strings.count) {
+    while (this.sent.strings < strings.count && !this.spent()) {
       const first = this.sent.strings;
       const last = Math.min(strings.count, first + maxRecordsPerBatch);
       const at = this.begin(BatchKind.Strings, last - first);
@@ -163,7 +185,7 @@ export class TraceEncoder {
 
   private encodeLaunches(): void {
     const launches = this.trace.launches;
-    while (this.sent.launches < launches.count) {
+    while (this.sent.launches < launches.count && !this.spent()) {
       const first = this.sent.launches;
       const last = Math.min(launches.count, first + maxRecordsPerBatch);
       const at = this.begin(BatchKind.Launches, last - first);
@@ -181,7 +203,7 @@ export class TraceEncoder {
   private encodeOps(): void {
     const ops = this.trace.ops.columns();
     const w = this.w;
-    while (this.sent.ops < ops.count) {
+    while (this.sent.ops < ops.count && !this.spent()) {
       const first = this.sent.ops;
       const last = Math.min(ops.count, first + maxRecordsPerBatch);
       const at = this.begin(BatchKind.Ops, last - first);
@@ -251,7 +273,7 @@ export class TraceEncoder {
 
   private encodeFlows(): void {
     const flows = this.trace.flows.columns();
-    while (this.sent.flows < flows.count) {
+    while (this.sent.flows < flows.count && !this.spent()) {
       const first = this.sent.flows;
       const last = Math.min(flows.count, first + maxRecordsPerBatch);
       const at = this.begin(BatchKind.Flows, last - first);
@@ -268,7 +290,7 @@ export class TraceEncoder {
 
   private encodeRanges(): void {
     const ranges = this.trace.ranges.columns();
-    while (this.sent.ranges < ranges.count) {
+    while (this.sent.ranges < ranges.count && !this.spent()) {
       const first = this.sent.ranges;
       const last = Math.min(ranges.count, first + maxRecordsPerBatch);
       const at = this.begin(BatchKind.Ranges, last - first);
@@ -291,7 +313,24 @@ export class TraceEncoder {
   }
 }
 
-/** The whole trace in the codec's container: every batch, then an end batch. */
+/**
+ * The whole trace in the codec's container, in pieces of about `chunkBytes` (a batch is never
+ * cut): every batch, then the end batch. Writing the pieces as they come holds one piece, never
+ * the whole encoding (a 120M-op trace is gigabytes of it).
+ */
+export function* traceChunks(trace: Trace, chunkBytes = 8 << 20): Generator<Uint8Array> {
+  const encoder = new TraceEncoder(trace);
+  for (;;) {
+    const piece = encoder.encodeNew(chunkBytes);
+    if (piece.length === 0) {
+      break;
+    }
+    yield piece;
+  }
+  yield encoder.encodeEnd();
+}
+
+/** The whole trace in the codec's container, in one array: every batch, then an end batch. */
 export function saveTrace(trace: Trace): Uint8Array {
   const encoder = new TraceEncoder(trace);
   const body = encoder.encodeNew();

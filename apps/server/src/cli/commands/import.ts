@@ -1,4 +1,4 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportResult } from '@streamscope/importers';
 import {
@@ -9,7 +9,8 @@ import {
 } from '@streamscope/importers';
 import { defaultNsysTimeoutMs } from '@streamscope/importers/node';
 import type { Trace } from '@streamscope/trace';
-import { formatDurationNs, saveTrace } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
+import { writeTraceFileAtomic } from '../../storage/atomic-file.ts';
 import { defaultImportBytes, defaultImportOps } from '../../config.ts';
 import { formatMiB, keepAllAdvice } from '../../imports/import-failures.ts';
 import type { Command, CommandIo } from '../command.ts';
@@ -153,7 +154,7 @@ export const importCommand: Command = {
       extra = { ranks: merged.ranks };
     }
     if (out !== undefined) {
-      await writeFile(out, saveTrace(trace));
+      writeTraceFileAtomic(trace, out);
     }
     if (flags.switches.has('summary')) {
       io.out(JSON.stringify({ ...importSummary(trace), ...extra }));

@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { formatDurationNs, saveTrace } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
+import { writeTraceFileAtomic } from '../../storage/atomic-file.ts';
 import { readEnv } from '../../env.ts';
 import { defaultCollectorPath } from '../../profile/collector-paths.ts';
 import { socketAnswers } from '../../profile/collector-socket.ts';
@@ -256,7 +257,7 @@ export const profileCommand: Command = {
         undefined,
       );
       if (out !== undefined && trace.ops.count > 0) {
-        await writeFile(out, saveTrace(trace));
+        writeTraceFileAtomic(trace, out);
         io.err(
           `streamscope profile: wrote ${out} (${trace.ops.count} ops over ${formatDurationNs(trace.spanNs())})`,
         );

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import process from 'node:process';
 import { summarizeRun } from '@streamscope/analysis';
 import type { Backend, BackendChoice, RunRequest } from '@streamscope/executor';
@@ -6,7 +6,8 @@ import { InvalidRunRequest, createBackends, resolveAuto } from '@streamscope/exe
 import type { DeviceProfile } from '@streamscope/simulator';
 import { CalibrationError, profileFromCalibration } from '@streamscope/simulator';
 import type { Trace } from '@streamscope/trace';
-import { formatDurationNs, saveTrace } from '@streamscope/trace';
+import { formatDurationNs } from '@streamscope/trace';
+import { writeTraceFileAtomic } from '../../storage/atomic-file.ts';
 import { PresetError, buildPreset } from '@streamscope/workload';
 import type { Command } from '../command.ts';
 import { UsageError } from '../command.ts';
@@ -208,7 +209,7 @@ export const runCommand: Command = {
     const trace = handle.trace;
     const out = oneValue(flags, 'out');
     if (out !== undefined) {
-      await writeFile(out, saveTrace(trace));
+      writeTraceFileAtomic(trace, out);
     }
     for (const warning of trace.meta.warnings ?? []) {
       io.err(`warning: ${warning}`);
