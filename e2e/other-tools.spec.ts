@@ -60,7 +60,10 @@ test("a JAX profile's launches lead to their kernels", async ({ page, request })
   await page.getByTestId('open-imported').click();
   await idle(page);
   const labels = await rowLabels(page);
-  expect(labels).toEqual(expect.arrayContaining(['GPU 0', 'Stream 14', 'Stream 19', 'python3']));
+  expect(labels).toEqual(
+    // Its two threads named python3, told apart by tid.
+    expect.arrayContaining(['GPU 0', 'Stream 14', 'Stream 19', 'python3 (tid 3135229742)']),
+  );
   // Its host rows hold XLA's own events, not NVTX ranges.
   expect(labels).toContain('Ranges');
   expect(labels).not.toContain('NVTX');

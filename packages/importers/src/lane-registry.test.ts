@@ -1,3 +1,4 @@
+import { Trace } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { LaneRegistry } from './lane-registry.ts';
 
@@ -28,5 +29,42 @@ describe('LaneRegistry.gpuLane', () => {
       }
     }
     expect(lanes.count).toBe(keys.length);
+  });
+});
+
+describe('LaneRegistry.addTracks', () => {
+  it('tells apart the used host threads of one process that share a name, by tid', () => {
+    const lanes = new LaneRegistry();
+    const proc = lanes.processFor('0:1000', 1000);
+    const other = lanes.processFor('0:2000', 2000);
+    const texts = ['python3', 'worker'];
+    const main = lanes.hostLane(proc, 1000);
+    const helper = lanes.hostLane(proc, 1001);
+    const worker = lanes.hostLane(proc, 1002);
+    const unused = lanes.hostLane(proc, 1003);
+    const rank1 = lanes.hostLane(other, 2000);
+    const stream = lanes.gpuLane(proc, 0, 1, 7);
+    for (const [p, tid, ref] of [
+      [proc, 1000, 0],
+      [proc, 1001, 0],
+      [proc, 1002, 1],
+      [proc, 1003, 1], // a "worker" too, but with no events: it makes no track to tell apart
+      [other, 2000, 0],
+    ] as const) {
+      lanes.nameThread(p, tid, ref);
+    }
+    lanes.nameLane(stream, 'Stream 7');
+    const used = new Uint8Array(lanes.count).fill(1);
+    used[unused] = 0;
+    const trace = new Trace();
+    const trackOf = lanes.addTracks(trace, used, (ref) => texts[ref]!);
+    const nameOf = (lane: number): string => trace.tracks[trackOf[lane]!]!.name;
+    expect([main, helper, worker, rank1, stream].map(nameOf)).toEqual([
+      'python3 (tid 1000)',
+      'python3 (tid 1001)',
+      'worker',
+      'python3',
+      'Stream 7',
+    ]);
   });
 });

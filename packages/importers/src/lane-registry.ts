@@ -1,4 +1,6 @@
 import type { StreamType, Trace } from '@streamscope/trace';
+import type { ThreadToName } from './thread-names.ts';
+import { threadTrackNames } from './thread-names.ts';
 
 interface Lane {
   readonly kind: 'gpu-stream' | 'host-thread';
@@ -7,6 +9,8 @@ interface Lane {
   readonly contextId: number;
   readonly streamId: number;
   readonly tid: number;
+  /** A host lane's tid as the source wrote it, where `tid` is an id the importer made up. */
+  tidText: string;
   name: string;
   streamType: StreamType;
   priority: number;
@@ -111,6 +115,7 @@ export class LaneRegistry {
         contextId,
         streamId,
         tid: 0,
+        tidText: '',
         name: '',
         streamType: 'unknown',
         priority: 0,
@@ -133,6 +138,7 @@ export class LaneRegistry {
         contextId: 0,
         streamId: 0,
         tid,
+        tidText: '',
         name: '',
         streamType: 'unknown',
         priority: 0,
@@ -203,6 +209,14 @@ export class LaneRegistry {
     }
   }
 
+  /** How the source wrote a host lane's thread id, where the lane's tid is one made up for it. */
+  spellThreadId(lane: number, text: string): void {
+    const found = this.lanes[lane];
+    if (found !== undefined) {
+      found.tidText = text;
+    }
+  }
+
   /** A thread's name as a name ref, applied to its lane when the trace is built. */
   nameThread(proc: number, tid: number, nameRef: number): void {
     this.threadNames.set(`${proc},${tid}`, nameRef);
@@ -226,13 +240,15 @@ export class LaneRegistry {
    * Adds the used lanes to the trace as tracks (and their processes), in lane order, and returns
    * lane → track. GPU lanes that come out as the same (process, device, context, stream) once
    * their devices are resolved share one track. Thread names are resolved through `resolveText`
-   * (they may be source strings).
+   * (they may be source strings), and threads of one process that share a name are told apart by
+   * their tids (see threadTrackNames).
    */
   addTracks(trace: Trace, used: Uint8Array, resolveText: (ref: number) => string): Uint32Array {
     const procIndex = new Map<number, number>();
     const trackOf = new Uint32Array(this.lanes.length);
     const streamTracks = new Map<string, number>();
     const streamNames = this.streamNames(used);
+    const hostNames = this.threadTrackNames(used, resolveText);
     this.lanes.forEach((lane, i) => {
       if (used[i] === 0) {
         return;
@@ -262,13 +278,31 @@ export class LaneRegistry {
         trackOf[i] = track;
         streamTracks.set(key, track);
       } else {
-        const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
-        const name =
-          lane.name !== '' ? lane.name : nameRef === undefined ? '' : resolveText(nameRef);
+        const name = hostNames.get(i) ?? '';
         trackOf[i] = trace.addTrack({ kind: 'host-thread', name, pid: owner.pid, tid: lane.tid });
       }
     });
     return trackOf;
+  }
+
+  /** The track name of each used host lane, by lane: its own name, else its thread's. */
+  private threadTrackNames(
+    used: Uint8Array,
+    resolveText: (ref: number) => string,
+  ): Map<number, string> {
+    const hostLanes: number[] = [];
+    const threads: ThreadToName[] = [];
+    this.lanes.forEach((lane, i) => {
+      if (used[i] === 0 || lane.kind !== 'host-thread') {
+        return;
+      }
+      const nameRef = this.threadNames.get(`${lane.proc},${lane.tid}`);
+      const name = lane.name !== '' ? lane.name : nameRef === undefined ? '' : resolveText(nameRef);
+      hostLanes.push(i);
+      threads.push({ proc: lane.proc, tid: lane.tid, tidText: lane.tidText, name });
+    });
+    const names = threadTrackNames(threads);
+    return new Map(hostLanes.map((lane, k) => [lane, names[k]!]));
   }
 
   /** The first name given to any used lane of each resolved GPU stream. */

@@ -1,6 +1,7 @@
 import { MemKind, packMemKinds } from '@streamscope/trace';
 import { describe, expect, it } from 'vitest';
 import { importSummary } from '../summary.ts';
+import { importFixture } from '../test-support.ts';
 import { apiToGpu, importText, opLines, rangeLines } from './chrome-test-support.ts';
 
 // Chrome traces of other tools (no profiler-specific mapping reads them): begin/end pairs,
@@ -286,6 +287,46 @@ describe('begin/end pairs and the rows of other tools', () => {
     const r = trace.ranges.columns();
     expect(r.count).toBe(1000);
     expect(Math.max(...r.depth)).toBe(0);
+  });
+
+  it('tells apart threads of one process that share a thread_name by tid, as the file writes it', async () => {
+    const meta = (tid: number | string, name: string): string =>
+      `{"ph":"M","pid":1,"tid":${JSON.stringify(tid)},"name":"thread_name","args":{"name":"${name}"}}`;
+    const x = (tid: number | string, ts: number): string =>
+      `{"ph":"X","name":"step","pid":1,"tid":${JSON.stringify(tid)},"ts":${ts},"dur":5}`;
+    const { trace } = await importText(
+      `[${[
+        meta(11, 'main'),
+        meta(12, 'worker'),
+        meta(13, 'worker'),
+        meta('Loader A', 'loader'),
+        meta('Loader B', 'loader'),
+        x(11, 0),
+        x(12, 10),
+        x(13, 20),
+        x('Loader A', 30),
+        x('Loader B', 40),
+      ].join(',')}]`,
+    );
+    // The string tids get ids of the importer's own; their labels show the file's.
+    expect(trace.tracks.map((t) => t.name)).toEqual([
+      'main',
+      'worker (tid 12)',
+      'worker (tid 13)',
+      'loader (tid Loader A)',
+      'loader (tid Loader B)',
+    ]);
+  });
+
+  it('tells apart the two threads named python3 of a recorded JAX profile', async () => {
+    const { trace } = await importFixture('chrome/jax-h200.trace.json.gz');
+    const hostNames = trace.tracks.flatMap((t) => (t.kind === 'host-thread' ? [t.name] : []));
+    expect(hostNames.filter((name) => name.startsWith('python3')).sort()).toEqual([
+      'python3 (tid 1746560223)',
+      'python3 (tid 3135229742)',
+    ]);
+    // Its other threads' names are unique, and stay as they are.
+    expect(hostNames).toContain('Host Threads/596');
   });
 
   it('says in one warning what the file holds that is not drawn', async () => {

@@ -74,9 +74,15 @@ export class TrackPlacer {
       stream = streamNamedBy(tidText) ?? streamNamedBy(threadName) ?? streamNamedBy(processName);
     }
     if (device === undefined && stream === undefined) {
-      const lane = builder.lanes.hostLane(proc, this.hostTid(tid, `${pidKey}\u0000${tidKey}`));
+      const hostTid = this.hostTid(tid, `${pidKey}\u0000${tidKey}`);
+      const lane = builder.lanes.hostLane(proc, hostTid);
       if (threadName !== undefined) {
         builder.lanes.nameLane(lane, threadName);
+      }
+      if ((typeof tid === 'string' || typeof tid === 'number') && String(tid) !== String(hostTid)) {
+        // The lane's tid is not the source's ("Loader 1"): a label that tells threads apart by
+        // tid shows the source's.
+        builder.lanes.spellThreadId(lane, String(tid));
       }
       return { gpu: false, proc, lane, deviceId: 0, streamId: 0 };
     }
