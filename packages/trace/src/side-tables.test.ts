@@ -86,3 +86,43 @@ describe('RangeTable.reserve', () => {
     }
   });
 });
+
+describe('RangeTable.adoptColumns', () => {
+  const columns = (n: number, short = n) => ({
+    startNs: Float64Array.from({ length: n }, (_, i) => i * 10),
+    endNs: Float64Array.from({ length: n }, (_, i) => i * 10 + 4),
+    track: Uint16Array.from({ length: n }, (_, i) => i % 3),
+    nameId: Uint32Array.from({ length: n }, (_, i) => i + 1),
+    domainId: new Uint32Array(n),
+    depth: Uint8Array.from({ length: short }, (_, i) => i % 2),
+    kind: new Uint8Array(n),
+  });
+
+  it('takes the columns as its own, without a copy, and appends after them', () => {
+    const table = new RangeTable();
+    const source = columns(5);
+    table.adoptColumns(source, 5);
+    const c = table.columns();
+    expect(c.count).toBe(5);
+    expect(c.startNs.buffer).toBe(source.startNs.buffer);
+    expect([...c.nameId]).toEqual([1, 2, 3, 4, 5]);
+    table.append({
+      startNs: 99,
+      endNs: 100,
+      track: 2,
+      nameId: 7,
+      domainId: 0,
+      depth: 0,
+      kind: 0 as RangeKind,
+    });
+    expect(table.columns().startNs[5]).toBe(99);
+    expect(table.columns().startNs[4]).toBe(40);
+  });
+
+  it('fills an empty table only, and refuses a column shorter than the count', () => {
+    const table = new RangeTable();
+    expect(() => table.adoptColumns(columns(4, 3), 4)).toThrow(/fewer than 4 ranges/);
+    table.adoptColumns(columns(2), 2);
+    expect(() => table.adoptColumns(columns(2), 2)).toThrow(/empty range table/);
+  });
+});

@@ -149,6 +149,30 @@ export class RangeTable {
     }
   }
 
+  /**
+   * Takes whole columns as the table's own, without a copy (an importer's bulk load: the table
+   * and a second copy of it are never held together). An empty table only; depths above 255
+   * must already be clamped, as `append` clamps them.
+   */
+  adoptColumns(source: Omit<RangeColumns, 'count'>, count: number): void {
+    if (this.n !== 0) {
+      throw new Error('adoptColumns fills an empty range table only');
+    }
+    for (const column of Object.values(source) as ArrayLike<number>[]) {
+      if (column.length < count) {
+        throw new RangeError(`a column holds ${column.length} values, fewer than ${count} ranges`);
+      }
+    }
+    this.startNsCol.adopt(source.startNs);
+    this.endNsCol.adopt(source.endNs);
+    this.trackCol.adopt(source.track);
+    this.nameIdCol.adopt(source.nameId);
+    this.domainIdCol.adopt(source.domainId);
+    this.depthCol.adopt(source.depth);
+    this.kindCol.adopt(source.kind);
+    this.n = count;
+  }
+
   append(range: RangeInput): number {
     const i = this.n;
     const need = i + 1;

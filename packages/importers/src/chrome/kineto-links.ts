@@ -212,7 +212,36 @@ export class KinetoLinks {
         builder.waitsOnRecordCall(at, sync.recordCorrelationId);
       }
     }
+    this.release();
     return unplacedSyncs;
+  }
+
+  /**
+   * Lets go of the calls, GPU ops and chains once resolved (it resolves once): at 5M GPU ops
+   * they are ~0.4 GB, which the trace's build would otherwise hold beside its own indexes.
+   */
+  private release(): void {
+    for (const column of [
+      this.apiCorr,
+      this.apiProc,
+      this.apiLane,
+      this.apiStartNs,
+      this.apiBytes,
+      this.gpuOp,
+      this.gpuKey,
+      this.gpuCorr,
+      this.gpuDevice,
+      this.gpuContext,
+      this.gpuStream,
+      this.gpuStartNs,
+      this.gpuNeedsBytes,
+    ]) {
+      column.release();
+    }
+    this.chains = undefined;
+    this.syncs.length = 0;
+    this.apiCount = 0;
+    this.gpuCount = 0;
   }
 
   /**
