@@ -87,12 +87,37 @@ describe('analysis summary panel', () => {
       'ProfilerStep#1',
       'ProfilerStep#0',
     ]);
-    expect(rows[0]?.querySelectorAll('td')[3]?.textContent).toBe('1 µs');
+    // The figures share the unit the caption names (the slowest step is 500 µs): the exposed
+    // communication of 1,000 ns reads 1.0.
+    expect(t.container.querySelector('[data-testid=steps-caption]')?.textContent).toBe(
+      'Slowest first, in µs',
+    );
+    expect(rows[0]?.querySelectorAll('td')[3]?.textContent).toBe('1.0');
     act(() => rows[0]?.querySelector('button')?.click());
     const { viewStartNs, viewEndNs } = appStore.getState();
     // The step [400, 900] µs lies inside the window it zoomed to.
     expect(viewStartNs).toBeLessThanOrEqual(400_000);
     expect(viewEndNs).toBeGreaterThanOrEqual(900_000);
+  });
+
+  it("gives every figure of a step, each in its own unit, in its row's tooltip", () => {
+    show({
+      ...body,
+      steps: {
+        ...body.steps,
+        count: 3,
+        slowest: [{ ...step(1, 400_000, 500_000), rank: 1 }, step(0, 0, 400_000)],
+      },
+    });
+    expect(t.container.querySelector('[data-testid=steps-caption]')?.textContent).toBe(
+      'The 2 slowest, in µs',
+    );
+    const rows = [...t.container.querySelectorAll('[data-testid=step-row]')];
+    expect(rows[0]?.querySelector('td')?.textContent).toBe('ProfilerStep#1 · rank 1');
+    expect(rows[0]?.getAttribute('title')).toBe(
+      'ProfilerStep#1 · rank 1: 500 µs from 400 µs; GPU busy 250 µs, communication 2 µs ' +
+        '(1 µs exposed, not under compute), idle 250 µs',
+    );
   });
 
   it('marks a step whose time is a host/GPU clock mismatch, and says what the mark means', () => {
