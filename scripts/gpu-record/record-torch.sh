@@ -70,6 +70,12 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then # a rank per GPU, where the machin
   has ddp2gpu && nsys_step nsys-ddp2gpu 150 python3 pt-ddp.py --plain raw
   step fsdp2gpu 120 python3 pt-ddp.py --fsdp raw
   has fsdp2gpu && nsys_step nsys-fsdp2gpu 150 python3 pt-ddp.py --fsdp --plain raw
+  # A 2-stage pipeline (GPipe over NCCL send/recv) under torchrun, balanced and with stage 1
+  # holding 6 layers to stage 0's 4.
+  pp=(python3 -m torch.distributed.run --standalone --nproc_per_node 2 pt-pipeline.py)
+  step pp2gpu 120 "${pp[@]}" raw
+  has pp2gpu && nsys_step nsys-pp2gpu 150 "${pp[@]}" --plain raw
+  step pp2gpu-4-6 120 "${pp[@]}" --layers 4,6 raw
 fi
 nsys_step nsys-nccl1 90 python3 pt-nccl.py --world 1 --plain raw
 

@@ -22,6 +22,8 @@ export type {
   OpDiff,
   OpGroupDiff,
   OverlapMetrics,
+  PipelineStage,
+  PipelineStages,
   QueueDepth,
   RankAnalysis,
   RankBreakdown,

@@ -3,6 +3,7 @@ import type { AnalysisContext } from './context.ts';
 import { Engine, noEngine } from './engines.ts';
 import { measure, unionInPlace } from './intervals.ts';
 import { KernelClass, kernelClassCount } from './kernel-classes.ts';
+import { bottleneckStage, bottleneckStageMessage, pipelineStages } from './pipeline-stages.ts';
 import type { RuleInput } from './rules/rule-input.ts';
 import { finding } from './rules/rule-input.ts';
 import type { Finding, RankAnalysis, RankBreakdown, RankStraggler } from './types.ts';
@@ -86,8 +87,14 @@ export function rankAnalysis(ctx: AnalysisContext): RankAnalysis | undefined {
       idleNs: spanNs - busyNs,
     };
   });
-  const straggler = findStraggler(breakdowns);
-  return straggler === undefined ? { ranks: breakdowns } : { ranks: breakdowns, straggler };
+  // Pipeline stages wait in their receives for the schedule's bubble: only compute tells them apart.
+  const pipeline = pipelineStages(ctx, breakdowns);
+  const straggler = pipeline === undefined ? findStraggler(breakdowns) : bottleneckStage(pipeline);
+  return {
+    ranks: breakdowns,
+    ...(pipeline === undefined ? {} : { pipeline }),
+    ...(straggler === undefined ? {} : { straggler }),
+  };
 }
 
 function median(values: readonly number[]): number {
@@ -155,6 +162,17 @@ export function rankStragglerRule(input: RuleInput): Finding | undefined {
     s.diffNs < minStragglerShare * s.medianNs
   ) {
     return undefined;
+  }
+  if (ranks.pipeline !== undefined) {
+    return finding(
+      'rank-straggler',
+      s.diffNs / Math.max(1, s.medianNs) >= 0.1 ? 'warning' : 'info',
+      `Rank ${s.rank} is the pipeline's bottleneck stage`,
+      bottleneckStageMessage(ranks.pipeline, s),
+      longestOpsOfRank(ctx, s.rank, ctx.options.maxFindingOps),
+      s.diffNs,
+      ctx.options.maxFindingOps,
+    );
   }
   const share = s.medianNs > 0 ? ` (${((100 * s.diffNs) / s.medianNs).toFixed(1)}%)` : '';
   // Of two ranks the median is their mean, a value neither has: the other rank's is said too.

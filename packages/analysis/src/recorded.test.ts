@@ -213,4 +213,54 @@ describe('FSDP on two GPUs, recorded on the two-H200 machine', () => {
     const nccl = analyzeTrace(await merged('nccl2gpu'));
     expect(nccl.ranks!.straggler).toMatchObject({ rank: 1, metric: 'communication' });
   });
+
+  it('reads pipeline stages by their compute, not by the bubble they wait for in their receives', async () => {
+    // pt-pipeline.py: GPipe over NCCL send/recv, 4 microbatches a step, rank r is stage r.
+    // Balanced, 4 layers a stage: each stage waits in a receive while the other fills or
+    // drains the pipeline (a fifth of a step in theory, (p − 1) / (m + p − 1)), as recorded:
+    const balanced = analyzeTrace(await merged('pp2gpu'));
+    const { pipeline, straggler } = balanced.ranks!;
+    expect(pipeline!.stages.map((s) => s.rank)).toEqual([0, 1]);
+    const windowNs = pipeline!.toNs - pipeline!.fromNs;
+    for (const stage of pipeline!.stages) {
+      // 26.8% and 23.3% of the 41.91 ms both worked, nearly all of it in receive kernels.
+      expect((windowNs - stage.computeNs) / windowNs).toBeGreaterThan(0.15);
+      expect((windowNs - stage.computeNs) / windowNs).toBeLessThan(0.35);
+      expect(stage.pointToPointNs).toBeGreaterThan(3 * stage.idleNs);
+    }
+    // Over each rank's own GPU span rank 0 seems to compute more (35.43 against 32.13 ms): its
+    // span starts 3.7 ms earlier, in work rank 1's profiler did not record. Over the window both
+    // worked stage 1 computes more (32.13 against 30.69 ms: it has the loss and its first
+    // layer's input gradient), 2.3% above the median: no stage to rebalance.
+    const [rank0, rank1] = balanced.ranks!.ranks;
+    expect(rank0!.computeNs).toBeGreaterThan(rank1!.computeNs);
+    expect(straggler).toMatchObject({ rank: 1, metric: 'compute' });
+    expect(straggler!.diffNs).toBeLessThan(0.05 * straggler!.medianNs);
+    expect(balanced.findings.map((f) => f.ruleId)).not.toContain('rank-straggler');
+    // Stage 1 with 6 layers to stage 0's 4: 18 GEMMs a microbatch against 11 (stage 0 computes
+    // no gradient for its input). Stage 0 waits for it each backward, beyond the bubble.
+    const slow = analyzeTrace(await merged('pp2gpu-4-6'));
+    const s = slow.ranks!.straggler!;
+    expect(s).toMatchObject({ rank: 1, metric: 'compute' });
+    // 55.69 against 35.16 ms, 1.58×.
+    expect(s.valueNs / s.minNs).toBeGreaterThan(1.4);
+    expect(s.valueNs / s.minNs).toBeLessThan(1.8);
+    const found = slow.findings.find((f) => f.ruleId === 'rank-straggler')!;
+    expect(found.title).toBe("Rank 1 is the pipeline's bottleneck stage");
+    expect(found.severity).toBe('warning');
+    expect(found.message).toMatch(
+      /^Ranks 0 and 1 pass activations and gradients point to point \(NCCL send\/recv\)/,
+    );
+    // Out of compute: rank 0 30.21 ms of the 65.37 ms window, rank 1 9.683 ms (14.8%).
+    expect(found.message).toMatch(
+      /\(receiving or idle\) is rank 0: 3\d\.\d+ ms, against rank 1's 9\.\d+ ms \(1\d\.\d%\), the pipeline's fill and drain/,
+    );
+    // The same balanced job under nsys (one export, a rank per process): stages, no straggler.
+    const file = 'nsys/2025.3.1/pp2gpu.sqlite.gz';
+    const nsys = analyzeTrace(mergeRanks([{ trace: await load(file), fileName: file }]).trace);
+    expect(nsys.ranks!.pipeline!.stages).toHaveLength(2);
+    expect(nsys.findings.map((f) => f.ruleId)).not.toContain('rank-straggler');
+    // An all-to-all runs NCCL's SendRecv kernel too, but it is a collective.
+    expect(analyzeTrace(await merged('nccl2gpu')).ranks!.pipeline).toBeUndefined();
+  });
 });

@@ -54,6 +54,41 @@ export class TestTraceBuilder {
     });
   }
 
+  /**
+   * A stream of rank `rank` of a merged job: its process (pid 100 + rank, named with the rank)
+   * on GPU `rank`, as mergeRanks writes a rank's tracks.
+   */
+  rankStream(rank: number, streamId: number): number {
+    this.rankProcess(rank);
+    return this.trace.addTrack({
+      kind: 'gpu-stream',
+      name: '',
+      pid: 100 + rank,
+      deviceId: rank,
+      contextId: 1,
+      streamId,
+      streamType: 'non-blocking',
+      priority: 0,
+      rank,
+    });
+  }
+
+  /** The main host thread of rank `rank`'s process (see `rankStream`). */
+  rankHost(rank: number): number {
+    this.rankProcess(rank);
+    return this.trace.addTrack({ kind: 'host-thread', name: '', pid: 100 + rank, tid: 1, rank });
+  }
+
+  private rankProcess(rank: number): void {
+    if (this.trace.processes.some((p) => p.rank === rank)) {
+      return;
+    }
+    this.trace.addProcess({ pid: 100 + rank, name: 'python3', rank });
+    if (!this.trace.devices.some((d) => d.deviceId === rank)) {
+      this.trace.addDevice({ deviceId: rank, name: 'test gpu' });
+    }
+  }
+
   /** A GPU op, and its API call when `spec.api` is given. Returns the GPU op's index. */
   gpu(spec: GpuOpSpec): number {
     const correlationId = spec.api === undefined ? 0 : this.nextCorrelation++;

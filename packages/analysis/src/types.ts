@@ -379,7 +379,8 @@ export interface RankBreakdown {
  * The rank the others wait for: it computes more than the median rank (diffNs = value − median),
  * or, where the ranks communicate on the GPU, spends less time in collectives than the median
  * (the others wait inside theirs: diffNs = median − value), else idles less (the others wait
- * idle: diffNs = median − value), whichever is more.
+ * idle: diffNs = median − value), whichever is more. Of pipeline stages, the one that computes
+ * most over the window all ranks worked in (`RankAnalysis.pipeline`), by compute alone.
  */
 export interface RankStraggler {
   readonly rank: number;
@@ -391,8 +392,35 @@ export interface RankStraggler {
   readonly minNs: number;
 }
 
+/** One rank of a pipeline, over the window every rank's GPU worked in (ns). */
+export interface PipelineStage {
+  readonly rank: number;
+  /** |∪ compute kernels| in the window. */
+  readonly computeNs: number;
+  /** |∪ NCCL/RCCL send and receive kernels| in the window: transfers, and waits for a peer. */
+  readonly pointToPointNs: number;
+  /** The window less |∪ all its GPU work|. */
+  readonly idleNs: number;
+}
+
+/**
+ * Ranks that pass data point to point (NCCL send/recv on at least two ranks): the stages of a
+ * pipeline, measured over the window every rank's GPU worked in, [fromNs, toNs].
+ */
+export interface PipelineStages {
+  readonly fromNs: number;
+  readonly toNs: number;
+  readonly stages: PipelineStage[];
+}
+
 export interface RankAnalysis {
   readonly ranks: RankBreakdown[];
+  /**
+   * Set when the ranks are pipeline stages: their straggler is then the bottleneck stage, the
+   * one that computes most over the common window (a stage's receive waits are mostly the
+   * schedule's bubble, not a sign of a slower peer).
+   */
+  readonly pipeline?: PipelineStages;
   readonly straggler?: RankStraggler;
 }
 
