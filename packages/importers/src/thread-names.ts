@@ -1,4 +1,4 @@
-/** A host thread about to become a track: its process (a LaneRegistry index), ids and name. */
+/** A host thread about to become a track: the LaneRegistry index of its owner, its ids and name. */
 export interface ThreadToName {
   readonly proc: number;
   readonly tid: number;
