@@ -38,6 +38,12 @@ export class ChromeEvent {
   idEnd = -1;
   bpAt = -1;
   bpEnd = -1;
+  /**
+   * Where `args` stands in `bytes` when the scanner read it as an object, or -1: for the rare
+   * event that needs an arg of its not kept below (see `otherArg`).
+   */
+  argsAt = -1;
+  argsEnd = -1;
   /** The value of `ts` in `bytes` (a string keeps its quotes), or -1 without one. */
   tsAt = -1;
   tsEnd = -1;
@@ -114,6 +120,20 @@ export class ChromeEvent {
       : idValue(JSON.parse(utf8.decode(this.bytes.subarray(this.idAt, this.idEnd))));
   }
 
+  /**
+   * `args[key]` as JSON.parse gives it, for a key the fields above do not keep; undefined without
+   * one. Slow: it parses the event's `args` each time, so only the few events that need it call it.
+   */
+  otherArg(key: string): unknown {
+    const args =
+      this.parsed !== undefined
+        ? this.parsed['args']
+        : this.argsAt < 0
+          ? undefined
+          : (JSON.parse(utf8.decode(this.bytes.subarray(this.argsAt, this.argsEnd))) as unknown);
+    return isObject(args) ? args[key] : undefined;
+  }
+
   /** Whether `bp` is "e": a flow end bound to the slice enclosing it. */
   bindsEnclosing(): boolean {
     if (this.parsed !== undefined) {
@@ -127,7 +147,7 @@ export class ChromeEvent {
     this.ph = this.cat = this.nameValue = undefined;
     this.nameStart = this.nameEntryValue = -1;
     this.pid = this.tid = undefined;
-    this.idAt = this.idEnd = this.bpAt = this.bpEnd = -1;
+    this.idAt = this.idEnd = this.bpAt = this.bpEnd = this.argsAt = this.argsEnd = -1;
     this.tsAt = this.tsEnd = this.durAt = this.durEnd = -1;
     this.tsUs = this.durUs = -1;
     this.resetArgs();

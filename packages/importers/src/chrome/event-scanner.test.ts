@@ -57,6 +57,8 @@ function snapshot(e: ChromeEvent): Record<string, unknown> {
     registers: e.registers,
     grid: [e.gridX, e.gridY, e.gridZ],
     block: [e.blockX, e.blockY, e.blockZ],
+    // An arg not kept above, read on demand (kineto's callback id).
+    cbid: e.otherArg('cbid'),
   };
 }
 

@@ -200,10 +200,13 @@ export class ChromeEventScanner extends EventValues {
           break;
         }
         case TopKey.Args:
-          i =
-            buf[i] === LBRACE
-              ? this.args(buf, view, i, end, e, this.catContext(e.cat))
-              : skipValue(buf, view, i, end, this.nesting);
+          if (buf[i] === LBRACE) {
+            e.argsAt = i;
+            i = this.args(buf, view, i, end, e, this.catContext(e.cat));
+            e.argsEnd = i;
+          } else {
+            i = skipValue(buf, view, i, end, this.nesting);
+          }
           break;
         default:
           i = skipValue(buf, view, i, end, this.nesting);

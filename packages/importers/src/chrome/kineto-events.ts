@@ -10,6 +10,7 @@ import { idKey, intOr } from './chrome-metadata.ts';
 import type { EventTimes } from './event-times.ts';
 import { maxEntries } from './byte-strings.ts';
 import { KinetoLinks } from './kineto-links.ts';
+import { unnamedByProfiler, unnamedCallName } from './unnamed-calls.ts';
 
 /** What a kineto category is, as bits: 0 for a category the kineto mapping does not read. */
 export const enum CategoryBits {
@@ -254,19 +255,27 @@ export class KinetoEvents {
     );
   }
 
-  /** The name id of the event's name, or of `fallback` without one. */
+  /**
+   * The name id of the event's name, or of `fallback` without one. An API call that kineto could
+   * not name is named by its callback id instead (see unnamedCallName): that name is never cached
+   * by the scanner's entry, so such calls alone take the slower path, and every other event keeps
+   * the cached one.
+   */
   private nameRef(e: ChromeEvent, fallback: string): number {
     const name = e.name;
     if (name === undefined) {
       return this.name(fallback);
     }
     const entry = e.nameEntry;
-    if (entry < 0) {
-      return this.name(name);
+    const cached = entry < 0 ? -1 : this.refsByEntry[entry]! - 1;
+    if (cached >= 0) {
+      return cached;
     }
-    let ref = this.refsByEntry[entry]! - 1;
-    if (ref < 0) {
-      ref = this.name(name);
+    if (name === unnamedByProfiler && (kinetoCategory(e.cat ?? '') & CategoryBits.Api) !== 0) {
+      return this.name(unnamedCallName(e));
+    }
+    const ref = this.name(name);
+    if (entry >= 0 && name !== unnamedByProfiler) {
       this.refsByEntry[entry] = ref + 1;
     }
     return ref;
