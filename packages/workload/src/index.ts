@@ -50,7 +50,13 @@ export type {
   PresetParamType,
   PresetValue,
 } from './presets/preset-types.ts';
-export { presets, buildPreset, presetRunTitle, PresetError } from './presets/registry.ts';
+export {
+  presets,
+  buildPreset,
+  presetDescription,
+  presetRunTitle,
+  PresetError,
+} from './presets/registry.ts';
 export { blogKernelIterations } from './presets/overlap-blog.ts';
 export { parseSize, parseDuration, UnitError, sizeUnits, timeUnits } from './units.ts';
 export { chunkRingWorkload } from './chunk-ring-workload.ts';

@@ -1,5 +1,6 @@
 import type { Preset, PresetParam } from '../api/types.ts';
 import { paramRange, presetProblems } from '../lib/param-limits.ts';
+import { shownPresetDescription } from '../lib/preset-description.ts';
 import { pitfallNote } from './pitfall-note.ts';
 
 interface PresetPickerProps {
@@ -71,6 +72,28 @@ function ParamInput({
   );
 }
 
+/** What the preset does, with the figures of the values below (defaults' while one is invalid). */
+function PresetDescription({
+  preset,
+  params,
+}: {
+  preset: Preset;
+  params: Readonly<Record<string, unknown>>;
+}) {
+  const shown = shownPresetDescription(preset, params);
+  return (
+    <p className="muted" data-testid="preset-description">
+      {shown.text}
+      {shown.atDefaults && (
+        <em data-testid="preset-description-defaults">
+          {' '}
+          (Figures for the default values, until every value below is valid.)
+        </em>
+      )}
+    </p>
+  );
+}
+
 /** Pick a lesson preset and set its parameters; the pitfall switch is shown first. */
 export function PresetPicker({
   presets,
@@ -104,7 +127,7 @@ export function PresetPicker({
           ))}
         </select>
       </label>
-      {preset !== undefined && <p className="muted">{preset.description}</p>}
+      {preset !== undefined && <PresetDescription preset={preset} params={params} />}
       {ordered.map((param) => (
         <label
           key={param.name}

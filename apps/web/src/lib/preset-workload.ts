@@ -15,16 +15,24 @@ export function presetWorkload(
   name: string,
   params: Readonly<Record<string, unknown>>,
 ): PresetWorkload {
-  const values: Record<string, PresetValue> = {};
-  for (const [key, value] of Object.entries(params)) {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      values[key] = value;
-    }
-  }
+  const values = pickerValues(params);
   const workload = buildPreset(name, values);
   const shown = Object.entries(values).map(([key, value]) => `${key}=${String(value)}`);
   return {
     workload,
     origin: shown.length === 0 ? `preset ${name}` : `preset ${name} (${shown.join(', ')})`,
   };
+}
+
+/** The picker's values a preset takes; an empty field (undefined) is left to its default. */
+export function pickerValues(
+  params: Readonly<Record<string, unknown>>,
+): Record<string, PresetValue> {
+  const values: Record<string, PresetValue> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      values[key] = value;
+    }
+  }
+  return values;
 }

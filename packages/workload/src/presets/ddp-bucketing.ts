@@ -1,5 +1,6 @@
 import type { WorkloadOpInput } from '../schema.ts';
-import type { PresetDefinition } from './preset-types.ts';
+import { formatBytes } from '@streamscope/trace';
+import type { PresetArgs, PresetDefinition } from './preset-types.ts';
 import { bool, num, str } from './preset-types.ts';
 
 // PyTorch DDP's gradient bucketing: the backward pass of a stack of layers, one fixed-work
@@ -44,16 +45,35 @@ function ddpBuckets(
   return buckets;
 }
 
-export const ddpBucketing: PresetDefinition = {
-  name: 'ddp-bucketing',
-  title: 'Overlap gradient all-reduce with backward (DDP bucketing)',
-  description:
-    'The backward pass of a stack of layers on every GPU, each layer giving 16 MiB of gradients. The gradients ' +
-    'are all-reduced over the GPUs in buckets (PyTorch DDP: 25 MB by default). Without overlap every bucket is ' +
+/** The lesson with the layers, GPUs and bucket size set, and the buckets they make. */
+function describeDdp(args: PresetArgs): string {
+  const layers = num(args, 'layers');
+  const devices = num(args, 'devices');
+  const bucketMiB = num(args, 'bucketMiB');
+  const buckets = ddpBuckets(layers, bucketMiB * 1024 ** 2);
+  const first = formatBytes(buckets[0]!.bytes);
+  const last = formatBytes(buckets[buckets.length - 1]!.bytes);
+  const bucketsText =
+    buckets.length === 1
+      ? `one bucket of ${first}`
+      : `${buckets.length} buckets of ${first}${last === first ? '' : ` (the last ${last})`}`;
+  return (
+    `The backward pass of ${layers} ${layers === 1 ? 'layer' : 'layers'} on ` +
+    `${devices === 1 ? 'one GPU' : `each of ${devices} GPUs`}, each layer giving ` +
+    `${formatBytes(tensorsPerLayer * tensorBytes)} of gradients. The gradients are all-reduced over ` +
+    `${devices === 1 ? 'the one GPU (a no-op)' : 'the GPUs'} in ${bucketsText}: a bucket closes once it holds ` +
+    `${bucketMiB} MiB, the last when the backward ends (PyTorch DDP's bucket_cap_mb is 25 by default). Without overlap every bucket is ` +
     'all-reduced after the whole backward; with overlap each bucket is all-reduced on a communication stream as ' +
     'soon as it fills (an event recorded on the compute stream, waited for on the communication stream), while ' +
     'the backward goes on. Small buckets start communicating early but pay a call and its latency each; large ' +
-    'ones leave little to overlap.',
+    'ones leave little to overlap.'
+  );
+}
+
+export const ddpBucketing: PresetDefinition = {
+  name: 'ddp-bucketing',
+  title: 'Overlap gradient all-reduce with backward (DDP bucketing)',
+  description: describeDdp,
   params: [
     {
       name: 'overlap',

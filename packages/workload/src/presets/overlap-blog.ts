@@ -1,10 +1,22 @@
 import type { WorkloadOpInput } from '../schema.ts';
-import type { PresetDefinition } from './preset-types.ts';
+import { formatBytes } from '@streamscope/trace';
+import type { PresetArgs, PresetDefinition } from './preset-types.ts';
 import { num, str } from './preset-types.ts';
 
 /** Iterations per thread of the blog kernel: one element's sinf/cosf/sqrtf, in calibrated units. */
 export const blogKernelIterations = 1000;
 const blockSize = 256;
+
+/** The blog workload with the size and the streams set (16 MiB over 4 by default). */
+function describeBlog(args: PresetArgs): string {
+  const streams = num(args, 'streams');
+  return (
+    `The blog workload: ${formatBytes(num(args, 'size'))} of pinned floats through H2D, a kernel and D2H, ` +
+    `run blocking (sequential) or split over ${streams} ${streams === 1 ? 'stream' : 'streams'} issued ` +
+    'depth-first (version 1) or breadth-first (version 2). On one copy engine depth-first cannot ' +
+    'overlap; on Fermi breadth-first delays the D2H copies behind all kernels.'
+  );
+}
 
 /**
  * The NVIDIA blog "How to Overlap Data Transfers in CUDA C/C++" (research/viewer-anchors.md
@@ -14,10 +26,7 @@ const blockSize = 256;
 export const overlapBlog: PresetDefinition = {
   name: 'overlap-blog',
   title: 'NVIDIA blog: overlap data transfers',
-  description:
-    'The blog workload: 16 MiB of pinned floats through H2D, a kernel and D2H, run blocking (sequential) ' +
-    'or split over 4 streams issued depth-first (version 1) or breadth-first (version 2). On one copy ' +
-    'engine depth-first cannot overlap; on Fermi breadth-first delays the D2H copies behind all kernels.',
+  description: describeBlog,
   params: [
     {
       name: 'variant',
@@ -108,7 +117,7 @@ export const overlapBlog: PresetDefinition = {
     }
     return {
       name: `overlap-blog (${variant})`,
-      description: overlapBlog.description,
+      description: describeBlog(args),
       buffers: [
         { name: 'a', kind: 'host-pinned', size: bytes },
         { name: 'd_a', kind: 'device', size: bytes },

@@ -18,6 +18,10 @@ export interface PresetParam {
 export interface PresetInfo {
   readonly name: string;
   readonly title: string;
+  /**
+   * What the preset does. Where the text quotes a parameter's value it is the default's;
+   * presetDescription words it for other values.
+   */
   readonly description: string;
   readonly params: readonly PresetParam[];
   /** The parameter that flips the scenario between its pitfall and its fix. */
@@ -27,7 +31,12 @@ export interface PresetInfo {
 /** Parameter values after coercion: sizes in bytes, everything checked against its PresetParam. */
 export type PresetArgs = Readonly<Record<string, number | string | boolean>>;
 
-export interface PresetDefinition extends PresetInfo {
+export interface PresetDefinition extends Omit<PresetInfo, 'description'> {
+  /**
+   * A function of the parameters where the text quotes their values ("16 MiB", "4 streams"), so it
+   * never states a default after the value was changed.
+   */
+  readonly description: string | ((args: PresetArgs) => string);
   build(args: PresetArgs): WorkloadInput;
 }
 

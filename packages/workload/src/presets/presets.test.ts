@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { validateWorkload } from '../validate.ts';
 import { workloadJsonSchema } from '../schema.ts';
-import { PresetError, buildPreset, presetRunTitle, presets } from './registry.ts';
+import {
+  PresetError,
+  buildPreset,
+  presetDescription,
+  presetRunTitle,
+  presets,
+} from './registry.ts';
 
 describe('presets', () => {
   it('cover every scenario of the issue, each with a pitfall parameter it declares', () => {
@@ -109,6 +115,45 @@ describe('presetRunTitle', () => {
     expect(off).toContain('(no usePriority');
     expect(on).toContain('(usePriority');
     expect(() => presetRunTitle('overlap-blog', { streams: 0 })).toThrow(PresetError);
+  });
+});
+
+describe('presetDescription', () => {
+  it('quotes the values set, not the defaults, where a description names a figure', () => {
+    const blog = presetDescription('overlap-blog', { size: '64MiB', streams: '8' });
+    expect(blog).toContain('64 MiB of pinned floats');
+    expect(blog).toContain('split over 8 streams');
+    expect(blog).not.toMatch(/16 MiB|4 streams/);
+    expect(presetDescription('overlap-blog', { streams: 1 })).toContain(
+      'split over 1 stream issued',
+    );
+    // 24 layers × 16 MiB = 384 MiB of gradients in 2 MiB tensors: a 4 MiB bucket closes at 4 MiB
+    // (96 buckets); a 25 MiB one at 26 MiB (14, then the last 20 MiB); 512 MiB never fills.
+    const small = presetDescription('ddp-bucketing', { bucketMiB: 4 });
+    expect(small).toContain('in 96 buckets of 4 MiB: a bucket closes once it holds 4 MiB');
+    expect(small).not.toMatch(/25 MiB|26 MiB/);
+    expect(presetDescription('ddp-bucketing', { bucketMiB: 512, devices: 1 })).toContain(
+      'on one GPU, each layer giving 16 MiB of gradients. The gradients are all-reduced over the ' +
+        'one GPU (a no-op) in one bucket of 384 MiB: a bucket closes once it holds 512 MiB',
+    );
+    expect(() => presetDescription('overlap-blog', { streams: 0 })).toThrow(PresetError);
+  });
+
+  it('is what the preset list says at the defaults', () => {
+    for (const p of presets) {
+      expect(presetDescription(p.name), p.name).toBe(p.description);
+    }
+    expect(presets.find((p) => p.name === 'ddp-bucketing')?.description).toContain(
+      'on each of 2 GPUs, each layer giving 16 MiB of gradients. The gradients are all-reduced ' +
+        'over the GPUs in 15 buckets of 26 MiB (the last 20 MiB): a bucket closes once it holds ' +
+        "25 MiB, the last when the backward ends (PyTorch DDP's bucket_cap_mb is 25 by default)",
+    );
+  });
+
+  it("goes into the blog workload's spec with the values it was built with", () => {
+    expect(buildPreset('overlap-blog', { size: '32MiB' }).description).toContain(
+      '32 MiB of pinned floats',
+    );
   });
 });
 

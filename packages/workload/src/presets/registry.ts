@@ -34,12 +34,12 @@ const definitions: readonly PresetDefinition[] = [
   ddpBucketing,
 ];
 
-/** Every preset with its parameters (for `--preset`, the lab and the API). */
+/** Every preset with its parameters (for `--preset`, the lab, the API), described at defaults. */
 export const presets: readonly PresetInfo[] = definitions.map(
-  ({ name, title, description, params, pitfallParam }) => ({
+  ({ name, title, params, pitfallParam }) => ({
     name,
     title,
-    description,
+    description: presetDescription(name),
     params,
     pitfallParam,
   }),
@@ -67,6 +67,20 @@ export function buildPreset(
     }
     throw error;
   }
+}
+
+/**
+ * What a preset does, with the figures of these parameter values (given or default), as the lab
+ * shows it beside the values. Throws PresetError as `buildPreset` does.
+ */
+export function presetDescription(
+  name: string,
+  params: Readonly<Record<string, PresetValue>> = {},
+): string {
+  const { definition, args } = presetArgs(name, params);
+  return typeof definition.description === 'string'
+    ? definition.description
+    : definition.description(args);
 }
 
 /**
