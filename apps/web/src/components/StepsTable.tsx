@@ -123,13 +123,15 @@ function StepName({ name, rank }: { readonly name: string; readonly rank: number
 /** Every figure of a step, each with its own unit, for the row's tooltip. */
 function stepDetails(step: StepRow): string {
   const who = step.rank === undefined ? step.name : `${step.name} · rank ${step.rank}`;
+  const exposed = formatDurationNs(step.exposedCommunicationNs);
   const communication =
     step.communicationNs > 0
-      ? `communication ${formatDurationNs(step.communicationNs)} (${formatDurationNs(step.exposedCommunicationNs)} exposed, not under compute)`
+      ? `communication ${formatDurationNs(step.communicationNs)} (${exposed} exposed, not under compute)`
       : 'no communication';
+  const busy = formatDurationNs(step.gpuBusyNs);
   return (
     `${who}: ${formatDurationNs(step.stepNs)} from ${formatDurationNs(step.startNs)}; ` +
-    `GPU busy ${formatDurationNs(step.gpuBusyNs)}, ${communication}, idle ${formatDurationNs(step.idleNs)}`
+    `GPU busy ${busy}, ${communication}, idle ${formatDurationNs(step.idleNs)}`
   );
 }
 
