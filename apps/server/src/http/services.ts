@@ -72,6 +72,8 @@ export interface TraceTools {
   readonly mergeRanks?: (
     inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[],
     title: string | undefined,
+    /** Where the merged trace is written (`<outBase>.sstrace`), for the caller to store. */
+    outBase: string,
   ) => Promise<ImportedTrace>;
 }
 

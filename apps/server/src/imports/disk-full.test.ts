@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { saveTrace } from '@streamscope/trace';
 import { importForeign } from '../integrations/importers.ts';
+import { containerTask } from '../workers/tasks/container-task.ts';
+import type { ContainerReader } from './import-service.ts';
+import type { ImportedTrace } from './imported-trace.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
 import type { ErrorBody } from '../test-support/upload.ts';
@@ -47,7 +50,35 @@ vi.mock('node:fs', async (importOriginal) => {
     }
     return stream;
   }) as typeof real.createWriteStream;
-  return { ...real, default: { ...real, createWriteStream }, createWriteStream };
+  // Files written synchronously (a trace file, piece by piece): by descriptor.
+  const fullFds = new Map<number, number>();
+  const openSync = ((file: Fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(file, ...rest);
+    if (disk.full?.test(String(file)) === true) {
+      fullFds.set(fd, 0);
+    }
+    return fd;
+  }) as typeof real.openSync;
+  const writeSync = ((fd: number, buffer: Uint8Array, at?: number | null, ...rest: unknown[]) => {
+    const offset = at ?? 0;
+    const written = fullFds.get(fd);
+    if (written !== undefined) {
+      const room = Math.max(0, disk.afterBytes - written);
+      if (buffer.length - offset > room) {
+        real.writeSync(fd, buffer, offset, room);
+        fullFds.set(fd, written + room);
+        throw enospc();
+      }
+      fullFds.set(fd, written + buffer.length - offset);
+    }
+    return (real.writeSync as (...args: unknown[]) => number)(fd, buffer, offset, ...rest);
+  }) as typeof real.writeSync;
+  const closeSync = ((fd: number) => {
+    fullFds.delete(fd);
+    real.closeSync(fd);
+  }) as typeof real.closeSync;
+  const mocked = { createWriteStream, openSync, writeSync, closeSync };
+  return { ...real, default: { ...real, ...mocked }, ...mocked };
 });
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof FsPromises>();
@@ -82,6 +113,24 @@ afterEach(async () => {
   disk.full = undefined;
   await t.close();
 });
+
+/** The container check a worker runs, run on this thread. */
+const containersInThisThread: ContainerReader = async (filePath, how) => {
+  const { result } = await containerTask(
+    filePath,
+    how.fileName,
+    how.maxOps ?? Number.POSITIVE_INFINITY,
+    how.outBase,
+    {
+      taskId: 0,
+      signal: how.signal,
+      send: () => undefined,
+      credit: () => Promise.resolve(),
+      spareBuffer: () => undefined,
+    },
+  );
+  return result as ImportedTrace;
+};
 
 function sampleTrace(opCount: number): Uint8Array {
   return saveTrace(kernelTrace(opCount));
@@ -127,7 +176,14 @@ describe('a full data volume', () => {
   });
 
   it('answers 507 when the trace file does not fit and leaves no temp file', async () => {
-    disk.full = /[/\\]traces[/\\].*\.tmp$/;
+    // The stored form is written where the upload is checked (a worker thread, here this one so
+    // that the full volume reaches it), beside the upload, then moved into traces/.
+    await t.close();
+    t = await startTestServer({
+      readContainer: containersInThisThread,
+      log: (line) => logged.push(line),
+    });
+    disk.full = /[/\\]uploads[/\\].*\.sstrace\..*\.tmp$/;
     disk.afterBytes = 100;
     expect(await put(sampleTrace(500), 'full-trace-1')).toMatchObject(noSpace);
     expect(await leftovers()).toEqual([]);

@@ -47,6 +47,11 @@ export type ForeignImporter = (
     /** The most ops the trace may keep (limits.importOps). */
     readonly maxOps?: number;
     readonly signal: AbortSignal;
+    /**
+     * Where the stored form is written: `<outBase>.sstrace`, and a big trace's pyramid
+     * `<outBase>.tiles`; the import service moves them into the store or removes them.
+     */
+    readonly outBase: string;
     readonly onProgress: (parsedBytes: number) => void;
     /** A SQLite export, once every byte is read, names each table it moves on to. */
     readonly onStage?: (table: string) => void;
@@ -65,6 +70,8 @@ export type ContainerReader = (
     readonly signal: AbortSignal;
     /** The most ops and ranges the trace may hold (limits.importOps), as an import keeps. */
     readonly maxOps?: number;
+    /** As ForeignImporter's. */
+    readonly outBase: string;
   },
 ) => Promise<ImportedTrace>;
 
@@ -271,7 +278,10 @@ export class ImportService {
       throw problem;
     } finally {
       await rm(partPath, { force: true });
-      // A pyramid made at import and not moved beside a stored trace (a failure, a cancel).
+      // A trace and pyramid made at import and not moved into the store (a failure, a cancel).
+      if (imported !== undefined) {
+        await rm(imported.tracePath, { force: true });
+      }
       if (imported?.tilesPath !== undefined) {
         await rm(imported.tilesPath, { force: true });
       }
@@ -306,7 +316,12 @@ export class ImportService {
     >,
   ): Promise<ImportedTrace> {
     if (await startsWith(partPath, containerMagic)) {
-      return this.readContainer(partPath, { fileName, signal, maxOps: this.maxOps });
+      return this.readContainer(partPath, {
+        fileName,
+        signal,
+        maxOps: this.maxOps,
+        outBase: partPath,
+      });
     }
     if (this.importForeign === undefined) {
       throw new ApiError(
@@ -320,18 +335,20 @@ export class ImportService {
       maxBytes: this.maxBytes,
       maxOps: this.maxOps,
       signal,
+      outBase: partPath,
       ...progress,
     });
   }
 
-  /** Writes the bytes the worker made as they are: nothing is decoded or encoded here. */
+  /** Moves the file the worker wrote into the store: nothing is read, decoded or encoded here. */
   private async storeTrace(
     imported: ImportedTrace,
     fileName: string,
     contentSha256: string,
   ): Promise<TraceEntry> {
     const id = newId();
-    const fileBytes = await this.store.writeTraceFile(id, imported.traceBytes);
+    await this.store.adoptTraceFile(id, imported.tracePath);
+    const fileBytes = imported.fileBytes;
     await adoptPyramid(imported.tilesPath, this.store.tilesPath(id), this.log);
     const { title, warnings } = imported;
     const entry: TraceEntry = {

@@ -1,13 +1,16 @@
 import type { Trace } from '@streamscope/trace';
-import { saveTrace } from '@streamscope/trace';
+import { traceFileExtension, writeTraceFileAtomic } from '../storage/atomic-file.ts';
 
 /**
  * A trace made off the event loop (an import, a checked container, a merge) in the form it is
- * stored in: codec bytes, ready to write as they are, and what its trace entry lists. The event
- * loop never decodes or encodes it.
+ * stored in: a codec file written by the thread that made it, beside its input, for the caller to
+ * move into the store (or remove), and what its trace entry lists. The event loop never decodes,
+ * encodes or holds it.
  */
 export interface ImportedTrace {
-  readonly traceBytes: Uint8Array;
+  /** The stored form, `<outBase>.sstrace`: moved into the store, or removed by whoever ends the job. */
+  readonly tracePath: string;
+  readonly fileBytes: number;
   readonly warnings: readonly string[];
   readonly opCount: number;
   readonly spanNs: number;
@@ -18,10 +21,20 @@ export interface ImportedTrace {
   readonly tilesPath?: string;
 }
 
-/** Encodes a trace for storing (on the thread that made it: a worker, or a test). */
-export function importedTraceOf(trace: Trace, warnings: readonly string[]): ImportedTrace {
+/**
+ * Writes a trace as it will be stored, at `<outBase>.sstrace`, piece by piece (never its whole
+ * encoding in memory), on the thread that made it: a worker, the CLI, or a test.
+ */
+export function importedTraceOf(
+  trace: Trace,
+  warnings: readonly string[],
+  outBase: string,
+  signal?: AbortSignal,
+): ImportedTrace {
+  const tracePath = `${outBase}${traceFileExtension}`;
   return {
-    traceBytes: saveTrace(trace),
+    tracePath,
+    fileBytes: writeTraceFileAtomic(trace, tracePath, signal),
     warnings,
     opCount: trace.ops.count,
     spanNs: trace.spanNs(),

@@ -56,7 +56,7 @@ function gatedImporter() {
         reject(new Error('import cancelled'));
       });
     });
-    return importedTraceOf(oneKernelTrace(), []);
+    return importedTraceOf(oneKernelTrace(), [], options.outBase);
   };
   return { importer, open: () => open(), seen };
 }

@@ -1,4 +1,4 @@
-import { rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ImportError, ImportLimitError } from '@streamscope/importers';
 import { isNsysReportFile, withNsysExport } from '@streamscope/importers/node';
@@ -9,7 +9,6 @@ import { importLimitReached } from '../imports/import-failures.ts';
 import type { ForeignImporter } from '../imports/import-service.ts';
 import type { ImportedTrace } from '../imports/imported-trace.ts';
 import { inflateSqliteUpload, isSqlite, oneSqliteAtATime } from '../imports/inflate-sqlite.ts';
-import { tileFileExtension } from '../storage/tile-format.ts';
 import { runImportInWorker } from '../workers/server-workers.ts';
 
 /** How the server finds and runs nsys for an uploaded .nsys-rep report. */
@@ -53,6 +52,7 @@ export function foreignImporter(nsys: NsysSettings = {}): ForeignImporter {
         runImportInWorker(readPath, {
           fileName: options.fileName,
           maxBytes: options.maxBytes,
+          outBase: options.outBase,
           ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
           signal: options.signal,
           // Progress is in bytes of the upload: an inflated export was counted as it was inflated.
@@ -109,24 +109,19 @@ async function importReport(
     },
     async (sqlitePath, sqliteBytes) => {
       options.onExported?.(sqliteBytes);
-      const imported = await oneSqliteAtATime(options.signal, () =>
+      // The stored form and a big trace's pyramid go where the caller asked (beside the upload),
+      // not into the export's folder, which is removed next.
+      return oneSqliteAtATime(options.signal, () =>
         runImportInWorker(sqlitePath, {
           fileName: options.fileName,
           maxBytes: options.maxBytes,
+          outBase: options.outBase,
           ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
           signal: options.signal,
           onProgress: options.onProgress,
           onStage: (table) => options.onStage?.(table),
         }),
       );
-      if (imported.tilesPath === undefined) {
-        return imported;
-      }
-      // A big trace's pyramid was made beside the export, in the folder removed next: it moves
-      // beside the upload, where the import service adopts it or removes it.
-      const tilesPath = `${filePath}${tileFileExtension}`;
-      await rename(imported.tilesPath, tilesPath);
-      return { ...imported, tilesPath };
     },
   );
 }

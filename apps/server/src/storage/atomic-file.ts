@@ -7,6 +7,9 @@ import { traceChunks } from '@streamscope/trace';
 /** Suffix of files being written; startup recovery deletes any left by a crash. */
 export const tempSuffix = '.tmp';
 
+/** A trace file's extension: the codec's container. */
+export const traceFileExtension = '.sstrace';
+
 /**
  * Writes a file so that readers see either the old content or the whole new content, never a
  * prefix: write a temp file beside it, fsync it, then rename over the target (atomic on POSIX).

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadTrace } from '@streamscope/trace';
 import { tileFileExtension } from './tile-format.ts';
 import type { TraceEntry } from '../api-types.ts';
 import { terminalStatuses } from '../api-types.ts';
-import { tempSuffix, writeFileAtomic } from './atomic-file.ts';
+import { tempSuffix, traceFileExtension, writeFileAtomic } from './atomic-file.ts';
 import { DerivedAnswers } from './derived-answers.ts';
 import type { EntryPatch, StoredTrace } from './metadata-db.ts';
 import { MetadataDb } from './metadata-db.ts';
 
-export const traceFileExtension = '.sstrace';
 /** Beside a run's trace file: where each live frame ends in it (Float64 LE byte offsets). */
 export const framesFileExtension = '.frames';
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
@@ -199,6 +198,14 @@ export class TraceStore {
   async writeTraceFile(id: string, bytes: Uint8Array): Promise<number> {
     await writeFileAtomic(this.tracePath(id), bytes);
     return bytes.length;
+  }
+
+  /**
+   * Moves a trace file written whole elsewhere in the data folder (by a worker, beside its
+   * upload) to trace `id`'s place: a rename, nothing read or copied.
+   */
+  async adoptTraceFile(id: string, builtPath: string): Promise<void> {
+    await rename(builtPath, this.tracePath(id));
   }
 
   async readTraceFile(id: string): Promise<Uint8Array> {

@@ -49,6 +49,8 @@ export type WorkerTask =
       readonly fileName: string;
       readonly maxBytes: number;
       readonly maxOps?: number;
+      /** Where the stored form goes: `<outBase>.sstrace`, a big trace's pyramid `<outBase>.tiles`. */
+      readonly outBase: string;
     }
   /** An uploaded .sstrace: checked and encoded again for storing. */
   | {
@@ -56,6 +58,8 @@ export type WorkerTask =
       readonly filePath: string;
       readonly fileName: string;
       readonly maxOps?: number;
+      /** As the import's. */
+      readonly outBase: string;
     }
   /** A window of a trace, or all of it (a live run's snapshot), as codec bytes. */
   | { readonly kind: 'window'; readonly trace: TraceFileRef; readonly window?: TraceWindow }
@@ -65,6 +69,8 @@ export type WorkerTask =
       readonly kind: 'merge';
       readonly inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[];
       readonly title?: string;
+      /** As the import's. */
+      readonly outBase: string;
     };
 
 /** Event loop → worker. */
@@ -99,7 +105,10 @@ export type FromWorker =
       readonly heapBytes: number;
     };
 
-/** An error as it crosses from a worker: an ApiError keeps its status, code and path. */
+/**
+ * An error as it crosses from a worker: an ApiError keeps its status, code and path; a system
+ * error (a full disk) its code.
+ */
 export interface WorkerError {
   readonly name: string;
   readonly message: string;
@@ -122,7 +131,13 @@ export function toWorkerError(error: unknown): WorkerError {
     };
   }
   if (error instanceof Error) {
-    return { name: error.name, message: error.message };
+    // A system error keeps its code (ENOSPC from a worker's write is a 507, not a 500).
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof code === 'string' ? { code } : {}),
+    };
   }
   return { name: 'Error', message: String(error) };
 }
@@ -132,7 +147,10 @@ export function fromWorkerError(error: WorkerError): Error {
   if (error.status !== undefined && error.code !== undefined) {
     return new ApiError(error.status, error.code, error.message, error.path);
   }
-  const made = new Error(error.message);
+  const made: NodeJS.ErrnoException = new Error(error.message);
   made.name = error.name;
+  if (error.code !== undefined) {
+    made.code = error.code;
+  }
   return made;
 }

@@ -237,11 +237,12 @@ export class ServerWorkers {
   async mergeRanks(
     inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[],
     title: string | undefined,
+    outBase: string,
   ): Promise<ImportedTrace> {
     const task =
       title === undefined
-        ? { kind: 'merge' as const, inputs }
-        : { kind: 'merge' as const, inputs, title };
+        ? { kind: 'merge' as const, inputs, outBase }
+        : { kind: 'merge' as const, inputs, title, outBase };
     // Every input decoded, then the merged trace and its encoding: as an import of them all.
     const counts = inputs.map((input) => input.trace.opCount);
     const opCount = counts.includes(undefined)
@@ -260,6 +261,7 @@ export class ServerWorkers {
         kind: 'load-container',
         filePath,
         fileName: options.fileName,
+        outBase: options.outBase,
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
       },
       {
@@ -279,6 +281,7 @@ export class ServerWorkers {
         filePath,
         fileName: options.fileName,
         maxBytes: options.maxBytes,
+        outBase: options.outBase,
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
       },
       {

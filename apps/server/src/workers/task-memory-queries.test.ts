@@ -52,8 +52,14 @@ describe('the memory an uploaded container declares', () => {
     const { workers, declared } = recording();
     const signal = new AbortController().signal;
     const size = (await stat(untiled.path)).size;
-    await workers.readContainer(untiled.path, { fileName: 'a.sstrace', signal });
-    await workers.readContainer(untiled.path, { fileName: 'a.sstrace', signal, maxOps: 10 });
+    const outBase = path.join(dir, 'never');
+    await workers.readContainer(untiled.path, { fileName: 'a.sstrace', signal, outBase });
+    await workers.readContainer(untiled.path, {
+      fileName: 'a.sstrace',
+      signal,
+      maxOps: 10,
+      outBase,
+    });
     expect(declared).toEqual([size * containerBytesPerFileByte, 10 * importPeakBytesPerOp]);
   });
 });
@@ -111,7 +117,7 @@ describe('a task the machine cannot hold', () => {
       workers.query(untiled, { type: 'area', fromNs: 0, toNs: 1, tracks: [] }),
       workers.buildTiles(untiled, path.join(dir, 'never.tiles')),
       workers.replaySource(untiled),
-      workers.mergeRanks([{ trace: untiled, fileName: 'a' }], undefined),
+      workers.mergeRanks([{ trace: untiled, fileName: 'a' }], undefined, path.join(dir, 'never')),
     ];
     for (const refused of refusals) {
       await expect(refused).rejects.toMatchObject({ status: 507, code: 'too-large-for-memory' });

@@ -151,6 +151,7 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
         task.fileName,
         task.maxBytes,
         task.maxOps,
+        task.outBase,
         ctx,
       );
     case 'load-container':
@@ -158,6 +159,7 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
         task.filePath,
         task.fileName,
         task.maxOps ?? Number.POSITIVE_INFINITY,
+        task.outBase,
         ctx,
       );
     case 'window':
@@ -165,6 +167,11 @@ async function run(task: WorkerTask, ctx: TaskContext): Promise<TaskResult> {
     case 'query':
       return (await import('./tasks/query-task.ts')).queryTask(task.trace, task.query, ctx);
     case 'merge':
-      return (await import('./tasks/merge-task.ts')).mergeTask(task.inputs, task.title, ctx);
+      return (await import('./tasks/merge-task.ts')).mergeTask(
+        task.inputs,
+        task.title,
+        task.outBase,
+        ctx,
+      );
   }
 }

@@ -177,6 +177,7 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
       fileName: 'upload.json',
       maxBytes: Infinity,
       signal: new AbortController().signal,
+      outBase: path.join(dir, 'upload'),
       onProgress: () => {},
     });
     // The import's estimate (half its JSON file) does not fit beside the analysis: it waits.

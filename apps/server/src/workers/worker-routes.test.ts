@@ -1,9 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { exportChromeTrace, exportTestTrace, importTrace } from '@streamscope/importers';
 import type { Trace } from '@streamscope/trace';
 import { loadTrace, saveTrace } from '@streamscope/trace';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { traceTools } from '../integrations/trace-tools.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import { startTestServer } from '../test-support/test-server.ts';
@@ -157,6 +158,13 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
     import.meta.dirname,
     '../../../../fixtures/nsys/2025.3.1/train.sqlite',
   );
+  let out = '';
+  beforeAll(async () => {
+    out = await mkdtemp(path.join(os.tmpdir(), 'worker-import-'));
+  });
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+  });
 
   it('imports as the importers do in-process, relaying progress and SQLite stages', async () => {
     const progress: number[] = [];
@@ -165,19 +173,24 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
       fileName: 'train.sqlite',
       maxBytes: 1 << 30,
       signal: new AbortController().signal,
+      outBase: path.join(out, 'train'),
       onProgress: (bytes) => progress.push(bytes),
       onStage: (stage) => stages.push(stage),
     });
     const direct = await importTrace(await readFile(fixture), { fileName: 'train.sqlite' });
-    // What storing needs, without decoding: the stored form and the entry's fields.
-    expect(result.traceBytes).toEqual(saveTrace(direct.trace));
+    // What storing needs, without decoding: the stored form, written where asked, and the
+    // entry's fields.
+    const stored = await readFile(result.tracePath);
+    expect(result.tracePath).toBe(path.join(out, 'train.sstrace'));
+    expect(stored.equals(saveTrace(direct.trace))).toBe(true);
+    expect(result.fileBytes).toBe(stored.length);
     expect(result).toMatchObject({
       opCount: direct.trace.ops.count,
       spanNs: direct.trace.spanNs(),
       title: direct.trace.meta.title,
       sourceFormat: 'nsys-sqlite',
     });
-    expect(loadTrace(result.traceBytes).ops.count).toBe(direct.trace.ops.count);
+    expect(loadTrace(stored).ops.count).toBe(direct.trace.ops.count);
     expect(result.warnings).toEqual(direct.warnings);
     expect(progress.at(-1)).toBe((await readFile(fixture)).length);
     expect(stages.length).toBeGreaterThan(0);
@@ -190,6 +203,7 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
         fileName: 'missing-table.sqlite',
         maxBytes: 1 << 30,
         signal: new AbortController().signal,
+        outBase: path.join(out, 'broken'),
         onProgress: () => undefined,
       }),
     ).rejects.toMatchObject({ status: 422, code: 'import-failed' });
@@ -198,8 +212,11 @@ describe('runImportInWorker', { timeout: 120_000 }, () => {
       fileName: 'train.sqlite',
       maxBytes: 1 << 30,
       signal: aborter.signal,
+      outBase: path.join(out, 'cancelled'),
       onProgress: () => aborter.abort(),
     });
     await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
+    // Neither left a file behind (nor a part of one).
+    expect((await readdir(out)).filter((name) => !name.startsWith('train'))).toEqual([]);
   });
 });

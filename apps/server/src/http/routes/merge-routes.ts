@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Router } from 'express';
 import type { TraceEntry } from '../../api-types.ts';
 import { adoptPyramid } from '../../storage/tile-pyramids.ts';
@@ -56,10 +58,19 @@ export function mergeRoutes(services: AppServices): Router {
       );
     }
     // Read, merged and encoded in a worker thread; its bytes are stored as they are.
-    const merged = await merge(inputs, title);
-    const { warnings } = merged;
+    // Written beside the uploads (startup clears them of a crash's leftovers), then moved in.
+    const merged = await merge(inputs, title, path.join(store.uploadsDir, `merge-${newId()}`));
+    const { warnings, fileBytes } = merged;
     const id = newId();
-    const fileBytes = await store.writeTraceFile(id, merged.traceBytes);
+    try {
+      await store.adoptTraceFile(id, merged.tracePath);
+    } catch (error) {
+      await rm(merged.tracePath, { force: true });
+      if (merged.tilesPath !== undefined) {
+        await rm(merged.tilesPath, { force: true });
+      }
+      throw error;
+    }
     await adoptPyramid(merged.tilesPath, store.tilesPath(id), services.log);
     const now = new Date().toISOString();
     const entry: TraceEntry = {

@@ -18,6 +18,7 @@ export async function containerTask(
   filePath: string,
   fileName: string,
   maxOps: number,
+  outBase: string,
   ctx: TaskContext,
 ): Promise<TaskResult> {
   const fd = openSync(filePath, 'r');
@@ -50,10 +51,10 @@ export async function containerTask(
     }
     const trace = decoder.trace;
     const result = {
-      ...importedTraceOf(trace, trace.meta.warnings ?? []),
-      ...pyramidAtImport(trace, filePath, ctx.signal),
+      ...importedTraceOf(trace, trace.meta.warnings ?? [], outBase, ctx.signal),
+      ...pyramidAtImport(trace, outBase, ctx.signal),
     };
-    return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
+    return { result };
   } catch (error) {
     if (error instanceof CodecError) {
       throw new ApiError(422, 'invalid-trace', `${fileName}: ${error.message}`);

@@ -18,6 +18,7 @@ export async function importTask(
   fileName: string,
   maxBytes: number,
   maxOps: number | undefined,
+  outBase: string,
   ctx: TaskContext,
 ): Promise<TaskResult> {
   try {
@@ -33,13 +34,13 @@ export async function importTask(
       onProgress: (bytesRead) => ctx.send({ type: 'progress', taskId: ctx.taskId, bytesRead }),
       onStage: (stage) => ctx.send({ type: 'stage', taskId: ctx.taskId, stage }),
     }).finally(() => file?.close());
-    // The trace as stored (an ImportedTrace), its bytes transferred, not copied; a big one's
-    // pyramid made here, from the trace in memory, beside the received file.
+    // The trace as stored (an ImportedTrace), written here at `outBase` piece by piece; a big
+    // one's pyramid made here too, from the trace in memory, beside it.
     const result = {
-      ...importedTraceOf(trace, warnings),
-      ...pyramidAtImport(trace, filePath, ctx.signal),
+      ...importedTraceOf(trace, warnings, outBase, ctx.signal),
+      ...pyramidAtImport(trace, outBase, ctx.signal),
     };
-    return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
+    return { result };
   } catch (error) {
     if (error instanceof ImportLimitError) {
       throw importLimitReached(error);

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { ImportError, mergeRanks } from '@streamscope/importers';
 import { ApiError } from '../../http/api-error.ts';
 import { importedTraceOf } from '../../imports/imported-trace.ts';
@@ -15,6 +13,7 @@ import type { TaskContext, TaskResult } from './task-context.ts';
 export async function mergeTask(
   inputs: readonly { readonly trace: TraceFileRef; readonly fileName: string }[],
   title: string | undefined,
+  outBase: string,
   ctx: TaskContext,
 ): Promise<TaskResult> {
   const loaded = [];
@@ -30,15 +29,10 @@ export async function mergeTask(
     }
     throw error;
   }
-  // A big merge's pyramid goes beside the inputs, under a name no trace has (startup removes it
-  // if the route never moves it beside the merged trace).
-  const beside = path.join(
-    path.dirname(inputs[0]!.trace.path),
-    `merge-${randomBytes(6).toString('hex')}`,
-  );
+  // The merged trace and a big one's pyramid at `outBase`, for the route to move into the store.
   const result = {
-    ...importedTraceOf(merged.trace, merged.warnings),
-    ...pyramidAtImport(merged.trace, beside, ctx.signal),
+    ...importedTraceOf(merged.trace, merged.warnings, outBase, ctx.signal),
+    ...pyramidAtImport(merged.trace, outBase, ctx.signal),
   };
-  return { result, transfer: [result.traceBytes.buffer as ArrayBuffer] };
+  return { result };
 }
