@@ -198,6 +198,12 @@ export class LaneRegistry {
     }
   }
 
+  /** The lane of GPU lane `lane`'s device, context and stream in process `proc`. */
+  sameStreamIn(proc: number, lane: number): number {
+    const from = this.lanes[lane]!;
+    return this.gpuLane(proc, from.deviceId, from.contextId, from.streamId);
+  }
+
   laneProc(lane: number): number {
     return this.lanes[lane]?.proc ?? 0;
   }

@@ -11,6 +11,13 @@ import { RangeStaging } from './range-staging.ts';
 import { SourceStrings } from './source-strings.ts';
 import { Warnings } from './warnings.ts';
 
+/** What `TraceBuilder.stagedColumns` lends: columns indexed by staged op. */
+export interface StagedColumns {
+  readonly lane: Uint32Array;
+  readonly corr: Uint32Array;
+  readonly startNs: Float64Array;
+}
+
 /** A streamed source projects its ops once this much of it is read (or a 32nd of it, if less). */
 const projectAfterBytes = 32 << 20;
 
@@ -150,6 +157,16 @@ export class TraceBuilder {
     if (proc !== this.lanes.laneProc(lane) || this.procExceptions.get(op) >= 0) {
       this.procExceptions.set(op, proc);
     }
+  }
+
+  /**
+   * The staging's lanes, correlation ids and start times by op index, for an importer that links
+   * ops once they are all read (kineto: calls to GPU ops). Read-only, and valid until the next
+   * `addOp` (which may move the columns); `moveOp` writes the lane it reads.
+   */
+  stagedColumns(): StagedColumns {
+    this.ops.join();
+    return { lane: this.ops.lane.data, corr: this.ops.corr.data, startNs: this.ops.startNs.data };
   }
 
   /** Sets staged op `op`'s bytes and adds `flags` to its flags (a size learned from its API call). */

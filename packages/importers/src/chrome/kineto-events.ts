@@ -197,7 +197,7 @@ export class KinetoEvents {
       }
       op.proc = this.firstProc;
       op.lane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, streamId);
-      const at = this.add(gpuKey, deviceId, contextId, streamId, false);
+      const at = this.add(gpuKey, false);
       if (recordCorr > 0) {
         this.builder.waitsOnRecordCall(at, recordCorr);
       }
@@ -206,28 +206,13 @@ export class KinetoEvents {
     const laneStream = streamId < 0 ? noId32 : streamId;
     op.proc = this.firstProc;
     op.lane = this.builder.lanes.gpuLane(op.proc, deviceId, contextId, laneStream);
-    this.add(gpuKey, deviceId, contextId, laneStream, needsBytes);
+    this.add(gpuKey, needsBytes);
   }
 
-  private add(
-    gpuKey: number,
-    deviceId: number,
-    contextId: number,
-    streamId: number,
-    needsBytes: boolean,
-  ): number {
+  private add(gpuKey: number, needsBytes: boolean): number {
     const op = this.op;
     const at = this.builder.addOp(op);
-    this.links.addGpuOp(
-      at,
-      gpuKey,
-      op.correlationId,
-      deviceId,
-      contextId,
-      streamId,
-      op.startNs,
-      needsBytes,
-    );
+    this.links.addGpuOp(at, gpuKey, needsBytes);
     this.gpuOps++;
     return at;
   }
@@ -241,14 +226,12 @@ export class KinetoEvents {
     op.proc = this.builder.lanes.laneProc(op.lane);
     op.correlationId = Math.max(0, intOr(e.correlation, 0));
     op.nameRef = this.nameRef(e, 'CUDA API');
-    this.builder.addOp(op);
+    const at = this.builder.addOp(op);
     // ROCm writes a copy's size on its hipMemcpy* call (`"bytes": "4096"`), not on the copy.
     const bytes = intOr(e.bytesArg, -1);
     this.links.addApiCall(
+      at,
       op.correlationId,
-      op.proc,
-      op.lane,
-      op.startNs,
       bytes < 0 ? Number.NaN : bytes,
       // cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch (the name is interned: read already).
       e.name?.includes('GraphLaunch') === true,

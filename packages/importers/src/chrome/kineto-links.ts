@@ -2,7 +2,8 @@ import { OpFlag, noRef } from '@streamscope/trace';
 import { newStagedOp } from '../op-staging.ts';
 import { StagingColumn } from '../staging-columns.ts';
 import { CallChains } from './call-chains.ts';
-import type { TraceBuilder } from '../trace-builder.ts';
+import type { LaneRegistry } from '../lane-registry.ts';
+import type { StagedColumns, TraceBuilder } from '../trace-builder.ts';
 
 /** A sync record with no stream (Event Sync, Context Sync): placed on its caller's thread. */
 export interface StreamlessSync {
@@ -36,24 +37,22 @@ export class KinetoLinks {
    */
   constructor(private readonly roomHint: () => number = () => 0) {}
 
+  // Calls and GPU ops are kept by their index in the builder's staging, whose columns hold their
+  // correlation ids, times and lanes already: a second copy of those was ~0.6 GB at 5M GPU ops
+  // (28 bytes a call, 33 a GPU op), held at the import's peak.
   private apiCount = 0;
-  private readonly apiCorr = new StagingColumn(Uint32Array);
-  private readonly apiProc = new StagingColumn(Uint32Array);
-  private readonly apiLane = new StagingColumn(Uint32Array);
-  private readonly apiStartNs = new StagingColumn(Float64Array);
-  /** `args.bytes` of the call; NaN when it has none. */
-  private readonly apiBytes = new StagingColumn(Float64Array);
+  /** Each call's op index in the builder's staging. */
+  private readonly apiOp = new StagingColumn(Uint32Array);
+  /** The few calls that carry a size (ROCm's hipMemcpy*): call index, ascending, and its bytes. */
+  private sizedCount = 0;
+  private readonly sizedCall = new StagingColumn(Uint32Array);
+  private readonly sizedBytes = new StagingColumn(Float64Array);
   /** The calls by correlation id, made once they are all read (`resolve`). */
   private chains: CallChains | undefined;
 
   private gpuCount = 0;
   private readonly gpuOp = new StagingColumn(Uint32Array);
   private readonly gpuKey = new StagingColumn(Uint32Array);
-  private readonly gpuCorr = new StagingColumn(Uint32Array);
-  private readonly gpuDevice = new StagingColumn(Int32Array);
-  private readonly gpuContext = new StagingColumn(Uint32Array);
-  private readonly gpuStream = new StagingColumn(Uint32Array);
-  private readonly gpuStartNs = new StagingColumn(Float64Array);
   private readonly gpuNeedsBytes = new StagingColumn(Uint8Array);
 
   private readonly syncs: StreamlessSync[] = [];
@@ -61,14 +60,15 @@ export class KinetoLinks {
   /** The calls that launched a CUDA/HIP graph, by index: their GPU ops ran as its nodes. */
   private readonly graphLaunches = new Set<number>();
 
-  addApiCall(
-    corr: number,
-    proc: number,
-    lane: number,
-    startNs: number,
-    bytes: number,
-    graphLaunch: boolean,
-  ): void {
+  /** The builder's staging while resolving: each op's lane, correlation id and start. */
+  private staged: StagedColumns | undefined;
+  private lanes: LaneRegistry | undefined;
+
+  /**
+   * The API call staged as op `op` with correlation id `corr` (0: none, not kept); `bytes` its
+   * size argument, NaN when it has none.
+   */
+  addApiCall(op: number, corr: number, bytes: number, graphLaunch: boolean): void {
     if (corr === 0) {
       return;
     }
@@ -76,61 +76,34 @@ export class KinetoLinks {
     if (graphLaunch) {
       this.graphLaunches.add(i);
     }
-    if (i >= this.apiCorr.data.length) {
-      growAll(this.apiColumns(), i, Math.max(this.apiCorr.data.length * 2, this.roomHint()));
+    if (i >= this.apiOp.data.length) {
+      this.apiOp.resize(Math.max(i + 1, this.apiOp.data.length * 2, this.roomHint()), i);
     }
-    // Each column's store site sees one array type (a shared `at` would see all of them).
-    this.apiCorr.data[i] = corr;
-    this.apiProc.data[i] = proc;
-    this.apiLane.data[i] = lane;
-    this.apiStartNs.data[i] = startNs;
-    this.apiBytes.data[i] = bytes;
+    this.apiOp.data[i] = op;
+    if (!Number.isNaN(bytes)) {
+      const k = this.sizedCount++;
+      this.sizedCall.at(k)[k] = i;
+      this.sizedBytes.at(k)[k] = bytes;
+    }
   }
 
   /**
-   * GPU op `op` (the builder's index) of the GPU event's own process `gpuKey` (kineto: the
-   * device index as pid, interned), on (device, context, stream). `needsBytes`: a copy or memset
+   * GPU op `op` (the builder's index, staged on its provisional lane) of the GPU event's own
+   * process `gpuKey` (kineto: the device index as pid, interned). `needsBytes`: a copy or memset
    * that carried no size, to be taken from its API call.
    */
-  addGpuOp(
-    op: number,
-    gpuKey: number,
-    corr: number,
-    deviceId: number,
-    contextId: number,
-    streamId: number,
-    startNs: number,
-    needsBytes: boolean,
-  ): void {
+  addGpuOp(op: number, gpuKey: number, needsBytes: boolean): void {
     const i = this.gpuCount++;
     if (i >= this.gpuOp.data.length) {
-      growAll(this.gpuColumns(), i, Math.max(this.gpuOp.data.length * 2, this.roomHint()));
+      growAll(
+        [this.gpuOp, this.gpuKey, this.gpuNeedsBytes],
+        i,
+        Math.max(this.gpuOp.data.length * 2, this.roomHint()),
+      );
     }
     this.gpuOp.data[i] = op;
     this.gpuKey.data[i] = gpuKey;
-    this.gpuCorr.data[i] = corr;
-    this.gpuDevice.data[i] = deviceId;
-    this.gpuContext.data[i] = contextId;
-    this.gpuStream.data[i] = streamId;
-    this.gpuStartNs.data[i] = startNs;
     this.gpuNeedsBytes.data[i] = needsBytes ? 1 : 0;
-  }
-
-  private apiColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array>[] {
-    return [this.apiCorr, this.apiProc, this.apiLane, this.apiStartNs, this.apiBytes];
-  }
-
-  private gpuColumns(): StagingColumn<Uint32Array | Float64Array | Int32Array | Uint8Array>[] {
-    return [
-      this.gpuOp,
-      this.gpuKey,
-      this.gpuCorr,
-      this.gpuDevice,
-      this.gpuContext,
-      this.gpuStream,
-      this.gpuStartNs,
-      this.gpuNeedsBytes,
-    ];
   }
 
   /** Streamless syncs are rare (one per cudaDeviceSynchronize/cudaEventSynchronize): kept as objects. */
@@ -145,35 +118,32 @@ export class KinetoLinks {
    * a stream. Returns how many syncs went there.
    */
   resolve(builder: TraceBuilder, provisionalProc: number): number {
-    const chains = new CallChains(this.apiCorr.data, this.apiCount);
+    const staged = builder.stagedColumns();
+    this.staged = staged;
+    this.lanes = builder.lanes;
+    const chains = this.callChains(staged);
     this.chains = chains;
     // Each GPU op's first call by its id, looked up once for the votes and the pick.
     const firsts = new Int32Array(this.gpuCount);
     for (let g = 0; g < this.gpuCount; g++) {
-      const corr = this.gpuCorr.data[g]!;
+      const corr = staged.corr[this.gpuOp.data[g]!]!;
       firsts[g] = corr === 0 ? -1 : chains.first(corr);
     }
     const preferred = this.preferredOwners(chains, firsts);
     let unknownSizes = 0;
     for (let g = 0; g < this.gpuCount; g++) {
-      const key = this.gpuKey.data[g]!;
-      const api = this.pickFrom(firsts[g]!, preferred.get(key), this.gpuStartNs.data[g]!);
-      const owner = api >= 0 ? this.apiProc.data[api]! : (preferred.get(key) ?? provisionalProc);
       const op = this.gpuOp.data[g]!;
+      const key = this.gpuKey.data[g]!;
+      const api = this.pickFrom(firsts[g]!, preferred.get(key), staged.startNs[op]!);
+      const owner = api >= 0 ? this.apiProc(api) : (preferred.get(key) ?? provisionalProc);
       if (owner !== provisionalProc) {
-        const lane = builder.lanes.gpuLane(
-          owner,
-          this.gpuDevice.data[g]!,
-          this.gpuContext.data[g]!,
-          this.gpuStream.data[g]!,
-        );
-        builder.moveOp(op, owner, lane);
+        builder.moveOp(op, owner, builder.lanes.sameStreamIn(owner, staged.lane[op]!));
       }
       if (this.graphLaunches.size > 0 && this.graphLaunches.has(api)) {
         builder.addOpFlags(op, OpFlag.InGraph);
       }
       if (this.gpuNeedsBytes.data[g] === 1) {
-        const bytes = api >= 0 ? this.apiBytes.data[api]! : Number.NaN;
+        const bytes = api >= 0 ? this.apiBytes(api) : Number.NaN;
         if (Number.isFinite(bytes) && bytes >= 0) {
           builder.setOpBytes(op, bytes, 0);
         } else {
@@ -187,27 +157,32 @@ export class KinetoLinks {
         `${unknownSizes} copies or memsets carry no size, on themselves or on their API call; their bandwidth is unknown`,
       );
     }
+    // Every sync's call picked before any sync is staged: staging an op may move the columns.
+    const syncCalls = this.syncs.map((sync) =>
+      this.pick(sync.correlationId, preferred.get(sync.gpuKey), sync.startNs),
+    );
+    const callLanes = syncCalls.map((api) => (api >= 0 ? staged.lane[this.apiOp.data[api]!]! : -1));
+    this.staged = undefined;
     let unplacedSyncs = 0;
-    const staged = newStagedOp();
-    for (const sync of this.syncs) {
-      const api = this.pick(sync.correlationId, preferred.get(sync.gpuKey), sync.startNs);
-      staged.kind = sync.kind;
-      staged.startNs = sync.startNs;
-      staged.endNs = sync.endNs;
-      if (api >= 0) {
-        staged.proc = this.apiProc.data[api]!;
-        staged.lane = this.apiLane.data[api]!;
+    const op = newStagedOp();
+    for (const [k, sync] of this.syncs.entries()) {
+      op.kind = sync.kind;
+      op.startNs = sync.startNs;
+      op.endNs = sync.endNs;
+      if (callLanes[k]! >= 0) {
+        op.lane = callLanes[k]!;
+        op.proc = builder.lanes.laneProc(op.lane);
       } else {
         unplacedSyncs++;
-        staged.proc = preferred.get(sync.gpuKey) ?? provisionalProc;
-        staged.lane = builder.lanes.hostLane(staged.proc, unknownCallerTidBase + sync.deviceId);
-        builder.lanes.nameLane(staged.lane, `GPU ${sync.deviceId} syncs (calling thread unknown)`);
+        op.proc = preferred.get(sync.gpuKey) ?? provisionalProc;
+        op.lane = builder.lanes.hostLane(op.proc, unknownCallerTidBase + sync.deviceId);
+        builder.lanes.nameLane(op.lane, `GPU ${sync.deviceId} syncs (calling thread unknown)`);
       }
-      staged.nameRef = sync.nameRef;
+      op.nameRef = sync.nameRef;
       // Joined to the call that waited, as the profiler's correlation id says.
-      staged.correlationId = sync.correlationId;
-      staged.refId = noRef;
-      const at = builder.addOp(staged);
+      op.correlationId = sync.correlationId;
+      op.refId = noRef;
+      const at = builder.addOp(op);
       if (sync.recordCorrelationId > 0) {
         builder.waitsOnRecordCall(at, sync.recordCorrelationId);
       }
@@ -216,31 +191,53 @@ export class KinetoLinks {
     return unplacedSyncs;
   }
 
-  /**
-   * Lets go of the calls, GPU ops and chains once resolved (it resolves once): at 5M GPU ops
-   * they are ~0.4 GB, which the trace's build would otherwise hold beside its own indexes.
-   */
+  /** The calls by correlation id (their ids gathered from the staging for as long as it takes). */
+  private callChains(staged: StagedColumns): CallChains {
+    const ids = new Uint32Array(this.apiCount);
+    for (let a = 0; a < ids.length; a++) {
+      ids[a] = staged.corr[this.apiOp.data[a]!]!;
+    }
+    return new CallChains(ids, ids.length);
+  }
+
+  /** Call `api`'s process: its host lane's. */
+  private apiProc(api: number): number {
+    return this.lanes!.laneProc(this.staged!.lane[this.apiOp.data[api]!]!);
+  }
+
+  /** Call `api`'s size argument; NaN when it has none. */
+  private apiBytes(api: number): number {
+    const calls = this.sizedCall.data;
+    let lo = 0;
+    let hi = this.sizedCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (calls[mid]! < api) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < this.sizedCount && calls[lo] === api ? this.sizedBytes.data[lo]! : Number.NaN;
+  }
+
+  /** Lets go of the calls, GPU ops and chains once resolved (it resolves once). */
   private release(): void {
     for (const column of [
-      this.apiCorr,
-      this.apiProc,
-      this.apiLane,
-      this.apiStartNs,
-      this.apiBytes,
+      this.apiOp,
+      this.sizedCall,
+      this.sizedBytes,
       this.gpuOp,
       this.gpuKey,
-      this.gpuCorr,
-      this.gpuDevice,
-      this.gpuContext,
-      this.gpuStream,
-      this.gpuStartNs,
       this.gpuNeedsBytes,
     ]) {
       column.release();
     }
     this.chains = undefined;
+    this.lanes = undefined;
     this.syncs.length = 0;
     this.apiCount = 0;
+    this.sizedCount = 0;
     this.gpuCount = 0;
   }
 
@@ -268,10 +265,10 @@ export class KinetoLinks {
       if (first < 0) {
         continue;
       }
-      const proc = this.apiProc.data[first]!;
+      const proc = this.apiProc(first);
       let oneProcess = true;
-      for (let a = next[first]!; a >= 0; a = next[a]!) {
-        oneProcess &&= this.apiProc.data[a] === proc;
+      for (let a = next[first]!; a >= 0 && oneProcess; a = next[a]!) {
+        oneProcess = this.apiProc(a) === proc;
       }
       if (oneProcess) {
         const key = this.gpuKey.data[g]!;
@@ -320,19 +317,20 @@ export class KinetoLinks {
     }
     let anyPreferred = false;
     for (let a = first; a >= 0; a = next[a]!) {
-      anyPreferred ||= this.apiProc.data[a] === preferredProc;
+      anyPreferred ||= this.apiProc(a) === preferredProc;
     }
+    const startOf = (a: number): number => this.staged!.startNs[this.apiOp.data[a]!]!;
     let before = -1;
     let earliest = -1;
     for (let a = first; a >= 0; a = next[a]!) {
-      if (anyPreferred && this.apiProc.data[a] !== preferredProc) {
+      if (anyPreferred && this.apiProc(a) !== preferredProc) {
         continue;
       }
-      const s = this.apiStartNs.data[a]!;
-      if (s <= startNs && (before < 0 || s > this.apiStartNs.data[before]!)) {
+      const s = startOf(a);
+      if (s <= startNs && (before < 0 || s > startOf(before))) {
         before = a;
       }
-      if (earliest < 0 || s < this.apiStartNs.data[earliest]!) {
+      if (earliest < 0 || s < startOf(earliest)) {
         earliest = a;
       }
     }
