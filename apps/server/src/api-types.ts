@@ -33,7 +33,15 @@ export interface TraceEntry {
   readonly fileBytes?: number;
   /** SHA-256 (hex) of an import's uploaded bytes, decoded: finds a re-import of the same file. */
   readonly contentSha256?: string;
-  /** Only in an upload's answer (ifDuplicate=offer): the earlier import of the same bytes. */
+  /**
+   * A merged trace's identity (merge-key.ts): SHA-256 (hex) of its inputs' contents and the
+   * title asked for; a merge of the same again answers this entry.
+   */
+  readonly mergeKey?: string;
+  /**
+   * Only in an answer that stored nothing new: an upload's (ifDuplicate=offer) earlier import of
+   * the same bytes, or a merge's earlier merge of the same inputs and title.
+   */
   readonly alreadyImported?: boolean;
   /** Runs ahead of this one in its queue lane (queued runs only). */
   readonly position?: number;

@@ -74,6 +74,53 @@ describe('a metadata database from before content hashes', () => {
   });
 });
 
+describe('a metadata database from before merge keys', () => {
+  it('gains the merge_key column, keeps its rows, and keeps a merge key across a reopen', async () => {
+    const SQL = await initSqlJs();
+    const old = new SQL.Database();
+    old.exec(`CREATE TABLE traces (id TEXT PRIMARY KEY, source TEXT NOT NULL, title TEXT NOT NULL,
+      status TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT,
+      op_count INTEGER NOT NULL DEFAULT 0, span_ns REAL NOT NULL DEFAULT 0, format TEXT NOT NULL,
+      backend TEXT, target TEXT, reason TEXT, preset TEXT, file_name TEXT, file_bytes INTEGER,
+      warnings TEXT, content_sha256 TEXT)`);
+    const hash = 'cd'.repeat(32);
+    old.run(
+      `INSERT INTO traces (id, source, title, status, created_at, format, content_sha256)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ['old1', 'import', 'an upload', 'imported', '2026-01-01T00:00:00.000Z', 'chrome-trace', hash],
+    );
+    old.run(
+      `INSERT INTO traces (id, source, title, status, created_at, format) VALUES (?, ?, ?, ?, ?, ?)`,
+      ['old2', 'import', 'a merge', 'imported', '2026-01-01T00:00:01.000Z', 'chrome-trace'],
+    );
+    const filePath = path.join(dir, 'streamscope.db');
+    await writeFile(filePath, old.export());
+
+    const { db } = await MetadataDb.open(filePath);
+    const mergeKey = 'ef'.repeat(32);
+    db.insert({
+      id: 'new1',
+      source: 'import',
+      title: 'a merge since',
+      status: 'imported',
+      createdAt: '2026-01-02T00:00:00.000Z',
+      opCount: 2,
+      spanNs: 2,
+      format: 'chrome-trace',
+      mergeKey,
+    });
+    await db.close();
+
+    const { db: reopened } = await MetadataDb.open(filePath);
+    expect(reopened.get('old1')?.entry).toMatchObject({ title: 'an upload', contentSha256: hash });
+    expect(reopened.get('old1')?.entry.mergeKey).toBeUndefined();
+    expect(reopened.get('old2')?.entry.title).toBe('a merge');
+    expect(reopened.get('old2')?.entry.mergeKey).toBeUndefined();
+    expect(reopened.get('new1')?.entry.mergeKey).toBe(mergeKey);
+    await reopened.close();
+  });
+});
+
 function entry(i: number): TraceEntry {
   return {
     id: `t${String(i).padStart(5, '0')}`,

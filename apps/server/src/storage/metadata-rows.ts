@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS traces (
   file_name TEXT,
   file_bytes INTEGER,
   warnings TEXT,
-  content_sha256 TEXT
+  content_sha256 TEXT,
+  merge_key TEXT
 );
 CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at);
 `;
@@ -48,6 +49,7 @@ const columnOf = {
   fileBytes: 'file_bytes',
   warnings: 'warnings',
   contentSha256: 'content_sha256',
+  mergeKey: 'merge_key',
 } as const;
 type Field = keyof typeof columnOf;
 const fields = Object.keys(columnOf) as Field[];
@@ -97,7 +99,10 @@ export function upsertOf(entry: TraceEntry): { sql: string; values: SqlValue[] }
 export const selectAll = 'SELECT * FROM traces';
 
 /** Columns added since the first schema, which an older database gains (empty) when opened. */
-export const addedColumns = [{ table: 'traces', column: 'content_sha256', type: 'TEXT' }] as const;
+export const addedColumns = [
+  { table: 'traces', column: 'content_sha256', type: 'TEXT' },
+  { table: 'traces', column: 'merge_key', type: 'TEXT' },
+] as const;
 
 /** A row as an entry. */
 export function rowToEntry(row: Record<string, SqlValue>): TraceEntry {
@@ -127,6 +132,7 @@ export function rowToEntry(row: Record<string, SqlValue>): TraceEntry {
     fileName: text('file_name'),
     fileBytes: num('file_bytes'),
     contentSha256: text('content_sha256'),
+    mergeKey: text('merge_key'),
     warnings: warnings === undefined ? undefined : (JSON.parse(warnings) as string[]),
   });
 }

@@ -6,6 +6,7 @@ import { adoptPyramid } from '../../storage/tile-pyramids.ts';
 import { isValidId, newId } from '../../storage/trace-store.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { importOpsHint } from '../../imports/import-failures.ts';
+import { mergeKeyOf } from '../../imports/merge-key.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
 import { jsonObjectBody } from '../params.ts';
@@ -18,10 +19,14 @@ const maxTitleLength = 200;
 /**
  * POST /api/imports/merge {ids, title?}: stored traces (each rank's file, uploaded as usual)
  * become one new stored trace with a group per rank, aligned on the files' wall clock. The
- * inputs stay listed.
+ * inputs stay listed. A merge of the same inputs and title as an earlier one (merge-key.ts)
+ * answers 200 with that trace's entry and `alreadyImported`, storing nothing, as an upload of
+ * bytes imported before does with ifDuplicate=offer; a new merge answers 201.
  */
 export function mergeRoutes(services: AppServices): Router {
   const router = strictRouter();
+  /** Merges being made, by key: the same merge asked for again meanwhile waits for this one. */
+  const running = new Map<string, Promise<TraceEntry>>();
 
   router.post('/imports/merge', async (req, res) => {
     const merge = services.tools.mergeRanks;
@@ -30,8 +35,7 @@ export function mergeRoutes(services: AppServices): Router {
     }
     const { ids, title } = parseMergeRequest(jsonObjectBody(req));
     const { store } = services;
-    const inputs = [];
-    let opsInAll = 0;
+    const entries: TraceEntry[] = [];
     for (const [i, id] of ids.entries()) {
       const stored = store.get(id);
       if (stored === undefined) {
@@ -40,15 +44,22 @@ export function mergeRoutes(services: AppServices): Router {
       if (!store.hasTraceFile(id)) {
         throw new ApiError(409, 'no-data', `trace '${id}' (ids[${i}]) has no data to merge`);
       }
-      const entry = stored.entry;
-      opsInAll += entry.opCount;
-      inputs.push({
-        trace: storedTraceFile(store.tracePath(id), entry.opCount).ref,
-        fileName: entry.fileName ?? entry.title,
-      });
+      entries.push(stored.entry);
+    }
+    const mergeKey = mergeKeyOf(entries, title);
+    const earlier =
+      store.list().find((e) => e.mergeKey === mergeKey) ?? (await running.get(mergeKey));
+    if (earlier !== undefined) {
+      // Nothing new was made: 200, as for an upload's earlier import of the same bytes.
+      res
+        .status(200)
+        .location(`/api/traces/${earlier.id}`)
+        .json({ ...earlier, alreadyImported: true });
+      return;
     }
     // The merge holds every input and the merged trace at once: the limit one import keeps
     // applies to them together, checked before any is read.
+    const opsInAll = entries.reduce((sum, entry) => sum + entry.opCount, 0);
     const maxOps = services.limits.importOps;
     if (opsInAll > maxOps) {
       throw new ApiError(
@@ -57,41 +68,68 @@ export function mergeRoutes(services: AppServices): Router {
         `these ${ids.length} traces hold ${opsInAll} ops together, over the limit of ${maxOps} ops an import keeps; ${importOpsHint}`,
       );
     }
-    // Read, merged and encoded in a worker thread; its bytes are stored as they are.
-    // Written beside the uploads (startup clears them of a crash's leftovers), then moved in.
-    const merged = await merge(inputs, title, path.join(store.uploadsDir, `merge-${newId()}`));
-    const { warnings, fileBytes } = merged;
-    const id = newId();
+    const inputs = entries.map((entry) => ({
+      trace: storedTraceFile(store.tracePath(entry.id), entry.opCount).ref,
+      fileName: entry.fileName ?? entry.title,
+    }));
+    const making = mergeAndStore(services, merge, inputs, title, mergeKey);
+    running.set(mergeKey, making);
+    let entry: TraceEntry;
     try {
-      await store.adoptTraceFile(id, merged.tracePath);
-    } catch (error) {
-      await rm(merged.tracePath, { force: true });
-      if (merged.tilesPath !== undefined) {
-        await rm(merged.tilesPath, { force: true });
-      }
-      throw error;
+      entry = await making;
+    } finally {
+      running.delete(mergeKey);
     }
-    await adoptPyramid(merged.tilesPath, store.tilesPath(id), services.log);
-    const now = new Date().toISOString();
-    const entry: TraceEntry = {
-      id,
-      source: 'import',
-      title: merged.title,
-      status: 'imported',
-      createdAt: now,
-      finishedAt: now,
-      opCount: merged.opCount,
-      spanNs: merged.spanNs,
-      format: merged.sourceFormat,
-      fileBytes,
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
-    store.insert(entry);
-    await store.flush();
-    res.status(201).location(`/api/traces/${id}`).json(entry);
+    res.status(201).location(`/api/traces/${entry.id}`).json(entry);
   });
 
   return router;
+}
+
+type MergeRanks = NonNullable<AppServices['tools']['mergeRanks']>;
+
+/** Merges the inputs in a worker thread and lists the result as a new import. */
+async function mergeAndStore(
+  services: AppServices,
+  merge: MergeRanks,
+  inputs: Parameters<MergeRanks>[0],
+  title: string | undefined,
+  mergeKey: string,
+): Promise<TraceEntry> {
+  const { store } = services;
+  // Read, merged and encoded in a worker thread; its bytes are stored as they are.
+  // Written beside the uploads (startup clears them of a crash's leftovers), then moved in.
+  const merged = await merge(inputs, title, path.join(store.uploadsDir, `merge-${newId()}`));
+  const { warnings, fileBytes } = merged;
+  const id = newId();
+  try {
+    await store.adoptTraceFile(id, merged.tracePath);
+  } catch (error) {
+    await rm(merged.tracePath, { force: true });
+    if (merged.tilesPath !== undefined) {
+      await rm(merged.tilesPath, { force: true });
+    }
+    throw error;
+  }
+  await adoptPyramid(merged.tilesPath, store.tilesPath(id), services.log);
+  const now = new Date().toISOString();
+  const entry: TraceEntry = {
+    id,
+    source: 'import',
+    title: merged.title,
+    status: 'imported',
+    createdAt: now,
+    finishedAt: now,
+    opCount: merged.opCount,
+    spanNs: merged.spanNs,
+    format: merged.sourceFormat,
+    fileBytes,
+    mergeKey,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+  store.insert(entry);
+  await store.flush();
+  return entry;
 }
 
 function parseMergeRequest(body: Record<string, unknown>): {
