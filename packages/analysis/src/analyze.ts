@@ -12,6 +12,7 @@ import { rankAnalysis, rankStragglerRule } from './ranks.ts';
 import { copyEngineHolBlockingRule } from './rules/hol-blocking.ts';
 import { deviceSyncRule, gpuGapsRule, lowUtilizationRule } from './rules/idle-rules.ts';
 import { defaultStreamSerializationRule, missedOverlapRule } from './rules/overlap-rules.ts';
+import { pipelineBubbleRule } from './rules/pipeline-rules.ts';
 import type { Rule, RuleInput } from './rules/rule-input.ts';
 import { pageableCopyRule, syncCopyRule, syncMemsetRule } from './rules/transfer-rules.ts';
 import { copyStats, kernelStats } from './stats.ts';
@@ -30,6 +31,7 @@ const rules: readonly Rule[] = [
   copyEngineHolBlockingRule,
   missedOverlapRule,
   exposedCommunicationRule,
+  pipelineBubbleRule,
   rankStragglerRule,
   launchLinksDisagreeRule,
 ];

@@ -6,6 +6,7 @@ import { buildContext } from './context.ts';
 import { Engine, engineCount, engineKeys, occupiesStream } from './engines.ts';
 import { intersectionNs, measure } from './intervals.ts';
 import { launchLatency } from './launch.ts';
+import { communicationSplit } from './pipeline-comm.ts';
 import { queueDepths } from './queue-depth.ts';
 import { bandwidthByDirection } from './stats.ts';
 import type {
@@ -132,7 +133,9 @@ function kernelClassBusy(ctx: AnalysisContext): KernelClassBusyNs {
 
 /**
  * |∪copies ∩ ∪compute| / |∪copies| (HTA's comm/comp overlap with copies as the communication),
- * and HTA's own: |∪communication kernels ∩ ∪compute| / |∪communication kernels|.
+ * and HTA's own: |∪communication kernels ∩ ∪compute| / |∪communication kernels|, less the sends
+ * and receives of pipeline stages (`communicationSplit`): their time is the schedule's bubble,
+ * which no overlap hides.
  */
 function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
   let overlappedNs = 0;
@@ -140,11 +143,12 @@ function overlapMetrics(ctx: AnalysisContext): OverlapMetrics {
   let commNs = 0;
   let commOverlappedNs = 0;
   const perEngine = new Float64Array(engineCount * 2);
-  for (const device of ctx.devices) {
+  const { collective } = communicationSplit(ctx);
+  for (const [slot, device] of ctx.devices.entries()) {
     overlappedNs += intersectionNs(device.copies, device.compute);
     copyBusyNs += measure(device.copies);
-    commNs += measure(device.communication);
-    commOverlappedNs += intersectionNs(device.communication, device.compute);
+    commNs += measure(collective[slot]!);
+    commOverlappedNs += intersectionNs(collective[slot]!, device.compute);
     for (const e of [Engine.CopyHtoD, Engine.CopyDtoH, Engine.CopyDtoD, Engine.CopyPtoP]) {
       perEngine[e * 2]! += intersectionNs(device.byEngine[e]!, device.compute);
       perEngine[e * 2 + 1]! += measure(device.byEngine[e]!);

@@ -1,7 +1,8 @@
 import { formatDurationNs } from '@streamscope/trace';
 import type { AnalysisContext } from './context.ts';
 import { noEngine } from './engines.ts';
-import { measureWithin, unionInPlace } from './intervals.ts';
+import type { IntervalList } from './intervals.ts';
+import { measureWithin, subtractIntervals, unionInPlace } from './intervals.ts';
 import { KernelClass } from './kernel-classes.ts';
 import type { PipelineStage, PipelineStages, RankBreakdown, RankStraggler } from './types.ts';
 
@@ -112,13 +113,15 @@ export function pipelineStages(
       starts[Part.All]![at[Part.All]!] = s;
       ends[Part.All]![at[Part.All]!++] = e;
     }
-    const within = (part: number): number =>
-      measureWithin(unionInPlace(starts[part]!, ends[part]!), fromNs, toNs);
+    const union = (part: number): IntervalList => unionInPlace(starts[part]!, ends[part]!);
+    const compute = union(Part.Compute);
+    const pointToPoint = union(Part.P2p);
     return {
       rank: b.rank,
-      computeNs: within(Part.Compute),
-      pointToPointNs: within(Part.P2p),
-      idleNs: toNs - fromNs - within(Part.All),
+      computeNs: measureWithin(compute, fromNs, toNs),
+      pointToPointNs: measureWithin(pointToPoint, fromNs, toNs),
+      pointToPointAloneNs: measureWithin(subtractIntervals(pointToPoint, compute), fromNs, toNs),
+      idleNs: toNs - fromNs - measureWithin(union(Part.All), fromNs, toNs),
     };
   });
   return { fromNs, toNs, stages };
@@ -168,10 +171,7 @@ export function bottleneckStageMessage(pipeline: PipelineStages, s: RankStraggle
   const others = stages.filter((stage) => stage !== top);
   const least = others.reduce((a, b) => (b.computeNs < a.computeNs ? b : a));
   const pct = (ns: number, of: number): string => (of > 0 ? ((100 * ns) / of).toFixed(1) : '0.0');
-  const names =
-    stages.length > 4
-      ? `The ${stages.length} ranks`
-      : `Ranks ${stages.map((stage) => stage.rank).join(stages.length === 2 ? ' and ' : ', ')}`;
+  const names = stageRanksText(stages);
   // Of two stages the median is their mean, a value neither has: the other's is said too.
   const median =
     others.length === 1
@@ -196,4 +196,11 @@ export function bottleneckStageMessage(pipeline: PipelineStages, s: RankStraggle
     `rank ${least.rank}, or split its heaviest layers; more microbatches per step shrink the ` +
     `bubble, not this.`
   );
+}
+
+/** "Ranks 0 and 1", "Ranks 0, 1, 2", or "The 8 ranks" past four: a sentence's subject. */
+export function stageRanksText(stages: readonly PipelineStage[]): string {
+  return stages.length > 4
+    ? `The ${stages.length} ranks`
+    : `Ranks ${stages.map((stage) => stage.rank).join(stages.length === 2 ? ' and ' : ', ')}`;
 }

@@ -2,6 +2,7 @@ import type { AnalysisContext } from './context.ts';
 import { rangesNamed } from './host-ranges.ts';
 import type { IntervalList } from './intervals.ts';
 import { measureWithin, subtractIntervals } from './intervals.ts';
+import { communicationSplit } from './pipeline-comm.ts';
 import type { StepMetrics, StepReport } from './types.ts';
 
 const skewedStepFactor = 4;
@@ -12,10 +13,12 @@ const skewedStepFactor = 4;
  * ranges named by the user otherwise). A range inside an earlier step on the same thread is
  * part of it, not a step of its own. Over each step's time on the GPUs of its process (all GPUs
  * when none share its process id): step time, GPU busy, compute, communication, communication
- * with no compute beside it (exposed) and idle time (the step's time on each GPU less its busy
- * time, summed over those GPUs). When launch links disagree (host and GPU clocks apart), a step
- * longer than the whole GPU span and `skewedStepFactor` × the median step is named in
- * `skewedSteps`: its time is the mismatch, not work.
+ * with no compute beside it (exposed), pipeline stages' sends and receives (apart from the
+ * communication: their waits are the schedule's, not exposed transfers) and idle time (the
+ * step's time on each GPU less its busy time, summed over those GPUs). When launch links
+ * disagree (host and GPU clocks apart), a step longer than the whole GPU span and
+ * `skewedStepFactor` × the median step is named in `skewedSteps`: its time is the mismatch,
+ * not work.
  */
 export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): StepReport {
   const { trace, options } = ctx;
@@ -38,8 +41,11 @@ export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): S
     kept.push(r);
     lastEndByTrack.set(track, cols.endNs[r]!);
   }
-  const exposedBySlot = ctx.devices.map((d) =>
-    d.communication.count > 0 ? subtractIntervals(d.communication, d.compute) : d.communication,
+  const { collective, pointToPoint } = communicationSplit(ctx);
+  const exposedBySlot = ctx.devices.map((d, slot) =>
+    collective[slot]!.count > 0
+      ? subtractIntervals(collective[slot]!, d.compute)
+      : collective[slot]!,
   );
   const slotsOfPid = slotsByPid(ctx);
   const allSlots = ctx.devices.map((_, slot) => slot);
@@ -55,6 +61,7 @@ export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): S
     let computeNs = 0;
     let communicationNs = 0;
     let exposedCommunicationNs = 0;
+    let pointToPointNs = 0;
     let idleNs = 0;
     for (const slot of slots) {
       const device = ctx.devices[slot]!;
@@ -62,8 +69,9 @@ export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): S
       gpuBusyNs += busy;
       idleNs += Math.max(0, hi - lo - busy);
       computeNs += within(device.compute, lo, hi);
-      communicationNs += within(device.communication, lo, hi);
+      communicationNs += within(collective[slot]!, lo, hi);
       exposedCommunicationNs += within(exposedBySlot[slot]!, lo, hi);
+      pointToPointNs += within(pointToPoint[slot]!, lo, hi);
     }
     return {
       name: trace.strings.get(cols.nameId[r]!),
@@ -77,6 +85,7 @@ export function stepReport(ctx: AnalysisContext, launchLinksDisagree = false): S
       computeNs,
       communicationNs,
       exposedCommunicationNs,
+      pointToPointNs,
       idleNs,
     };
   });

@@ -28,7 +28,10 @@ export interface RunSummary {
   readonly busyNsByEngine: EngineBusyNs;
   /** |∪copies ∩ ∪compute kernels| / |∪copies|; null when there are no copies. */
   readonly copyComputeOverlap: number | null;
-  /** |∪communication ∩ ∪compute| / |∪communication|; null with no communication kernels. */
+  /**
+   * |∪communication ∩ ∪compute| / |∪communication|; null with no communication kernels. The
+   * sends and receives of pipeline stages are not counted (see `OverlapMetrics.commCompute`).
+   */
   readonly commComputeOverlap: number | null;
 }
 
@@ -57,7 +60,12 @@ export interface OverlapMetrics {
   readonly overlappedNs: number;
   /** |∪copies| in ns. */
   readonly copyBusyNs: number;
-  /** |∪communication ∩ ∪compute| / |∪communication|, in [0, 1]; null with no communication. */
+  /**
+   * |∪communication ∩ ∪compute| / |∪communication|, in [0, 1]; null with no communication.
+   * Communication here leaves out the sends and receives of pipeline stages (ranks that pass
+   * data point to point): a stage's receive waits out the schedule's bubble, which overlapping
+   * cannot hide (the `pipeline-bubble` finding says what can).
+   */
   readonly commCompute: number | null;
   /** Communication time with no compute kernel beside it (|∪communication| − the overlap), ns. */
   readonly exposedCommunicationNs: number;
@@ -253,6 +261,7 @@ export type RuleId =
   | 'copy-engine-hol-blocking'
   | 'missed-overlap'
   | 'exposed-communication'
+  | 'pipeline-bubble'
   | 'rank-straggler'
   | 'launch-links-disagree';
 
@@ -267,6 +276,7 @@ export const ruleIds: readonly RuleId[] = [
   'copy-engine-hol-blocking',
   'missed-overlap',
   'exposed-communication',
+  'pipeline-bubble',
   'rank-straggler',
   'launch-links-disagree',
 ];
@@ -329,9 +339,15 @@ export interface StepMetrics {
   /** Over the step's time on the GPUs of its process (summed over them), in ns. */
   readonly gpuBusyNs: number;
   readonly computeNs: number;
+  /** Communication kernels other than pipeline stages' sends and receives (`pointToPointNs`). */
   readonly communicationNs: number;
-  /** Communication with no compute kernel beside it. */
+  /** Of `communicationNs`, the time with no compute kernel beside it. */
   readonly exposedCommunicationNs: number;
+  /**
+   * Pipeline stages' send and receive kernels: transfers, and waits for the schedule's bubble
+   * and for a slower stage; 0 unless the trace's ranks are pipeline stages.
+   */
+  readonly pointToPointNs: number;
   /** The step's time on each GPU less its busy time there. */
   readonly idleNs: number;
 }
@@ -399,6 +415,8 @@ export interface PipelineStage {
   readonly computeNs: number;
   /** |∪ NCCL/RCCL send and receive kernels| in the window: transfers, and waits for a peer. */
   readonly pointToPointNs: number;
+  /** Of `pointToPointNs`, the time with no compute kernel of the stage beside it: its waiting. */
+  readonly pointToPointAloneNs: number;
   /** The window less |∪ all its GPU work|. */
   readonly idleNs: number;
 }

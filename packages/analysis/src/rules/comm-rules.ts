@@ -2,6 +2,7 @@ import { IdNumberMap, formatDurationNs } from '@streamscope/trace';
 import { intersectionNs, measure, measureWithin } from '../intervals.ts';
 import { KernelClass } from '../kernel-classes.ts';
 import { shortKernelName } from '../kernel-names.ts';
+import { communicationSplit, pipelinePointToPointOps } from '../pipeline-comm.ts';
 import type { Finding } from '../types.ts';
 import type { RuleInput } from './rule-input.ts';
 import { byWeightDesc, finding, maxOverDevices, nsAndShare } from './rule-input.ts';
@@ -11,10 +12,14 @@ import { byWeightDesc, finding, maxOverDevices, nsAndShare } from './rule-input.
  * kernel beside them, so the GPU waited for the network. Overlapping them with compute could
  * hide at most the shorter of "communication alone" and "compute alone", per GPU, and never
  * more than the exposed communication itself; the run gains at most the largest GPU's share.
+ * The sends and receives of pipeline stages are left to `pipelineBubbleRule`: a stage's
+ * receive waits for its peer stage to send, which no overlap hides.
  */
 export function exposedCommunicationRule(input: RuleInput): Finding | undefined {
   const { ctx, metrics } = input;
   const { cols, kernelClassOf } = ctx;
+  const { collective } = communicationSplit(ctx);
+  const pipelineOps = pipelinePointToPointOps(ctx);
   const perDevice = new Float64Array(ctx.devices.length);
   let exposedNs = 0;
   let commNs = 0;
@@ -22,8 +27,8 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
   // Whether compute, not exposed communication, bounds the saving on every device.
   let computeBound = true;
   ctx.devices.forEach((device, slot) => {
-    const comm = measure(device.communication);
-    const overlapped = intersectionNs(device.communication, device.compute);
+    const comm = measure(collective[slot]!);
+    const overlapped = intersectionNs(collective[slot]!, device.compute);
     const exposed = comm - overlapped;
     const computeAlone = measure(device.compute) - overlapped;
     commNs += comm;
@@ -47,7 +52,7 @@ export function exposedCommunicationRule(input: RuleInput): Finding | undefined 
   const aloneNs = new IdNumberMap();
   const nsByNameId = new Map<number, number>();
   for (let i = 0; i < cols.count; i++) {
-    if (kernelClassOf[i] !== KernelClass.Communication) {
+    if (kernelClassOf[i] !== KernelClass.Communication || pipelineOps?.[i] === 1) {
       continue;
     }
     const device = ctx.devices[ctx.deviceSlotOfTrack[cols.track[i]!]!]!;
