@@ -168,8 +168,10 @@ export interface StepRow {
   readonly startNs: number;
   readonly stepNs: number;
   readonly gpuBusyNs: number;
+  /** Collectives; a pipeline stage's sends and receives are `pointToPointNs`, set when any. */
   readonly communicationNs: number;
   readonly exposedCommunicationNs: number;
+  readonly pointToPointNs?: number;
   readonly idleNs: number;
 }
 
@@ -228,6 +230,7 @@ function objectAt(o: JsonObject, key: string): JsonObject {
 
 function parseStep(o: JsonObject): StepRow {
   const rank = o['rank'];
+  const pointToPointNs = optNum(o, 'pointToPointNs') ?? 0;
   return {
     name: str(o, 'name'),
     ...(typeof rank === 'number' ? { rank } : {}),
@@ -236,6 +239,7 @@ function parseStep(o: JsonObject): StepRow {
     gpuBusyNs: num(o, 'gpuBusyNs'),
     communicationNs: num(o, 'communicationNs'),
     exposedCommunicationNs: num(o, 'exposedCommunicationNs'),
+    ...(pointToPointNs > 0 ? { pointToPointNs } : {}),
     idleNs: num(o, 'idleNs'),
   };
 }

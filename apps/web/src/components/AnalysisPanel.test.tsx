@@ -120,6 +120,23 @@ describe('analysis summary panel', () => {
     );
   });
 
+  it("says a pipeline stage's sends and receives apart from its collectives", () => {
+    const pipelineStep = {
+      ...step(1, 0, 500_000),
+      rank: 0,
+      communicationNs: 0,
+      exposedCommunicationNs: 0,
+      pointToPointNs: 120_000,
+    };
+    show({ ...body, steps: { ...body.steps, count: 1, slowest: [pipelineStep] } });
+    const row = t.container.querySelector('[data-testid=step-row]');
+    expect(row?.querySelectorAll('td')[3]?.textContent).toBe('—');
+    expect(row?.getAttribute('title')).toBe(
+      'ProfilerStep#1 · rank 0: 500 µs from 0 ns; GPU busy 250 µs, no collectives, pipeline ' +
+        'send/recv 120 µs (waiting for other stages), idle 250 µs',
+    );
+  });
+
   it('marks a step whose time is a host/GPU clock mismatch, and says what the mark means', () => {
     show(body);
     expect(t.container.querySelector('[data-testid=step-skewed]')).toBeNull();

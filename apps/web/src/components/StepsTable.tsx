@@ -44,7 +44,10 @@ export function StepsTable({ steps }: { readonly steps: StepSummary }) {
               <th>Step</th>
               <th className="num">Time</th>
               <th className="num">GPU busy</th>
-              <th className="num" title="Communication not hidden under compute">
+              <th
+                className="num"
+                title="Collectives not hidden under compute (pipeline send/recv not counted)"
+              >
                 Comm exposed
               </th>
               <th className="num">Idle</th>
@@ -124,14 +127,22 @@ function StepName({ name, rank }: { readonly name: string; readonly rank: number
 function stepDetails(step: StepRow): string {
   const who = step.rank === undefined ? step.name : `${step.name} · rank ${step.rank}`;
   const exposed = formatDurationNs(step.exposedCommunicationNs);
+  const pointToPointNs = step.pointToPointNs ?? 0;
+  // A pipeline stage's sends and receives wait for the other stages: said apart, never exposed.
+  const pipeline =
+    pointToPointNs > 0
+      ? `, pipeline send/recv ${formatDurationNs(pointToPointNs)} (waiting for other stages)`
+      : '';
   const communication =
     step.communicationNs > 0
       ? `communication ${formatDurationNs(step.communicationNs)} (${exposed} exposed, not under compute)`
-      : 'no communication';
+      : pointToPointNs > 0
+        ? 'no collectives'
+        : 'no communication';
   const busy = formatDurationNs(step.gpuBusyNs);
   return (
     `${who}: ${formatDurationNs(step.stepNs)} from ${formatDurationNs(step.startNs)}; ` +
-    `GPU busy ${busy}, ${communication}, idle ${formatDurationNs(step.idleNs)}`
+    `GPU busy ${busy}, ${communication}${pipeline}, idle ${formatDurationNs(step.idleNs)}`
   );
 }
 
