@@ -52,6 +52,7 @@ export {
   maxRecordsPerBatch,
 } from './codec/batch-format.ts';
 export { TraceEncoder, saveTrace, traceChunks } from './codec/trace-encoder.ts';
+export { endBatchMaxBytes, endCountsOf } from './codec/end-counts.ts';
 export type {
   ApplyResult,
   EndCounts,

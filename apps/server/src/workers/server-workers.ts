@@ -9,13 +9,15 @@ import type { TraceQuery } from '../storage/trace-query.ts';
 import type { TraceWindow } from '../storage/trace-window.ts';
 import type { NameQuery } from './name-match.ts';
 import type { TimeWindowNs, ToWorker, TraceFileRef } from './protocol.ts';
+import type { DecodeCost } from './task-memory.ts';
 import {
-  analysisBytesPerOp,
-  decodedTraceBytesPerOp,
+  analysisCost,
+  decodedTrace,
   defaultTaskMemoryBudgetBytes,
   containerMemoryBytes,
   importMemoryBytes,
-  tileBuildBytesPerOp,
+  tileBuildCost,
+  traceFileCounts,
 } from './task-memory.ts';
 import { queryDecodesTrace } from './tasks/query-task.ts';
 import { windowTilesPath } from './tasks/window-task.ts';
@@ -51,22 +53,31 @@ export class ServerWorkers {
   }
 
   /**
-   * What a task that decodes a whole trace of `trace.opCount` ops at `bytesPerOp` declares to
-   * the pool; an ApiError (507) naming `what` when that is more than the machine has.
+   * What a task that decodes the whole traces `traces` declares to the pool at `cost`: their ops
+   * and ranges as each file's end says (the entry's op count where a file has no end yet, a live
+   * run's); an ApiError (507) naming `what` when that is more than the machine has.
    */
-  private decoding(
-    trace: Pick<TraceFileRef, 'opCount'>,
-    bytesPerOp: number,
+  private async decoding(
+    traces: readonly Pick<TraceFileRef, 'path' | 'opCount'>[],
+    cost: DecodeCost,
     what: string,
-  ): TaskHandlers {
-    const { opCount } = trace;
-    if (opCount === undefined) {
-      return {};
+  ): Promise<TaskHandlers> {
+    let ops = 0;
+    let ranges = 0;
+    for (const trace of traces) {
+      const counts = await traceFileCounts(trace.path).catch(() => undefined);
+      const traceOps = counts?.ops ?? trace.opCount;
+      if (traceOps === undefined) {
+        return {};
+      }
+      ops += traceOps;
+      ranges += counts?.ranges ?? 0;
     }
-    if (opCount * bytesPerOp > this.memoryLimitBytes) {
-      throw tooLargeForMemory(what, opCount, bytesPerOp, this.memoryLimitBytes);
+    const needBytes = ops * cost.bytesPerOp + ranges * cost.bytesPerRange;
+    if (needBytes > this.memoryLimitBytes) {
+      throw tooLargeForMemory(what, { ops, ranges }, cost, this.memoryLimitBytes);
     }
-    return { memoryBytes: opCount * bytesPerOp };
+    return { memoryBytes: needBytes };
   }
 
   /** The analysis of a stored trace as JSON text, optionally of a window of it. */
@@ -77,7 +88,7 @@ export class ServerWorkers {
         : { kind: 'analyze' as const, trace, window };
     return (await this.pool.run(
       task,
-      this.decoding(trace, analysisBytesPerOp, 'the analysis of this trace'),
+      await this.decoding([trace], analysisCost, 'the analysis of this trace'),
     )) as string;
   }
 
@@ -85,7 +96,7 @@ export class ServerWorkers {
   async replaySource(trace: TraceFileRef): Promise<ReplaySource> {
     return (await this.pool.run(
       { kind: 'replay-source', trace },
-      this.decoding(trace, decodedTraceBytesPerOp, 'a replay of this trace'),
+      await this.decoding([trace], decodedTrace, 'a replay of this trace'),
     )) as ReplaySource;
   }
 
@@ -93,7 +104,7 @@ export class ServerWorkers {
   async buildTiles(trace: TraceFileRef, outPath: string): Promise<void> {
     await this.pool.run(
       { kind: 'build-tiles', trace, outPath },
-      this.decoding(trace, tileBuildBytesPerOp, "building this trace's tiles"),
+      await this.decoding([trace], tileBuildCost, "building this trace's tiles"),
     );
   }
 
@@ -220,7 +231,7 @@ export class ServerWorkers {
     const whole = (await windowTilesPath(trace, window)) === undefined;
     return (await this.pool.run(
       task,
-      whole ? this.decoding(trace, decodedTraceBytesPerOp, 'this window of the trace') : {},
+      whole ? await this.decoding([trace], decodedTrace, 'this window of the trace') : {},
     )) as Uint8Array;
   }
 
@@ -229,7 +240,7 @@ export class ServerWorkers {
     const whole = await queryDecodesTrace(trace, query);
     return await this.pool.run(
       { kind: 'query', trace, query },
-      whole ? this.decoding(trace, decodedTraceBytesPerOp, 'this question about the trace') : {},
+      whole ? await this.decoding([trace], decodedTrace, 'this question about the trace') : {},
     );
   }
 
@@ -243,14 +254,14 @@ export class ServerWorkers {
       title === undefined
         ? { kind: 'merge' as const, inputs, outBase }
         : { kind: 'merge' as const, inputs, title, outBase };
-    // Every input decoded, then the merged trace and its encoding: as an import of them all.
-    const counts = inputs.map((input) => input.trace.opCount);
-    const opCount = counts.includes(undefined)
-      ? undefined
-      : counts.reduce((sum: number, n) => sum + n!, 0);
+    // Every input decoded, then the merged trace: as an import of them all.
     return (await this.pool.run(
       task,
-      this.decoding({ opCount }, tileBuildBytesPerOp, 'merging these traces'),
+      await this.decoding(
+        inputs.map((input) => input.trace),
+        tileBuildCost,
+        'merging these traces',
+      ),
     )) as ImportedTrace;
   }
 
@@ -317,16 +328,21 @@ export function sharedWorkers(options?: WorkerPoolOptions): ServerWorkers {
 export const runImportInWorker = ((filePath: string, options: Parameters<ForeignImporter>[1]) =>
   sharedWorkers().importFile(filePath, options)) satisfies ForeignImporter;
 
-/** A whole trace of `opCount` ops decoded for `what` would need more than `limitBytes`. */
+/** Whole traces of `counts` decoded for `what` at `cost` would need more than `limitBytes`. */
 function tooLargeForMemory(
   what: string,
-  opCount: number,
-  bytesPerOp: number,
+  counts: { readonly ops: number; readonly ranges: number },
+  cost: DecodeCost,
   limitBytes: number,
 ): ApiError {
+  const needBytes = counts.ops * cost.bytesPerOp + counts.ranges * cost.bytesPerRange;
+  const ranges =
+    counts.ranges > 0
+      ? ` and ${counts.ranges.toLocaleString('en-US')} ranges at ${cost.bytesPerRange} bytes a range`
+      : '';
   return new ApiError(
     507,
     'too-large-for-memory',
-    `${what} needs about ${memoryText(opCount * bytesPerOp)} of memory (${opCount.toLocaleString('en-US')} ops at ${bytesPerOp} bytes an op), more than the ${memoryText(limitBytes)} this machine has; on a machine with more, download the trace and run \`streamscope analyze FILE\` or \`streamscope serve\` there`,
+    `${what} needs about ${memoryText(needBytes)} of memory (${counts.ops.toLocaleString('en-US')} ops at ${cost.bytesPerOp} bytes an op${ranges}), more than the ${memoryText(limitBytes)} this machine has; on a machine with more, download the trace and run \`streamscope analyze FILE\` or \`streamscope serve\` there`,
   );
 }

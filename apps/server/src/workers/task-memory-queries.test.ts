@@ -2,12 +2,12 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { importPeakBytesPerOp } from '@streamscope/importers';
 import os from 'node:os';
 import path from 'node:path';
-import { saveTrace } from '@streamscope/trace';
+import { TraceEncoder, saveTrace } from '@streamscope/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mixedTrace } from '../test-support/mixed-trace.ts';
 import type { ToWorker, WorkerTask } from './protocol.ts';
 import { ServerWorkers } from './server-workers.ts';
-import { containerBytesPerFileByte, decodedTraceBytesPerOp } from './task-memory.ts';
+import { analysisCost, containerBytesPerFileByte, decodedTrace } from './task-memory.ts';
 import { writeTilePyramid } from './tile-pyramid.ts';
 import type { TaskHandlers, WorkerPool } from './worker-pool.ts';
 
@@ -20,15 +20,21 @@ let dir = '';
 const opCount = 3000;
 let untiled = { path: '', partial: false, opCount };
 let tiled = { path: '', partial: false, opCount };
+let rangeCount = 0;
+/** A live run's records so far: no end batch, no op count. */
+let livePath = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'task-memory-queries-'));
   const trace = mixedTrace(opCount);
+  rangeCount = trace.ranges.count;
   untiled = { path: path.join(dir, 'plain.sstrace'), partial: false, opCount: trace.ops.count };
   tiled = { path: path.join(dir, 'big.sstrace'), partial: false, opCount: trace.ops.count };
   await writeFile(untiled.path, saveTrace(trace));
   await writeFile(tiled.path, saveTrace(trace));
   writeTilePyramid(trace, path.join(dir, 'big.tiles'));
+  livePath = path.join(dir, 'live.sstrace');
+  await writeFile(livePath, new TraceEncoder(trace).encodeNew());
 });
 
 afterAll(async () => {
@@ -68,7 +74,10 @@ describe('the memory a window or a query declares', () => {
   it('is the decoded trace where it decodes the trace whole, nothing where it reads tiles', async () => {
     const { workers, declared } = recording();
     const window = { fromNs: 0, toNs: 1_000_000 };
-    const whole = untiled.opCount * decodedTraceBytesPerOp;
+    // Ops and ranges, as the file's end counts them.
+    expect(rangeCount).toBeGreaterThan(0);
+    const whole =
+      untiled.opCount * decodedTrace.bytesPerOp + rangeCount * decodedTrace.bytesPerRange;
 
     await workers.window(untiled, window);
     await workers.window(tiled, window);
@@ -93,9 +102,17 @@ describe('the memory a window or a query declares', () => {
     expect(declared.splice(0)).toEqual([whole, undefined, undefined, whole, undefined, undefined]);
   });
 
-  it('is unknown, so undeclared, where the stored trace does not say its op count', async () => {
+  it("is counted from the file's end where the entry does not say its op count", async () => {
     const { workers, declared } = recording();
     await workers.window({ path: untiled.path, partial: false }, { fromNs: 0, toNs: 1 });
+    expect(declared).toEqual([
+      untiled.opCount * decodedTrace.bytesPerOp + rangeCount * decodedTrace.bytesPerRange,
+    ]);
+  });
+
+  it('is unknown, so undeclared, where neither the entry nor the file says it', async () => {
+    const { workers, declared } = recording();
+    await workers.window({ path: livePath, partial: true }, { fromNs: 0, toNs: 1 });
     expect(declared).toEqual([undefined]);
   });
 });
@@ -122,13 +139,15 @@ describe('a task the machine cannot hold', () => {
     for (const refused of refusals) {
       await expect(refused).rejects.toMatchObject({ status: 507, code: 'too-large-for-memory' });
     }
+    const analysisBytes = untiled.opCount * 130 + rangeCount * 80;
+    expect(analysisCost).toEqual({ bytesPerOp: 130, bytesPerRange: 80 });
     await expect(workers.analyze(untiled)).rejects.toThrow(
-      `the analysis of this trace needs about ${Math.ceil((untiled.opCount * 130) / 1e3)} kB of memory (${untiled.opCount.toLocaleString('en-US')} ops at 130 bytes an op), more than the 100 kB this machine has; on a machine with more, download the trace and run`,
+      `the analysis of this trace needs about ${Math.ceil(analysisBytes / 1e3)} kB of memory (${untiled.opCount.toLocaleString('en-US')} ops at 130 bytes an op and ${rangeCount.toLocaleString('en-US')} ranges at 80 bytes a range), more than the 100 kB this machine has; on a machine with more, download the trace and run`,
     );
     expect(ran).toEqual([]);
     // What reads the tiles file declares nothing and runs; so does a trace of unknown size.
     await workers.window(tiled, { fromNs: 0, toNs: 1_000_000 });
-    await workers.analyze({ path: untiled.path, partial: false });
+    await workers.analyze({ path: livePath, partial: true });
     expect(ran.map((task) => task.kind)).toEqual(['window', 'analyze']);
   });
 });

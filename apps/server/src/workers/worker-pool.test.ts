@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ApiError } from '../http/api-error.ts';
 import { workloadService } from '../integrations/workload-service.ts';
 import { ServerWorkers } from './server-workers.ts';
-import { analysisBytesPerOp } from './task-memory.ts';
+import { analysisCost } from './task-memory.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 let dir = '';
@@ -141,16 +141,20 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
   });
 
   it('runs tasks that say their memory side by side only while their sum fits the budget', async () => {
-    const opCount = loadTrace(await readFile(traceFile)).ops.count;
+    const trace = loadTrace(await readFile(traceFile));
+    const opCount = trace.ops.count;
     const ref = { path: traceFile, partial: false, opCount };
-    const one = opCount * analysisBytesPerOp;
+    const one = opCount * analysisCost.bytesPerOp + trace.ranges.count * analysisCost.bytesPerRange;
     // Room for one analysis of this trace, not two.
     const w = workers({ size: 3, memoryBudgetBytes: 1.5 * one });
+    // Each analysis reads its trace's counts from the file's end before it asks for a worker.
+    const stats = (expected: object) =>
+      vi.waitFor(() => expect(w.pool.stats()).toMatchObject(expected), { interval: 1 });
     const first = w.analyze(ref);
-    expect(w.pool.stats()).toMatchObject({ busy: 1, queued: 0, heldMemoryBytes: one });
+    await stats({ busy: 1, queued: 0, heldMemoryBytes: one });
     const second = w.analyze(ref);
     // A worker is free, but the second analysis waits for the first's memory.
-    expect(w.pool.stats()).toMatchObject({ busy: 1, queued: 1, heldMemoryBytes: one });
+    await stats({ busy: 1, queued: 1, heldMemoryBytes: one });
     // A task that says no memory passes it.
     const check = w.validateWorkload({ name: 'x', threads: [] });
     expect(w.pool.stats()).toMatchObject({ busy: 2, queued: 1 });
@@ -161,18 +165,23 @@ describe('WorkerPool', { timeout: 120_000 }, () => {
     const alone = workers({ size: 2, memoryBudgetBytes: one / 2 });
     const big = alone.analyze(ref);
     const next = alone.analyze(ref);
-    expect(alone.pool.stats()).toMatchObject({ busy: 1, queued: 1 });
+    await vi.waitFor(() => expect(alone.pool.stats()).toMatchObject({ busy: 1, queued: 1 }), {
+      interval: 1,
+    });
     expect(JSON.parse(await next)).toEqual(JSON.parse(await big));
   });
 
   it('holds an import to the budget too, by its file size', async () => {
-    const opCount = loadTrace(await readFile(traceFile)).ops.count;
+    const trace = loadTrace(await readFile(traceFile));
+    const opCount = trace.ops.count;
     const ref = { path: traceFile, partial: false, opCount };
-    const analysis = opCount * analysisBytesPerOp;
+    const analysis =
+      opCount * analysisCost.bytesPerOp + trace.ranges.count * analysisCost.bytesPerRange;
     const upload = path.join(dir, 'upload.json');
     await writeFile(upload, exportChromeTrace(loadTrace(await readFile(traceFile))));
     const w = workers({ size: 2, memoryBudgetBytes: analysis + 1 });
     const first = w.analyze(ref);
+    await vi.waitFor(() => expect(w.pool.stats().busy).toBe(1), { interval: 1 });
     const imported = w.importFile(upload, {
       fileName: 'upload.json',
       maxBytes: Infinity,
