@@ -1,7 +1,7 @@
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAnalysis } from '../api/types.ts';
-import { forgetTrace, setAnalysis } from '../data/trace-registry.ts';
+import { forgetTrace, setAnalysis, setAnalysisFailure } from '../data/trace-registry.ts';
 import type { TestRoot } from '../lib/react-root.test-helper.ts';
 import { mountTestRoot } from '../lib/react-root.test-helper.ts';
 import { appStore } from '../store/index.ts';
@@ -56,6 +56,19 @@ function show(analysis: unknown): void {
 }
 
 describe('analysis summary panel', () => {
+  it('says why there is no analysis, in the panel, when the server could not make it', () => {
+    setAnalysisFailure('t1', 'the analysis of this trace needs about 30.5 GB of memory');
+    act(() => appStore.getState().openTrace('t1'));
+    act(() => t.root.render(<AnalysisPanel />));
+    expect(t.container.querySelector('[data-testid="analysis-failed"]')?.textContent).toBe(
+      'No analysis: the analysis of this trace needs about 30.5 GB of memory',
+    );
+    expect(t.container.textContent).not.toContain('Analysing');
+    // An analysis that arrives later takes its place.
+    show(body);
+    expect(t.container.querySelector('[data-testid="analysis-failed"]')).toBeNull();
+  });
+
   it('shows kernel classes and communication/compute overlap', () => {
     show(body);
     const text = (id: string) =>

@@ -1,6 +1,6 @@
 import { formatDurationNs } from '@streamscope/trace';
 import { getTiled } from '../data/tiled-loader.ts';
-import { getAnalysisFor, getTrace } from '../data/trace-registry.ts';
+import { getAnalysisFailure, getAnalysisFor, getTrace } from '../data/trace-registry.ts';
 import { showOpSet } from '../data/op-set-actions.ts';
 import { showTiledOps } from '../data/tiled-findings.ts';
 import { formatPercent } from '../lib/format.ts';
@@ -18,6 +18,17 @@ export function AnalysisPanel() {
   const streamName = (track: number, label: string): string =>
     streamLabelWithDevice(trace?.tracks[track], label, trace?.devices.length ?? 0);
   const tiled = traceId !== null && getTiled(traceId) !== undefined;
+  const failure = analysis === undefined ? getAnalysisFailure(traceId) : undefined;
+  if (failure !== undefined) {
+    // Said where the analysis would be, for as long as the trace is open (the toast goes).
+    return (
+      <div className="panel" data-testid="analysis-panel">
+        <p className="error" data-testid="analysis-failed">
+          No analysis: {failure}
+        </p>
+      </div>
+    );
+  }
   if (analysis === undefined && tiled) {
     return (
       <div className="panel" data-testid="analysis-panel">

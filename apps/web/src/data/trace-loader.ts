@@ -5,7 +5,13 @@ import { isLocalTraceId } from '../local-import/local-trace-id.ts';
 import { appStore } from '../store/index.ts';
 import type { RunStatus } from '../store/run-slice.ts';
 import { getTiled, openTiled, wantsTiles } from './tiled-loader.ts';
-import { forgetTrace, getTrace, registerTrace, setAnalysis } from './trace-registry.ts';
+import {
+  forgetTrace,
+  getTrace,
+  registerTrace,
+  setAnalysis,
+  setAnalysisFailure,
+} from './trace-registry.ts';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -20,12 +26,14 @@ export async function refreshTraceList(): Promise<void> {
   }
 }
 
-/** Fetches a trace's analysis into the registry; failures only leave it absent. */
+/** Fetches a trace's analysis into the registry; a failure is kept there for the panel to say. */
 export async function loadAnalysis(traceId: string): Promise<void> {
   try {
     setAnalysis(traceId, await getAnalysis(traceId));
     appStore.getState().bumpDataVersion();
   } catch (error) {
+    setAnalysisFailure(traceId, messageOf(error));
+    appStore.getState().bumpDataVersion();
     appStore.getState().notify('error', `analysis of ${traceId} failed: ${messageOf(error)}`);
   }
 }
