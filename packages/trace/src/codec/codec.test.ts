@@ -317,7 +317,7 @@ describe('codec on bad input', () => {
 function batchSizes(bytes: Uint8Array): number[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const sizes: number[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = batchHeaderBytes + view.getUint32(at + 12, true);
     sizes.push(size);
     at += size;
