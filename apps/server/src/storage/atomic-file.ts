@@ -37,11 +37,7 @@ export async function writeFileAtomic(filePath: string, data: Uint8Array | strin
  * one piece (8 MiB) is held, never the whole encoding (gigabytes for a 100M-op trace, held twice
  * over while its buffer grew). Synchronous, for a worker thread or the CLI; returns the size.
  */
-export function writeTraceFileAtomic(
-  trace: Trace,
-  filePath: string,
-  signal?: AbortSignal,
-): number {
+export function writeTraceFileAtomic(trace: Trace, filePath: string, signal?: AbortSignal): number {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
   const fd = openSync(tempPath, 'wx', 0o600);
   let fileBytes = 0;
@@ -49,7 +45,7 @@ export function writeTraceFileAtomic(
     try {
       for (const piece of traceChunks(trace)) {
         signal?.throwIfAborted();
-        for (let at = 0; at < piece.length; ) {
+        for (let at = 0; at < piece.length;) {
           at += writeSync(fd, piece, at);
         }
         fileBytes += piece.length;
