@@ -82,3 +82,45 @@ test('two ranks dropped together open as one trace with a group per rank', async
     await request.delete(`/api/traces/${e.id}`);
   }
 });
+
+// The same two ranks dropped again: the server answers with the trace it merged before, the
+// page says so, and the list gains nothing (neither the ranks nor their merge).
+test('the same ranks dropped again offer the earlier merge and store nothing', async ({
+  page,
+  request,
+}) => {
+  const ranks = [
+    { path: rankFile(0), name: 'rank0.pt.trace.json.gz' },
+    { path: rankFile(1), name: 'rank1.pt.trace.json.gz' },
+  ];
+  const listed = async (): Promise<TraceEntry[]> =>
+    (await (await request.get('/api/traces')).json()) as TraceEntry[];
+  await page.goto('/#/import');
+  await idle(page);
+  await dropFiles(page, ranks);
+  await expect(page.getByTestId('import-done')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('import-duplicate')).toHaveCount(0);
+  await idle(page);
+  const before = await listed();
+  const merged = before.find((e) => e.title.startsWith('2 ranks: '))!;
+  expect(merged).toBeDefined();
+
+  await dropFiles(page, ranks);
+  await expect(page.getByTestId('import-duplicate')).toContainText(
+    `rank0.pt.trace.json.gz and rank1.pt.trace.json.gz were already merged as ${merged.title} (${merged.opCount.toLocaleString('en-US')} ops,`,
+    { timeout: 30_000 },
+  );
+  await expect(page.getByTestId('import-duplicate')).toContainText('nothing new was stored');
+  await idle(page);
+  const after = await listed();
+  expect(after.map((e) => e.id).sort()).toEqual(before.map((e) => e.id).sort());
+
+  await page.getByTestId('open-imported').click();
+  await idle(page);
+  expect(page.url()).toContain(`#/trace/${merged.id}`);
+  const stats = await rendererStats(page, 'timeline');
+  expect(stats?.traceOps).toBe(merged.opCount);
+  for (const e of after.filter((x) => x.id === merged.id || x.fileName?.startsWith('rank'))) {
+    await request.delete(`/api/traces/${e.id}`);
+  }
+});

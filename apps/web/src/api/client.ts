@@ -10,6 +10,7 @@ import {
   parseValidationErrors,
 } from './types.ts';
 import { objects } from './guards.ts';
+import type { UploadedEntry } from './upload.ts';
 
 /** An API call that failed; `message` is the server's explanation when it gave one. */
 export class ApiError extends Error {
@@ -146,8 +147,11 @@ export async function startRun(run: RunRequest): Promise<RunTicket> {
   };
 }
 
-/** POST /api/imports/merge: stored traces of one job's ranks → one new stored trace. */
-export async function mergeImports(ids: readonly string[], title?: string): Promise<TraceEntry> {
+/**
+ * POST /api/imports/merge: stored traces of one job's ranks → one new stored trace, or the
+ * earlier merge of the same inputs and title (`alreadyImported`: nothing new was stored).
+ */
+export async function mergeImports(ids: readonly string[], title?: string): Promise<UploadedEntry> {
   const value = await getJson('/api/imports/merge', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -156,7 +160,7 @@ export async function mergeImports(ids: readonly string[], title?: string): Prom
   if (!isObject(value)) {
     throw new ApiError('the merged trace entry is not an object', 500, 'shape');
   }
-  return parseTraceEntry(value);
+  return { ...parseTraceEntry(value), alreadyImported: value['alreadyImported'] === true };
 }
 
 export async function cancelRun(id: string): Promise<void> {

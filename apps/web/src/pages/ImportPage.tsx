@@ -35,6 +35,8 @@ type UploadState =
       readonly entry: TraceEntry;
       /** The server had these bytes already: `entry` is the earlier import, and `file` is kept for "import again". */
       readonly duplicateOf?: { readonly file: File };
+      /** The server had merged these files before: `entry` is that merge, and nothing was stored. */
+      readonly mergedBefore?: { readonly fileNames: readonly string[] };
     }
   | { readonly phase: 'cancelled'; readonly fileName: string }
   | {
@@ -43,6 +45,11 @@ type UploadState =
       readonly message: string;
       readonly where?: string;
     };
+
+/** 'a and b', 'a, b and c': the files of one drop, as a sentence names them. */
+function listNames(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
 
 function isApiError(e: unknown): e is ApiError {
   return e instanceof Error && e.name === 'ApiError';
@@ -96,7 +103,11 @@ export function ImportPage() {
     cancel.current = job.abort;
     job.done.then(
       (entry) => {
-        setState({ phase: 'done', entry });
+        setState(
+          entry.alreadyImported
+            ? { phase: 'done', entry, mergedBefore: { fileNames: files.map((f) => f.name) } }
+            : { phase: 'done', entry },
+        );
         void refreshTraceList();
       },
       (e: unknown) => failed(fileName, e),
@@ -244,20 +255,41 @@ export function ImportPage() {
           </button>
         </div>
       )}
-      {state.phase === 'done' && state.duplicateOf === undefined && (
-        <div className="ok-box" data-testid="import-done">
-          Imported <strong>{state.entry.title}</strong>: {formatCount(state.entry.opCount)} ops.{' '}
+      {state.phase === 'done' && state.mergedBefore !== undefined && (
+        <div className="ok-box" data-testid="import-done" data-already-imported="true">
+          <span data-testid="import-duplicate">
+            {listNames(state.mergedBefore.fileNames)} were already merged as{' '}
+            <strong>{state.entry.title}</strong> ({formatCount(state.entry.opCount)} ops,{' '}
+            {formatCreatedAt(state.entry.createdAt)}): nothing new was stored.
+          </span>{' '}
           <button
             type="button"
             className="link"
             data-testid="open-imported"
             onClick={() => appStore.getState().navigate({ page: 'trace', traceId: state.entry.id })}
           >
-            Open
+            Open it
           </button>
-          <ImportWarnings warnings={state.entry.warnings} testId="import-warnings" />
         </div>
       )}
+      {state.phase === 'done' &&
+        state.duplicateOf === undefined &&
+        state.mergedBefore === undefined && (
+          <div className="ok-box" data-testid="import-done">
+            Imported <strong>{state.entry.title}</strong>: {formatCount(state.entry.opCount)} ops.{' '}
+            <button
+              type="button"
+              className="link"
+              data-testid="open-imported"
+              onClick={() =>
+                appStore.getState().navigate({ page: 'trace', traceId: state.entry.id })
+              }
+            >
+              Open
+            </button>
+            <ImportWarnings warnings={state.entry.warnings} testId="import-warnings" />
+          </div>
+        )}
       <h2>Imported traces</h2>
       <TraceTable
         entries={imports}
