@@ -124,3 +124,22 @@ test('the same ranks dropped again offer the earlier merge and store nothing', a
     await request.delete(`/api/traces/${e.id}`);
   }
 });
+
+test('two dropped files of the same bytes are named, not merged', async ({ page, request }) => {
+  await page.goto('/#/import');
+  await idle(page);
+  await dropFiles(page, [
+    { path: rankFile(0), name: 'first.pt.trace.json.gz' },
+    { path: rankFile(0), name: 'copy.pt.trace.json.gz' },
+  ]);
+  await expect(page.getByTestId('import-error')).toContainText(
+    "copy.pt.trace.json.gz: holds the same bytes as first.pt.trace.json.gz: give each rank's trace once",
+    { timeout: 30_000 },
+  );
+  await idle(page);
+  const entries = (await (await request.get('/api/traces')).json()) as TraceEntry[];
+  expect(entries.filter((e) => e.title.startsWith('2 ranks: '))).toEqual([]);
+  for (const e of entries.filter((x) => x.fileName === 'first.pt.trace.json.gz')) {
+    await request.delete(`/api/traces/${e.id}`);
+  }
+});
