@@ -159,6 +159,32 @@ describe('streamscope analyze', () => {
     expect(steps.steps.every((s) => s.stepNs > 0)).toBe(true);
   });
 
+  it("gives pipeline stages' sends and receives a column of their own in --steps", async () => {
+    // The recorded two-stage GPipe job: its steps have no collectives, only send/recv.
+    const rank = (r: number) =>
+      path.resolve(
+        import.meta.dirname,
+        `../../../../../fixtures/kineto/pp2gpu-rank${r}.pt.trace.json.gz`,
+      );
+    const merged = path.join(await mkdtemp(path.join(tmpdir(), 'analyze-pp-')), 'pp.sstrace');
+    expect((await cli(['import', rank(0), rank(1), '-o', merged])).code).toBe(0);
+    const r = await cli(['analyze', merged, '--steps']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/ +step +time +GPU busy +compute +comm +exposed +send\/recv +idle\n/);
+    // Each step row: comm and exposed 0 (no collectives), send/recv not.
+    const rows = r.out.split('\n').filter((line) => /^ {2}ProfilerStep#\d+ · rank \d/.test(line));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row).toMatch(/ 0 ns +0 ns +[1-9][\d.]* (?:µs|ms) +[\d.]+ (?:ns|µs|ms)$/);
+    }
+    // A trace without send/recv keeps the table as it was.
+    const nccl = path.resolve(
+      import.meta.dirname,
+      '../../../../../fixtures/kineto/nccl2-rank0.pt.trace.json.gz',
+    );
+    expect((await cli(['analyze', nccl, '--steps'])).out).not.toContain('send/recv');
+  });
+
   it('takes a bare --steps before the file as ProfilerStep#N', async () => {
     const file = await legacyStreamTrace();
     const r = await cli(['analyze', '--steps', file]);

@@ -252,6 +252,9 @@ export function formatSteps(report: StepReport): string {
   // A merged trace's steps repeat their names on every rank: "ProfilerStep#3 · rank 1".
   const label = (s: StepMetrics): string =>
     s.rank === undefined ? s.name : `${s.name} · rank ${s.rank}`;
+  // Pipeline stages' sends and receives are not in comm/exposed (collectives): a column of
+  // their own where any step has them.
+  const sendRecv = report.steps.some((s) => s.pointToPointNs > 0);
   const row = (s: StepMetrics): string =>
     [
       label(s).padEnd(24),
@@ -260,11 +263,12 @@ export function formatSteps(report: StepReport): string {
       dur(s.computeNs).padStart(10),
       dur(s.communicationNs).padStart(10),
       dur(s.exposedCommunicationNs).padStart(10),
+      ...(sendRecv ? [dur(s.pointToPointNs).padStart(10)] : []),
       dur(s.idleNs).padStart(10),
     ].join(' ');
-  lines.push(
-    `  ${'step'.padEnd(24)} ${['time', 'GPU busy', 'compute', 'comm', 'exposed', 'idle'].map((h) => h.padStart(10)).join(' ')}`,
-  );
+  const headers = ['time', 'GPU busy', 'compute', 'comm', 'exposed'];
+  headers.push(...(sendRecv ? ['send/recv'] : []), 'idle');
+  lines.push(`  ${'step'.padEnd(24)} ${headers.map((h) => h.padStart(10)).join(' ')}`);
   // A step marked * took in the host/GPU clock mismatch (launch-links-disagree), not work.
   const skewed = new Set(report.skewedSteps);
   for (const s of report.steps.slice(0, maxPrintedSteps)) {
