@@ -113,7 +113,7 @@ describe('RangeTable.adoptColumns', () => {
       nameId: 7,
       domainId: 0,
       depth: 0,
-      kind: 0 as RangeKind,
+      kind: 0,
     });
     expect(table.columns().startNs[5]).toBe(99);
     expect(table.columns().startNs[4]).toBe(40);
