@@ -127,6 +127,7 @@ const containersInThisThread: ContainerReader = async (filePath, how) => {
       send: () => undefined,
       credit: () => Promise.resolve(),
       spareBuffer: () => undefined,
+      notePeakMemory: () => undefined,
     },
   );
   return result as ImportedTrace;

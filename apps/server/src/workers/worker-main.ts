@@ -78,6 +78,9 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
   };
   running.set(taskId, state);
   const { signal } = state.controller;
+  // The most the task held where it said so: its memory at the end can be far below what the
+  // thread keeps of it (a trace written out piece by piece leaves little counted, much held).
+  let peakBytes = 0;
   const ctx: TaskContext = {
     taskId,
     signal,
@@ -92,12 +95,17 @@ async function start(taskId: number, task: WorkerTask): Promise<void> {
       state.credits--;
     },
     spareBuffer: () => state.spare.pop(),
+    notePeakMemory: () => {
+      peakBytes = Math.max(peakBytes, heapBytes());
+    },
   };
   try {
     const { result, transfer } = await run(task, ctx);
-    send({ type: 'done', taskId, result, heapBytes: heapBytes() }, transfer);
+    const held = Math.max(heapBytes(), peakBytes);
+    send({ type: 'done', taskId, result, heapBytes: held }, transfer);
   } catch (error) {
-    send({ type: 'failed', taskId, error: toWorkerError(error), heapBytes: heapBytes() });
+    const held = Math.max(heapBytes(), peakBytes);
+    send({ type: 'failed', taskId, error: toWorkerError(error), heapBytes: held });
   } finally {
     running.delete(taskId);
   }

@@ -50,6 +50,7 @@ export async function containerTask(
       throw new CodecError('no end batch: the file is truncated', 0);
     }
     const trace = decoder.trace;
+    ctx.notePeakMemory();
     const result = {
       ...importedTraceOf(trace, trace.meta.warnings ?? [], outBase, ctx.signal),
       ...pyramidAtImport(trace, outBase, ctx.signal),

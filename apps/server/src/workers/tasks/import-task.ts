@@ -36,6 +36,7 @@ export async function importTask(
     }).finally(() => file?.close());
     // The trace as stored (an ImportedTrace), written here at `outBase` piece by piece; a big
     // one's pyramid made here too, from the trace in memory, beside it.
+    ctx.notePeakMemory();
     const result = {
       ...importedTraceOf(trace, warnings, outBase, ctx.signal),
       ...pyramidAtImport(trace, outBase, ctx.signal),

@@ -29,6 +29,7 @@ export async function mergeTask(
     }
     throw error;
   }
+  ctx.notePeakMemory();
   // The merged trace and a big one's pyramid at `outBase`, for the route to move into the store.
   const result = {
     ...importedTraceOf(merged.trace, merged.warnings, outBase, ctx.signal),

@@ -9,6 +9,11 @@ export interface TaskContext {
   credit(): Promise<void>;
   /** A chunk's memory the event loop has given back, if any is spare. */
   spareBuffer(): ArrayBuffer | undefined;
+  /**
+   * Notes what the thread holds now, while the task's big data is alive: a thread that held
+   * more than the pool keeps is retired when the task ends (what it holds then can read low).
+   */
+  notePeakMemory(): void;
 }
 
 /** A task's result and the buffers to transfer with it rather than copy. */
