@@ -6,13 +6,13 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TraceEntry } from '../api-types.ts';
 import { ApiError } from '../http/api-error.ts';
-import { adoptPyramid } from '../storage/tile-pyramids.ts';
 import type { TraceStore } from '../storage/trace-store.ts';
 import { newId } from '../storage/trace-store.ts';
 import type { ContentCoding, DecodeFailure } from './content-encoding.ts';
 import { badEncoding, decodersFor } from './content-encoding.ts';
 import { asImportError, cancelledError, isDiskFull, tooLarge } from './import-failures.ts';
 import type { ImportedTrace } from './imported-trace.ts';
+import { storeImported } from './store-imported.ts';
 
 /** What an uploader can see while its file is received and parsed. */
 export interface UploadProgress {
@@ -255,7 +255,13 @@ export class ImportService {
       });
       throwIfCancelled(signal, fileName);
       this.setProgress({ ...base, phase: 'storing', receivedBytes });
-      const entry = await this.storeTrace(imported, fileName, contentSha256);
+      const { title } = imported;
+      const entry = await storeImported(
+        this.store,
+        imported,
+        { title: title === 'untitled' || title === '' ? fileName : title, fileName, contentSha256 },
+        this.log,
+      );
       final = { ...base, phase: 'done', receivedBytes, traceId: entry.id };
       return entry;
     } catch (error) {
@@ -338,43 +344,6 @@ export class ImportService {
       outBase: partPath,
       ...progress,
     });
-  }
-
-  /** Moves the file the worker wrote into the store: nothing is read, decoded or encoded here. */
-  private async storeTrace(
-    imported: ImportedTrace,
-    fileName: string,
-    contentSha256: string,
-  ): Promise<TraceEntry> {
-    const id = newId();
-    await this.store.adoptTraceFile(id, imported.tracePath);
-    const fileBytes = imported.fileBytes;
-    await adoptPyramid(imported.tilesPath, this.store.tilesPath(id), this.log);
-    const { title, warnings } = imported;
-    const entry: TraceEntry = {
-      id,
-      source: 'import',
-      title: title === 'untitled' || title === '' ? fileName : title,
-      status: 'imported',
-      createdAt: new Date().toISOString(),
-      finishedAt: new Date().toISOString(),
-      opCount: imported.opCount,
-      spanNs: imported.spanNs,
-      format: imported.sourceFormat,
-      fileName,
-      fileBytes,
-      contentSha256,
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
-    this.store.insert(entry);
-    try {
-      await this.store.flush();
-    } catch (error) {
-      // Not on disk: neither listed now nor after a restart.
-      await this.store.remove(id).catch(() => undefined);
-      throw error;
-    }
-    return entry;
   }
 
   private setProgress(progress: UploadProgress): void {

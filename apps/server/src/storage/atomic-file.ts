@@ -33,24 +33,17 @@ export async function writeFileAtomic(filePath: string, data: Uint8Array | strin
 }
 
 /**
- * Writes a trace in the codec's container the same way, piece by piece as it is encoded: about
- * one piece (8 MiB) is held, never the whole encoding (gigabytes for a 100M-op trace, held twice
- * over while its buffer grew). Synchronous, for a worker thread or the CLI; returns the size.
+ * Writes a file the same way, synchronously (a worker thread, the CLI): `write` fills the file
+ * through its descriptor (a temp file beside the target; `write` syncs it where the file is
+ * worth it), which is then renamed into place; on any failure the temp file is removed and
+ * nothing is left.
  */
-export function writeTraceFileAtomic(trace: Trace, filePath: string, signal?: AbortSignal): number {
+export function writeFileAtomicSync(filePath: string, write: (fd: number) => void): void {
   const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
   const fd = openSync(tempPath, 'wx', 0o600);
-  let fileBytes = 0;
   try {
     try {
-      for (const piece of traceChunks(trace)) {
-        signal?.throwIfAborted();
-        for (let at = 0; at < piece.length;) {
-          at += writeSync(fd, piece, at);
-        }
-        fileBytes += piece.length;
-      }
-      fsyncSync(fd);
+      write(fd);
     } finally {
       closeSync(fd);
     }
@@ -59,5 +52,24 @@ export function writeTraceFileAtomic(trace: Trace, filePath: string, signal?: Ab
     rmSync(tempPath, { force: true });
     throw error;
   }
+}
+
+/**
+ * Writes a trace in the codec's container that way, piece by piece as it is encoded: about one
+ * piece (8 MiB) is held, never the whole encoding (gigabytes for a 100M-op trace, held twice
+ * over while its buffer grew). Returns the file's size.
+ */
+export function writeTraceFileAtomic(trace: Trace, filePath: string, signal?: AbortSignal): number {
+  let fileBytes = 0;
+  writeFileAtomicSync(filePath, (fd) => {
+    for (const piece of traceChunks(trace)) {
+      signal?.throwIfAborted();
+      for (let at = 0; at < piece.length;) {
+        at += writeSync(fd, piece, at);
+      }
+      fileBytes += piece.length;
+    }
+    fsyncSync(fd);
+  });
   return fileBytes;
 }

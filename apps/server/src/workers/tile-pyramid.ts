@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { OpColumns, Trace } from '@streamscope/trace';
 import { noRef, saveTrace } from '@streamscope/trace';
-import { tempSuffix } from '../storage/atomic-file.ts';
+import { writeFileAtomicSync } from '../storage/atomic-file.ts';
 import { buildFlowIndex } from '../storage/tile-flows.ts';
 import { windowOf } from '../storage/trace-window.ts';
 import {
@@ -37,17 +36,7 @@ import { rangeTrackOrder, startOrder } from './tile-order.ts';
  * (4 bytes an op each), the postings' starts (8), then the flow index (4 bytes an op and 12 a flow end).
  */
 export function writeTilePyramid(trace: Trace, filePath: string, signal?: AbortSignal): void {
-  const tempPath = `${filePath}.${randomBytes(6).toString('hex')}${tempSuffix}`;
-  const fd = openSync(tempPath, 'wx', 0o600);
-  try {
-    writePyramid(trace, fd, signal);
-    closeSync(fd);
-    renameSync(tempPath, filePath);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(tempPath, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(filePath, (fd) => writePyramid(trace, fd, signal));
 }
 
 /**

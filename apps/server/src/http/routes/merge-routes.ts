@@ -1,11 +1,10 @@
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Router } from 'express';
 import type { TraceEntry } from '../../api-types.ts';
-import { adoptPyramid } from '../../storage/tile-pyramids.ts';
 import { isValidId, newId } from '../../storage/trace-store.ts';
 import { storedTraceFile } from '../../workers/trace-files.ts';
 import { importOpsHint } from '../../imports/import-failures.ts';
+import { storeImported } from '../../imports/store-imported.ts';
 import { mergeKeyOf } from '../../imports/merge-key.ts';
 import { ApiError, badRequest, notFound } from '../api-error.ts';
 import { strictRouter } from '../api-router.ts';
@@ -97,39 +96,10 @@ async function mergeAndStore(
   mergeKey: string,
 ): Promise<TraceEntry> {
   const { store } = services;
-  // Read, merged and encoded in a worker thread; its bytes are stored as they are.
-  // Written beside the uploads (startup clears them of a crash's leftovers), then moved in.
+  // Read and merged in a worker thread, which writes the trace beside the uploads (startup
+  // clears them of a crash's leftovers); it is moved in from there.
   const merged = await merge(inputs, title, path.join(store.uploadsDir, `merge-${newId()}`));
-  const { warnings, fileBytes } = merged;
-  const id = newId();
-  try {
-    await store.adoptTraceFile(id, merged.tracePath);
-  } catch (error) {
-    await rm(merged.tracePath, { force: true });
-    if (merged.tilesPath !== undefined) {
-      await rm(merged.tilesPath, { force: true });
-    }
-    throw error;
-  }
-  await adoptPyramid(merged.tilesPath, store.tilesPath(id), services.log);
-  const now = new Date().toISOString();
-  const entry: TraceEntry = {
-    id,
-    source: 'import',
-    title: merged.title,
-    status: 'imported',
-    createdAt: now,
-    finishedAt: now,
-    opCount: merged.opCount,
-    spanNs: merged.spanNs,
-    format: merged.sourceFormat,
-    fileBytes,
-    mergeKey,
-    ...(warnings.length > 0 ? { warnings } : {}),
-  };
-  store.insert(entry);
-  await store.flush();
-  return entry;
+  return storeImported(store, merged, { title: merged.title, mergeKey }, services.log);
 }
 
 function parseMergeRequest(body: Record<string, unknown>): {
